@@ -1,0 +1,26 @@
+package des
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+)
+
+// Stream returns a random stream seeded by (seed, name): the scenario seed
+// and the name of the component that draws from it (e.g. "source/sensors/0").
+// Components draw from their own streams, so adding a component does not
+// change the draws of another, and the same (seed, name) always gives the
+// same sequence on every platform (PCG from math/rand/v2).
+func Stream(seed uint64, name string) *rand.Rand {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	n := h.Sum64()
+	return rand.New(rand.NewPCG(splitmix(seed^0x9e3779b97f4a7c15), splitmix(n^seed)))
+}
+
+// splitmix is the SplitMix64 finaliser; it spreads nearby seeds apart.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
