@@ -1,0 +1,1110 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agnivade/levenshtein"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// Allowed fields of each mapping of the format, in the order of the
+// documentation. The JSON Schema (schema.go) has the same keys; a test
+// checks that they agree.
+var (
+	topFields         = []string{"name", "description", "seed", "duration", "warmup", "workers", "network", "sources", "operators", "sinks", "metrics"}
+	workersFields     = []string{"count", "slots"}
+	networkFields     = []string{"buffer_size", "buffers_per_channel", "floating_buffers", "buffer_timeout", "latency", "bandwidth", "capacity"}
+	sourceFields      = []string{"name", "parallelism", "arrival", "keys", "record_size", "replayable", "on_backpressure", "buffer_limit"}
+	arrivalFields     = []string{"process", "rate", "off_rate", "on", "off", "schedule"}
+	stepFields        = []string{"at", "rate"}
+	keysFields        = []string{"count", "distribution", "exponent"}
+	operatorFields    = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "selectivity", "network"}
+	sinkFields        = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "network"}
+	serviceTimeFields = []string{"distribution", "mean", "min", "max", "stddev"}
+	metricsFields     = []string{"interval"}
+)
+
+// Valid values of the enum fields.
+var (
+	processes       = []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty, ArrivalSchedule}
+	keyDists        = []string{KeysUniform, KeysZipf}
+	onBackpressures = []string{OnBackpressureBlock, OnBackpressureBuffer, OnBackpressureDrop}
+	distributions   = []string{DistConstant, DistExponential, DistUniform, DistLognormal}
+	partitionings   = []string{PartitionForward, PartitionRebalance, PartitionHash, PartitionBroadcast, PartitionRescale}
+	capacities      = []string{string(Bounded), string(Unbounded)}
+)
+
+// Which variants each variant-specific field applies to.
+var (
+	arrivalApplies = map[string][]string{
+		"rate":     {ArrivalConstant, ArrivalPoisson, ArrivalBursty},
+		"off_rate": {ArrivalBursty},
+		"on":       {ArrivalBursty},
+		"off":      {ArrivalBursty},
+		"schedule": {ArrivalSchedule},
+	}
+	arrivalRequires = map[string][]string{
+		ArrivalConstant: {"rate"},
+		ArrivalPoisson:  {"rate"},
+		ArrivalBursty:   {"rate", "on", "off"},
+		ArrivalSchedule: {"schedule"},
+	}
+	serviceApplies = map[string][]string{
+		"mean":   {DistConstant, DistExponential, DistLognormal},
+		"min":    {DistUniform},
+		"max":    {DistUniform},
+		"stddev": {DistLognormal},
+	}
+	serviceRequires = map[string][]string{
+		DistConstant:    {"mean"},
+		DistExponential: {"mean"},
+		DistUniform:     {"min", "max"},
+		DistLognormal:   {"mean", "stddev"},
+	}
+)
+
+// Defaults of the format.
+const (
+	defaultSeed           = 1
+	defaultWorkerCount    = 1
+	defaultWorkerSlots    = 4
+	defaultParallelism    = 1
+	defaultKeyCount       = 1000
+	defaultZipfExponent   = 1.0
+	defaultRecordSize     = 100 // bytes
+	defaultBufferLimit    = 10000
+	defaultSelectivity    = 1.0
+	defaultMetricInterval = des.Second
+
+	// MinDefaultMaxParallelism and MaxMaxParallelism bound Flink's default
+	// max parallelism (KeyGroupRangeAssignment.computeDefaultMaxParallelism);
+	// MaxMaxParallelism is also the largest max parallelism Flink accepts.
+	MinDefaultMaxParallelism = 128
+	MaxMaxParallelism        = 1 << 15
+)
+
+// DefaultNetwork returns the network setting an edge has when the scenario
+// says nothing: 32 KiB buffers, 2 exclusive buffers per channel, 8 floating
+// buffers per gate, 100 ms buffer timeout, 1 ms latency, 1 Gbit/s
+// (125e6 bytes per simulated second), bounded (credit-based flow control),
+// as Flink's defaults.
+func DefaultNetwork() Network {
+	return Network{
+		BufferSize:        32 << 10,
+		BuffersPerChannel: 2,
+		FloatingBuffers:   8,
+		BufferTimeout:     100 * des.Millisecond,
+		Latency:           des.Millisecond,
+		Bandwidth:         1e9 / 8,
+		Capacity:          Bounded,
+	}
+}
+
+// DefaultMaxParallelism returns Flink's default max parallelism (number of
+// key groups) of a vertex with the given parallelism:
+// roundUpToPowerOfTwo(p + p/2) clamped to [128, 32768].
+func DefaultMaxParallelism(parallelism int) int {
+	v := parallelism + parallelism/2
+	if v <= MinDefaultMaxParallelism {
+		return MinDefaultMaxParallelism
+	}
+	if v >= MaxMaxParallelism {
+		return MaxMaxParallelism
+	}
+	p := 1
+	for p < v {
+		p <<= 1
+	}
+	return p
+}
+
+// Parse decodes the YAML scenario data, read from the named file (the name
+// is used only in messages), fills every default and validates the result.
+//
+// On success the Scenario is complete (see the package doc). Otherwise Parse
+// returns a nil Scenario and an ErrorList holding every problem found in
+// the file, each located as file:line:col with its field path, sorted by
+// position: syntax errors, unknown fields (with the nearest valid name),
+// wrong types, bad unit strings, unknown enum values, missing required
+// fields, out-of-range values and job-graph errors (duplicate names,
+// dangling inputs, cycles, forward edges between different parallelisms,
+// more parallelism than slots). Parse never panics.
+func Parse(file string, data []byte) (*Scenario, error) {
+	d := &decoder{file: file, bad: map[string]bool{}, pos: map[string]position{}}
+	root, errs := parseYAML(file, data)
+	if errs != nil {
+		return nil, errs
+	}
+	d.budget = nodeBudget(root)
+	s, err := d.decodeAll(root)
+	if err != nil {
+		return nil, err
+	}
+	d.errs = append(d.errs, s.validate(d.bad)...)
+	if err := finish(d.errs); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parseYAML reads the single YAML document of data into a node tree. Errors
+// are located at the line yaml.v3 reports (it reports no column; the
+// column is that of a tab that breaks the indentation, else 1).
+func parseYAML(file string, data []byte) (root *yaml.Node, errs ErrorList) {
+	if !utf8.Valid(data) {
+		line, col := badUTF8(data)
+		return nil, ErrorList{{File: file, Line: line, Col: col, Msg: "invalid YAML: the file is not valid UTF-8 text"}}
+	}
+	defer func() {
+		// yaml.v3 turns its own failures into errors; anything else that
+		// escapes it is a bug there, reported here rather than crashing.
+		if r := recover(); r != nil {
+			root, errs = nil, ErrorList{{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("invalid YAML: %v", r)}}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, emptyError(file)
+		}
+		return nil, ErrorList{syntaxError(file, data, err)}
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, ErrorList{syntaxError(file, data, err)}
+	default:
+		return nil, ErrorList{{File: file, Line: extra.Line, Col: extra.Column,
+			Msg: "a scenario file holds one YAML document, found a second one (remove the ---)"}}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, emptyError(file)
+	}
+	root = doc.Content[0]
+	if isNull(root) {
+		return nil, emptyError(file)
+	}
+	return root, nil
+}
+
+func emptyError(file string) ErrorList {
+	return ErrorList{{File: file, Line: 1, Col: 1,
+		Msg: "the scenario is empty; it needs at least duration, sources and sinks"}}
+}
+
+var reYAMLLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxError turns a yaml.v3 error ("yaml: line 3: mapping values are not
+// allowed in this context") into an Error at that line.
+func syntaxError(file string, data []byte, err error) *Error {
+	msg := err.Error()
+	line, col := 1, 1
+	if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			line = n
+		}
+		msg = msg[len(m[0]):]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	if c := tabColumn(data, line); c > 0 {
+		col = c
+		msg += " (tabs are not allowed in indentation; use spaces)"
+	}
+	return &Error{File: file, Line: line, Col: col, Msg: "invalid YAML: " + msg}
+}
+
+// tabColumn returns the 1-based column of a tab in the indentation of the
+// given 1-based line, or 0.
+func tabColumn(data []byte, line int) int {
+	lines := bytes.Split(data, []byte("\n"))
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	for i, c := range lines[line-1] {
+		switch c {
+		case '\t':
+			return i + 1
+		case ' ':
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// badUTF8 returns the line and column of the first invalid UTF-8 byte.
+func badUTF8(data []byte) (line, col int) {
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		data = data[size:]
+	}
+	return line, col
+}
+
+// position is a 1-based line and column in the YAML text.
+type position struct{ line, col int }
+
+// decoder walks a yaml.Node tree, collecting every error. It checks keys
+// itself, because yaml's KnownFields is lost inside Node.Decode.
+type decoder struct {
+	file string
+	errs ErrorList
+	// bad holds the paths of fields that already have an error (or are
+	// missing), so validation does not report them again.
+	bad map[string]bool
+	// pos holds where each field path was given.
+	pos map[string]position
+	// budget is the number of nodes left to visit; aliases can make a
+	// small file expand to a huge tree ("billion laughs").
+	budget int
+}
+
+// errBudget is the panic value that stops decoding of a document that
+// expands past its node budget; Parse recovers it.
+type errBudget struct{ line, col int }
+
+// nodeBudget is how many nodes the decoder may visit: the nodes of the
+// document (aliases not followed) twice, plus slack for reasonable aliasing.
+func nodeBudget(root *yaml.Node) int {
+	n := 0
+	stack := []*yaml.Node{root}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n++
+		stack = append(stack, top.Content...)
+	}
+	return 2*n + 100000
+}
+
+// decodeAll decodes the root mapping; it turns an exhausted budget into a
+// single error.
+func (d *decoder) decodeAll(root *yaml.Node) (s *Scenario, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(errBudget)
+			if !ok {
+				panic(r)
+			}
+			s, err = nil, ErrorList{{File: d.file, Line: b.line, Col: b.col,
+				Msg: "the document expands to too many nodes (aliases that refer to aliases?)"}}
+		}
+	}()
+	return d.scenario(root), nil
+}
+
+// errorf records an error at node n for the field path and marks the path
+// as bad, so that validation skips it.
+func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
+	d.report(n, path, format, args...)
+	d.bad[path] = true
+}
+
+// report records an error at node n for the field path, leaving the path
+// to validation (used for errors about one key of a mapping reported at
+// the mapping).
+func (d *decoder) report(n *yaml.Node, path, format string, args ...any) {
+	e := &Error{File: d.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	d.errs = append(d.errs, e)
+}
+
+// resolve follows aliases and charges the node against the budget.
+func (d *decoder) resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	if n == nil || n.Kind == yaml.AliasNode {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	}
+	d.budget--
+	if d.budget < 0 {
+		panic(errBudget{n.Line, n.Column})
+	}
+	return n
+}
+
+// setPos records where the value of path is.
+func (d *decoder) setPos(path string, n *yaml.Node) {
+	if _, ok := d.pos[path]; !ok && n != nil && n.Line > 0 {
+		d.pos[path] = position{n.Line, n.Column}
+	}
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" ||
+		n.Kind == 0 || n.Kind == yaml.DocumentNode && len(n.Content) == 0
+}
+
+// describe says what a node is, for "expected X, got Y" messages.
+func describe(n *yaml.Node) string {
+	switch {
+	case isNull(n):
+		return "nothing"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.ShortTag() == "!!str":
+		return quote(n.Value)
+	default:
+		return shorten(n.Value)
+	}
+}
+
+// quote quotes a user's string for a message, shortening a long one.
+func quote(s string) string { return strconv.Quote(shorten(s)) }
+
+func shorten(s string) string {
+	const max = 60
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max]) + "…"
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// field is one key of a mapping and its (unresolved) value.
+type field struct {
+	key, val *yaml.Node
+}
+
+// mapping is a decoded YAML mapping: its known fields by name.
+type mapping struct {
+	path   string
+	node   *yaml.Node
+	fields map[string]field
+	// suggested holds the valid keys suggested for unknown ones, so a
+	// misspelt required field is reported once.
+	suggested map[string]bool
+}
+
+func (m *mapping) has(key string) bool {
+	if m == nil {
+		return false
+	}
+	_, ok := m.fields[key]
+	return ok
+}
+
+// mappingOpts tunes the key check of one kind of mapping.
+type mappingOpts struct {
+	// special gives the message for a known mistake, by key.
+	special map[string]string
+	// extensions allows keys starting with "x-", ignored (a place for
+	// YAML anchors).
+	extensions bool
+}
+
+// mapping decodes n as a mapping with the allowed keys, reporting unknown
+// and duplicate keys and following merge keys (<<). A null node is an empty
+// mapping; any other non-mapping is an error and gives nil.
+func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, opts mappingOpts) *mapping {
+	n = d.resolve(n)
+	d.setPos(path, n)
+	m := &mapping{path: path, node: n, fields: map[string]field{}}
+	if isNull(n) {
+		return m
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "expected a mapping, got %s", describe(n))
+		return nil
+	}
+	d.collect(n, m, allowed, opts, map[*yaml.Node]bool{})
+	return m
+}
+
+// collect adds the keys of mapping node n to m: its own keys, then those of
+// merged mappings that are not already there.
+func (d *decoder) collect(n *yaml.Node, m *mapping, allowed []string, opts mappingOpts, merging map[*yaml.Node]bool) {
+	merging[n] = true
+	defer delete(merging, n)
+	own := map[string]*yaml.Node{}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := d.resolve(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.report(k, m.path, "expected a field name, got %s", describe(k))
+			continue
+		}
+		if k.ShortTag() == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		name := k.Value
+		if first, ok := own[name]; ok {
+			d.errorf(k, join(m.path, name), "duplicate field %s; first given at line %d", quote(name), first.Line)
+			continue
+		}
+		own[name] = k
+		if opts.extensions && strings.HasPrefix(name, "x-") {
+			continue
+		}
+		if !contains(allowed, name) {
+			if sug := d.unknownField(k, m.path, name, allowed, opts); sug != "" {
+				if m.suggested == nil {
+					m.suggested = map[string]bool{}
+				}
+				m.suggested[sug] = true
+			}
+			continue
+		}
+		m.fields[name] = field{key: k, val: v}
+	}
+	for _, mv := range merges {
+		src := d.resolve(mv)
+		var list []*yaml.Node
+		switch src.Kind {
+		case yaml.MappingNode:
+			list = []*yaml.Node{src}
+		case yaml.SequenceNode:
+			for _, item := range src.Content {
+				list = append(list, d.resolve(item))
+			}
+		}
+		if len(list) == 0 {
+			d.errorf(src, m.path, "<< expects a mapping or a list of mappings, got %s", describe(src))
+			continue
+		}
+		for _, item := range list {
+			if item.Kind != yaml.MappingNode {
+				d.errorf(item, m.path, "<< expects a mapping or a list of mappings, got %s", describe(item))
+				continue
+			}
+			if merging[item] {
+				d.errorf(item, m.path, "<< merges a mapping into itself")
+				continue
+			}
+			sub := &mapping{path: m.path, node: item, fields: map[string]field{}}
+			d.collect(item, sub, allowed, opts, merging)
+			for name, f := range sub.fields {
+				if _, ok := m.fields[name]; !ok {
+					m.fields[name] = f
+				}
+			}
+			for name := range sub.suggested {
+				if m.suggested == nil {
+					m.suggested = map[string]bool{}
+				}
+				m.suggested[name] = true
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownField reports a key that the mapping does not have, suggesting the
+// nearest valid one, which it returns ("" if none).
+func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string, opts mappingOpts) string {
+	p := join(path, name)
+	if msg, ok := opts.special[name]; ok {
+		d.errorf(k, p, "%s", msg)
+		return ""
+	}
+	if s := suggest(name, allowed); s != "" {
+		d.errorf(k, p, "unknown field %s; did you mean %q?", quote(name), s)
+		return s
+	}
+	d.errorf(k, p, "unknown field %s; valid fields are %s", quote(name), strings.Join(allowed, ", "))
+	return ""
+}
+
+// suggest returns the option nearest to word by edit distance (ignoring
+// case), or "" if none is near enough to be a likely typo.
+func suggest(word string, options []string) string {
+	if word == "" || len(word) > 100 {
+		return ""
+	}
+	w := strings.ToLower(word)
+	best, bestDist := "", math.MaxInt
+	for _, o := range options {
+		dist := levenshtein.ComputeDistance(w, strings.ToLower(o))
+		if dist < bestDist {
+			best, bestDist = o, dist
+		}
+	}
+	limit := max(2, utf8.RuneCountInString(word)/3)
+	if utf8.RuneCountInString(word) <= 3 {
+		limit = 1
+	}
+	if bestDist > limit || bestDist >= utf8.RuneCountInString(best) {
+		return ""
+	}
+	return best
+}
+
+// value returns the resolved value of key in m and its path; nil if the
+// key is absent.
+func (d *decoder) value(m *mapping, key string) (*yaml.Node, string) {
+	if m == nil {
+		return nil, ""
+	}
+	f, ok := m.fields[key]
+	if !ok {
+		return nil, join(m.path, key)
+	}
+	p := join(m.path, key)
+	v := d.resolve(f.val)
+	d.setPos(p, v)
+	return v, p
+}
+
+// missing reports a required field that m does not have, unless an unknown
+// key was already reported as its likely misspelling.
+func (d *decoder) missing(m *mapping, key, extra string) {
+	d.bad[join(m.path, key)] = true
+	if m.suggested[key] {
+		return
+	}
+	d.report(m.node, m.path, "missing required field %q%s", key, extra)
+}
+
+// scalar returns the scalar value of key, reporting a non-scalar or null
+// value as "expect, got ...". ok is false when absent or wrong.
+func (d *decoder) scalar(m *mapping, key, expect string) (v *yaml.Node, path string, ok bool) {
+	v, path = d.value(m, key)
+	if v == nil {
+		return nil, path, false
+	}
+	if v.Kind != yaml.ScalarNode || isNull(v) {
+		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		return v, path, false
+	}
+	return v, path, true
+}
+
+// str decodes a string field; any scalar is taken as its text.
+func (d *decoder) str(m *mapping, key string, out *string) bool {
+	v, _, ok := d.scalar(m, key, "expected a string")
+	if ok {
+		*out = v.Value
+	}
+	return ok
+}
+
+// integer decodes a whole-number field that fits in 32 bits.
+func (d *decoder) integer(m *mapping, key string, out *int) bool {
+	const expect = "expected a whole number"
+	v, path, ok := d.scalar(m, key, expect)
+	if !ok {
+		return false
+	}
+	if v.ShortTag() != "!!int" {
+		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		return false
+	}
+	var i int64
+	if err := v.Decode(&i); err != nil || i > math.MaxInt32 || i < math.MinInt32 {
+		d.errorf(v, path, "%s, got %s, which is too large (at most %d)", expect, describe(v), math.MaxInt32)
+		return false
+	}
+	*out = int(i)
+	return true
+}
+
+// seed decodes the seed, an unsigned 64-bit number.
+func (d *decoder) seed(m *mapping, key string, out *uint64) {
+	const expect = "expected a whole number from 0 to 18446744073709551615"
+	v, path, ok := d.scalar(m, key, expect)
+	if !ok {
+		return
+	}
+	var u uint64
+	if v.ShortTag() != "!!int" || v.Decode(&u) != nil {
+		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		return
+	}
+	*out = u
+}
+
+// float decodes a finite number.
+func (d *decoder) float(m *mapping, key string, out *float64) bool {
+	const expect = "expected a number"
+	v, path, ok := d.scalar(m, key, expect)
+	if !ok {
+		return false
+	}
+	var f float64
+	if t := v.ShortTag(); t != "!!int" && t != "!!float" || v.Decode(&f) != nil {
+		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		return false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		d.errorf(v, path, "expected a finite number, got %s", describe(v))
+		return false
+	}
+	*out = f
+	return true
+}
+
+// boolean decodes true or false.
+func (d *decoder) boolean(m *mapping, key string, out *bool) bool {
+	const expect = "expected true or false"
+	v, path, ok := d.scalar(m, key, expect)
+	if !ok {
+		return false
+	}
+	var b bool
+	if v.ShortTag() != "!!bool" || v.Decode(&b) != nil {
+		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		return false
+	}
+	*out = b
+	return true
+}
+
+// unit decodes a unit string with parse; expect is parse's message prefix
+// for non-scalars.
+func unit[T any](d *decoder, m *mapping, key, expect string, parse func(string) (T, error), out *T) bool {
+	v, path, ok := d.scalar(m, key, expect)
+	if !ok {
+		return false
+	}
+	x, err := parse(v.Value)
+	if err != nil {
+		d.errorf(v, path, "%s", err.Error())
+		return false
+	}
+	*out = x
+	return true
+}
+
+func (d *decoder) duration(m *mapping, key string, out *des.Time) bool {
+	return unit(d, m, key, expectDuration, ParseDuration, out)
+}
+
+func (d *decoder) rate(m *mapping, key string, out *float64) bool {
+	return unit(d, m, key, expectRate, ParseRate, out)
+}
+
+func (d *decoder) size(m *mapping, key string, out *int64) bool {
+	return unit(d, m, key, expectSize, ParseByteSize, out)
+}
+
+func (d *decoder) bandwidth(m *mapping, key string, out *float64) bool {
+	return unit(d, m, key, expectBandwidth, ParseBandwidth, out)
+}
+
+// list decodes a sequence field; a null value is an empty list.
+func (d *decoder) list(m *mapping, key, expect string) ([]*yaml.Node, string) {
+	v, path := d.value(m, key)
+	if v == nil || isNull(v) {
+		return nil, path
+	}
+	if v.Kind != yaml.SequenceNode {
+		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		return nil, path
+	}
+	return v.Content, path
+}
+
+// sub decodes a nested mapping field; absent gives an empty mapping at the
+// parent's position.
+func (d *decoder) sub(m *mapping, key string, allowed []string) *mapping {
+	if m == nil {
+		return nil
+	}
+	f, ok := m.fields[key]
+	if !ok {
+		return &mapping{path: join(m.path, key), node: m.node, fields: map[string]field{}}
+	}
+	return d.mapping(f.val, join(m.path, key), allowed, mappingOpts{})
+}
+
+// checkVariant reports fields given in m that do not apply to the variant
+// (named by the enum field kind, e.g. "process"), and required ones that
+// are missing.
+func (d *decoder) checkVariant(m *mapping, kind, variant string, applies, requires map[string][]string) {
+	if m == nil {
+		return
+	}
+	for _, key := range sortedKeys(applies) {
+		f, ok := m.fields[key]
+		if !ok || contains(applies[key], variant) || d.bad[join(m.path, key)] {
+			continue
+		}
+		d.errorf(f.key, join(m.path, key), "%q applies only to %s %s, not %s",
+			key, kind, orList(applies[key]), variant)
+	}
+	for _, key := range requires[variant] {
+		if !m.has(key) {
+			d.missing(m, key, " for "+kind+" "+variant)
+		}
+	}
+}
+
+func sortedKeys(m map[string][]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// Small maps: insertion sort keeps this dependency-free and stable.
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// orList joins words as "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// scenario decodes the root mapping.
+func (d *decoder) scenario(root *yaml.Node) *Scenario {
+	s := &Scenario{
+		File:    d.file,
+		Seed:    defaultSeed,
+		Workers: Workers{Count: defaultWorkerCount, Slots: defaultWorkerSlots},
+		Network: DefaultNetwork(),
+		Metrics: Metrics{Interval: defaultMetricInterval},
+	}
+	s.positions = d.pos
+	root = d.resolve(root)
+	if root.Kind != yaml.MappingNode {
+		d.errorf(root, "", "expected a mapping with fields such as duration, sources and sinks at the top level, got %s", describe(root))
+		return s
+	}
+	m := d.mapping(root, "", topFields, mappingOpts{extensions: true})
+	d.str(m, "name", &s.Name)
+	d.str(m, "description", &s.Description)
+	d.seed(m, "seed", &s.Seed)
+	if !m.has("duration") {
+		d.missing(m, "duration", "")
+	}
+	d.duration(m, "duration", &s.Duration)
+	d.duration(m, "warmup", &s.Warmup)
+	if w := d.sub(m, "workers", workersFields); w != nil {
+		d.integer(w, "count", &s.Workers.Count)
+		d.integer(w, "slots", &s.Workers.Slots)
+	}
+	if n := d.sub(m, "network", networkFields); n != nil {
+		d.network(n, &s.Network)
+	}
+	if mm := d.sub(m, "metrics", metricsFields); mm != nil {
+		d.duration(mm, "interval", &s.Metrics.Interval)
+	}
+	items, path := d.list(m, "sources", "expected a list of sources")
+	for i, item := range items {
+		s.Sources = append(s.Sources, d.source(item, index(path, i)))
+	}
+	items, path = d.list(m, "operators", "expected a list of operators")
+	for i, item := range items {
+		s.Operators = append(s.Operators, d.operator(item, index(path, i), s.Network))
+	}
+	items, path = d.list(m, "sinks", "expected a list of sinks")
+	for i, item := range items {
+		s.Sinks = append(s.Sinks, d.sink(item, index(path, i), s.Network))
+	}
+	d.defaultPartitionings(s)
+	return s
+}
+
+// network applies the fields given in m to out.
+func (d *decoder) network(m *mapping, out *Network) {
+	d.size(m, "buffer_size", &out.BufferSize)
+	d.integer(m, "buffers_per_channel", &out.BuffersPerChannel)
+	d.integer(m, "floating_buffers", &out.FloatingBuffers)
+	d.duration(m, "buffer_timeout", &out.BufferTimeout)
+	d.duration(m, "latency", &out.Latency)
+	d.bandwidth(m, "bandwidth", &out.Bandwidth)
+	var c string
+	if d.str(m, "capacity", &c) {
+		out.Capacity = Capacity(c)
+	}
+}
+
+var noInputs = map[string]string{
+	"input":  "a source has no input; it reads records from outside the job",
+	"inputs": "a source has no input; it reads records from outside the job",
+}
+
+// source decodes one source, filling defaults.
+func (d *decoder) source(n *yaml.Node, path string) Source {
+	src := Source{
+		Parallelism:    defaultParallelism,
+		Keys:           Keys{Count: defaultKeyCount, Distribution: KeysUniform, Exponent: defaultZipfExponent},
+		RecordSize:     defaultRecordSize,
+		Replayable:     true,
+		OnBackpressure: OnBackpressureBlock,
+		BufferLimit:    defaultBufferLimit,
+	}
+	m := d.mapping(n, path, sourceFields, mappingOpts{special: noInputs})
+	if m == nil {
+		d.bad[path] = true
+		return src
+	}
+	d.vertexName(m, &src.Name)
+	d.integer(m, "parallelism", &src.Parallelism)
+	if !m.has("arrival") {
+		d.missing(m, "arrival", "")
+	} else if a := d.sub(m, "arrival", arrivalFields); a != nil {
+		src.Arrival = d.arrival(a)
+	}
+	if k := d.sub(m, "keys", keysFields); k != nil {
+		d.integer(k, "count", &src.Keys.Count)
+		d.str(k, "distribution", &src.Keys.Distribution)
+		d.float(k, "exponent", &src.Keys.Exponent)
+		if contains(keyDists, src.Keys.Distribution) {
+			d.checkVariant(k, "distribution", src.Keys.Distribution, map[string][]string{"exponent": {KeysZipf}}, nil)
+		}
+	}
+	d.size(m, "record_size", &src.RecordSize)
+	d.boolean(m, "replayable", &src.Replayable)
+	if d.str(m, "on_backpressure", &src.OnBackpressure) && src.Replayable {
+		d.errorf(m.fields["on_backpressure"].key, join(path, "on_backpressure"),
+			"%q applies only to sources with replayable: false (a replayable source turns back-pressure into lag)", "on_backpressure")
+	}
+	if d.integer(m, "buffer_limit", &src.BufferLimit) && !d.bad[join(path, "on_backpressure")] &&
+		contains(onBackpressures, src.OnBackpressure) && src.OnBackpressure != OnBackpressureBuffer {
+		d.errorf(m.fields["buffer_limit"].key, join(path, "buffer_limit"),
+			"%q applies only to on_backpressure: buffer, not %s", "buffer_limit", src.OnBackpressure)
+	}
+	return src
+}
+
+// vertexName decodes the required name of a vertex.
+func (d *decoder) vertexName(m *mapping, out *string) {
+	if !m.has("name") {
+		d.missing(m, "name", "")
+		return
+	}
+	d.str(m, "name", out)
+}
+
+// arrival decodes an arrival process.
+func (d *decoder) arrival(m *mapping) Arrival {
+	var a Arrival
+	if !m.has("process") {
+		d.missing(m, "process", "")
+	}
+	d.str(m, "process", &a.Process)
+	d.rate(m, "rate", &a.Rate)
+	d.rate(m, "off_rate", &a.OffRate)
+	d.duration(m, "on", &a.On)
+	d.duration(m, "off", &a.Off)
+	items, path := d.list(m, "schedule", "expected a list of steps such as [{at: 0s, rate: 100/s}, {at: 60s, rate: 200/s}]")
+	for i, item := range items {
+		p := index(path, i)
+		var step RateStep
+		if sm := d.mapping(item, p, stepFields, mappingOpts{}); sm != nil {
+			for _, key := range stepFields {
+				if !sm.has(key) {
+					d.missing(sm, key, "")
+				}
+			}
+			d.duration(sm, "at", &step.At)
+			d.rate(sm, "rate", &step.Rate)
+		} else {
+			d.bad[p] = true
+		}
+		a.Schedule = append(a.Schedule, step)
+	}
+	if contains(processes, a.Process) {
+		d.checkVariant(m, "process", a.Process, arrivalApplies, arrivalRequires)
+	}
+	return a
+}
+
+// serviceTime decodes a service-time distribution (default constant).
+func (d *decoder) serviceTime(m *mapping) ServiceTime {
+	st := ServiceTime{Distribution: DistConstant}
+	d.str(m, "distribution", &st.Distribution)
+	d.duration(m, "mean", &st.Mean)
+	d.duration(m, "min", &st.Min)
+	d.duration(m, "max", &st.Max)
+	d.duration(m, "stddev", &st.Stddev)
+	if contains(distributions, st.Distribution) {
+		d.checkVariant(m, "distribution", st.Distribution, serviceApplies, serviceRequires)
+	}
+	if st.Distribution == DistUniform {
+		st.Mean = st.Min/2 + st.Max/2 + (st.Min%2+st.Max%2)/2
+	}
+	return st
+}
+
+// inputs decodes input (one name) or inputs (a list of names).
+func (d *decoder) inputs(m *mapping) []string {
+	hasOne, hasMany := m.has("input"), m.has("inputs")
+	switch {
+	case hasOne && hasMany:
+		d.errorf(m.fields["inputs"].key, join(m.path, "inputs"), "give either input or inputs, not both")
+	case !hasOne && !hasMany:
+		d.missing(m, "input", " (or \"inputs\" for several)")
+		return nil
+	}
+	if hasOne {
+		v, path := d.value(m, "input")
+		if v.Kind == yaml.SequenceNode {
+			d.errorf(v, path, "expected one vertex name, got a list; use inputs: [a, b] for several")
+			return nil
+		}
+		var name string
+		if !d.str(m, "input", &name) {
+			return nil
+		}
+		return []string{name}
+	}
+	items, path := d.list(m, "inputs", "expected a list of vertex names such as [a, b]")
+	if len(items) == 0 && !d.bad[path] {
+		d.errorf(d.resolve(m.fields["inputs"].val), path, "expected at least one vertex name")
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for i, item := range items {
+		p := index(path, i)
+		v := d.resolve(item)
+		d.setPos(p, v)
+		if v.Kind != yaml.ScalarNode || isNull(v) {
+			d.errorf(v, p, "expected a vertex name, got %s", describe(v))
+			continue
+		}
+		if seen[v.Value] {
+			d.errorf(v, p, "%s is listed twice", quote(v.Value))
+			continue
+		}
+		seen[v.Value] = true
+		names = append(names, v.Value)
+	}
+	return names
+}
+
+// operator decodes one operator; base is the scenario's network setting.
+func (d *decoder) operator(n *yaml.Node, path string, base Network) Operator {
+	op := Operator{Parallelism: defaultParallelism, Selectivity: defaultSelectivity, Network: base,
+		ServiceTime: ServiceTime{Distribution: DistConstant}}
+	m := d.mapping(n, path, operatorFields, mappingOpts{})
+	if m == nil {
+		d.bad[path] = true
+		op.MaxParallelism = DefaultMaxParallelism(op.Parallelism)
+		return op
+	}
+	d.vertexName(m, &op.Name)
+	op.Inputs = d.inputs(m)
+	d.str(m, "partitioning", &op.Partitioning)
+	d.integer(m, "parallelism", &op.Parallelism)
+	op.MaxParallelism = DefaultMaxParallelism(op.Parallelism)
+	d.integer(m, "max_parallelism", &op.MaxParallelism)
+	if !m.has("service_time") {
+		d.missing(m, "service_time", "")
+	} else if st := d.sub(m, "service_time", serviceTimeFields); st != nil {
+		op.ServiceTime = d.serviceTime(st)
+	}
+	d.float(m, "selectivity", &op.Selectivity)
+	if nm := d.sub(m, "network", networkFields); nm != nil {
+		d.network(nm, &op.Network)
+	}
+	return op
+}
+
+// sink decodes one sink; base is the scenario's network setting.
+func (d *decoder) sink(n *yaml.Node, path string, base Network) Sink {
+	sk := Sink{Parallelism: defaultParallelism, Network: base, ServiceTime: ServiceTime{Distribution: DistConstant}}
+	m := d.mapping(n, path, sinkFields, mappingOpts{special: map[string]string{
+		"selectivity": "a sink has no output, so no selectivity",
+	}})
+	if m == nil {
+		d.bad[path] = true
+		sk.MaxParallelism = DefaultMaxParallelism(sk.Parallelism)
+		return sk
+	}
+	d.vertexName(m, &sk.Name)
+	sk.Inputs = d.inputs(m)
+	d.str(m, "partitioning", &sk.Partitioning)
+	d.integer(m, "parallelism", &sk.Parallelism)
+	sk.MaxParallelism = DefaultMaxParallelism(sk.Parallelism)
+	d.integer(m, "max_parallelism", &sk.MaxParallelism)
+	if m.has("service_time") {
+		if st := d.sub(m, "service_time", serviceTimeFields); st != nil {
+			sk.ServiceTime = d.serviceTime(st)
+		}
+	}
+	if nm := d.sub(m, "network", networkFields); nm != nil {
+		d.network(nm, &sk.Network)
+	}
+	return sk
+}
+
+// defaultPartitionings sets the partitioning of vertices that give none:
+// forward when every input has the vertex's parallelism, else rebalance
+// (Flink's default).
+func (d *decoder) defaultPartitionings(s *Scenario) {
+	par := map[string]int{}
+	for _, v := range s.vertices() {
+		if _, dup := par[v.name]; !dup {
+			par[v.name] = v.parallelism
+		}
+	}
+	choose := func(inputs []string, p int) string {
+		for _, in := range inputs {
+			if q, ok := par[in]; !ok || q != p {
+				return PartitionRebalance
+			}
+		}
+		return PartitionForward
+	}
+	given := func(path string) bool {
+		_, ok := d.pos[join(path, "partitioning")]
+		return ok
+	}
+	for i := range s.Operators {
+		if op := &s.Operators[i]; !given(index("operators", i)) {
+			op.Partitioning = choose(op.Inputs, op.Parallelism)
+		}
+	}
+	for i := range s.Sinks {
+		if sk := &s.Sinks[i]; !given(index("sinks", i)) {
+			sk.Partitioning = choose(sk.Inputs, sk.Parallelism)
+		}
+	}
+}

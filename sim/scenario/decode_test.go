@@ -1,0 +1,462 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+func mustParse(t *testing.T, file, text string) *Scenario {
+	t.Helper()
+	s, err := Parse(file, []byte(text))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return s
+}
+
+// withoutPositions returns a copy of s that compares equal to a Scenario
+// built in Go.
+func withoutPositions(s *Scenario) Scenario {
+	c := *s
+	c.positions = nil
+	return c
+}
+
+// The example of DESIGN.md §6 parses to exactly this Scenario.
+func TestParseDesignExample(t *testing.T) {
+	data, err := os.ReadFile("testdata/backpressure.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse("backpressure.yaml", data)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	net := Network{
+		BufferSize: 32768, BuffersPerChannel: 2, FloatingBuffers: 8,
+		BufferTimeout: 100 * des.Millisecond, Latency: des.Millisecond, Bandwidth: 125e6, Capacity: Bounded,
+	}
+	want := Scenario{
+		File:        "backpressure.yaml",
+		Name:        "backpressure",
+		Description: "A 100 rec/s source into operators that serve 40 and 10 rec/s.",
+		Seed:        1,
+		Duration:    120 * des.Second,
+		Warmup:      10 * des.Second,
+		Workers:     Workers{Count: 2, Slots: 4},
+		Network:     net,
+		Sources: []Source{{
+			Name: "sensors", Parallelism: 1,
+			Arrival:    Arrival{Process: ArrivalConstant, Rate: 100},
+			Keys:       Keys{Count: 1000, Distribution: KeysUniform, Exponent: 1},
+			RecordSize: 100, Replayable: true, OnBackpressure: OnBackpressureBlock, BufferLimit: 10000,
+		}},
+		Operators: []Operator{
+			{
+				Name: "parse", Inputs: []string{"sensors"}, Partitioning: PartitionRebalance,
+				Parallelism: 1, MaxParallelism: 128,
+				ServiceTime: ServiceTime{Distribution: DistConstant, Mean: 25 * des.Millisecond},
+				Selectivity: 1, Network: net,
+			},
+			{
+				Name: "enrich", Inputs: []string{"parse"}, Partitioning: PartitionHash,
+				Parallelism: 1, MaxParallelism: 128,
+				ServiceTime: ServiceTime{Distribution: DistConstant, Mean: 100 * des.Millisecond},
+				Selectivity: 1, Network: net,
+			},
+		},
+		Sinks: []Sink{{
+			Name: "out", Inputs: []string{"enrich"}, Partitioning: PartitionForward,
+			Parallelism: 1, MaxParallelism: 128,
+			ServiceTime: ServiceTime{Distribution: DistConstant}, Network: net,
+		}},
+		Metrics: Metrics{Interval: des.Second},
+	}
+	if got := withoutPositions(s); !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+	if got := s.Topo(); !reflect.DeepEqual(got, []string{"sensors", "parse", "enrich", "out"}) {
+		t.Errorf("Topo = %v", got)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Validate of a parsed scenario: %v", err)
+	}
+}
+
+const minimal = `duration: 1m
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: poisson, rate: 6000/min}
+operators:
+  - name: same
+    input: src
+    parallelism: 2
+    service_time: {distribution: exponential, mean: 5ms}
+  - name: wider
+    input: same
+    parallelism: 3
+    service_time: {distribution: uniform, min: 1ms, max: 4ms}
+    network: {latency: 5ms}
+sinks:
+  - name: out
+    inputs: [same, wider]
+    parallelism: 2
+`
+
+func TestDefaults(t *testing.T) {
+	s := mustParse(t, "min.yaml", minimal)
+	net := DefaultNetwork()
+	if s.Seed != 1 || s.Warmup != 0 || s.Workers != (Workers{1, 4}) || s.Network != net || s.Metrics.Interval != des.Second {
+		t.Errorf("scenario defaults: seed %d warmup %v workers %+v network %+v metrics %+v",
+			s.Seed, s.Warmup, s.Workers, s.Network, s.Metrics)
+	}
+	if net.BufferSize != 32<<10 || net.BuffersPerChannel != 2 || net.FloatingBuffers != 8 ||
+		net.BufferTimeout != 100*des.Millisecond || net.Latency != des.Millisecond || net.Bandwidth != 1e9/8 || net.Capacity != Bounded {
+		t.Errorf("DefaultNetwork = %+v", net)
+	}
+	src := s.Sources[0]
+	wantSrc := Source{
+		Name: "src", Parallelism: 2, Arrival: Arrival{Process: ArrivalPoisson, Rate: 100},
+		Keys: Keys{Count: 1000, Distribution: KeysUniform, Exponent: 1}, RecordSize: 100,
+		Replayable: true, OnBackpressure: OnBackpressureBlock, BufferLimit: 10000,
+	}
+	if !reflect.DeepEqual(src, wantSrc) {
+		t.Errorf("source = %+v, want %+v", src, wantSrc)
+	}
+	same, wider := s.Operators[0], s.Operators[1]
+	if same.Partitioning != PartitionForward || wider.Partitioning != PartitionRebalance || s.Sinks[0].Partitioning != PartitionRebalance {
+		t.Errorf("default partitionings: %s, %s, %s", same.Partitioning, wider.Partitioning, s.Sinks[0].Partitioning)
+	}
+	if same.Selectivity != 1 || same.MaxParallelism != 128 || same.Network != net {
+		t.Errorf("operator defaults: %+v", same)
+	}
+	if want := (ServiceTime{Distribution: DistUniform, Min: des.Millisecond, Max: 4 * des.Millisecond, Mean: 2500 * des.Microsecond}); wider.ServiceTime != want {
+		t.Errorf("uniform service time = %+v, want %+v", wider.ServiceTime, want)
+	}
+	wantNet := net
+	wantNet.Latency = 5 * des.Millisecond
+	if wider.Network != wantNet {
+		t.Errorf("overridden network = %+v, want %+v", wider.Network, wantNet)
+	}
+	if sk := s.Sinks[0]; sk.ServiceTime != (ServiceTime{Distribution: DistConstant}) || sk.MaxParallelism != 128 || sk.Network != net {
+		t.Errorf("sink defaults: %+v", sk)
+	}
+}
+
+// A vertex's network overrides only the fields it gives; the others come
+// from the scenario's network, itself defaults plus what it gives.
+func TestNetworkInheritance(t *testing.T) {
+	s := mustParse(t, "n.yaml", `duration: 10s
+network: {bandwidth: 100Mbit/s, capacity: unbounded}
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+    network: {buffer_size: 4KiB, buffer_timeout: 0}
+`)
+	want := DefaultNetwork()
+	want.Bandwidth = 12.5e6
+	want.Capacity = Unbounded
+	if s.Network != want {
+		t.Errorf("scenario network = %+v, want %+v", s.Network, want)
+	}
+	want.BufferSize = 4096
+	want.BufferTimeout = 0
+	if s.Sinks[0].Network != want {
+		t.Errorf("sink network = %+v, want %+v", s.Sinks[0].Network, want)
+	}
+}
+
+func TestDefaultMaxParallelism(t *testing.T) {
+	for p, want := range map[int]int{1: 128, 85: 128, 86: 256, 100: 256, 171: 256, 172: 512, 1000: 2048, 21845: 32768, 30000: 32768} {
+		if got := DefaultMaxParallelism(p); got != want {
+			t.Errorf("DefaultMaxParallelism(%d) = %d, want %d", p, got, want)
+		}
+	}
+}
+
+func TestPos(t *testing.T) {
+	s := mustParse(t, "min.yaml", minimal)
+	cases := []struct {
+		path      string
+		line, col int
+	}{
+		{"", 1, 1},
+		{"duration", 1, 11},
+		{"sources[0].arrival.rate", 5, 39},
+		{"operators[1].service_time.min", 14, 48},
+		{"operators[1].network.latency", 15, 24},
+		{"sinks[0].inputs[1]", 18, 20},
+		{"operators[0].selectivity", 7, 5}, // a default: the operator's position
+		{"operators[1].network.bandwidth", 15, 14},
+		{"workers.count", 1, 1},
+	}
+	for _, c := range cases {
+		if line, col := s.Pos(c.path); line != c.line || col != c.col {
+			t.Errorf("Pos(%q) = %d:%d, want %d:%d", c.path, line, col, c.line, c.col)
+		}
+	}
+	e := s.Errorf("sources[0].arrival.rate", "needs %d events, the limit is %d", 10, 5)
+	if got, want := e.Error(), "min.yaml:5:39: sources[0].arrival.rate: needs 10 events, the limit is 5"; got != want {
+		t.Errorf("Errorf = %q, want %q", got, want)
+	}
+	var built Scenario
+	if line, col := built.Pos("duration"); line != 0 || col != 0 {
+		t.Errorf("Pos of a built scenario = %d:%d", line, col)
+	}
+}
+
+func TestTopo(t *testing.T) {
+	s := mustParse(t, "topo.yaml", `duration: 10s
+workers: {count: 1, slots: 8}
+sources:
+  - name: clicks
+    arrival: {process: constant, rate: 10/s}
+  - name: views
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: join
+    inputs: [enrich, views]
+    service_time: {mean: 1ms}
+  - name: enrich
+    input: clicks
+    service_time: {mean: 1ms}
+  - name: filter
+    input: views
+    service_time: {mean: 1ms}
+sinks:
+  - name: audit
+    input: filter
+  - name: out
+    input: join
+`)
+	// join is declared before filter, so it comes first once ready.
+	want := []string{"clicks", "views", "enrich", "join", "filter", "audit", "out"}
+	for i := 0; i < 3; i++ {
+		if got := s.Topo(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Topo = %v, want %v", got, want)
+		}
+	}
+	// A cycle (only in a Scenario that fails Validate) goes last.
+	s.Operators[1].Inputs = []string{"join"}
+	if got, want := s.Topo(), []string{"clicks", "views", "filter", "audit", "join", "enrich", "out"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Topo with a cycle = %v, want %v", got, want)
+	}
+}
+
+// Anchors under x- keys, aliases and merge keys work like in any YAML tool.
+func TestAnchorsAndMerge(t *testing.T) {
+	s := mustParse(t, "m.yaml", `duration: 10s
+x-fast: &fast {distribution: constant, mean: 1ms}
+x-op: &op
+  parallelism: 2
+  service_time: *fast
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - <<: *op
+    name: a
+    input: src
+  - <<: [*op, {selectivity: 0.5}]
+    name: b
+    input: a
+    parallelism: 1
+sinks:
+  - name: out
+    input: b
+`)
+	a, b := s.Operators[0], s.Operators[1]
+	if a.Parallelism != 2 || a.ServiceTime.Mean != des.Millisecond || a.Partitioning != PartitionForward {
+		t.Errorf("a = %+v", a)
+	}
+	if b.Parallelism != 1 || b.Selectivity != 0.5 || b.ServiceTime.Mean != des.Millisecond || b.Partitioning != PartitionRebalance {
+		t.Errorf("b = %+v", b)
+	}
+}
+
+// Merge keys can make a small file expand exponentially ("billion laughs");
+// Parse stops with an error instead of hanging.
+func TestAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x-0: &m0 {name: x}\n")
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&b, "x-%d: &m%d {<<: [", i, i)
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*m%d", i-1)
+		}
+		b.WriteString("]}\n")
+	}
+	b.WriteString("duration: 10s\nsources:\n  - <<: *m12\n")
+	start := time.Now()
+	_, err := Parse("bomb.yaml", []byte(b.String()))
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("Parse took %v", elapsed)
+	}
+	want := "bomb.yaml:1:11: the document expands to too many nodes (aliases that refer to aliases?)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+
+	// A mapping that merges itself.
+	_, err = Parse("self.yaml", []byte("duration: 10s\nx-a: &a {<<: *a}\nsources:\n  - <<: *a\n"))
+	if err == nil || !strings.Contains(err.Error(), "self.yaml:2:6: sources[0]: << merges a mapping into itself") {
+		t.Errorf("self merge: %v", err)
+	}
+
+	// An alias inside its own anchor (a cyclic node tree).
+	_, err = Parse("cyc.yaml", []byte("duration: 10s\nsources: &s [*s]\n"))
+	if err == nil || !strings.Contains(err.Error(), "cyc.yaml:2:10: sources[0]: expected a mapping, got a list") {
+		t.Errorf("cyclic alias: %v", err)
+	}
+}
+
+func TestErrorFormat(t *testing.T) {
+	cases := []struct {
+		e    Error
+		want string
+	}{
+		{Error{File: "a.yaml", Line: 12, Col: 5, Path: "operators[1].service_time.mean", Msg: "bad"}, "a.yaml:12:5: operators[1].service_time.mean: bad"},
+		{Error{File: "a.yaml", Line: 1, Col: 1, Msg: "empty"}, "a.yaml:1:1: empty"},
+		{Error{Path: "sources", Msg: "none"}, "sources: none"},
+		{Error{File: "a.yaml", Path: "x", Msg: "m"}, "a.yaml: x: m"},
+		{Error{File: "a.yaml", Line: 3, Msg: "m"}, "a.yaml:3: m"},
+	}
+	for _, c := range cases {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.e, got, c.want)
+		}
+	}
+	_, err := Parse("x.yaml", []byte("duration: 1s\n"))
+	var e *Error
+	if !errors.As(err, &e) || e.File != "x.yaml" || e.Line != 1 || e.Path != "sources" {
+		t.Errorf("errors.As: %v, %+v", err, e)
+	}
+}
+
+// Every error of a file comes back at once, sorted by position.
+func TestErrorsTogetherAndSorted(t *testing.T) {
+	for _, c := range errorCases {
+		_, err := Parse("t.yaml", []byte(c.yaml))
+		if err == nil {
+			continue
+		}
+		list := err.(ErrorList)
+		for i := 1; i < len(list); i++ {
+			a, b := list[i-1], list[i]
+			if a.Line > b.Line || a.Line == b.Line && a.Col > b.Col {
+				t.Errorf("%s: errors not sorted: %v before %v", c.name, a, b)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("duration: 10s\n")
+	for i := 0; i < 150; i++ {
+		fmt.Fprintf(&b, "zz%d: 1\n", i)
+	}
+	_, err := Parse("many.yaml", []byte(b.String()))
+	list, _ := err.(ErrorList)
+	if len(list) != maxErrors+1 || list[maxErrors].Msg != "too many errors; 52 more not shown" {
+		t.Errorf("got %d errors, last %v", len(list), list[len(list)-1])
+	}
+}
+
+// Validate checks a Scenario built in Go; its errors have paths but no
+// positions.
+func TestValidateBuilt(t *testing.T) {
+	s := &Scenario{
+		Duration: 10 * des.Second,
+		Workers:  Workers{Count: 1, Slots: 4},
+		Network:  DefaultNetwork(),
+		Metrics:  Metrics{Interval: des.Second},
+		Sources: []Source{{Name: "src", Parallelism: 1, Arrival: Arrival{Process: ArrivalConstant, Rate: 10},
+			Keys: Keys{Count: 10, Distribution: KeysUniform, Exponent: 1}, RecordSize: 100, Replayable: true}},
+		Sinks: []Sink{{Name: "out", Inputs: []string{"src"}, Partitioning: PartitionForward, Parallelism: 1,
+			MaxParallelism: 128, ServiceTime: ServiceTime{Distribution: DistConstant}, Network: DefaultNetwork()}},
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("valid scenario: %v", err)
+	}
+	s.Sinks[0].Parallelism = 2
+	s.Sinks[0].Inputs = []string{"src", "nope"}
+	s.Sources[0].Arrival.Rate = 0
+	want := "sources[0].arrival.rate: must be greater than 0, got 0/s\n" +
+		"sinks[0].inputs[1]: unknown vertex \"nope\"; vertices are src, out\n" +
+		"sinks[0].partitioning: forward needs equal parallelism, but \"src\" has 1 and \"out\" has 2; use rebalance, rescale or hash"
+	if err := s.Validate(); err == nil || err.Error() != want {
+		t.Errorf("got:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+// Parse never panics and never returns both a Scenario and an error, on
+// inputs near the valid ones.
+func TestParseMutations(t *testing.T) {
+	base := []byte(minimal)
+	for i := range base {
+		for _, f := range []func([]byte) []byte{
+			func(b []byte) []byte { return append(append([]byte{}, b[:i]...), b[i+1:]...) },
+			func(b []byte) []byte { c := append([]byte{}, b...); c[i] = ':'; return c },
+			func(b []byte) []byte { c := append([]byte{}, b...); c[i] = '\t'; return c },
+			func(b []byte) []byte { return append([]byte{}, b[:i]...) },
+		} {
+			data := f(base)
+			s, err := Parse("m.yaml", data)
+			if (s == nil) == (err == nil) {
+				t.Fatalf("Parse(%q) = %v, %v", data, s, err)
+			}
+		}
+	}
+}
+
+// testdata/valid/features.yaml uses every feature of the format.
+func TestParseFeatures(t *testing.T) {
+	data, err := os.ReadFile("testdata/valid/features.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustParse(t, "features.yaml", string(data))
+	if s.Seed != 42 || s.Duration != 10*des.Minute || s.Network.FloatingBuffers != 0 || s.Network.Latency != 500*des.Microsecond || s.Network.Bandwidth != 1.25e9 {
+		t.Errorf("scenario: %+v", s)
+	}
+	if got := s.Sources[2]; !reflect.DeepEqual(got.Arrival, Arrival{Process: ArrivalBursty, Rate: 500, OffRate: 10, On: 2 * des.Second, Off: 8 * des.Second}) ||
+		got.Replayable || got.OnBackpressure != OnBackpressureBuffer || got.BufferLimit != 500 {
+		t.Errorf("bursts = %+v", got)
+	}
+	if got, want := s.Sources[3].Arrival.Schedule, []RateStep{{0, 0}, {des.Minute, 100}, {5 * des.Minute, 1}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("schedule = %v, want %v", got, want)
+	}
+	if got := s.Sources[1].Keys; got != (Keys{Count: 100000, Distribution: KeysZipf, Exponent: 1.2}) {
+		t.Errorf("zipf keys = %+v", got)
+	}
+	if got := s.Operators[0].ServiceTime; got != (ServiceTime{Distribution: DistExponential, Mean: 2 * des.Millisecond}) {
+		t.Errorf("aliased service time = %+v", got)
+	}
+	if got := s.Operators[2]; got.MaxParallelism != 256 || got.Network.BufferTimeout != 0 || got.Network.Capacity != Unbounded || got.Network.BufferSize != 64<<10 {
+		t.Errorf("count = %+v", got)
+	}
+	if got := s.Operators[3]; got.Partitioning != PartitionBroadcast || got.Selectivity != 2.5 || got.ServiceTime != (ServiceTime{Distribution: DistConstant, Mean: 100 * des.Microsecond}) {
+		t.Errorf("rules = %+v", got)
+	}
+	// rules has parallelism 3 and alerts 1: the default is rebalance.
+	if got := s.Sinks[1]; got.Partitioning != PartitionRebalance || !reflect.DeepEqual(got.Inputs, []string{"rules"}) || got.Parallelism != 1 {
+		t.Errorf("alerts = %+v", got)
+	}
+	want := []string{"steady", "random", "bursts", "daily", "parse", "union", "count", "rules", "out", "alerts"}
+	if got := s.Topo(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Topo = %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,629 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+// errorCases are scenarios with mistakes and the exact errors Parse
+// reports for them, in order.
+var errorCases = []struct {
+	name string
+	yaml string
+	want []string // empty: the scenario is valid
+}{
+	{"unknown field with suggestion", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: op
+    input: src
+    paralelism: 2
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: op
+`,
+		[]string{
+			`t.yaml:8:5: operators[0].paralelism: unknown field "paralelism"; did you mean "parallelism"?`,
+		}},
+	{"unknown field without suggestion", `duration: 10s
+colour: blue
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, workers, network, sources, operators, sinks, metrics`,
+		}},
+	{"case and dash typos", `Duration: 10s
+sources:
+  - name: src
+    record-size: 1KiB
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:1:1: Duration: unknown field "Duration"; did you mean "duration"?`,
+			`t.yaml:4:5: sources[0].record-size: unknown field "record-size"; did you mean "record_size"?`,
+		}},
+	{"wrong types", `duration: 10s
+name: {a: 1}
+workers: [1, 2]
+sources:
+  - name: src
+    parallelism: 2.5
+    replayable: yes
+    arrival: {process: constant, rate: 10/s}
+    keys: {count: many, exponent: true}
+operators:
+  - name: op
+    input: src
+    selectivity: high
+    service_time: 5ms
+sinks:
+  - name: out
+    input: op
+`,
+		[]string{
+			`t.yaml:2:7: name: expected a string, got a mapping`,
+			`t.yaml:3:10: workers: expected a mapping, got a list`,
+			`t.yaml:6:18: sources[0].parallelism: expected a whole number, got 2.5`,
+			`t.yaml:7:17: sources[0].replayable: expected true or false, got "yes"`,
+			`t.yaml:9:19: sources[0].keys.count: expected a whole number, got "many"`,
+			`t.yaml:9:35: sources[0].keys.exponent: expected a number, got true`,
+			`t.yaml:13:18: operators[0].selectivity: expected a number, got "high"`,
+			`t.yaml:14:19: operators[0].service_time: expected a mapping, got "5ms"`,
+		}},
+	{"bad unit strings", `duration: 10 seconds
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10}
+    record_size: 1 ton
+operators:
+  - name: op
+    input: src
+    service_time: {distribution: constant, mean: 25 parsecs}
+sinks:
+  - name: out
+    input: op
+    network: {bandwidth: 1Gbit, buffer_size: 32KB/s}
+`,
+		[]string{
+			`t.yaml:1:11: duration: expected a duration such as 250ms or 2s, got "10 seconds" (unknown unit "seconds"; units are ns, us, ms, s, m and h)`,
+			`t.yaml:4:40: sources[0].arrival.rate: expected a rate such as 100/s or 6000/min, got "10" (a number needs a unit)`,
+			`t.yaml:5:18: sources[0].record_size: expected a size such as 100B or 32KiB, got "1 ton" (unknown unit "ton"; units are B, KB, MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024))`,
+			`t.yaml:9:50: operators[0].service_time.mean: expected a duration such as 250ms or 2s, got "25 parsecs" (unknown unit "parsecs"; units are ns, us, ms, s, m and h)`,
+			`t.yaml:13:26: sinks[0].network.bandwidth: expected a bandwidth such as 1Gbit/s or 125MB/s, got "1Gbit" (missing "/s" after "Gbit")`,
+			`t.yaml:13:46: sinks[0].network.buffer_size: expected a size such as 100B or 32KiB, got "32KB/s" (unknown unit "KB/s"; units are B, KB, MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024))`,
+		}},
+	{"unknown enum values", `duration: 10s
+network: {capacity: infinite}
+sources:
+  - name: src
+    arrival: {process: trace, rate: 10/s}
+    keys: {distribution: zipfian}
+operators:
+  - name: op
+    input: src
+    partitioning: hsah
+    service_time: {distribution: exponentail, mean: 1ms}
+sinks:
+  - name: out
+    input: op
+    partitioning: keyBy
+`,
+		[]string{
+			`t.yaml:2:21: network.capacity: unknown capacity "infinite"; expected bounded or unbounded`,
+			`t.yaml:5:24: sources[0].arrival.process: unknown process "trace"; expected constant, poisson, bursty or schedule`,
+			`t.yaml:6:26: sources[0].keys.distribution: unknown distribution "zipfian"; expected uniform or zipf`,
+			`t.yaml:10:19: operators[0].partitioning: unknown partitioning "hsah"; did you mean "hash"?`,
+			`t.yaml:11:34: operators[0].service_time.distribution: unknown distribution "exponentail"; did you mean "exponential"?`,
+			`t.yaml:15:19: sinks[0].partitioning: unknown partitioning "keyBy"; expected forward, rebalance, hash, broadcast or rescale`,
+		}},
+	{"missing required fields", `sources:
+  - arrival: {rate: 10/s}
+  - name: src2
+operators:
+  - name: op
+    input: src2
+  - name: op2
+    service_time: {distribution: uniform, min: 1ms}
+sinks:
+  - name: out
+    input: op
+`,
+		[]string{
+			`t.yaml:1:1: missing required field "duration"`,
+			`t.yaml:2:5: sources[0]: missing required field "name"`,
+			`t.yaml:2:14: sources[0].arrival: missing required field "process"`,
+			`t.yaml:3:5: sources[1]: missing required field "arrival"`,
+			`t.yaml:5:5: operators[0]: missing required field "service_time"`,
+			`t.yaml:7:5: operators[1]: missing required field "input" (or "inputs" for several)`,
+			`t.yaml:8:19: operators[1].service_time: missing required field "max" for distribution uniform`,
+		}},
+	{"missing per variant", `duration: 10s
+sources:
+  - name: a
+    arrival: {process: constant}
+  - name: b
+    arrival: {process: bursty, rate: 10/s}
+  - name: c
+    arrival: {process: schedule}
+  - name: d
+    arrival:
+      process: schedule
+      schedule:
+        - {at: 0s}
+        - {rate: 5/s}
+sinks:
+  - name: out
+    inputs: [a, b, c, d]
+    service_time: {distribution: lognormal, mean: 1ms}
+`,
+		[]string{
+			`t.yaml:4:14: sources[0].arrival: missing required field "rate" for process constant`,
+			`t.yaml:6:14: sources[1].arrival: missing required field "on" for process bursty`,
+			`t.yaml:6:14: sources[1].arrival: missing required field "off" for process bursty`,
+			`t.yaml:8:14: sources[2].arrival: missing required field "schedule" for process schedule`,
+			`t.yaml:13:11: sources[3].arrival.schedule[0]: missing required field "rate"`,
+			`t.yaml:14:11: sources[3].arrival.schedule[1]: missing required field "at"`,
+			`t.yaml:18:19: sinks[0].service_time: missing required field "stddev" for distribution lognormal`,
+		}},
+	{"fields that do not apply", `duration: 10s
+sources:
+  - name: a
+    arrival: {process: constant, rate: 10/s, on: 1s, schedule: []}
+    keys: {exponent: 1.2}
+  - name: b
+    on_backpressure: drop
+    buffer_limit: 10
+    arrival: {process: poisson, rate: 10/s}
+  - name: c
+    replayable: false
+    on_backpressure: drop
+    buffer_limit: 10
+    arrival: {process: poisson, rate: 10/s}
+operators:
+  - name: op
+    inputs: [a, b, c]
+    service_time: {distribution: exponential, mean: 1ms, stddev: 1ms}
+sinks:
+  - name: out
+    input: op
+    selectivity: 0.5
+`,
+		[]string{
+			`t.yaml:4:46: sources[0].arrival.on: "on" applies only to process bursty, not constant`,
+			`t.yaml:4:54: sources[0].arrival.schedule: "schedule" applies only to process schedule, not constant`,
+			`t.yaml:5:12: sources[0].keys.exponent: "exponent" applies only to distribution zipf, not uniform`,
+			`t.yaml:7:5: sources[1].on_backpressure: "on_backpressure" applies only to sources with replayable: false (a replayable source turns back-pressure into lag)`,
+			`t.yaml:13:5: sources[2].buffer_limit: "buffer_limit" applies only to on_backpressure: buffer, not drop`,
+			`t.yaml:18:58: operators[0].service_time.stddev: "stddev" applies only to distribution lognormal, not exponential`,
+			`t.yaml:22:5: sinks[0].selectivity: a sink has no output, so no selectivity`,
+		}},
+	{"zero and negative values", `duration: 0s
+workers: {count: 0, slots: -1}
+network: {buffer_size: 0B, buffers_per_channel: 0, floating_buffers: -1, buffer_timeout: -1ms, latency: -1ms, bandwidth: 0}
+metrics: {interval: 0}
+sources:
+  - name: src
+    parallelism: 0
+    arrival: {process: bursty, rate: 0/s, off_rate: -1/s, on: 0s, off: -1s}
+    keys: {count: 0, distribution: zipf, exponent: 0}
+    record_size: 0
+  - name: src2
+    replayable: false
+    on_backpressure: buffer
+    buffer_limit: 0
+    arrival: {process: constant, rate: 2e9/s}
+operators:
+  - name: op
+    inputs: [src, src2]
+    parallelism: -2
+    max_parallelism: 0
+    selectivity: -0.5
+    service_time: {distribution: exponential, mean: 0s}
+sinks:
+  - name: out
+    input: op
+    max_parallelism: 40000
+    service_time: {distribution: lognormal, mean: 1ms, stddev: 0s}
+`,
+		[]string{
+			`t.yaml:1:11: duration: must be greater than 0, got 0s`,
+			`t.yaml:2:18: workers.count: must be at least 1, got 0`,
+			`t.yaml:2:28: workers.slots: must be at least 1, got -1`,
+			`t.yaml:3:24: network.buffer_size: must be greater than 0, got 0B`,
+			`t.yaml:3:49: network.buffers_per_channel: must be at least 1, got 0`,
+			`t.yaml:3:70: network.floating_buffers: must be at least 0, got -1`,
+			`t.yaml:3:90: network.buffer_timeout: must not be negative, got -1ms`,
+			`t.yaml:3:105: network.latency: must not be negative, got -1ms`,
+			`t.yaml:3:122: network.bandwidth: must be greater than 0, got 0B/s`,
+			`t.yaml:4:21: metrics.interval: must be greater than 0, got 0s`,
+			`t.yaml:7:18: sources[0].parallelism: must be at least 1, got 0`,
+			`t.yaml:8:38: sources[0].arrival.rate: must be greater than 0, got 0/s`,
+			`t.yaml:8:53: sources[0].arrival.off_rate: must not be negative, got -1/s`,
+			`t.yaml:8:63: sources[0].arrival.on: must be greater than 0, got 0s`,
+			`t.yaml:8:72: sources[0].arrival.off: must be greater than 0, got -1s`,
+			`t.yaml:9:19: sources[0].keys.count: must be at least 1, got 0`,
+			`t.yaml:9:52: sources[0].keys.exponent: must be greater than 0, got 0`,
+			`t.yaml:10:18: sources[0].record_size: must be greater than 0, got 0B`,
+			`t.yaml:14:19: sources[1].buffer_limit: must be at least 1, got 0`,
+			`t.yaml:15:40: sources[1].arrival.rate: must be at most 1000000000/s (one record per nanosecond), got 2000000000/s`,
+			`t.yaml:19:18: operators[0].parallelism: must be at least 1, got -2`,
+			`t.yaml:20:22: operators[0].max_parallelism: must be at least 1, got 0`,
+			`t.yaml:21:18: operators[0].selectivity: must be a number of at least 0 (output records per input record), got -0.5`,
+			`t.yaml:22:53: operators[0].service_time.mean: must be greater than 0, got 0s`,
+			`t.yaml:26:22: sinks[0].max_parallelism: must be at most 32768, got 40000`,
+			`t.yaml:27:64: sinks[0].service_time.stddev: must be greater than 0, got 0s`,
+		}},
+	{"zero allowed where it means something", `duration: 10s
+network: {buffer_timeout: 0, latency: 0s, floating_buffers: 0}
+sources:
+  - name: src
+    arrival:
+      process: schedule
+      schedule:
+        - {at: 0, rate: 0}
+        - {at: 5s, rate: 10/s}
+  - name: src2
+    arrival: {process: bursty, rate: 10/s, off_rate: 0, on: 1s, off: 1s}
+operators:
+  - name: op
+    inputs: [src, src2]
+    selectivity: 0
+    service_time: {distribution: uniform, min: 0s, max: 0s}
+sinks:
+  - name: out
+    input: op
+    service_time: {mean: 0s}
+`,
+		[]string{}},
+	{"warmup not shorter than duration", `duration: 10s
+warmup: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:2:9: warmup: must be shorter than duration (10s), got 10s`,
+		}},
+	{"duplicate names and fields", `duration: 10s
+duration: 20s
+sources:
+  - name: x
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: x
+    input: x
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    name: out2
+    input: x
+`,
+		[]string{
+			`t.yaml:2:1: duration: duplicate field "duration"; first given at line 1`,
+			`t.yaml:7:11: operators[0].name: duplicate vertex name "x"; first declared at line 4`,
+			`t.yaml:12:5: sinks[0].name: duplicate field "name"; first given at line 11`,
+		}},
+	{"dangling inputs and sink inputs", `duration: 10s
+sources:
+  - name: sensors
+    input: nowhere
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: parse
+    input: sensor
+    service_time: {mean: 1ms}
+  - name: enrich
+    inputs: [parse, out, zzz, parse]
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: enrich
+`,
+		[]string{
+			`t.yaml:4:5: sources[0].input: a source has no input; it reads records from outside the job`,
+			`t.yaml:8:12: operators[0].input: unknown vertex "sensor"; did you mean "sensors"?`,
+			`t.yaml:11:21: operators[1].inputs[1]: "out" is a sink; a sink has no output to read from`,
+			`t.yaml:11:26: operators[1].inputs[2]: unknown vertex "zzz"; vertices are sensors, parse, enrich, out`,
+			`t.yaml:11:31: operators[1].inputs[3]: "parse" is listed twice`,
+		}},
+	{"input and inputs", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: op
+    input: src
+    inputs: [src]
+    service_time: {mean: 1ms}
+  - name: op2
+    inputs: []
+    service_time: {mean: 1ms}
+  - name: op3
+    inputs: src
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: [op]
+`,
+		[]string{
+			`t.yaml:8:5: operators[0].inputs: give either input or inputs, not both`,
+			`t.yaml:11:13: operators[1].inputs: expected at least one vertex name`,
+			`t.yaml:14:13: operators[2].inputs: expected a list of vertex names such as [a, b], got "src"`,
+			`t.yaml:18:12: sinks[0].input: expected one vertex name, got a list; use inputs: [a, b] for several`,
+		}},
+	{"cycles", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: a
+    inputs: [src, c]
+    service_time: {mean: 1ms}
+  - name: b
+    input: a
+    service_time: {mean: 1ms}
+  - name: c
+    input: b
+    service_time: {mean: 1ms}
+  - name: self
+    input: self
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: c
+`,
+		[]string{
+			`t.yaml:7:19: operators[0].inputs[1]: cycle in the job graph: a -> b -> c -> a`,
+			`t.yaml:16:12: operators[3].input: cycle in the job graph: self -> self`,
+		}},
+	{"forward with unequal parallelism", `duration: 10s
+workers: {count: 2, slots: 4}
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: fwd
+    input: src
+    partitioning: forward
+    parallelism: 3
+    service_time: {mean: 1ms}
+  - name: resc
+    input: fwd
+    partitioning: rescale
+    parallelism: 6
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: resc
+`,
+		[]string{
+			`t.yaml:10:19: operators[0].partitioning: forward needs equal parallelism, but "src" has 2 and "fwd" has 3; use rebalance, rescale or hash`,
+		}},
+	{"schedule order", `duration: 10s
+sources:
+  - name: src
+    arrival:
+      process: schedule
+      schedule:
+        - {at: 1s, rate: 10/s}
+        - {at: 5s, rate: 20/s}
+        - {at: 5s, rate: 30/s}
+        - {at: 2s, rate: 30/s}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:7:16: sources[0].arrival.schedule[0].at: the first step must be at 0s, got 1s`,
+			`t.yaml:9:16: sources[0].arrival.schedule[2].at: steps must be in increasing order of at, but 5s is not after 5s`,
+			`t.yaml:10:16: sources[0].arrival.schedule[3].at: steps must be in increasing order of at, but 2s is not after 5s`,
+		}},
+	{"uniform min greater than max", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: op
+    input: src
+    service_time: {distribution: uniform, min: 30ms, max: 20ms}
+sinks:
+  - name: out
+    input: op
+`,
+		[]string{
+			`t.yaml:8:59: operators[0].service_time.max: must not be less than min (30ms), got 20ms`,
+		}},
+	{"no source and no sink", `duration: 10s
+operators: []
+`,
+		[]string{
+			`t.yaml:1:1: sources: the job has no source; add one under sources`,
+			`t.yaml:1:1: sinks: the job has no sink; add one under sinks`,
+		}},
+	{"empty source and sink lists", `duration: 10s
+sources: []
+sinks:
+`,
+		[]string{
+			`t.yaml:2:10: sources: the job has no source; add one under sources`,
+			`t.yaml:3:7: sinks: the job has no sink; add one under sinks`,
+		}},
+	{"not enough slots", `duration: 10s
+workers: {count: 2, slots: 4}
+sources:
+  - name: src
+    parallelism: 4
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: op
+    input: src
+    parallelism: 16
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: op
+    parallelism: 9
+`,
+		[]string{
+			`t.yaml:10:18: operators[0].parallelism: needs 16 slots, the cluster has 8 (workers.count 2 x workers.slots 4)`,
+		}},
+	{"null values", `duration:
+name:
+sources:
+  - name: src
+    parallelism:
+    arrival:
+sinks:
+  - name: out
+    input:
+`,
+		[]string{
+			`t.yaml:1:10: duration: expected a duration such as 250ms or 2s, got nothing`,
+			`t.yaml:2:6: name: expected a string, got nothing`,
+			`t.yaml:5:17: sources[0].parallelism: expected a whole number, got nothing`,
+			`t.yaml:6:13: sources[0].arrival: missing required field "process"`,
+			`t.yaml:9:11: sinks[0].input: expected a string, got nothing`,
+		}},
+	{"top level not a mapping", `- duration: 10s
+`,
+		[]string{
+			`t.yaml:1:1: expected a mapping with fields such as duration, sources and sinks at the top level, got a list`,
+		}},
+	{"source not a mapping", `duration: 10s
+sources:
+  - src
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:3:5: sources[0]: expected a mapping, got "src"`,
+		}},
+	{"syntax error", `duration: 10s
+sources: [
+`,
+		[]string{
+			`t.yaml:2:1: invalid YAML: did not find expected node content`,
+		}},
+	{"tab indentation", "duration: 10s\nsources:\n\t- name: src\n",
+		[]string{
+			`t.yaml:3:1: invalid YAML: found character that cannot start any token (tabs are not allowed in indentation; use spaces)`,
+		}},
+	{"empty document", ``,
+		[]string{
+			`t.yaml:1:1: the scenario is empty; it needs at least duration, sources and sinks`,
+		}},
+	{"only comments", `# nothing here
+`,
+		[]string{
+			`t.yaml:1:1: the scenario is empty; it needs at least duration, sources and sinks`,
+		}},
+	{"null document", `~
+`,
+		[]string{
+			`t.yaml:1:1: the scenario is empty; it needs at least duration, sources and sinks`,
+		}},
+	{"two documents", `duration: 10s
+---
+duration: 20s
+`,
+		[]string{
+			`t.yaml:2:1: a scenario file holds one YAML document, found a second one (remove the ---)`,
+		}},
+	{"invalid utf-8", "duration: 10s\nname: \xff\n",
+		[]string{
+			`t.yaml:2:7: invalid YAML: the file is not valid UTF-8 text`,
+		}},
+	{"too large numbers", `duration: 10s
+seed: -1
+sources:
+  - name: src
+    parallelism: 99999999999
+    arrival: {process: constant, rate: 10/s}
+    keys: {count: 1, distribution: zipf, exponent: .inf}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:2:7: seed: expected a whole number from 0 to 18446744073709551615, got -1`,
+			`t.yaml:5:18: sources[0].parallelism: expected a whole number, got 99999999999, which is too large (at most 2147483647)`,
+			`t.yaml:7:52: sources[0].keys.exponent: expected a finite number, got .inf`,
+		}},
+	{"bad names", `duration: 10s
+sources:
+  - name: my source
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: ""
+    input: my source
+`,
+		[]string{
+			`t.yaml:3:11: sources[0].name: expected a name of letters, digits, _, - and . such as parse_2, got "my source"`,
+			`t.yaml:6:11: sinks[0].name: must not be empty`,
+		}},
+	{"merge key errors", `duration: 10s
+x-base: &base {paralelism: 2}
+sources:
+  - name: src
+    <<: *base
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+    <<: [1]
+`,
+		[]string{
+			`t.yaml:2:16: sources[0].paralelism: unknown field "paralelism"; did you mean "parallelism"?`,
+			`t.yaml:10:10: sinks[0]: << expects a mapping or a list of mappings, got 1`,
+		}},
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range errorCases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("t.yaml", []byte(c.yaml))
+			if len(c.want) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error:\n%v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error; want:\n%s", strings.Join(c.want, "\n"))
+			}
+			if s != nil {
+				t.Errorf("got a Scenario with an error")
+			}
+			list, ok := err.(ErrorList)
+			if !ok {
+				t.Fatalf("error is %T, want ErrorList", err)
+			}
+			var got []string
+			for _, e := range list {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+			if err.Error() != strings.Join(c.want, "\n") {
+				t.Errorf("ErrorList.Error() does not join the lines:\n%s", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,61 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// FuzzParse checks that Parse never panics, returns either a Scenario or an
+// error, and that what it accepts is complete and valid. The seed corpus is
+// in testdata/fuzz/FuzzParse, so this runs as an ordinary test too.
+func FuzzParse(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
+		s, err := Parse("fuzz.yaml", data)
+		if el := time.Since(start); el > 300*time.Millisecond {
+			os.WriteFile(fmt.Sprintf("/tmp/slow-%d", time.Now().UnixNano()), data, 0o644)
+		}
+		if err != nil {
+			if s != nil {
+				t.Fatalf("Parse returned a Scenario and an error: %v", err)
+			}
+			list, ok := err.(ErrorList)
+			if !ok || len(list) == 0 {
+				t.Fatalf("error %T is not a non-empty ErrorList: %v", err, err)
+			}
+			for i, e := range list {
+				if e.File != "fuzz.yaml" || e.Line < 1 || e.Col < 1 || e.Msg == "" {
+					t.Fatalf("error without a position or message: %#v", e)
+				}
+				if i > 0 && (list[i-1].Line > e.Line || list[i-1].Line == e.Line && list[i-1].Col > e.Col) {
+					t.Fatalf("errors not sorted: %v before %v", list[i-1], e)
+				}
+			}
+			return
+		}
+		if s == nil || s.Duration <= 0 || len(s.Sources) == 0 || len(s.Sinks) == 0 {
+			t.Fatalf("accepted an incomplete scenario: %+v", s)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("Parse accepted what Validate rejects: %v", err)
+		}
+		n := len(s.Sources) + len(s.Operators) + len(s.Sinks)
+		order := s.Topo()
+		if len(order) != n {
+			t.Fatalf("Topo has %d vertices, want %d", len(order), n)
+		}
+		at := map[string]int{}
+		for i, name := range order {
+			at[name] = i
+		}
+		for _, op := range s.Operators {
+			for _, in := range op.Inputs {
+				if at[in] >= at[op.Name] {
+					t.Fatalf("Topo puts %s before its input %s: %v", op.Name, in, order)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,308 @@
+package scenario
+
+import (
+	"encoding/json"
+)
+
+// Patterns of the unit strings, as the parsers in units.go read them
+// (non-negative values only; the decoder checks which need to be > 0).
+const (
+	patNumber    = `([0-9]+(\.[0-9]*)?|\.[0-9]+)`
+	patNumberExp = patNumber + `([eE][+-]?[0-9]+)?`
+
+	patDuration  = `^\s*\+?(` + patNumber + `\s*(ns|us|µs|μs|ms|s|m|h)\s*)+$|^\s*\+?0+(\.0*)?\s*$`
+	patRate      = `^\s*\+?` + patNumberExp + `\s*/\s*(ns|us|µs|μs|ms|s|sec|m|min|h)\s*$|^\s*\+?0+(\.0*)?\s*$`
+	patSize      = `^\s*\+?` + patNumberExp + `\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$|^\s*\+?[0-9]+\s*$`
+	patBandwidth = `^\s*\+?` + patNumberExp + `\s*((bit|kbit|Kbit|Mbit|Gbit|Tbit|B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*/\s*s|bps|kbps|Kbps|Mbps|Gbps|Tbps)\s*$`
+	patName      = `^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
+)
+
+// obj is a JSON object of the schema.
+type obj = map[string]any
+
+// JSONSchema returns a JSON Schema (draft-07) of the scenario YAML format,
+// for editors: VS Code's YAML extension (yaml-language-server) completes
+// and checks a scenario that starts with
+//
+//	# yaml-language-server: $schema=scenario.schema.json
+//
+// Every field has a description with its unit and default, enum fields list
+// their values, unit strings have patterns, and unknown fields are
+// rejected. The schema checks shape; Parse remains the authority (ranges
+// such as "greater than 0", graph checks). The result is indented JSON
+// and the same on every call.
+func JSONSchema() []byte {
+	b, err := json.MarshalIndent(jsSchema(), "", "  ")
+	if err != nil {
+		panic("scenario: marshal JSON Schema: " + err.Error()) // static data: cannot happen
+	}
+	return append(b, '\n')
+}
+
+func jsSchema() obj {
+	return obj{
+		"$schema":     "http://json-schema.org/draft-07/schema#",
+		"$id":         "https://github.com/dspalab/dspalab/scenario.schema.json",
+		"title":       "dspalab scenario",
+		"description": "A dspalab scenario: one stream-processing job (sources, operators, sinks) on a simulated cluster. Units are in strings: durations such as 250ms, rates such as 100/s, sizes such as 32KiB, bandwidths such as 1Gbit/s.",
+		"type":        "object",
+		"properties": obj{
+			"name":        jsStr("A short identifier of the scenario, used in listings and output files."),
+			"description": jsStr("One line that says what the scenario shows."),
+			"seed": obj{
+				"description": "Seed of every random stream of the run; the same scenario and seed give identical results. Default 1.",
+				"type":        "integer", "minimum": 0, "default": 1,
+			},
+			"duration": jsDuration("Simulated time to run, such as 120s or 10m. Required, greater than 0.", nil),
+			"warmup":   jsDuration("Simulated time at the start left out of summary statistics; shorter than duration. Default 0.", "0s"),
+			"workers": jsObject("The simulated cluster: TaskManagers with slots. Subtask i of every vertex runs in slot i, filling worker 0 first, so the job needs its largest parallelism <= count x slots.", obj{
+				"count": jsInteger("Number of workers (TaskManagers). Default 1.", 1, 1),
+				"slots": jsInteger("Task slots per worker. Default 4.", 1, 4),
+			}),
+			"network": jsNetwork("Network settings of every edge (Flink's credit-based flow control); a vertex's network overrides them for its input edges.", true),
+			"sources": obj{
+				"description": "Source vertices: where records enter the job. At least one.",
+				"type":        "array", "minItems": 1, "items": jsSource(),
+			},
+			"operators": obj{
+				"description": "Processing vertices, each reading from input (or inputs). May be empty.",
+				"type":        "array", "items": jsVertex(false),
+			},
+			"sinks": obj{
+				"description": "Sink vertices: where records leave the job. At least one.",
+				"type":        "array", "minItems": 1, "items": jsVertex(true),
+			},
+			"metrics": jsObject("Metric sampling.", obj{
+				"interval": jsDuration("Simulated time between metric samples. Default 1s.", "1s"),
+			}),
+		},
+		"patternProperties":    obj{"^x-": obj{"description": "Ignored: a place for YAML anchors (&name) to reuse with aliases (*name)."}},
+		"additionalProperties": false,
+		"required":             []string{"duration", "sources", "sinks"},
+	}
+}
+
+func jsStr(desc string) obj { return obj{"description": desc, "type": "string"} }
+
+func jsInteger(desc string, min int, def any) obj {
+	o := obj{"description": desc, "type": "integer", "minimum": min}
+	if def != nil {
+		o["default"] = def
+	}
+	return o
+}
+
+func jsEnum(desc string, values []string, def string) obj {
+	o := obj{"description": desc, "type": "string", "enum": values}
+	if def != "" {
+		o["default"] = def
+	}
+	return o
+}
+
+func jsObject(desc string, props obj, required ...string) obj {
+	o := obj{"description": desc, "type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+// jsUnitValue is a unit string matching pattern, or the number 0.
+func jsUnitValue(desc, pattern string, def any, zero bool) obj {
+	alts := []any{obj{"type": "string", "pattern": pattern}}
+	if zero {
+		alts = append(alts, obj{"const": 0})
+	}
+	o := obj{"description": desc, "anyOf": alts}
+	if def != nil {
+		o["default"] = def
+	}
+	return o
+}
+
+func jsDuration(desc string, def any) obj {
+	return jsUnitValue(desc+" Units: ns, us, ms, s, m, h; combine as 1h30m; 0 needs no unit.", patDuration, def, true)
+}
+
+func jsRate(desc string, def any) obj {
+	return jsUnitValue(desc+" A number of records per unit of simulated time: 100/s, 6000/min, 2.5/ms, 3600/h.", patRate, def, true)
+}
+
+func jsSize(desc string, def any) obj {
+	o := jsUnitValue(desc+" Units: B, KB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024); a plain number is bytes.", patSize, def, false)
+	o["anyOf"] = append(o["anyOf"].([]any), obj{"type": "integer", "minimum": 0})
+	return o
+}
+
+func jsBandwidth(desc string, def any) obj {
+	return jsUnitValue(desc+" Bits or bytes per second: 1Gbit/s, 100Mbit/s, 125MB/s, 1GiB/s.", patBandwidth, def, false)
+}
+
+// jsNetwork is the schema of a network setting; top says whether it is the
+// scenario's (with defaults) or a vertex's override (inheriting them).
+func jsNetwork(desc string, top bool) obj {
+	text := func(what, def string) string {
+		if top {
+			return what + " Default " + def + "."
+		}
+		return what + " Default: the scenario's network setting."
+	}
+	def := func(v any) any {
+		if top {
+			return v
+		}
+		return nil
+	}
+	capDefault := ""
+	if top {
+		capDefault = string(Bounded)
+	}
+	return jsObject(desc, obj{
+		"buffer_size":         jsSize(text("Size of a network buffer (Flink's memory segment).", "32KiB"), def("32KiB")),
+		"buffers_per_channel": jsInteger(text("Exclusive buffers per input channel: the credit a receiver grants each sender.", "2"), 1, def(2)),
+		"floating_buffers":    jsInteger(text("Floating buffers per input gate, shared by its channels.", "8"), 0, def(8)),
+		"buffer_timeout":      jsDuration(text("A partly filled buffer is shipped after this time; 0 ships after every record.", "100ms"), def("100ms")),
+		"latency":             jsDuration(text("One-way network latency between workers (none within a worker).", "1ms"), def("1ms")),
+		"bandwidth":           jsBandwidth(text("Network bandwidth between workers; a transfer takes latency + bytes / bandwidth.", "1Gbit/s"), def("1Gbit/s")),
+		"capacity": jsEnum(text("bounded: credit-based flow control (back-pressure); unbounded: no flow control, queues grow without bound (for queueing-theory checks).", "bounded"),
+			capacities, capDefault),
+	})
+}
+
+func jsSource() obj {
+	o := jsObject("A source vertex.", obj{
+		"name":        jsName(),
+		"parallelism": jsInteger("Number of subtasks; each runs the arrival process. Default 1.", 1, 1),
+		"arrival":     jsArrival(),
+		"keys":        jsKeys(),
+		"record_size": jsSize("Size of each record. Default 100B.", "100B"),
+		"replayable": obj{
+			"description": "true: the source reads a log such as Kafka by offset; back-pressure becomes lag, nothing is lost, and it rewinds on recovery. false: a socket; see on_backpressure. Default true.",
+			"type":        "boolean", "default": true,
+		},
+		"on_backpressure": jsEnum("What a non-replayable source (replayable: false) does when back-pressured: block (the producer waits), buffer (arrivals continue into a buffer of buffer_limit records, then are dropped), drop (arrivals are dropped). Default block.", onBackpressures, "block"),
+		"buffer_limit":    jsInteger("Records the buffer of on_backpressure: buffer holds. Default 10000.", 1, 10000),
+	}, "name", "arrival")
+	o["allOf"] = []any{
+		obj{
+			"if":   obj{"properties": obj{"replayable": obj{"const": false}}, "required": []string{"replayable"}},
+			"else": obj{"properties": obj{"on_backpressure": false, "buffer_limit": false}},
+		},
+		obj{
+			"if":   obj{"properties": obj{"on_backpressure": obj{"const": "buffer"}}, "required": []string{"on_backpressure"}},
+			"else": obj{"properties": obj{"buffer_limit": false}},
+		},
+	}
+	return o
+}
+
+func jsKeys() obj {
+	o := jsObject("Record keys, drawn independently per record.", obj{
+		"count":        jsInteger("Number of distinct keys. Default 1000.", 1, 1000),
+		"distribution": jsEnum("uniform: every key equally likely; zipf: the key of rank r has weight 1/r^exponent. Default uniform.", keyDists, "uniform"),
+		"exponent":     obj{"description": "Exponent s > 0 of zipf (only with distribution: zipf). Default 1.", "type": "number", "exclusiveMinimum": 0, "default": 1},
+	})
+	o["if"] = obj{"properties": obj{"distribution": obj{"const": KeysZipf}}, "required": []string{"distribution"}}
+	o["else"] = obj{"properties": obj{"exponent": false}}
+	return o
+}
+
+func jsName() obj {
+	return obj{
+		"description": "Name of the vertex, unique in the job: letters, digits, _, - and . (at most 64).",
+		"type":        "string", "pattern": patName, "maxLength": MaxNameLength,
+	}
+}
+
+func jsArrival() obj {
+	o := jsObject("Arrival process of each subtask; rates are per subtask.", obj{
+		"process":  jsEnum("constant: evenly spaced records at rate; poisson: exponential inter-arrival times with mean 1/rate; bursty: on/off (two-state MMPP), Poisson at rate while on and off_rate while off; schedule: piecewise-constant rates. Required.", processes, ""),
+		"rate":     jsRate("Records per simulated second of constant and poisson, and of bursty while on; greater than 0.", nil),
+		"off_rate": jsRate("Rate of bursty while off. Default 0.", "0/s"),
+		"on":       jsDuration("Mean duration of bursty's on periods (exponentially distributed); greater than 0.", nil),
+		"off":      jsDuration("Mean duration of bursty's off periods (exponentially distributed); greater than 0.", nil),
+		"schedule": obj{
+			"description": "Steps of process schedule, by increasing at; the first at 0s. Records are evenly spaced within a step; a rate of 0 pauses the source.",
+			"type":        "array", "minItems": 1,
+			"items": jsObject("One step of the schedule.", obj{
+				"at":   jsDuration("Simulated time the step starts.", nil),
+				"rate": jsRate("Records per simulated second from at until the next step.", nil),
+			}, "at", "rate"),
+		},
+	}, "process")
+	o["allOf"] = jsVariants("process", processes, arrivalApplies, arrivalRequires, "")
+	return o
+}
+
+// jsVariants builds the if/then rules of a variant field: for each value,
+// the fields it requires and those it forbids. deflt is the value assumed
+// when the field is absent ("" if required).
+func jsVariants(field string, values []string, applies, requires map[string][]string, deflt string) []any {
+	var rules []any
+	for _, v := range values {
+		cond := obj{"properties": obj{field: obj{"const": v}}}
+		if v != deflt {
+			cond["required"] = []string{field}
+		}
+		forbid := obj{}
+		for _, key := range sortedKeys(applies) {
+			if !contains(applies[key], v) {
+				forbid[key] = false
+			}
+		}
+		then := obj{"properties": forbid}
+		if r := requires[v]; len(r) > 0 {
+			then["required"] = r
+		}
+		rules = append(rules, obj{"if": cond, "then": then})
+	}
+	return rules
+}
+
+func jsServiceTime(sink bool) obj {
+	desc := "Time a subtask spends on one record. Required."
+	if sink {
+		desc = "Time a subtask spends on one record. Default: constant 0 (records leave on arrival)."
+	}
+	o := jsObject(desc, obj{
+		"distribution": jsEnum("constant: always mean; exponential: mean; uniform: between min and max; lognormal: mean and stddev. Default constant.", distributions, "constant"),
+		"mean":         jsDuration("Mean service time (constant, exponential, lognormal); greater than 0 except for constant.", nil),
+		"min":          jsDuration("Least service time of uniform.", nil),
+		"max":          jsDuration("Greatest service time of uniform; at least min.", nil),
+		"stddev":       jsDuration("Standard deviation of lognormal; greater than 0.", nil),
+	})
+	o["allOf"] = jsVariants("distribution", distributions, serviceApplies, serviceRequires, DistConstant)
+	return o
+}
+
+// jsVertex is the schema of an operator or, with sink, a sink.
+func jsVertex(sink bool) obj {
+	what := "An operator: processes one record at a time per subtask."
+	if sink {
+		what = "A sink: takes records out of the job."
+	}
+	props := obj{
+		"name":   jsName(),
+		"input":  obj{"description": "Name of the upstream vertex (a source or an operator). Give input or inputs.", "type": "string"},
+		"inputs": obj{"description": "Names of several upstream vertices (a join or union). Give input or inputs.", "type": "array", "minItems": 1, "uniqueItems": true, "items": obj{"type": "string"}},
+		"partitioning": jsEnum("How records of every input edge are spread over the subtasks: forward (subtask i to subtask i; equal parallelism), rebalance (round-robin), hash (by key group of the record key, keyBy), broadcast (to every subtask), rescale (round-robin over a local subset). Default forward when every input has the same parallelism, else rebalance.",
+			partitionings, ""),
+		"parallelism":     jsInteger("Number of subtasks. Default 1.", 1, 1),
+		"max_parallelism": obj{"description": "Number of key groups of hash partitioning, at least parallelism. Default roundUpToPowerOfTwo(1.5 x parallelism), at least 128 (Flink's default).", "type": "integer", "minimum": 1, "maximum": MaxMaxParallelism},
+		"service_time":    jsServiceTime(sink),
+		"network":         jsNetwork("Network settings of this vertex's input edges, overriding the scenario's network.", false),
+	}
+	required := []string{"name", "service_time"}
+	if sink {
+		required = []string{"name"}
+	} else {
+		props["selectivity"] = obj{"description": "Output records per input record: a filter 0.3, a flatMap 2.5. Default 1.", "type": "number", "minimum": 0, "default": 1}
+	}
+	o := jsObject(what, props, required...)
+	o["oneOf"] = []any{
+		obj{"required": []string{"input"}},
+		obj{"required": []string{"inputs"}},
+	}
+	return o
+}

@@ -1,0 +1,254 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+)
+
+// compileSchema compiles JSONSchema, which also checks it against the
+// draft-07 meta-schema.
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSONSchema()))
+	if err != nil {
+		t.Fatalf("JSONSchema is not valid JSON: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	if err := c.AddResource("scenario.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("scenario.schema.json")
+	if err != nil {
+		t.Fatalf("JSONSchema does not compile: %v", err)
+	}
+	return sch
+}
+
+// instance converts a YAML scenario to the JSON value an editor validates.
+func instance(t *testing.T, data []byte) any {
+	t.Helper()
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		t.Fatalf("yaml: %v", err)
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+func TestJSONSchemaIsValidAndStable(t *testing.T) {
+	a, b := JSONSchema(), JSONSchema()
+	if !json.Valid(a) || !bytes.Equal(a, b) {
+		t.Fatal("JSONSchema is not valid JSON or not deterministic")
+	}
+	var top map[string]any
+	if err := json.Unmarshal(a, &top); err != nil {
+		t.Fatal(err)
+	}
+	if top["$schema"] != "http://json-schema.org/draft-07/schema#" {
+		t.Errorf("$schema = %v", top["$schema"])
+	}
+	compileSchema(t)
+}
+
+// The schema's objects have exactly the keys the decoder accepts, and every
+// property has a description.
+func TestJSONSchemaMatchesDecoder(t *testing.T) {
+	var top map[string]any
+	if err := json.Unmarshal(JSONSchema(), &top); err != nil {
+		t.Fatal(err)
+	}
+	get := func(path ...string) map[string]any {
+		v := any(top)
+		for _, p := range path {
+			v = v.(map[string]any)[p]
+		}
+		return v.(map[string]any)
+	}
+	props := func(o map[string]any) map[string]any { return o["properties"].(map[string]any) }
+	cases := []struct {
+		path   []string
+		fields []string
+	}{
+		{nil, topFields},
+		{[]string{"properties", "workers"}, workersFields},
+		{[]string{"properties", "network"}, networkFields},
+		{[]string{"properties", "metrics"}, metricsFields},
+		{[]string{"properties", "sources", "items"}, sourceFields},
+		{[]string{"properties", "sources", "items", "properties", "arrival"}, arrivalFields},
+		{[]string{"properties", "sources", "items", "properties", "arrival", "properties", "schedule", "items"}, stepFields},
+		{[]string{"properties", "sources", "items", "properties", "keys"}, keysFields},
+		{[]string{"properties", "operators", "items"}, operatorFields},
+		{[]string{"properties", "operators", "items", "properties", "service_time"}, serviceTimeFields},
+		{[]string{"properties", "operators", "items", "properties", "network"}, networkFields},
+		{[]string{"properties", "sinks", "items"}, sinkFields},
+		{[]string{"properties", "sinks", "items", "properties", "service_time"}, serviceTimeFields},
+		{[]string{"properties", "sinks", "items", "properties", "network"}, networkFields},
+	}
+	for _, c := range cases {
+		o := get(c.path...)
+		if o["additionalProperties"] != false {
+			t.Errorf("%v: additionalProperties is not false", c.path)
+		}
+		if d, _ := o["description"].(string); d == "" && c.path != nil {
+			t.Errorf("%v: no description", c.path)
+		}
+		var keys []string
+		for k, v := range props(o) {
+			keys = append(keys, k)
+			if d, _ := v.(map[string]any)["description"].(string); d == "" {
+				t.Errorf("%v.%s: no description", c.path, k)
+			}
+		}
+		slices.Sort(keys)
+		want := slices.Clone(c.fields)
+		slices.Sort(want)
+		if !slices.Equal(keys, want) {
+			t.Errorf("%v: schema has %v, decoder %v", c.path, keys, want)
+		}
+	}
+}
+
+// Every scenario that Parse accepts validates against the schema: the
+// testdata, the built-in library and the valid fuzz seeds.
+func TestJSONSchemaAcceptsScenarios(t *testing.T) {
+	sch := compileSchema(t)
+	var files []string
+	for _, pattern := range []string{"testdata/*.yaml", "../../scenarios/*.yaml", "testdata/valid/*.yaml"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no scenario files")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(f, data); err != nil {
+			t.Errorf("%s does not parse: %v", f, err)
+			continue
+		}
+		if err := sch.Validate(instance(t, data)); err != nil {
+			t.Errorf("%s: schema rejects it: %v", f, err)
+		}
+	}
+	for _, c := range errorCases {
+		if len(c.want) == 0 {
+			if err := sch.Validate(instance(t, []byte(c.yaml))); err != nil {
+				t.Errorf("%s: schema rejects it: %v", c.name, err)
+			}
+		}
+	}
+	for _, text := range []string{minimal} {
+		if err := sch.Validate(instance(t, []byte(text))); err != nil {
+			t.Errorf("schema rejects %q: %v", text, err)
+		}
+	}
+}
+
+// The schema rejects the mistakes it can see: unknown fields, wrong types,
+// bad unit strings, unknown enum values, missing and inapplicable fields.
+func TestJSONSchemaRejects(t *testing.T) {
+	sch := compileSchema(t)
+	reject := []string{
+		"unknown field with suggestion", "unknown field without suggestion", "case and dash typos",
+		"wrong types", "bad unit strings", "unknown enum values", "missing required fields",
+		"missing per variant", "input and inputs", "no source and no sink", "empty source and sink lists",
+		"source not a mapping", "top level not a mapping", "bad names",
+	}
+	for _, c := range errorCases {
+		if !slices.Contains(reject, c.name) {
+			continue
+		}
+		if err := sch.Validate(instance(t, []byte(c.yaml))); err == nil {
+			t.Errorf("%s: schema accepts it", c.name)
+		}
+	}
+	// Each inapplicable field alone.
+	base := "duration: 10s\nsinks: [{name: out, input: src}]\nsources:\n  - name: src\n"
+	for _, extra := range []string{
+		"    arrival: {process: constant, rate: 10/s, on: 1s}\n",
+		"    arrival: {process: bursty, rate: 10/s, on: 1s}\n",
+		"    arrival: {process: schedule, rate: 10/s, schedule: [{at: 0s, rate: 1/s}]}\n",
+		"    arrival: {process: constant, rate: 10/s}\n    keys: {exponent: 2}\n",
+		"    arrival: {process: constant, rate: 10/s}\n    on_backpressure: drop\n",
+		"    arrival: {process: constant, rate: 10/s}\n    replayable: false\n    buffer_limit: 5\n",
+		"    arrival: {process: constant, rate: 10/s}\n    record_size: 10 bytes\n",
+	} {
+		if err := sch.Validate(instance(t, []byte(base+extra))); err == nil {
+			t.Errorf("schema accepts %q", extra)
+		}
+		if _, err := Parse("x.yaml", []byte(base+extra)); err == nil {
+			t.Errorf("Parse accepts %q", extra)
+		}
+	}
+	ok := base + "    arrival: {process: bursty, rate: 10/s, on: 1s, off: 2s}\n    replayable: false\n    on_backpressure: buffer\n    buffer_limit: 5\n    keys: {distribution: zipf, exponent: 1.1}\n"
+	if err := sch.Validate(instance(t, []byte(ok))); err != nil {
+		t.Errorf("schema rejects %q: %v", ok, err)
+	}
+	if _, err := Parse("x.yaml", []byte(ok)); err != nil {
+		t.Errorf("Parse rejects %q: %v", ok, err)
+	}
+}
+
+// The patterns of the schema accept what the unit parsers accept.
+func TestJSONSchemaPatterns(t *testing.T) {
+	var top map[string]any
+	if err := json.Unmarshal(JSONSchema(), &top); err != nil {
+		t.Fatal(err)
+	}
+	s := string(JSONSchema())
+	for _, p := range []string{patDuration, patRate, patSize, patBandwidth, patName} {
+		q, _ := json.Marshal(p)
+		if !strings.Contains(s, string(q)) {
+			t.Errorf("pattern %s is not in the schema", p)
+		}
+	}
+	sch := compileSchema(t)
+	check := func(field, value string, want bool) {
+		t.Helper()
+		doc := "duration: 10s\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\n" + field + ": " + value + "\n"
+		got := sch.Validate(instance(t, []byte(doc))) == nil
+		if got != want {
+			t.Errorf("%s: %s: schema accepts = %v, want %v", field, value, got, want)
+		}
+	}
+	for _, v := range []string{"250ms", "1.5s", "1h30m", "500us", "500µs", "100ns", "0", "250 ms"} {
+		check("warmup", v, true)
+		if _, err := ParseDuration(v); err != nil {
+			t.Errorf("ParseDuration(%q): %v", v, err)
+		}
+	}
+	for _, v := range []string{"5", "2min", "1s-", "fast"} {
+		check("warmup", v, false)
+	}
+	for _, v := range []string{"1Gbit/s", "100Mbit/s", "10kbit/s", "10MB/s", "1GiB/s", "1Gbps", "1 Gbit / s"} {
+		check("network", "{bandwidth: "+v+"}", true)
+	}
+	for _, v := range []string{"1Gbit", "1Gb/s", "1000"} {
+		check("network", "{bandwidth: "+v+"}", false)
+	}
+	for _, v := range []string{"32KiB", "1KB", "100", "100B", "1.5 MiB"} {
+		check("network", "{buffer_size: "+v+"}", true)
+	}
+	for _, v := range []string{"100b", "1.5", "big"} {
+		check("network", "{buffer_size: "+v+"}", false)
+	}
+}

@@ -1,0 +1,398 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// What each unit parser expects, with examples; the first words of every
+// unit error.
+const (
+	expectDuration  = "expected a duration such as 250ms or 2s"
+	expectRate      = "expected a rate such as 100/s or 6000/min"
+	expectSize      = "expected a size such as 100B or 32KiB"
+	expectBandwidth = "expected a bandwidth such as 1Gbit/s or 125MB/s"
+)
+
+// unitError builds "expected ..., got "s"" with an optional hint in
+// parentheses.
+func unitError(expect, got, hint string) error {
+	if hint != "" {
+		return fmt.Errorf("%s, got %q (%s)", expect, got, hint)
+	}
+	return fmt.Errorf("%s, got %q", expect, got)
+}
+
+// number is a decimal number with an optional fraction; numberExp also
+// takes an exponent (1e6).
+const (
+	number    = `(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)`
+	numberExp = number + `(?:[eE][+-]?[0-9]+)?`
+)
+
+var (
+	reBareNumber = regexp.MustCompile(`^[+-]?` + numberExp + `$`)
+	reZero       = regexp.MustCompile(`^[+-]?(?:0+(?:\.0*)?|\.0+)$`)
+	reRate       = regexp.MustCompile(`^([+-]?` + numberExp + `)\s*/\s*(\S*)$`)
+	reSize       = regexp.MustCompile(`^([+-]?` + numberExp + `)\s*([^\s0-9.+-]*)$`)
+	reBandwidth  = regexp.MustCompile(`^([+-]?` + numberExp + `)\s*([^\s/0-9.+-]+)\s*(?:/\s*(\S*))?$`)
+)
+
+// durationUnits are the units of ParseDuration, as in Go's time package.
+var durationUnits = map[string]bool{
+	"ns": true, "us": true, "µs": true, "μs": true, "ms": true, "s": true, "m": true, "h": true,
+}
+
+const durationUnitList = "units are ns, us, ms, s, m and h"
+
+// ParseDuration parses a span of simulated time: a sequence of decimal
+// numbers, each with a unit, such as "250ms", "1.5s", "2m", "1h30m",
+// "500us" (or "500µs") and "100ns"; units are ns, us, µs, ms, s, m (minutes)
+// and h. Spaces between a number and its unit are allowed ("250 ms"). A bare
+// "0" means zero. A leading sign is accepted; callers check the range.
+// It returns nanoseconds of simulated time, or an error such as
+// `expected a duration such as 250ms or 2s, got "5" (a number needs a unit)`.
+func ParseDuration(s string) (des.Time, error) {
+	in := strings.TrimSpace(s)
+	if in == "" {
+		return 0, unitError(expectDuration, s, "")
+	}
+	if reZero.MatchString(in) {
+		return 0, nil
+	}
+	body := in
+	neg := false
+	if body[0] == '+' || body[0] == '-' {
+		neg = body[0] == '-'
+		body = strings.TrimLeft(body[1:], " \t")
+		if body == "" {
+			return 0, unitError(expectDuration, s, "")
+		}
+	}
+	var norm strings.Builder
+	for body != "" {
+		num := leadingNumber(body)
+		if num == "" {
+			return 0, unitError(expectDuration, s, "")
+		}
+		rest := strings.TrimLeft(body[len(num):], " \t")
+		unit := leadingUnit(rest)
+		if unit == "" {
+			if rest == "" && reBareNumber.MatchString(in) {
+				return 0, unitError(expectDuration, s, "a number needs a unit")
+			}
+			return 0, unitError(expectDuration, s, "")
+		}
+		if !durationUnits[unit] {
+			return 0, unitError(expectDuration, s, fmt.Sprintf("unknown unit %q; %s", unit, durationUnitList))
+		}
+		norm.WriteString(num)
+		norm.WriteString(unit)
+		body = strings.TrimLeft(rest[len(unit):], " \t")
+	}
+	d, err := time.ParseDuration(norm.String())
+	if err != nil {
+		return 0, unitError(expectDuration, s, "too large; at most 2562047h")
+	}
+	if neg {
+		d = -d
+	}
+	return des.Time(d), nil
+}
+
+// leadingNumber returns the longest prefix of s made of digits with at most
+// one decimal point, or "" if it has no digit.
+func leadingNumber(s string) string {
+	i, dot, digits := 0, false, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case c == '.' && !dot:
+			dot = true
+		default:
+			if !digits {
+				return ""
+			}
+			return s[:i]
+		}
+	}
+	if !digits {
+		return ""
+	}
+	return s
+}
+
+// leadingUnit returns the letters (including µ and μ) that start s.
+func leadingUnit(s string) string {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == 'µ' || r == 'μ') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// rateUnits maps the time unit after "/" to a factor from records per unit
+// to records per second (a multiplier when the unit is under a second, a
+// divisor otherwise, so common values stay exact).
+var rateUnits = map[string]struct {
+	mul, div float64
+}{
+	"ns": {1e9, 1}, "us": {1e6, 1}, "µs": {1e6, 1}, "μs": {1e6, 1}, "ms": {1e3, 1},
+	"s": {1, 1}, "sec": {1, 1}, "m": {1, 60}, "min": {1, 60}, "h": {1, 3600},
+}
+
+const rateUnitList = "units are /ns, /us, /ms, /s, /min and /h"
+
+// ParseRate parses a rate in records per unit of simulated time: a decimal
+// number, "/" and a unit, such as "100/s", "6000/min", "2.5/ms", "3600/h"
+// or "1e6/s"; spaces around "/" are allowed. Units are ns, us, µs, ms, s,
+// sec, m or min, and h. A bare "0" means zero. A leading sign is accepted;
+// callers check the range. It returns records per simulated second.
+func ParseRate(s string) (float64, error) {
+	in := strings.TrimSpace(s)
+	if reZero.MatchString(in) {
+		return 0, nil
+	}
+	m := reRate.FindStringSubmatch(in)
+	if m == nil {
+		switch {
+		case reBareNumber.MatchString(in):
+			return 0, unitError(expectRate, s, "a number needs a unit")
+		case strings.Contains(in, "/"):
+			return 0, unitError(expectRate, s, "")
+		}
+		if num := leadingNumber(strings.TrimLeft(in, "+-")); num != "" {
+			return 0, unitError(expectRate, s, "a rate is a number, \"/\" and a unit")
+		}
+		return 0, unitError(expectRate, s, "")
+	}
+	u, ok := rateUnits[m[2]]
+	if !ok {
+		return 0, unitError(expectRate, s, fmt.Sprintf("unknown unit %q; %s", m[2], rateUnitList))
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || math.IsInf(v*u.mul/u.div, 0) {
+		return 0, unitError(expectRate, s, "too large")
+	}
+	return v * u.mul / u.div, nil
+}
+
+// sizeUnits maps a byte-size unit to bytes: decimal (SI) and binary (IEC).
+var sizeUnits = map[string]float64{
+	"B":  1,
+	"kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+	"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+}
+
+const sizeUnitList = "units are B, KB, MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024)"
+
+// ParseByteSize parses a size in bytes: a decimal number with an optional
+// unit, such as "100B", "32KiB", "1MiB", "1GiB", "1KB" (1000 bytes) or
+// "1MB" (10^6 bytes); a number without a unit is a whole number of bytes.
+// Units are B, kB or KB, MB, GB, TB, KiB, MiB, GiB and TiB; a space before
+// the unit is allowed. Fractions are rounded to the nearest byte
+// ("1.5KiB" is 1536). A leading sign is accepted; callers check the range.
+func ParseByteSize(s string) (int64, error) {
+	in := strings.TrimSpace(s)
+	m := reSize.FindStringSubmatch(in)
+	if m == nil {
+		return 0, unitError(expectSize, s, "")
+	}
+	mul := 1.0
+	if m[2] == "" {
+		if _, err := strconv.ParseInt(m[1], 10, 64); err != nil {
+			if reZero.MatchString(m[1]) {
+				return 0, nil
+			}
+			return 0, unitError(expectSize, s, "a number without a unit is a whole number of bytes")
+		}
+	} else {
+		f, ok := sizeUnits[m[2]]
+		if !ok {
+			return 0, unitError(expectSize, s, fmt.Sprintf("unknown unit %q; %s", m[2], sizeUnitList))
+		}
+		mul = f
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	v = math.Round(v * mul)
+	if err != nil || math.Abs(v) >= 1<<63 {
+		return 0, unitError(expectSize, s, "too large")
+	}
+	return int64(v), nil
+}
+
+// bandwidthUnits maps a unit (before "/s") to bytes per second.
+var bandwidthUnits = map[string]float64{
+	"bit": 1.0 / 8, "kbit": 1e3 / 8, "Kbit": 1e3 / 8, "Mbit": 1e6 / 8, "Gbit": 1e9 / 8, "Tbit": 1e12 / 8,
+	"B": 1, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+	"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+}
+
+// bpsUnits are the "bits per second" spellings that need no "/s".
+var bpsUnits = map[string]float64{
+	"bps": 1.0 / 8, "kbps": 1e3 / 8, "Kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8,
+}
+
+const bandwidthUnitList = "units are bit/s, kbit/s, Mbit/s, Gbit/s (or Mbps, Gbps), B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s and GiB/s"
+
+// ParseBandwidth parses a bandwidth: a decimal number and a unit per
+// second, such as "1Gbit/s", "100Mbit/s", "10kbit/s", "10MB/s", "125MB/s"
+// or "1GiB/s"; "Gbps"-style units need no "/s". Bit units (bit, kbit,
+// Mbit, Gbit, Tbit) are powers of 1000 bits; byte units are those of
+// ParseByteSize. A bare "0" means zero. A leading sign is accepted; callers
+// check the range. It returns bytes per simulated second.
+func ParseBandwidth(s string) (float64, error) {
+	in := strings.TrimSpace(s)
+	if reZero.MatchString(in) {
+		return 0, nil
+	}
+	m := reBandwidth.FindStringSubmatch(in)
+	if m == nil {
+		if reBareNumber.MatchString(in) {
+			return 0, unitError(expectBandwidth, s, "a number needs a unit")
+		}
+		return 0, unitError(expectBandwidth, s, "")
+	}
+	unit, per, hasPer := m[2], m[3], strings.Contains(in, "/")
+	var mul float64
+	if f, ok := bpsUnits[unit]; ok && !hasPer {
+		mul = f
+	} else if f, ok := bandwidthUnits[unit]; ok {
+		if !hasPer {
+			return 0, unitError(expectBandwidth, s, fmt.Sprintf("missing \"/s\" after %q", unit))
+		}
+		if per != "s" {
+			return 0, unitError(expectBandwidth, s, "a bandwidth is per second (/s)")
+		}
+		mul = f
+	} else {
+		return 0, unitError(expectBandwidth, s, fmt.Sprintf("unknown unit %q; %s", unit, bandwidthUnitList))
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || math.IsInf(v*mul, 0) {
+		return 0, unitError(expectBandwidth, s, "too large")
+	}
+	return v * mul, nil
+}
+
+// FormatDuration formats simulated time t (nanoseconds) as ParseDuration
+// reads it, like Go's time.Duration: "250ms", "1.5s", "1m30s", "0s".
+func FormatDuration(t des.Time) string {
+	return time.Duration(t).String()
+}
+
+// FormatRate formats a rate in records per simulated second as ParseRate
+// reads it: "100/s", "0.5/s"; a rate under 1/s that is a whole number per
+// minute or per hour uses that unit ("30/min", "2/h").
+func FormatRate(perSecond float64) string {
+	if perSecond != 0 && math.Abs(perSecond) < 1 && !isWhole(perSecond) {
+		if isWhole(perSecond * 60) {
+			return formatFloat(math.Round(perSecond*60)) + "/min"
+		}
+		if isWhole(perSecond * 3600) {
+			return formatFloat(math.Round(perSecond*3600)) + "/h"
+		}
+	}
+	return formatFloat(perSecond) + "/s"
+}
+
+// isWhole reports whether x is an integer up to float rounding.
+func isWhole(x float64) bool {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return false
+	}
+	return math.Abs(x-math.Round(x)) <= 1e-9*math.Max(1, math.Abs(x))
+}
+
+// formatFloat prints x in the shortest decimal form that reads back exactly,
+// without an exponent.
+func formatFloat(x float64) string {
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+type namedUnit struct {
+	name string
+	size float64
+}
+
+var (
+	binaryUnits  = []namedUnit{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+	decimalUnits = []namedUnit{{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}}
+	bitUnits     = []namedUnit{{"Tbit", 1e12}, {"Gbit", 1e9}, {"Mbit", 1e6}, {"kbit", 1e3}}
+)
+
+// FormatByteSize formats a size in bytes as ParseByteSize reads it: exact
+// when it is a whole number of some unit ("32KiB", "1MiB", "1KB", "100B"),
+// otherwise rounded to two decimals of the largest binary unit it exceeds
+// ("1.18MiB").
+func FormatByteSize(n int64) string {
+	if n == 0 {
+		return "0B"
+	}
+	for _, u := range binaryUnits {
+		if n%int64(u.size) == 0 {
+			return strconv.FormatInt(n/int64(u.size), 10) + u.name
+		}
+	}
+	for _, u := range decimalUnits {
+		if n%int64(u.size) == 0 {
+			return strconv.FormatInt(n/int64(u.size), 10) + u.name
+		}
+	}
+	abs := math.Abs(float64(n))
+	for _, u := range binaryUnits {
+		if abs >= u.size {
+			return trimDecimals(float64(n)/u.size) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
+// trimDecimals prints x with at most two decimals, without trailing zeros.
+func trimDecimals(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 2, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// FormatBandwidth formats a bandwidth in bytes per simulated second as
+// ParseBandwidth reads it: in bits when it is a whole number of kbit, Mbit,
+// Gbit or Tbit ("1Gbit/s", "80Mbit/s"), else in a byte unit when whole
+// ("1GiB/s", "1500B/s"), else rounded to two decimals ("1.18MiB/s").
+func FormatBandwidth(bytesPerSecond float64) string {
+	if bytesPerSecond == 0 || math.IsNaN(bytesPerSecond) || math.IsInf(bytesPerSecond, 0) {
+		return formatFloat(bytesPerSecond) + "B/s"
+	}
+	bits := bytesPerSecond * 8
+	abs := math.Abs(bytesPerSecond)
+	for _, u := range bitUnits {
+		if math.Abs(bits) >= u.size && isWhole(bits/u.size) {
+			return formatFloat(math.Round(bits/u.size)) + u.name + "/s"
+		}
+	}
+	for _, list := range [][]namedUnit{binaryUnits, decimalUnits} {
+		for _, u := range list {
+			if abs >= u.size && isWhole(bytesPerSecond/u.size) {
+				return formatFloat(math.Round(bytesPerSecond/u.size)) + u.name + "/s"
+			}
+		}
+	}
+	if isWhole(bytesPerSecond) {
+		return formatFloat(math.Round(bytesPerSecond)) + "B/s"
+	}
+	for _, u := range binaryUnits {
+		if abs >= u.size {
+			return trimDecimals(bytesPerSecond/u.size) + u.name + "/s"
+		}
+	}
+	return trimDecimals(bytesPerSecond) + "B/s"
+}

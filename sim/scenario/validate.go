@@ -1,0 +1,644 @@
+package scenario
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// MaxRate is the largest rate a source subtask may have, in records per
+// simulated second: one record per nanosecond, the resolution of des.Time.
+const MaxRate = 1e9
+
+// MaxNameLength is the longest vertex name, in bytes.
+const MaxNameLength = 64
+
+// reName is what a vertex name may look like: it appears in metric files,
+// command-line flags and "a -> b" messages.
+var reName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// Pos returns the 1-based line and column where the field path (in YAML
+// names, e.g. "operators[1].service_time.mean") was given in the file the
+// scenario was parsed from. For a field that was not given (a default) it
+// returns the position of the nearest enclosing field that was, and 0, 0
+// when there is none (a Scenario built in Go).
+func (s *Scenario) Pos(path string) (line, col int) {
+	if s == nil || s.positions == nil {
+		return 0, 0
+	}
+	for {
+		if p, ok := s.positions[path]; ok {
+			return p.line, p.col
+		}
+		if path == "" {
+			return 0, 0
+		}
+		path = parentPath(path)
+	}
+}
+
+// given reports whether the field path was written in the YAML text.
+func (s *Scenario) given(path string) bool {
+	_, ok := s.positions[path]
+	return ok
+}
+
+// parentPath strips the last ".field" or "[i]" of a path.
+func parentPath(path string) string {
+	i := strings.LastIndexAny(path, ".[")
+	if i < 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+// Errorf returns an Error located at the field path (see Pos), for problems
+// found after parsing, such as a scenario that exceeds a runtime limit:
+// s.Errorf("sources[0].arrival.rate", "needs %d events, the limit is %d", n, max).
+func (s *Scenario) Errorf(path, format string, args ...any) *Error {
+	line, col := s.Pos(path)
+	return &Error{File: s.File, Line: line, Col: col, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks a complete Scenario, such as one built in Go or changed
+// after Parse: value ranges, enum values, and the job graph (unique names,
+// inputs that exist and are not sinks, no cycles, forward edges between
+// equal parallelisms, at least one source and one sink, enough slots). It
+// fills no defaults. It returns nil or an ErrorList located with Pos.
+func (s *Scenario) Validate() error {
+	return finish(s.validate(nil))
+}
+
+// checker collects validation errors, skipping fields that already have a
+// decoding error.
+type checker struct {
+	s *Scenario
+	// bad holds the paths the decoder reported; their values are not
+	// checked again, nor those of the fields inside them.
+	bad map[string]bool
+	// reported holds the paths validation reported, one error each.
+	reported map[string]bool
+	errs     ErrorList
+}
+
+// isBad reports whether the decoder reported path or a field around it.
+func (c *checker) isBad(path string) bool {
+	for p := path; ; p = parentPath(p) {
+		if c.bad[p] {
+			return true
+		}
+		if p == "" {
+			return false
+		}
+	}
+}
+
+func (c *checker) errorf(path, format string, args ...any) {
+	if c.isBad(path) || c.reported[path] {
+		return
+	}
+	c.errs = append(c.errs, c.s.Errorf(path, format, args...))
+	c.reported[path] = true
+}
+
+func (c *checker) positiveDuration(path string, t des.Time) {
+	if t <= 0 {
+		c.errorf(path, "must be greater than 0, got %s", FormatDuration(t))
+	}
+}
+
+func (c *checker) nonNegativeDuration(path string, t des.Time) {
+	if t < 0 {
+		c.errorf(path, "must not be negative, got %s", FormatDuration(t))
+	}
+}
+
+func (c *checker) atLeast(path string, v, min int) {
+	if v < min {
+		c.errorf(path, "must be at least %d, got %d", min, v)
+	}
+}
+
+func (c *checker) rate(path string, r float64, zeroOK bool) {
+	switch {
+	case math.IsNaN(r) || r < 0 || r == 0 && !zeroOK:
+		if zeroOK {
+			c.errorf(path, "must not be negative, got %s", FormatRate(r))
+		} else {
+			c.errorf(path, "must be greater than 0, got %s", FormatRate(r))
+		}
+	case r > MaxRate:
+		c.errorf(path, "must be at most 1000000000/s (one record per nanosecond), got %s", FormatRate(r))
+	}
+}
+
+// enum checks that v is one of valid, suggesting the nearest.
+func (c *checker) enum(path, what, v string, valid []string) bool {
+	if contains(valid, v) {
+		return true
+	}
+	if s := suggest(v, valid); s != "" {
+		c.errorf(path, "unknown %s %s; did you mean %q?", what, quote(v), s)
+	} else {
+		c.errorf(path, "unknown %s %s; expected %s", what, quote(v), orList(valid))
+	}
+	return false
+}
+
+// validate returns the errors of s; bad holds paths already reported by
+// the decoder.
+func (s *Scenario) validate(bad map[string]bool) ErrorList {
+	c := &checker{s: s, bad: bad, reported: map[string]bool{}}
+	c.positiveDuration("duration", s.Duration)
+	c.nonNegativeDuration("warmup", s.Warmup)
+	if s.Duration > 0 && s.Warmup > 0 && s.Warmup >= s.Duration && !c.isBad("duration") {
+		c.errorf("warmup", "must be shorter than duration (%s), got %s", FormatDuration(s.Duration), FormatDuration(s.Warmup))
+	}
+	c.atLeast("workers.count", s.Workers.Count, 1)
+	c.atLeast("workers.slots", s.Workers.Slots, 1)
+	c.network("network", s.Network, nil)
+	c.positiveDuration("metrics.interval", s.Metrics.Interval)
+	for i, src := range s.Sources {
+		c.source(index("sources", i), src)
+	}
+	for i, op := range s.Operators {
+		p := index("operators", i)
+		c.vertex(p, op.Name, op.Parallelism, op.MaxParallelism, op.Partitioning, op.Network)
+		c.serviceTime(p+".service_time", op.ServiceTime)
+		if op.Selectivity < 0 || math.IsNaN(op.Selectivity) || math.IsInf(op.Selectivity, 0) {
+			c.errorf(p+".selectivity", "must be a number of at least 0 (output records per input record), got %v", op.Selectivity)
+		}
+	}
+	for i, sk := range s.Sinks {
+		p := index("sinks", i)
+		c.vertex(p, sk.Name, sk.Parallelism, sk.MaxParallelism, sk.Partitioning, sk.Network)
+		c.serviceTime(p+".service_time", sk.ServiceTime)
+	}
+	c.graph()
+	return c.errs
+}
+
+// network checks a network setting; for an edge's setting, base is the
+// scenario's, and only fields that differ from it are checked (the others
+// are reported there).
+func (c *checker) network(path string, n Network, base *Network) {
+	differs := func(f func(Network) any) bool { return base == nil || f(n) != f(*base) }
+	if differs(func(n Network) any { return n.BufferSize }) && n.BufferSize <= 0 {
+		c.errorf(path+".buffer_size", "must be greater than 0, got %s", FormatByteSize(n.BufferSize))
+	}
+	if differs(func(n Network) any { return n.BuffersPerChannel }) {
+		c.atLeast(path+".buffers_per_channel", n.BuffersPerChannel, 1)
+	}
+	if differs(func(n Network) any { return n.FloatingBuffers }) {
+		c.atLeast(path+".floating_buffers", n.FloatingBuffers, 0)
+	}
+	if differs(func(n Network) any { return n.BufferTimeout }) {
+		c.nonNegativeDuration(path+".buffer_timeout", n.BufferTimeout)
+	}
+	if differs(func(n Network) any { return n.Latency }) {
+		c.nonNegativeDuration(path+".latency", n.Latency)
+	}
+	if differs(func(n Network) any { return n.Bandwidth }) && !(n.Bandwidth > 0 && !math.IsInf(n.Bandwidth, 0)) {
+		c.errorf(path+".bandwidth", "must be greater than 0, got %s", FormatBandwidth(n.Bandwidth))
+	}
+	if differs(func(n Network) any { return n.Capacity }) {
+		c.enum(path+".capacity", "capacity", string(n.Capacity), capacities)
+	}
+}
+
+func (c *checker) name(path, name string) {
+	switch {
+	case name == "":
+		c.errorf(path, "must not be empty")
+	case len(name) > MaxNameLength:
+		c.errorf(path, "must be at most %d characters long, got %d", MaxNameLength, len(name))
+	case !reName.MatchString(name):
+		c.errorf(path, "expected a name of letters, digits, _, - and . such as parse_2, got %s", quote(name))
+	}
+}
+
+func (c *checker) source(p string, src Source) {
+	c.name(p+".name", src.Name)
+	c.atLeast(p+".parallelism", src.Parallelism, 1)
+	a, ap := src.Arrival, p+".arrival"
+	if c.enum(ap+".process", "process", a.Process, processes) {
+		switch a.Process {
+		case ArrivalConstant, ArrivalPoisson:
+			c.rate(ap+".rate", a.Rate, false)
+		case ArrivalBursty:
+			c.rate(ap+".rate", a.Rate, false)
+			c.rate(ap+".off_rate", a.OffRate, true)
+			c.positiveDuration(ap+".on", a.On)
+			c.positiveDuration(ap+".off", a.Off)
+		case ArrivalSchedule:
+			c.schedule(ap+".schedule", a.Schedule)
+		}
+	}
+	k, kp := src.Keys, p+".keys"
+	c.atLeast(kp+".count", k.Count, 1)
+	if c.enum(kp+".distribution", "distribution", k.Distribution, keyDists) && k.Distribution == KeysZipf {
+		if !(k.Exponent > 0) || math.IsInf(k.Exponent, 0) {
+			c.errorf(kp+".exponent", "must be greater than 0, got %v", k.Exponent)
+		}
+	}
+	if src.RecordSize <= 0 {
+		c.errorf(p+".record_size", "must be greater than 0, got %s", FormatByteSize(src.RecordSize))
+	}
+	if !src.Replayable {
+		c.enum(p+".on_backpressure", "on_backpressure", src.OnBackpressure, onBackpressures)
+		if src.OnBackpressure == OnBackpressureBuffer {
+			c.atLeast(p+".buffer_limit", src.BufferLimit, 1)
+		}
+	}
+}
+
+func (c *checker) schedule(p string, steps []RateStep) {
+	if len(steps) == 0 {
+		c.errorf(p, "needs at least one step such as {at: 0s, rate: 100/s}")
+		return
+	}
+	for i, st := range steps {
+		sp := index(p, i)
+		if c.isBad(sp) {
+			continue
+		}
+		switch {
+		case i == 0 && st.At != 0:
+			c.errorf(sp+".at", "the first step must be at 0s, got %s", FormatDuration(st.At))
+		case i > 0 && !c.isBad(index(p, i-1)+".at") && st.At <= steps[i-1].At:
+			c.errorf(sp+".at", "steps must be in increasing order of at, but %s is not after %s",
+				FormatDuration(st.At), FormatDuration(steps[i-1].At))
+		}
+		c.rate(sp+".rate", st.Rate, true)
+	}
+}
+
+func (c *checker) serviceTime(p string, st ServiceTime) {
+	if !c.enum(p+".distribution", "distribution", st.Distribution, distributions) {
+		return
+	}
+	switch st.Distribution {
+	case DistConstant:
+		c.nonNegativeDuration(p+".mean", st.Mean)
+	case DistExponential:
+		c.positiveDuration(p+".mean", st.Mean)
+	case DistUniform:
+		c.nonNegativeDuration(p+".min", st.Min)
+		c.nonNegativeDuration(p+".max", st.Max)
+		if st.Min > st.Max && !c.isBad(p+".min") {
+			c.errorf(p+".max", "must not be less than min (%s), got %s", FormatDuration(st.Min), FormatDuration(st.Max))
+		}
+	case DistLognormal:
+		c.positiveDuration(p+".mean", st.Mean)
+		c.positiveDuration(p+".stddev", st.Stddev)
+	}
+}
+
+// vertex checks what operators and sinks share, except the graph.
+func (c *checker) vertex(p, name string, par, maxPar int, partitioning string, n Network) {
+	c.name(p+".name", name)
+	c.atLeast(p+".parallelism", par, 1)
+	switch {
+	case maxPar < 1:
+		c.atLeast(p+".max_parallelism", maxPar, 1)
+	case maxPar > MaxMaxParallelism:
+		c.errorf(p+".max_parallelism", "must be at most %d, got %d", MaxMaxParallelism, maxPar)
+	case par > maxPar && !c.isBad(p+".max_parallelism"):
+		if c.s.given(p + ".max_parallelism") {
+			c.errorf(p+".max_parallelism", "must not be less than parallelism (%d), got %d", par, maxPar)
+		} else {
+			c.errorf(p+".parallelism", "must be at most %d, the largest max parallelism", maxPar)
+		}
+	}
+	c.enum(p+".partitioning", "partitioning", partitioning, partitionings)
+	c.network(p+".network", n, &c.s.Network)
+}
+
+// vertex is a source, operator or sink, as the graph checks see it.
+type vertex struct {
+	kind         string // "sources", "operators" or "sinks"
+	index        int    // in its list
+	name         string
+	parallelism  int
+	inputs       []string
+	partitioning string
+}
+
+func (v *vertex) path() string { return index(v.kind, v.index) }
+
+// vertices lists the vertices of s: sources, operators, then sinks, each in
+// declaration order.
+func (s *Scenario) vertices() []*vertex {
+	var vs []*vertex
+	for i, x := range s.Sources {
+		vs = append(vs, &vertex{kind: "sources", index: i, name: x.Name, parallelism: x.Parallelism})
+	}
+	for i, x := range s.Operators {
+		vs = append(vs, &vertex{kind: "operators", index: i, name: x.Name, parallelism: x.Parallelism,
+			inputs: x.Inputs, partitioning: x.Partitioning})
+	}
+	for i, x := range s.Sinks {
+		vs = append(vs, &vertex{kind: "sinks", index: i, name: x.Name, parallelism: x.Parallelism,
+			inputs: x.Inputs, partitioning: x.Partitioning})
+	}
+	return vs
+}
+
+// inputPath is the path of input j of v: "operators[0].input" when the
+// scenario gave one input with input:, else "operators[0].inputs[j]".
+func (c *checker) inputPath(v *vertex, j int) string {
+	if one := v.path() + ".input"; c.s.given(one) || c.bad[one] {
+		return one
+	}
+	return index(v.path()+".inputs", j)
+}
+
+// edges returns, for each vertex index, the indices of its valid inputs
+// (existing, not sinks), using the first vertex of each name.
+func edges(vs []*vertex) (byName map[string]int, in [][]int) {
+	byName = map[string]int{}
+	for i, v := range vs {
+		if _, dup := byName[v.name]; !dup && v.name != "" {
+			byName[v.name] = i
+		}
+	}
+	in = make([][]int, len(vs))
+	for i, v := range vs {
+		for _, name := range v.inputs {
+			if u, ok := byName[name]; ok && vs[u].kind != "sinks" {
+				in[i] = append(in[i], u)
+			}
+		}
+	}
+	return byName, in
+}
+
+// graph checks the job graph.
+func (c *checker) graph() {
+	s := c.s
+	vs := s.vertices()
+	byName, in := edges(vs)
+	var names []string
+	unnamed := false // a vertex whose name is unknown: a dangling input may be meant for it
+	for i, v := range vs {
+		if v.name == "" {
+			unnamed = true
+			continue
+		}
+		if first := byName[v.name]; first != i {
+			line, _ := s.Pos(vs[first].path() + ".name")
+			c.errorf(v.path()+".name", "duplicate vertex name %s; first declared at line %d", quote(v.name), line)
+			continue
+		}
+		names = append(names, v.name)
+	}
+	for _, v := range vs {
+		for j, name := range v.inputs {
+			u, ok := byName[name]
+			switch {
+			case !ok && unnamed:
+			case !ok:
+				msg := fmt.Sprintf("unknown vertex %s", quote(name))
+				if sug := suggest(name, names); sug != "" {
+					msg += fmt.Sprintf("; did you mean %q?", sug)
+				} else if len(names) > 0 && len(names) <= 10 {
+					msg += "; vertices are " + strings.Join(names, ", ")
+				}
+				c.errorf(c.inputPath(v, j), "%s", msg)
+			case vs[u].kind == "sinks":
+				c.errorf(c.inputPath(v, j), "%s is a sink; a sink has no output to read from", quote(name))
+			}
+		}
+	}
+	c.cycles(vs, in)
+	for i, v := range vs {
+		if v.partitioning != PartitionForward {
+			continue
+		}
+		for _, u := range in[i] {
+			if w := vs[u]; w.parallelism != v.parallelism && w.parallelism > 0 && v.parallelism > 0 {
+				c.errorf(v.path()+".partitioning",
+					"forward needs equal parallelism, but %s has %d and %s has %d; use rebalance, rescale or hash",
+					quote(w.name), w.parallelism, quote(v.name), v.parallelism)
+				break
+			}
+		}
+	}
+	if len(s.Sources) == 0 {
+		c.errorf("sources", "the job has no source; add one under sources")
+	}
+	if len(s.Sinks) == 0 {
+		c.errorf("sinks", "the job has no sink; add one under sinks")
+	}
+	if s.Workers.Count >= 1 && s.Workers.Slots >= 1 {
+		slots := int64(s.Workers.Count) * int64(s.Workers.Slots)
+		var top *vertex
+		for _, v := range vs {
+			if int64(v.parallelism) > slots && (top == nil || v.parallelism > top.parallelism) {
+				top = v
+			}
+		}
+		if top != nil && !c.isBad("workers") {
+			c.errorf(top.path()+".parallelism", "needs %d slots, the cluster has %d (workers.count %d x workers.slots %d)",
+				top.parallelism, slots, s.Workers.Count, s.Workers.Slots)
+		}
+	}
+}
+
+// cycles reports each cycle of the job graph once per strongly connected
+// component, as "a -> b -> a" starting at its first-declared vertex.
+func (c *checker) cycles(vs []*vertex, in [][]int) {
+	out := make([][]int, len(vs))
+	for v, us := range in {
+		for _, u := range us {
+			out[u] = append(out[u], v)
+		}
+	}
+	for _, comp := range sccs(out) {
+		start := comp[0]
+		for _, v := range comp {
+			start = min(start, v)
+		}
+		member := map[int]bool{}
+		for _, v := range comp {
+			member[v] = true
+		}
+		if len(comp) == 1 && !contains2(out[start], start) {
+			continue
+		}
+		// Shortest path from start back to start, inside the component.
+		prev := map[int]int{}
+		queue := []int{start}
+		found := -1
+		for len(queue) > 0 && found < 0 {
+			u := queue[0]
+			queue = queue[1:]
+			for _, w := range out[u] {
+				if w == start {
+					found = u
+					break
+				}
+				if _, seen := prev[w]; !seen && member[w] {
+					prev[w] = u
+					queue = append(queue, w)
+				}
+			}
+		}
+		if found < 0 {
+			continue
+		}
+		chain := []int{start}
+		for u := found; u != start; u = prev[u] {
+			chain = append(chain, u)
+		}
+		chain = append(chain, start)
+		// chain is start <- found <- ... <- start; reverse to follow edges.
+		for i, j := 1, len(chain)-2; i < j; i, j = i+1, j-1 {
+			chain[i], chain[j] = chain[j], chain[i]
+		}
+		names := make([]string, len(chain))
+		for i, v := range chain {
+			names[i] = vs[v].name
+		}
+		closing := 0
+		for j, name := range vs[start].inputs {
+			if name == vs[found].name {
+				closing = j
+				break
+			}
+		}
+		c.errorf(c.inputPath(vs[start], closing), "cycle in the job graph: %s", strings.Join(names, " -> "))
+	}
+}
+
+func contains2(list []int, x int) bool {
+	for _, y := range list {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// sccs returns the strongly connected components of the graph given by
+// adjacency lists (Tarjan's algorithm, iterative).
+func sccs(out [][]int) [][]int {
+	n := len(out)
+	idx := make([]int, n)
+	low := make([]int, n)
+	onStack := make([]bool, n)
+	for i := range idx {
+		idx[i] = -1
+	}
+	var comps [][]int
+	var st []int
+	next := 0
+	type frame struct{ v, i int }
+	for root := 0; root < n; root++ {
+		if idx[root] >= 0 {
+			continue
+		}
+		call := []frame{{root, 0}}
+		idx[root], low[root] = next, next
+		next++
+		st = append(st, root)
+		onStack[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			if f.i < len(out[f.v]) {
+				w := out[f.v][f.i]
+				f.i++
+				if idx[w] < 0 {
+					idx[w], low[w] = next, next
+					next++
+					st = append(st, w)
+					onStack[w] = true
+					call = append(call, frame{w, 0})
+				} else if onStack[w] {
+					low[f.v] = min(low[f.v], idx[w])
+				}
+				continue
+			}
+			v := f.v
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				p := call[len(call)-1].v
+				low[p] = min(low[p], low[v])
+			}
+			if low[v] == idx[v] {
+				var comp []int
+				for {
+					w := st[len(st)-1]
+					st = st[:len(st)-1]
+					onStack[w] = false
+					comp = append(comp, w)
+					if w == v {
+						break
+					}
+				}
+				comps = append(comps, comp)
+			}
+		}
+	}
+	return comps
+}
+
+// Topo returns the names of the vertices in a topological order of the job
+// graph: every vertex after its inputs, sources first, ties broken by
+// declaration order (sources, then operators, then sinks, each as listed),
+// so the order is deterministic. Vertices on a cycle (only in a Scenario
+// that fails Validate) come last, in declaration order.
+func (s *Scenario) Topo() []string {
+	vs := s.vertices()
+	_, in := edges(vs)
+	indeg := make([]int, len(vs))
+	out := make([][]int, len(vs))
+	for v, us := range in {
+		indeg[v] = len(us)
+		for _, u := range us {
+			out[u] = append(out[u], v)
+		}
+	}
+	ready := &intHeap{}
+	for v := range vs {
+		if indeg[v] == 0 {
+			heap.Push(ready, v)
+		}
+	}
+	order := make([]string, 0, len(vs))
+	done := make([]bool, len(vs))
+	for ready.Len() > 0 {
+		u := heap.Pop(ready).(int)
+		done[u] = true
+		order = append(order, vs[u].name)
+		for _, v := range out[u] {
+			if indeg[v]--; indeg[v] == 0 {
+				heap.Push(ready, v)
+			}
+		}
+	}
+	for v, ok := range done {
+		if !ok {
+			order = append(order, vs[v].name)
+		}
+	}
+	return order
+}
+
+// intHeap is a min-heap of vertex indices.
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
