@@ -1,0 +1,112 @@
+package sim_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// benchRecords runs sc once per iteration and reports the records that
+// the sinks received per wall second.
+func benchRecords(b *testing.B, sc *scenario.Scenario) {
+	b.Helper()
+	b.ReportAllocs()
+	var delivered, events uint64
+	for i := 0; i < b.N; i++ {
+		res, err := sim.Run(context.Background(), sc, sim.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		delivered += res.Summary.Totals.Delivered
+		events += res.Summary.Totals.Events
+	}
+	b.ReportMetric(float64(delivered)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// A two-stage tandem with unbounded queues (the SimPy comparison model):
+// Poisson arrivals through two exponential servers, the built-in tandem
+// with time scaled 1000× faster (same ρ, same queues), so that per-record
+// work, not the 1-second metrics sampling, is measured.
+func BenchmarkTandemUnbounded(b *testing.B) {
+	sc := load(b, "tandem")
+	sc.Sources[0].Arrival.Rate *= 1000
+	sc.Operators[0].ServiceTime.Mean /= 1000
+	sc.Operators[1].ServiceTime.Mean /= 1000
+	sc.Duration = 20 * des.Second // 1.6 million records
+	sc.Warmup = des.Second
+	benchRecords(b, sc)
+}
+
+// The same tandem at the built-in's own time scale (80 records/s), where
+// per-second metrics sampling is part of the cost.
+func BenchmarkTandemUnboundedAsIs(b *testing.B) {
+	sc := load(b, "tandem")
+	sc.Duration = 20000 * des.Second // 1.6 million records
+	benchRecords(b, sc)
+}
+
+// The course's back-pressure job with credit-based buffers, its rates
+// scaled up 1000× so that records, not idle timers, dominate.
+func BenchmarkBackpressure(b *testing.B) {
+	sc := load(b, "backpressure")
+	sc.Sources[0].Arrival.Rate *= 1000
+	sc.Operators[0].ServiceTime.Mean /= 1000
+	sc.Operators[1].ServiceTime.Mean /= 1000
+	sc.Duration = 200 * des.Second // 2 million records through the bottleneck
+	benchRecords(b, sc)
+}
+
+// The built-in back-pressure scenario as it is (10 records/s).
+func BenchmarkBackpressureAsIs(b *testing.B) {
+	sc := load(b, "backpressure")
+	sc.Duration = 20000 * des.Second
+	benchRecords(b, sc)
+}
+
+// sensors-1000: 10,000 records/s over hash edges between two workers.
+func BenchmarkSensors1000(b *testing.B) {
+	sc := load(b, "sensors-1000")
+	sc.Duration = 200 * des.Second // 2 million records
+	benchRecords(b, sc)
+}
+
+// peakHeap runs sc and returns the largest live heap seen at progress
+// callbacks (about every 65,536 events) after a forced collection.
+func peakHeap(b *testing.B, sc *scenario.Scenario) uint64 {
+	var peak uint64
+	var ms runtime.MemStats
+	n := 0
+	_, err := sim.Run(context.Background(), sc, sim.Options{Progress: func(des.Time, uint64) {
+		n++
+		if n%8 != 0 {
+			return
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapAlloc)
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return peak
+}
+
+// BenchmarkMemoryFlat compares the peak live heap of a run with that of a
+// run ten times longer: memory must not grow with the records passed.
+func BenchmarkMemoryFlat(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sc := load(b, "sensors-1000")
+		sc.Duration = 100 * des.Second
+		short := peakHeap(b, sc)
+		sc.Duration = 1000 * des.Second
+		long := peakHeap(b, sc)
+		b.ReportMetric(float64(short), "peak-heap-1x-bytes")
+		b.ReportMetric(float64(long), "peak-heap-10x-bytes")
+		b.ReportMetric(float64(long)/float64(short), "ratio")
+	}
+}

@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/metrics"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// build creates vertices in topological order, their subtasks and the
+// channels of every edge.
+func (s *Sim) build() error {
+	sc := s.sc
+	byName := map[string]*vertex{}
+	type spec struct {
+		inputs       []string
+		partitioning string
+		maxP         int
+	}
+	specs := map[string]spec{}
+	add := func(name, kind string, p int) *vertex {
+		v := &vertex{name: name, kind: kind, parallelism: p, selectivity: 1, net: sc.Network, s: s,
+			ivLat: metrics.NewHistogram(), winLat: metrics.NewHistogram(), status: StatusOK}
+		byName[name] = v
+		return v
+	}
+	for i := range sc.Sources {
+		src := &sc.Sources[i]
+		v := add(src.Name, KindSource, src.Parallelism)
+		kd := newKeyDist(src.Keys)
+		v.keys = &kd
+	}
+	for i := range sc.Operators {
+		op := &sc.Operators[i]
+		v := add(op.Name, KindOperator, op.Parallelism)
+		v.svc, v.selectivity, v.net = newServiceDist(op.ServiceTime), op.Selectivity, op.Network
+		specs[op.Name] = spec{op.Inputs, op.Partitioning, op.MaxParallelism}
+	}
+	for i := range sc.Sinks {
+		sk := &sc.Sinks[i]
+		v := add(sk.Name, KindSink, sk.Parallelism)
+		v.svc, v.net = newServiceDist(sk.ServiceTime), sk.Network
+		specs[sk.Name] = spec{sk.Inputs, sk.Partitioning, sk.MaxParallelism}
+	}
+	for _, name := range sc.Topo() {
+		v := byName[name]
+		if v == nil {
+			return fmt.Errorf("sim: building the job: unknown vertex %q in topological order", name)
+		}
+		s.vertices = append(s.vertices, v)
+	}
+	if len(s.vertices) != len(byName) {
+		return fmt.Errorf("sim: building the job: the job graph has a cycle or an unreachable vertex")
+	}
+	slots := max(sc.Workers.Slots, 1)
+	for _, v := range s.vertices {
+		if v.parallelism < 1 {
+			return fmt.Errorf("sim: building the job: vertex %q has parallelism %d", v.name, v.parallelism)
+		}
+		for i := 0; i < v.parallelism; i++ {
+			t := &subtask{s: s, v: v, index: i, worker: i / slots,
+				rng: des.Stream(sc.Seed, v.kind+"/"+v.name+"/"+fmt.Sprint(i)+"/service")}
+			if v.kind != KindSource {
+				t.gate = &gate{owner: t, floatFree: v.net.FloatingBuffers, unbounded: v.net.Capacity == scenario.Unbounded}
+			}
+			v.subtasks = append(v.subtasks, t)
+			s.subtasks = append(s.subtasks, t)
+		}
+		sp, ok := specs[v.name]
+		if !ok {
+			continue
+		}
+		for _, in := range sp.inputs {
+			u := byName[in]
+			if u == nil {
+				return fmt.Errorf("sim: building the job: %q reads unknown vertex %q", v.name, in)
+			}
+			e := &edge{from: u, to: v, partitioning: sp.partitioning, maxParallelism: sp.maxP}
+			if e.partitioning == "" {
+				e.partitioning = scenario.PartitionRebalance
+				if u.parallelism == v.parallelism {
+					e.partitioning = scenario.PartitionForward
+				}
+			}
+			if e.partitioning == scenario.PartitionForward && u.parallelism != v.parallelism {
+				return fmt.Errorf("sim: building the job: forward edge %s -> %s needs equal parallelism (%d != %d)", u.name, v.name, u.parallelism, v.parallelism)
+			}
+			e.part = partitionerOf(e.partitioning)
+			if e.maxParallelism < v.parallelism {
+				e.maxParallelism = defaultMaxParallelism(v.parallelism)
+			}
+			u.outputs = append(u.outputs, e)
+			v.inputs = append(v.inputs, e)
+			s.connect(e)
+		}
+	}
+	for i := range sc.Sources {
+		v := byName[sc.Sources[i].Name]
+		for _, t := range v.subtasks {
+			t.src = newSource(t, &sc.Sources[i], v.keys, sc.Seed)
+			s.sources = append(s.sources, t.src)
+		}
+	}
+	return nil
+}
+
+// connect creates the channels of e: subtask pairs by partitioning, each
+// with the exclusive credit of its receiver.
+func (s *Sim) connect(e *edge) {
+	u, v := e.from, e.to
+	net := v.net
+	unb := net.Capacity == scenario.Unbounded
+	for ui, ut := range u.subtasks {
+		p := &partition{s: s, owner: ut, edge: e, unbounded: unb, bufSize: net.BufferSize, bufTimeout: net.BufferTimeout}
+		for _, di := range targets(e.partitioning, ui, u.parallelism, v.parallelism) {
+			dt := v.subtasks[di]
+			c := &channel{s: s, from: ut, to: dt, part: p, gate: dt.gate,
+				remote: ut.worker != dt.worker, latency: net.Latency, bw: net.Bandwidth,
+				credit: net.BuffersPerChannel, empty: net.BuffersPerChannel}
+			p.chans = append(p.chans, c)
+			dt.gate.chans = append(dt.gate.chans, c)
+		}
+		p.poolFree = len(p.chans)*net.BuffersPerChannel + net.FloatingBuffers
+		p.rr = ui % len(p.chans)
+		ut.outs = append(ut.outs, p)
+	}
+}
+
+// targets returns the receiving subtasks of sending subtask ui: all of them
+// for all-to-all partitionings, one for forward, and Flink's pointwise
+// subset for rescale.
+func targets(partitioning string, ui, pu, pd int) []int {
+	switch partitioning {
+	case scenario.PartitionForward:
+		return []int{ui}
+	case scenario.PartitionRescale:
+		var out []int
+		if pu >= pd {
+			// each receiver reads a contiguous range of senders
+			for d := 0; d < pd; d++ {
+				if d*pu/pd <= ui && ui < (d+1)*pu/pd {
+					out = append(out, d)
+				}
+			}
+			return out
+		}
+		for d := ui * pd / pu; d < (ui+1)*pd/pu; d++ {
+			out = append(out, d)
+		}
+		return out
+	default:
+		out := make([]int, pd)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+}
+
+// defaultMaxParallelism is Flink's default number of key groups:
+// roundUpToPowerOfTwo(p + p/2), within [128, 32768].
+func defaultMaxParallelism(p int) int {
+	n := p + p/2
+	r := 1
+	for r < n {
+		r <<= 1
+	}
+	return min(max(r, 128), 32768)
+}

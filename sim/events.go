@@ -1,0 +1,31 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// Event types in events.jsonl.
+const (
+	EventRunStarted    = "run_started"
+	EventWarmupEnded   = "warmup_ended"
+	EventStatusChanged = "backpressure_status_changed"
+	EventRunFinished   = "run_finished"
+	EventRunStopped    = "run_stopped" // interrupted: the outputs are partial
+)
+
+// Event is something that happened in a run, at simulated time Time.
+type Event struct {
+	Time    des.Time
+	Type    string
+	Vertex  string // for vertex events
+	From    string // status change: old status
+	To      string // status change: new status
+	Message string // one line for people
+}
+
+func statusMessage(vertex string, r Row) string {
+	return fmt.Sprintf("%s is %s: back-pressured %.0f ms/s, busy %.0f ms/s (max over subtasks)",
+		vertex, r.Status, r.Backpressured, r.Busy)
+}

@@ -1,0 +1,264 @@
+package sim
+
+import (
+	"math"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// Key groups as Flink assigns them: ranges of key groups per subtask, and
+// every key in [0, max parallelism).
+func TestKeyGroups(t *testing.T) {
+	// key group ranges: with max parallelism 128 and p = 3, subtasks own
+	// 43, 43 and 42 key groups (DESIGN.md "Job graph")
+	own := make([]int, 3)
+	for kg := 0; kg < 128; kg++ {
+		own[kg*3/128]++
+	}
+	if own[0] != 43 || own[1] != 43 || own[2] != 42 {
+		t.Fatalf("key groups per subtask %v, want [43 43 42]", own)
+	}
+	if murmurHash(math.MinInt32) < 0 {
+		t.Fatal("murmurHash must be non-negative")
+	}
+	// every key lands in [0, maxParallelism)
+	for k := uint32(0); k < 10000; k++ {
+		if g := keyGroup(k, 128); g < 0 || g >= 128 {
+			t.Fatalf("key %d -> key group %d", k, g)
+		}
+	}
+}
+
+func TestTargets(t *testing.T) {
+	cases := []struct {
+		part       string
+		ui, pu, pd int
+		want       []int
+	}{
+		{scenario.PartitionForward, 2, 4, 4, []int{2}},
+		{scenario.PartitionRebalance, 0, 2, 3, []int{0, 1, 2}},
+		{scenario.PartitionRescale, 0, 2, 4, []int{0, 1}},
+		{scenario.PartitionRescale, 1, 2, 4, []int{2, 3}},
+		{scenario.PartitionRescale, 0, 4, 2, []int{0}},
+		{scenario.PartitionRescale, 1, 4, 2, []int{0}},
+		{scenario.PartitionRescale, 3, 4, 2, []int{1}},
+		{scenario.PartitionRescale, 2, 3, 2, []int{1}},
+	}
+	for _, c := range cases {
+		got := targets(c.part, c.ui, c.pu, c.pd)
+		if len(got) != len(c.want) {
+			t.Errorf("%s %d of %d->%d: %v, want %v", c.part, c.ui, c.pu, c.pd, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s %d of %d->%d: %v, want %v", c.part, c.ui, c.pu, c.pd, got, c.want)
+			}
+		}
+	}
+	if defaultMaxParallelism(3) != 128 || defaultMaxParallelism(200) != 512 || defaultMaxParallelism(100000) != 32768 {
+		t.Error("default max parallelism differs from Flink's")
+	}
+}
+
+func TestArrivalProcessCounts(t *testing.T) {
+	count := func(a scenario.Arrival, until des.Time) int {
+		g := newArrivalGen(a, des.Stream(1, "test"))
+		n := 0
+		for g.next() <= until {
+			n++
+		}
+		return n
+	}
+	if n := count(scenario.Arrival{Process: scenario.ArrivalConstant, Rate: 100}, 10*des.Second); n != 1000 {
+		t.Errorf("constant 100/s over 10s: %d records, want 1000", n)
+	}
+	// 3/s does not divide a second into whole nanoseconds: no drift
+	if n := count(scenario.Arrival{Process: scenario.ArrivalConstant, Rate: 3}, 1000*des.Second); n != 3000 {
+		t.Errorf("constant 3/s over 1000s: %d records, want 3000", n)
+	}
+	sched := scenario.Arrival{Process: scenario.ArrivalSchedule, Schedule: []scenario.RateStep{
+		{At: 0, Rate: 10}, {At: 10 * des.Second, Rate: 0}, {At: 20 * des.Second, Rate: 100}}}
+	if n := count(sched, 30*des.Second); n != 100+0+1000 {
+		t.Errorf("schedule 10/s, 0/s, 100/s over 10s each: %d records, want 1100", n)
+	}
+	end := scenario.Arrival{Process: scenario.ArrivalSchedule, Schedule: []scenario.RateStep{{At: 0, Rate: 5}, {At: 2 * des.Second, Rate: 0}}}
+	if n := count(end, des.Hour); n != 10 {
+		t.Errorf("schedule ending in rate 0: %d records, want 10", n)
+	}
+	// Poisson: mean count λT, standard deviation sqrt(λT)
+	if n := count(scenario.Arrival{Process: scenario.ArrivalPoisson, Rate: 1000}, 100*des.Second); math.Abs(float64(n)-1e5) > 4*math.Sqrt(1e5) {
+		t.Errorf("poisson 1000/s over 100s: %d records, want 100000 ± 4σ", n)
+	}
+	// bursty on/off with equal mean durations: the long-run rate is the
+	// mean of the two rates
+	b := scenario.Arrival{Process: scenario.ArrivalBursty, Rate: 1000, OffRate: 0, On: des.Second, Off: des.Second}
+	if n := count(b, 10000*des.Second); math.Abs(float64(n)/10000-500) > 15 {
+		t.Errorf("bursty 1000/s on, 0 off, 1s/1s: %.1f records/s, want 500 ± 15", float64(n)/10000)
+	}
+}
+
+func TestZipfShares(t *testing.T) {
+	d := newKeyDist(scenario.Keys{Count: 1000, Distribution: scenario.KeysZipf, Exponent: 1.5})
+	h := 0.0
+	for k := 1; k <= 1000; k++ {
+		h += math.Pow(float64(k), -1.5)
+	}
+	if math.Abs(d.share(0)-1/h) > 1e-12 {
+		t.Fatalf("share of key 0 = %v, want %v", d.share(0), 1/h)
+	}
+	r := des.Stream(1, "zipf")
+	hits := 0
+	const n = 200000
+	for i := 0; i < n; i++ {
+		if d.sample(r) == 0 {
+			hits++
+		}
+	}
+	p := 1 / h
+	if sd := math.Sqrt(n * p * (1 - p)); math.Abs(float64(hits)-n*p) > 4*sd {
+		t.Fatalf("key 0 drawn %d times of %d, want %.0f ± 4σ", hits, n, n*p)
+	}
+}
+
+func TestServiceDistributionMeans(t *testing.T) {
+	r := des.Stream(3, "svc")
+	for _, st := range []scenario.ServiceTime{
+		{Distribution: scenario.DistConstant, Mean: 5 * des.Millisecond},
+		{Distribution: scenario.DistExponential, Mean: 5 * des.Millisecond},
+		{Distribution: scenario.DistUniform, Min: 2 * des.Millisecond, Max: 8 * des.Millisecond, Mean: 5 * des.Millisecond},
+		{Distribution: scenario.DistLognormal, Mean: 5 * des.Millisecond, Stddev: 2 * des.Millisecond},
+	} {
+		d := newServiceDist(st)
+		sum, sum2 := 0.0, 0.0
+		const n = 200000
+		for i := 0; i < n; i++ {
+			x := float64(d.sample(r)) / 1e6
+			sum += x
+			sum2 += x * x
+		}
+		mean := sum / n
+		if math.Abs(mean-5) > 0.05 {
+			t.Errorf("%s: mean %.3fms, want 5ms", st.Distribution, mean)
+		}
+		if st.Distribution == scenario.DistLognormal {
+			if sd := math.Sqrt(sum2/n - mean*mean); math.Abs(sd-2) > 0.05 {
+				t.Errorf("lognormal: stddev %.3fms, want 2ms", sd)
+			}
+		}
+	}
+}
+
+// A slow link is a bottleneck too: 100-byte records over 800 kbit/s carry
+// at most 1000 records/s, so a 2000/s source is back-pressured half the time.
+func TestBandwidthLimitsThroughput(t *testing.T) {
+	sc := &scenario.Scenario{Name: "slow-link", Seed: 1, Duration: 60 * des.Second, Warmup: 10 * des.Second,
+		Workers: scenario.Workers{Count: 2, Slots: 1}, Metrics: scenario.Metrics{Interval: des.Second}}
+	net := scenario.Network{BufferSize: 32 << 10, BuffersPerChannel: 2, FloatingBuffers: 8,
+		BufferTimeout: 10 * des.Millisecond, Latency: des.Millisecond, Bandwidth: 100000, Capacity: scenario.Bounded}
+	sc.Network = net
+	sc.Sources = []scenario.Source{{Name: "src", Parallelism: 2, Arrival: scenario.Arrival{Process: scenario.ArrivalConstant, Rate: 1000},
+		Keys: scenario.Keys{Count: 10, Distribution: scenario.KeysUniform}, RecordSize: 100, Replayable: true}}
+	// one sink subtask on worker 0 reads both sources: source 1 sits on worker 1
+	sc.Sinks = []scenario.Sink{{Name: "out", Inputs: []string{"src"}, Partitioning: scenario.PartitionRebalance, Parallelism: 1, Network: net}}
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunUntil(t.Context(), sc.Duration); err != nil {
+		t.Fatal(err)
+	}
+	sum := s.Result().Summary
+	src := sum.Vertices[0]
+	remote, local := src.Subtasks[1], src.Subtasks[0]
+	if math.Abs(remote.OutRate-1000) > 10 || remote.Status != StatusOK {
+		t.Errorf("remote source: %.1f records/s (%s), want 1000 over a 100 kB/s link, OK", remote.OutRate, remote.Status)
+	}
+	if math.Abs(local.OutRate-1000) > 1 {
+		t.Errorf("local source: %.1f records/s, want 1000", local.OutRate)
+	}
+	// now 1000/s more on the remote link than it carries
+	sc.Sources[0].Arrival.Rate = 2000
+	s, _ = New(sc, Options{})
+	_ = s.RunUntil(t.Context(), sc.Duration)
+	sum = s.Result().Summary
+	remote = sum.Vertices[0].Subtasks[1]
+	if math.Abs(remote.OutRate-1000) > 20 || math.Abs(remote.Backpressured-0.5) > 0.03 {
+		t.Errorf("remote source behind a saturated link: %.1f records/s, back-pressured %.3f; want 1000 and 0.5", remote.OutRate, remote.Backpressured)
+	}
+}
+
+// Broadcast sends every record to every receiving subtask; a selectivity
+// of 2.5 emits exactly 5 records per 2 inputs.
+func TestBroadcastAndSelectivity(t *testing.T) {
+	unb := scenario.Network{BufferSize: 32 << 10, BuffersPerChannel: 2, FloatingBuffers: 8, Capacity: scenario.Unbounded}
+	sc := &scenario.Scenario{Name: "fanout", Seed: 1, Duration: 10*des.Second + 500*des.Millisecond,
+		Workers: scenario.Workers{Count: 1, Slots: 4}, Metrics: scenario.Metrics{Interval: des.Second}, Network: unb}
+	// exactly 1000 records: 100/s for 10s, then nothing
+	sc.Sources = []scenario.Source{{Name: "src", Parallelism: 1, Arrival: scenario.Arrival{Process: scenario.ArrivalSchedule,
+		Schedule: []scenario.RateStep{{At: 0, Rate: 100}, {At: 10 * des.Second, Rate: 0}}},
+		Keys: scenario.Keys{Count: 10}, RecordSize: 100, Replayable: true}}
+	sc.Operators = []scenario.Operator{{Name: "split", Inputs: []string{"src"}, Partitioning: scenario.PartitionForward, Parallelism: 1,
+		ServiceTime: scenario.ServiceTime{Distribution: scenario.DistConstant, Mean: des.Millisecond}, Selectivity: 2.5, Network: unb}}
+	sc.Sinks = []scenario.Sink{{Name: "out", Inputs: []string{"split"}, Partitioning: scenario.PartitionBroadcast, Parallelism: 3, Network: unb}}
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.RunUntil(t.Context(), sc.Duration)
+	sum := s.Result().Summary
+	if got := sum.Vertices[1].RecordsOut; got != 2500 {
+		t.Errorf("split wrote %d records for 1000 inputs at selectivity 2.5, want 2500", got)
+	}
+	for _, st := range sum.Vertices[2].Subtasks {
+		if st.RecordsIn != 2500 {
+			t.Errorf("broadcast receiver %d read %d records, want 2500", st.Index, st.RecordsIn)
+		}
+	}
+	if sum.Totals.Delivered != 7500 {
+		t.Errorf("delivered %d, want 3 × 2500", sum.Totals.Delivered)
+	}
+}
+
+// A non-replayable source that drops loses what arrives while it is
+// blocked; one that blocks loses nothing and has no lag.
+func TestNonReplayableSources(t *testing.T) {
+	mk := func(mode string) *Summary {
+		net := scenario.Network{BufferSize: 32 << 10, BuffersPerChannel: 2, FloatingBuffers: 8, BufferTimeout: 100 * des.Millisecond, Capacity: scenario.Bounded}
+		sc := &scenario.Scenario{Name: "socket", Seed: 1, Duration: 100 * des.Second, Warmup: 10 * des.Second,
+			Workers: scenario.Workers{Count: 1, Slots: 1}, Metrics: scenario.Metrics{Interval: des.Second}, Network: net}
+		sc.Sources = []scenario.Source{{Name: "socket", Parallelism: 1, Arrival: scenario.Arrival{Process: scenario.ArrivalConstant, Rate: 100},
+			Keys: scenario.Keys{Count: 10}, RecordSize: 100, Replayable: false, OnBackpressure: mode, BufferLimit: 50}}
+		sc.Operators = []scenario.Operator{{Name: "slow", Inputs: []string{"socket"}, Partitioning: scenario.PartitionForward, Parallelism: 1,
+			ServiceTime: scenario.ServiceTime{Distribution: scenario.DistConstant, Mean: 20 * des.Millisecond}, Selectivity: 1, Network: net}}
+		sc.Sinks = []scenario.Sink{{Name: "out", Inputs: []string{"slow"}, Partitioning: scenario.PartitionForward, Parallelism: 1, Network: net}}
+		s, err := New(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.RunUntil(t.Context(), sc.Duration)
+		return &s.Result().Summary
+	}
+	block := mk(scenario.OnBackpressureBlock)
+	if block.Totals.Dropped != 0 || block.Totals.SourceLag != 0 {
+		t.Errorf("block: dropped %d lag %d, want 0 and 0", block.Totals.Dropped, block.Totals.SourceLag)
+	}
+	for _, mode := range []string{scenario.OnBackpressureDrop, scenario.OnBackpressureBuffer} {
+		s := mk(mode)
+		src := s.Vertices[0]
+		// 10000 arrivals: each was emitted, dropped, or is still held (the
+		// record in hand, and up to 49 more in a buffer of 50)
+		held := uint64(1)
+		if mode == scenario.OnBackpressureBuffer {
+			held = 50
+		}
+		if got := src.RecordsOut + src.Dropped; got < 10000-held || got > 10000 {
+			t.Errorf("%s: emitted %d + dropped %d = %d, want 10000 arrivals less at most %d held", mode, src.RecordsOut, src.Dropped, got, held)
+		}
+		if src.Dropped < 3000 {
+			t.Errorf("%s: dropped %d of 10000 offered at twice the capacity, want thousands", mode, src.Dropped)
+		}
+	}
+}

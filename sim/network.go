@@ -1,0 +1,271 @@
+package sim
+
+import "github.com/dspalab/dspalab/sim/des"
+
+// Event kinds of a channel (the arg of its events): chanDeliver hands the
+// oldest buffer in flight to the receiver; a positive arg is that many
+// credits arriving at the sender.
+const chanDeliver = 0
+
+// channel connects one sending subtask to one receiving subtask. It holds
+// both ends of Flink's credit-based protocol: the sender's current buffer,
+// backlog and credit, and the receiver's queue, empty (credited) buffers and
+// floating buffers.
+type channel struct {
+	s        *Sim
+	from, to *subtask
+	part     *partition
+	gate     *gate
+	remote   bool
+	latency  des.Time
+	bw       float64 // bytes per simulated second
+
+	// sender side
+	cur      *buffer
+	backlog  ring[*buffer]
+	credit   int
+	linkFree des.Time
+	inflight ring[*buffer]
+
+	// receiver side
+	queue        ring[*buffer]
+	empty        int // empty buffers reserved for this channel (announced as credit)
+	floating     int // floating buffers held (empty or with data)
+	backlogSeen  int // sender backlog announced with the last buffer
+	inAvail      bool
+	waitingFloat bool
+}
+
+// partition is the output of one subtask on one edge: Flink's result
+// partition with one subpartition (channel) per receiving subtask.
+type partition struct {
+	s          *Sim
+	owner      *subtask
+	edge       *edge
+	chans      []*channel
+	unbounded  bool
+	poolFree   int
+	bufSize    int64
+	bufTimeout des.Time
+	rr         int
+	flushArmed bool
+}
+
+// gate is the input gate of a subtask: all its input channels, the order in
+// which channels with data are read, and the floating buffer pool.
+type gate struct {
+	owner      *subtask
+	chans      []*channel
+	avail      ring[*channel]
+	cur        *buffer
+	curCh      *channel
+	floatFree  int
+	waiting    ring[*channel]
+	unbounded  bool
+	queuedRecs int
+	queuedBufs int
+}
+
+// HandleEvent runs a channel's deliveries and credit announcements.
+func (c *channel) HandleEvent(now des.Time, arg int64) {
+	if arg == chanDeliver {
+		c.deliver(now, c.inflight.pop())
+		return
+	}
+	c.credit += int(arg)
+	c.trySend(now)
+}
+
+// HandleEvent flushes the partition when its buffer timeout expires.
+func (p *partition) HandleEvent(now des.Time, _ int64) {
+	p.flushArmed = false
+	for _, c := range p.chans {
+		if c.cur != nil && len(c.cur.recs) > 0 {
+			p.finish(now, c)
+		}
+	}
+}
+
+// write appends r to c's current buffer, taking a buffer from the pool if
+// needed. It reports false, writing nothing, when the pool is empty: the
+// writer is back-pressured.
+func (p *partition) write(now des.Time, c *channel, r *Record) bool {
+	b := c.cur
+	if b != nil && len(b.recs) > 0 && b.bytes+int64(r.Size) > p.bufSize {
+		p.finish(now, c)
+		b = nil
+	}
+	if b == nil {
+		if !p.unbounded {
+			if p.poolFree == 0 {
+				return false
+			}
+			p.poolFree--
+		}
+		b = p.s.newBuffer()
+		c.cur = b
+	}
+	b.recs = append(b.recs, *r)
+	b.bytes += int64(r.Size)
+	switch {
+	case p.bufTimeout == 0 || b.bytes+int64(r.Size) > p.bufSize:
+		p.finish(now, c)
+	case !p.flushArmed:
+		p.flushArmed = true
+		p.s.eng.After(p.bufTimeout, p, 0)
+	}
+	return true
+}
+
+// finish closes c's current buffer and queues it for sending.
+func (p *partition) finish(now des.Time, c *channel) {
+	b := c.cur
+	c.cur = nil
+	if p.unbounded && !c.remote && c.backlog.len() == 0 {
+		// nothing can flow back on an unbounded local channel: hand the
+		// buffer over at once instead of through the backlog and the event
+		// queue
+		c.deliver(now, b)
+		return
+	}
+	c.backlog.push(b)
+	c.trySend(now)
+}
+
+// trySend ships backlogged buffers while the receiver has credit.
+func (c *channel) trySend(now des.Time) {
+	unb := c.part.unbounded
+	for c.backlog.len() > 0 && (unb || c.credit > 0) {
+		b := c.backlog.pop()
+		b.backlog = c.backlog.len()
+		if !unb {
+			c.credit--
+		}
+		at := now
+		if c.remote {
+			start := max(now, c.linkFree)
+			c.linkFree = start + des.FromSeconds(float64(b.bytes)/c.bw)
+			at = c.linkFree + c.latency
+		}
+		c.inflight.push(b)
+		c.s.eng.Schedule(at, c, chanDeliver)
+	}
+}
+
+// deliver hands b to the receiver and returns the sender's buffer to its
+// pool.
+func (c *channel) deliver(now des.Time, b *buffer) {
+	g := c.gate
+	b.arrived = now
+	b.next = 0
+	if !g.unbounded {
+		c.empty--
+		c.backlogSeen = b.backlog
+		g.requestFloating(now, c)
+	}
+	c.queue.push(b)
+	n := len(b.recs)
+	g.queuedBufs++
+	g.queuedRecs += n
+	g.owner.arrive(now, n)
+	if !c.inAvail {
+		c.inAvail = true
+		g.avail.push(c)
+	}
+	if g.owner.state == stateIdle {
+		g.owner.pull(now)
+	}
+	if !c.part.unbounded {
+		c.part.poolFree++
+		c.from.unblock(now, c.part)
+	}
+}
+
+// requestFloating assigns floating buffers to c while its announced backlog
+// exceeds its empty buffers, and announces them as credit.
+func (g *gate) requestFloating(now des.Time, c *channel) {
+	grant := 0
+	for c.empty < c.backlogSeen && g.floatFree > 0 {
+		g.floatFree--
+		c.floating++
+		c.empty++
+		grant++
+	}
+	if c.empty < c.backlogSeen && !c.waitingFloat {
+		c.waitingFloat = true
+		g.waiting.push(c)
+	}
+	c.announce(now, grant)
+}
+
+// announce sends n credits to the sender.
+func (c *channel) announce(now des.Time, n int) {
+	if n <= 0 {
+		return
+	}
+	d := des.Time(0)
+	if c.remote {
+		d = c.latency
+	}
+	c.s.eng.After(d, c, int64(n))
+}
+
+// next moves the next record into *r and its arrival time into *arrived. It
+// reads whole buffers, taking channels with data in the order their data
+// arrived, as Flink's input gate does; a buffer is recycled (and its credit
+// returned) when its last record is taken.
+func (g *gate) next(now des.Time, r *Record, arrived *des.Time) bool {
+	if g.cur == nil {
+		if g.avail.len() == 0 {
+			return false
+		}
+		c := g.avail.pop()
+		g.cur, g.curCh = c.queue.pop(), c
+		if c.queue.len() > 0 {
+			g.avail.push(c)
+		} else {
+			c.inAvail = false
+		}
+	}
+	b := g.cur
+	*r = b.recs[b.next]
+	*arrived = b.arrived
+	b.next++
+	g.queuedRecs--
+	if b.next == len(b.recs) {
+		c := g.curCh
+		g.cur, g.curCh = nil, nil
+		g.queuedBufs--
+		g.owner.s.freeBuffer(b)
+		g.recycle(now, c)
+	}
+	return true
+}
+
+// recycle returns the buffer just emptied on c: a floating buffer the
+// channel no longer needs goes back to the gate's pool (and on to a channel
+// waiting for one); otherwise it becomes credit for c's sender.
+func (g *gate) recycle(now des.Time, c *channel) {
+	if g.unbounded {
+		return
+	}
+	if c.floating > 0 && c.empty >= c.backlogSeen {
+		c.floating--
+		g.floatFree++
+		for g.floatFree > 0 && g.waiting.len() > 0 {
+			w := g.waiting.peek()
+			if w.empty >= w.backlogSeen {
+				g.waiting.pop()
+				w.waitingFloat = false
+				continue
+			}
+			g.floatFree--
+			w.floating++
+			w.empty++
+			w.announce(now, 1)
+		}
+		return
+	}
+	c.empty++
+	c.announce(now, 1)
+}

@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// TimeseriesColumns are the columns of timeseries.csv, in order. Units are
+// in the names: _s simulated seconds, _rps records per simulated second,
+// _ms_per_s milliseconds per simulated second, _ms milliseconds.
+var TimeseriesColumns = []string{
+	"time_s", "vertex", "kind", "subtask",
+	"in_rate_rps", "out_rate_rps", "queued_records", "queued_buffers",
+	"busy_ms_per_s", "idle_ms_per_s", "backpressured_ms_per_s", "status",
+	"latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_max_ms",
+	"source_lag_records", "dropped_records",
+}
+
+// WriteSummaryJSON writes s as indented JSON (summary.json).
+func WriteSummaryJSON(w io.Writer, s *Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("sim: encoding summary: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// StreamWriter is an Observer that writes samples as timeseries.csv rows
+// and events as events.jsonl lines while the run goes on, so neither grows
+// in memory. Either writer may be nil. Check Err (or Flush) at the end.
+type StreamWriter struct {
+	ts     *csv.Writer
+	ev     io.Writer
+	err    error
+	header bool
+	rec    []string
+}
+
+// NewStreamWriter returns a StreamWriter writing CSV to timeseries and
+// JSON lines to events.
+func NewStreamWriter(timeseries, events io.Writer) *StreamWriter {
+	sw := &StreamWriter{ev: events, rec: make([]string, len(TimeseriesColumns))}
+	if timeseries != nil {
+		sw.ts = csv.NewWriter(timeseries)
+	}
+	return sw
+}
+
+// Sample writes one CSV row per Row of s (and the header before the first).
+func (sw *StreamWriter) Sample(s *Sample) {
+	if sw.ts == nil || sw.err != nil {
+		return
+	}
+	if !sw.header {
+		sw.header = true
+		sw.fail(sw.ts.Write(TimeseriesColumns))
+	}
+	t := num(s.Time.Seconds())
+	for _, r := range s.Rows {
+		lag, dropped := "", ""
+		if r.Kind == KindSource {
+			lag, dropped = strconv.FormatInt(r.SourceLag, 10), strconv.FormatUint(r.Dropped, 10)
+		}
+		rec := sw.rec[:0]
+		rec = append(rec, t, r.Vertex, r.Kind, strconv.Itoa(r.Subtask),
+			num(r.InRate), num(r.OutRate), strconv.Itoa(r.QueuedRecords), strconv.Itoa(r.QueuedBuffers),
+			num(r.Busy), num(r.Idle), num(r.Backpressured), r.Status,
+			num(r.LatencyP50), num(r.LatencyP90), num(r.LatencyP99), num(r.LatencyMax),
+			lag, dropped)
+		sw.fail(sw.ts.Write(rec))
+	}
+}
+
+// eventJSON is the shape of one line of events.jsonl.
+type eventJSON struct {
+	TimeS   float64 `json:"time_s"`
+	Type    string  `json:"type"`
+	Vertex  string  `json:"vertex,omitempty"`
+	From    string  `json:"from,omitempty"`
+	To      string  `json:"to,omitempty"`
+	Message string  `json:"message"`
+}
+
+// Event writes e as one JSON line.
+func (sw *StreamWriter) Event(e Event) {
+	if sw.ev == nil || sw.err != nil {
+		return
+	}
+	b, err := json.Marshal(eventJSON{TimeS: round6(e.Time.Seconds()), Type: e.Type, Vertex: e.Vertex, From: e.From, To: e.To, Message: e.Message})
+	if err == nil {
+		b = append(b, '\n')
+		_, err = sw.ev.Write(b)
+	}
+	sw.fail(err)
+}
+
+// Flush flushes the CSV writer and returns the first error seen.
+func (sw *StreamWriter) Flush() error {
+	if sw.ts != nil {
+		sw.ts.Flush()
+		sw.fail(sw.ts.Error())
+	}
+	return sw.err
+}
+
+func (sw *StreamWriter) fail(err error) {
+	if err != nil && sw.err == nil {
+		sw.err = fmt.Errorf("sim: writing outputs: %w", err)
+	}
+}
+
+// num formats a metric for CSV: up to 3 decimals, empty for NaN.
+func num(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64)
+}
+
+// WriteTable writes the human summary: a table per vertex, run totals and
+// the diagnosis.
+func WriteTable(w io.Writer, s *Summary) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", s.Scenario)
+	if s.Description != "" {
+		fmt.Fprintf(&b, ": %s", s.Description)
+	}
+	fmt.Fprintf(&b, "\nsimulated %s, seed %d; statistics over %s..%s", seconds(s.SimulatedS), s.Seed, seconds(s.Window.FromS), seconds(s.Window.ToS))
+	if s.Partial {
+		fmt.Fprintf(&b, "\nPARTIAL: %s", s.PartialReason)
+	}
+	b.WriteString("\n\n")
+	rows := [][]string{{"VERTEX", "KIND", "P", "IN/s", "OUT/s", "BUSY", "BACKPRESSURED", "STATUS", "LAT p50", "LAT p99"}}
+	for _, v := range s.Vertices {
+		in, out := rate(v.InRate), rate(v.OutRate)
+		if v.Kind == KindSource {
+			in = "-"
+		}
+		if v.Kind == KindSink {
+			out = "-"
+		}
+		rows = append(rows, []string{v.Name, v.Kind, strconv.Itoa(v.Parallelism), in, out,
+			pct(v.Busy), pct(v.Backpressured), v.Status, latency(v.LatencyP50), latency(v.LatencyP99)})
+	}
+	writeColumns(&b, rows, 2) // names and kinds left, numbers right
+	for _, v := range s.Vertices {
+		if v.Parallelism < 2 || v.Parallelism > 16 || v.Busy-minBusy(v.Subtasks) < 0.2 {
+			continue
+		}
+		busy := make([]string, len(v.Subtasks))
+		for i, st := range v.Subtasks {
+			busy[i] = pct(st.Busy)
+		}
+		fmt.Fprintf(&b, "%s subtasks 0..%d busy: %s\n", v.Name, v.Parallelism-1, strings.Join(busy, " "))
+	}
+	t := s.Totals
+	fmt.Fprintf(&b, "\nrecords: %d emitted, %d delivered, %d in flight, %d dropped", t.Emitted, t.Delivered, t.InFlight, t.Dropped)
+	if t.SourceLag > 0 {
+		fmt.Fprintf(&b, "; source lag %d records", t.SourceLag)
+	}
+	fmt.Fprintf(&b, "\nbusy and back-pressured are the maximum over a vertex's subtasks; status: OK <= 10%% < LOW <= 50%% < HIGH\n")
+	fmt.Fprintf(&b, "\ndiagnosis: %s\n", s.Diagnosis.Message)
+	for _, e := range s.Diagnosis.Evidence {
+		fmt.Fprintf(&b, "  - %s\n", e)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// seconds formats simulated seconds for people: "120s", "13.881s".
+func seconds(x float64) string {
+	return strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64) + "s"
+}
+
+func minBusy(ss []SubtaskSummary) float64 {
+	m := 1.0
+	for _, s := range ss {
+		m = min(m, s.Busy)
+	}
+	return m
+}
+
+// writeColumns lays rows out in columns two spaces apart; the first
+// `left` columns are aligned left, the others right.
+func writeColumns(b *strings.Builder, rows [][]string, left int) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		line := ""
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i < left {
+				line += c + pad
+			} else {
+				line += pad + c
+			}
+			if i < len(r)-1 {
+				line += "  "
+			}
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+}
+
+func rate(r float64) string {
+	switch {
+	case r >= 100:
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	default:
+		return strconv.FormatFloat(r, 'f', 1, 64)
+	}
+}
+
+func latency(ms *float64) string {
+	if ms == nil {
+		return "-"
+	}
+	switch v := *ms; {
+	case v >= 1000:
+		return strconv.FormatFloat(v/1000, 'f', 2, 64) + "s"
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 1, 64) + "ms"
+	default:
+		return strconv.FormatFloat(v*1000, 'f', 0, 64) + "µs"
+	}
+}

@@ -1,0 +1,219 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// Record is one record in flight. Only records in flight exist in memory:
+// they live in network buffers and are copied, never allocated one by one.
+type Record struct {
+	ID        uint64   // unique per run (delivery accounting)
+	EventTime des.Time // when the record happened (its arrival at the source)
+	Ingest    des.Time // when the source emitted it into the job
+	Key       uint32   // key id in [0, keys.count)
+	Size      int32    // bytes
+}
+
+// buffer is one network buffer: records written by a sender for one channel.
+type buffer struct {
+	recs    []Record
+	bytes   int64
+	next    int      // read position at the receiver
+	arrived des.Time // when it reached the receiver
+	backlog int      // sender backlog announced with it (credit-based flow control)
+}
+
+// serviceDist draws service times of one vertex.
+type serviceDist struct {
+	kind     string
+	mean     des.Time
+	min, max des.Time
+	mu, sig  float64 // lognormal parameters of the underlying normal (ln ns)
+}
+
+func newServiceDist(st scenario.ServiceTime) serviceDist {
+	d := serviceDist{kind: st.Distribution, mean: st.Mean, min: st.Min, max: st.Max}
+	if d.kind == "" {
+		d.kind = scenario.DistConstant
+	}
+	if d.kind == scenario.DistLognormal && st.Mean > 0 {
+		m, s := float64(st.Mean), float64(st.Stddev)
+		d.sig = math.Sqrt(math.Log1p(s * s / (m * m)))
+		d.mu = math.Log(m) - d.sig*d.sig/2
+	}
+	return d
+}
+
+// sample draws one service time; constant draws nothing from r.
+func (d *serviceDist) sample(r *rand.Rand) des.Time {
+	switch d.kind {
+	case scenario.DistExponential:
+		return des.Time(r.ExpFloat64()*float64(d.mean) + 0.5)
+	case scenario.DistUniform:
+		return d.min + des.Time(r.Float64()*float64(d.max-d.min)+0.5)
+	case scenario.DistLognormal:
+		if d.mean == 0 {
+			return 0
+		}
+		return des.Time(math.Round(math.Exp(d.mu + d.sig*r.NormFloat64())))
+	default:
+		return d.mean
+	}
+}
+
+// keyDist draws record keys: uniform over count keys, or Zipf with weight
+// 1/(rank+1)^s for the key of rank rank (key ids are ranks: key 0 is hottest).
+type keyDist struct {
+	count int
+	cdf   []float64 // zipf only
+}
+
+func newKeyDist(k scenario.Keys) keyDist {
+	d := keyDist{count: k.Count}
+	if d.count < 1 {
+		d.count = 1
+	}
+	if k.Distribution == scenario.KeysZipf {
+		s := k.Exponent
+		if s <= 0 {
+			s = 1
+		}
+		d.cdf = make([]float64, d.count)
+		sum := 0.0
+		for i := range d.cdf {
+			sum += math.Pow(float64(i+1), -s)
+			d.cdf[i] = sum
+		}
+		for i := range d.cdf {
+			d.cdf[i] /= sum
+		}
+	}
+	return d
+}
+
+func (d *keyDist) sample(r *rand.Rand) uint32 {
+	if d.cdf == nil {
+		return uint32(r.IntN(d.count))
+	}
+	u := r.Float64()
+	return uint32(sort.SearchFloat64s(d.cdf, u))
+}
+
+// share returns the probability of key k.
+func (d *keyDist) share(k int) float64 {
+	if d.cdf == nil {
+		return 1 / float64(d.count)
+	}
+	if k == 0 {
+		return d.cdf[0]
+	}
+	return d.cdf[k] - d.cdf[k-1]
+}
+
+// arrivalGen generates the arrival times of one source subtask on its own
+// clock, starting at 0. Constant and schedule arrivals are computed from
+// the cumulative rate, so they do not drift; poisson and bursty draw
+// exponential gaps.
+type arrivalGen struct {
+	kind string
+	r    *rand.Rand
+	t    des.Time
+	// schedule (constant is a one-step schedule)
+	at   []des.Time
+	rate []float64
+	cum  []float64 // arrivals expected before step j starts
+	k    float64   // arrivals so far
+	// poisson and bursty
+	onRate, offRate float64
+	onMean, offMean float64 // seconds
+	meanGap         float64 // poisson: mean gap in nanoseconds
+	on              bool
+	stateEnd        des.Time
+}
+
+func newArrivalGen(a scenario.Arrival, r *rand.Rand) *arrivalGen {
+	g := &arrivalGen{kind: a.Process, r: r}
+	switch a.Process {
+	case scenario.ArrivalPoisson:
+		g.onRate = a.Rate
+		if a.Rate > 0 {
+			g.meanGap = float64(des.Second) / a.Rate
+		}
+	case scenario.ArrivalBursty:
+		g.onRate, g.offRate = a.Rate, a.OffRate
+		g.onMean, g.offMean = a.On.Seconds(), a.Off.Seconds()
+		g.on = true
+		g.stateEnd = des.FromSeconds(r.ExpFloat64() * g.onMean)
+	case scenario.ArrivalSchedule:
+		for _, s := range a.Schedule {
+			g.at = append(g.at, s.At)
+			g.rate = append(g.rate, s.Rate)
+		}
+	default: // constant
+		g.kind = scenario.ArrivalConstant
+		g.at, g.rate = []des.Time{0}, []float64{a.Rate}
+	}
+	if len(g.at) > 0 {
+		g.cum = make([]float64, len(g.at))
+		for j := 1; j < len(g.at); j++ {
+			g.cum[j] = g.cum[j-1] + g.rate[j-1]*(g.at[j]-g.at[j-1]).Seconds()
+		}
+	}
+	return g
+}
+
+// next advances to and returns the next arrival time, or des.Never when the
+// process has ended (a last step of rate 0).
+func (g *arrivalGen) next() des.Time {
+	switch g.kind {
+	case scenario.ArrivalPoisson:
+		if g.onRate <= 0 {
+			return des.Never
+		}
+		g.t += des.Time(g.r.ExpFloat64()*g.meanGap + 0.5)
+		return g.t
+	case scenario.ArrivalBursty:
+		for {
+			rate := g.offRate
+			if g.on {
+				rate = g.onRate
+			}
+			cand := des.Never
+			if rate > 0 {
+				cand = g.t + des.FromSeconds(g.r.ExpFloat64()/rate)
+			}
+			if cand < g.stateEnd {
+				g.t = cand
+				return g.t
+			}
+			g.t = g.stateEnd
+			g.on = !g.on
+			mean := g.offMean
+			if g.on {
+				mean = g.onMean
+			}
+			g.stateEnd = g.t + des.FromSeconds(g.r.ExpFloat64()*mean)
+		}
+	default:
+		target := g.k + 1
+		j := len(g.at) - 1
+		for j > 0 && g.cum[j] >= target {
+			j--
+		}
+		if g.rate[j] <= 0 { // a last step of rate 0: the source has ended
+			return des.Never
+		}
+		g.k = target
+		t := g.at[j] + des.FromSeconds((target-g.cum[j])/g.rate[j])
+		if t < g.t {
+			t = g.t
+		}
+		g.t = t
+		return t
+	}
+}

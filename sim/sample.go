@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// Back-pressure statuses, by the back-pressured ratio of Flink's web UI:
+// OK <= 0.10 < LOW <= 0.50 < HIGH.
+const (
+	StatusOK   = "OK"
+	StatusLow  = "LOW"
+	StatusHigh = "HIGH"
+)
+
+// Status returns the back-pressure status of a back-pressured ratio in
+// [0, 1].
+func Status(backpressuredRatio float64) string {
+	switch {
+	case backpressuredRatio > 0.50:
+		return StatusHigh
+	case backpressuredRatio > 0.10:
+		return StatusLow
+	default:
+		return StatusOK
+	}
+}
+
+func statusRank(s string) int {
+	switch s {
+	case StatusHigh:
+		return 2
+	case StatusLow:
+		return 1
+	}
+	return 0
+}
+
+// Sample holds the metrics of one interval that ended at Time.
+type Sample struct {
+	Time     des.Time     // end of the interval
+	Interval des.Duration // its length (the last one may be shorter)
+	Rows     []Row        // per subtask, then the vertex as a whole (Subtask -1), in topological order
+}
+
+// Row is one line of timeseries.csv: one subtask, or a whole vertex when
+// Subtask is -1. For a vertex, busy and back-pressured time are the maximum
+// over its subtasks and idle time the minimum (as Flink's web UI shows a
+// vertex), so they need not sum to 1000; rates and queues are sums.
+type Row struct {
+	Vertex  string
+	Kind    string
+	Subtask int
+	// InRate and OutRate are records per simulated second taken from the
+	// input and written to the output during the interval.
+	InRate, OutRate float64
+	// QueuedRecords and QueuedBuffers are waiting in the input gate (and,
+	// for a source that buffers, in its buffer) at the end of the interval.
+	QueuedRecords int
+	QueuedBuffers int
+	// Busy, Idle and Backpressured are milliseconds per simulated second
+	// (busyTimeMsPerSecond and its siblings); they sum to 1000 per subtask.
+	Busy, Idle, Backpressured float64
+	Status                    string
+	// Latency percentiles in milliseconds, from the record's entry into the
+	// job to the end of its processing at this vertex, over the interval;
+	// NaN when no record left the vertex. Filled for vertex rows only.
+	LatencyP50, LatencyP90, LatencyP99, LatencyMax float64
+	// SourceLag is the consumer lag of a replayable source in records;
+	// Dropped the records a non-replayable source dropped so far. Sources only.
+	SourceLag int64
+	Dropped   uint64
+}
+
+// takeSample closes the current metrics interval.
+func (s *Sim) takeSample(now des.Time) {
+	dt := now - s.lastSample
+	if dt <= 0 {
+		return
+	}
+	sec := dt.Seconds()
+	smp := &s.sample
+	smp.Time, smp.Interval = now, dt
+	smp.Rows = smp.Rows[:0]
+	nan := math.NaN()
+	for _, v := range s.vertices {
+		vr := Row{Vertex: v.name, Kind: v.kind, Subtask: -1, Idle: math.Inf(1),
+			LatencyP50: nan, LatencyP90: nan, LatencyP99: nan, LatencyMax: nan}
+		for _, t := range v.subtasks {
+			t.account(now)
+			t.touchN(now)
+			r := Row{Vertex: v.name, Kind: v.kind, Subtask: t.index,
+				InRate: float64(t.ivIn) / sec, OutRate: float64(t.ivOut) / sec,
+				Busy:          msPerS(t.iv[stateBusy], dt),
+				Idle:          msPerS(t.iv[stateIdle], dt),
+				Backpressured: msPerS(t.iv[stateBP], dt),
+				LatencyP50:    nan, LatencyP90: nan, LatencyP99: nan, LatencyMax: nan}
+			r.Status = Status(r.Backpressured / 1000)
+			if t.gate != nil {
+				r.QueuedRecords, r.QueuedBuffers = t.gate.queuedRecs, t.gate.queuedBufs
+			}
+			if t.src != nil {
+				r.QueuedRecords = t.src.queued()
+				r.SourceLag = int64(t.src.lag(now))
+				r.Dropped = t.src.dropped
+			}
+			t.iv = [3]des.Time{}
+			t.ivIn, t.ivOut = 0, 0
+			smp.Rows = append(smp.Rows, r)
+			vr.InRate += r.InRate
+			vr.OutRate += r.OutRate
+			vr.QueuedRecords += r.QueuedRecords
+			vr.QueuedBuffers += r.QueuedBuffers
+			vr.Busy = max(vr.Busy, r.Busy)
+			vr.Idle = min(vr.Idle, r.Idle)
+			vr.Backpressured = max(vr.Backpressured, r.Backpressured)
+			vr.SourceLag += r.SourceLag
+			vr.Dropped += r.Dropped
+		}
+		vr.Status = Status(vr.Backpressured / 1000)
+		if h := v.ivLat; h.Count() > 0 {
+			vr.LatencyP50 = h.Quantile(0.50).Milliseconds()
+			vr.LatencyP90 = h.Quantile(0.90).Milliseconds()
+			vr.LatencyP99 = h.Quantile(0.99).Milliseconds()
+			vr.LatencyMax = h.Max().Milliseconds()
+		}
+		v.ivLat.Reset()
+		smp.Rows = append(smp.Rows, vr)
+		if vr.Status != v.status {
+			s.emit(Event{Type: EventStatusChanged, Vertex: v.name, From: v.status, To: vr.Status,
+				Message: statusMessage(v.name, vr)})
+			v.status = vr.Status
+		}
+	}
+	s.lastSample = now
+	if !s.warmedUp && s.warmup > 0 && now >= s.warmup {
+		s.warmedUp = true
+		s.emit(Event{Type: EventWarmupEnded, Message: "statistics start at " + s.warmup.String()})
+	}
+	if s.opts.Observer != nil {
+		s.opts.Observer.Sample(smp)
+	}
+}
+
+func msPerS(d, interval des.Time) float64 {
+	return 1000 * float64(d) / float64(interval)
+}

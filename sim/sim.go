@@ -1,0 +1,232 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/metrics"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// Vertex kinds, as they appear in outputs.
+const (
+	KindSource   = "source"
+	KindOperator = "operator"
+	KindSink     = "sink"
+)
+
+// Observer receives what a run measures while it goes on. Both calls come
+// from the goroutine that runs the simulation; a slow observer slows the
+// run and changes nothing in it.
+type Observer interface {
+	// Sample receives the rows of one metrics interval. The Sample and its
+	// rows are reused after the call returns: copy what you keep.
+	Sample(s *Sample)
+	// Event receives run events (status changes, warmup end, run end).
+	Event(e Event)
+}
+
+// Options tune a run without changing its results.
+type Options struct {
+	// Observer, if non-nil, receives every sample and event.
+	Observer Observer
+	// Progress, if non-nil, is called about every 65,536 events with the
+	// simulated time reached and the records emitted by sources so far.
+	Progress func(now des.Time, emitted uint64)
+}
+
+// Sim is one simulation of a scenario. Create it with New, advance it with
+// RunUntil (as often as you like: a live view steps it interval by
+// interval), and read the result with Result.
+type Sim struct {
+	sc       *scenario.Scenario
+	opts     Options
+	eng      des.Engine
+	warmup   des.Time
+	duration des.Time
+	interval des.Time
+
+	vertices []*vertex // topological order
+	subtasks []*subtask
+	sources  []*source
+
+	nextID    uint64
+	delivered uint64
+	freeBufs  []*buffer
+
+	lastSample des.Time
+	sample     Sample
+	events     uint64
+	stopped    error
+	warmedUp   bool
+}
+
+// vertex is a source, operator or sink with its subtasks.
+type vertex struct {
+	name        string
+	kind        string
+	parallelism int
+	subtasks    []*subtask
+	inputs      []*edge
+	outputs     []*edge
+	svc         serviceDist
+	selectivity float64
+	net         scenario.Network
+	keys        *keyDist
+	ivLat       *metrics.Histogram // end-to-end latency at this vertex, this interval
+	winLat      *metrics.Histogram // the same inside the statistics window
+	status      string
+	s           *Sim
+}
+
+// edge is a job-graph edge; its network setting is that of edge.to.
+type edge struct {
+	from, to       *vertex
+	partitioning   string
+	part           partitioner
+	maxParallelism int
+}
+
+// partitioner is an edge's partitioning as a number, for the hot path.
+type partitioner uint8
+
+const (
+	partRoundRobin partitioner = iota // rebalance and rescale
+	partForward
+	partHash
+	partBroadcast
+)
+
+func partitionerOf(name string) partitioner {
+	switch name {
+	case scenario.PartitionForward:
+		return partForward
+	case scenario.PartitionHash:
+		return partHash
+	case scenario.PartitionBroadcast:
+		return partBroadcast
+	}
+	return partRoundRobin
+}
+
+// observeLatency records the latency of a record leaving a subtask of v.
+func (v *vertex) observeLatency(now, lat des.Time) {
+	v.ivLat.Add(lat)
+	if now > v.s.warmup {
+		v.winLat.Add(lat)
+	}
+}
+
+// New builds the job of sc: it places subtasks in slots, connects the
+// channels of every edge, and schedules the first arrivals. sc must come
+// from scenario.Parse (complete and valid); New returns an error for a graph
+// it cannot build.
+func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
+	s := &Sim{sc: sc, opts: opts, warmup: sc.Warmup, duration: sc.Duration, interval: sc.Metrics.Interval}
+	if s.interval <= 0 {
+		s.interval = des.Second
+	}
+	if err := s.build(); err != nil {
+		return nil, err
+	}
+	for _, src := range s.sources {
+		src.start()
+	}
+	s.eng.Schedule(min(s.interval, s.duration), s, 0)
+	s.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("%s: %d vertices, %d subtasks, seed %d", sc.Name, len(s.vertices), len(s.subtasks), sc.Seed)})
+	return s, nil
+}
+
+// Run simulates sc for its duration and returns the result. When ctx is
+// cancelled it stops at the current event and returns the result so far,
+// marked partial, with ctx's error.
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
+	s, err := New(sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	err = s.RunUntil(ctx, sc.Duration)
+	return s.Result(), err
+}
+
+// Now returns the simulated time reached.
+func (s *Sim) Now() des.Time { return s.eng.Now() }
+
+// Duration returns the scenario's duration.
+func (s *Sim) Duration() des.Time { return s.duration }
+
+// Emitted returns how many records the sources have emitted so far.
+func (s *Sim) Emitted() uint64 {
+	var n uint64
+	for _, src := range s.sources {
+		n += src.read
+	}
+	return n
+}
+
+// RunUntil advances the simulation to t (at most the scenario's duration).
+// It returns ctx's error, leaving the simulation at the last event fired,
+// when ctx is cancelled; the run can then only be finished with Result.
+func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
+	if s.stopped != nil {
+		return s.stopped
+	}
+	t = min(t, s.duration)
+	var n uint64
+	for s.eng.NextTime() <= t {
+		s.eng.Step()
+		n++
+		if n&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				s.stopped = err
+				return err
+			}
+			if s.opts.Progress != nil {
+				s.opts.Progress(s.eng.Now(), s.Emitted())
+			}
+		}
+	}
+	s.eng.RunUntil(t)
+	if err := ctx.Err(); err != nil && t < s.duration {
+		s.stopped = err
+		return err
+	}
+	return nil
+}
+
+// HandleEvent takes a metrics sample at the end of each interval.
+func (s *Sim) HandleEvent(now des.Time, _ int64) {
+	s.takeSample(now)
+	if now < s.duration {
+		s.eng.Schedule(min(now+s.interval, s.duration), s, 0)
+	}
+}
+
+func (s *Sim) newID() uint64 {
+	s.nextID++
+	return s.nextID
+}
+
+func (s *Sim) newBuffer() *buffer {
+	if n := len(s.freeBufs); n > 0 {
+		b := s.freeBufs[n-1]
+		s.freeBufs = s.freeBufs[:n-1]
+		return b
+	}
+	return &buffer{}
+}
+
+func (s *Sim) freeBuffer(b *buffer) {
+	b.recs = b.recs[:0]
+	b.bytes, b.next, b.backlog = 0, 0, 0
+	s.freeBufs = append(s.freeBufs, b)
+}
+
+func (s *Sim) emit(e Event) {
+	s.events++
+	if s.opts.Observer != nil {
+		e.Time = s.eng.Now()
+		s.opts.Observer.Event(e)
+	}
+}

@@ -1,0 +1,270 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// Subtask states, as Flink accounts task time.
+const (
+	stateIdle = iota // no input to process (or, for a source, no record yet)
+	stateBusy        // processing a record
+	stateBP          // holding output that no buffer can take: back-pressured
+)
+
+// Event kinds of a subtask.
+const (
+	evComplete = 1 // service of the current record ends
+	evArrive   = 2 // a source's next record arrives
+)
+
+// subtask is one parallel instance of a vertex, placed in slot index of the
+// cluster.
+type subtask struct {
+	s      *Sim
+	v      *vertex
+	index  int
+	worker int
+
+	state int
+	since des.Time
+	iv    [3]des.Time // time per state in the current metrics interval
+	win   [3]des.Time // time per state inside the statistics window
+
+	gate *gate
+	outs []*partition
+	rng  *rand.Rand // service times
+
+	cur        Record
+	curArrived des.Time
+	carry      float64 // selectivity accumulator
+
+	// pending emission: the records of one input, each written to every
+	// output partition; the cursors survive a block
+	pend      []Record
+	pi, pe    int
+	pc        int
+	pch       *channel
+	blockedOn *partition
+
+	ivIn, ivOut   uint64
+	winIn, winOut uint64
+	totIn, totOut uint64
+
+	// Little's law: records inside the subtask (input queue and service)
+	inSys    int64
+	lastN    des.Time
+	area     float64 // record-nanoseconds inside the window
+	sojourn  float64 // nanoseconds, departures inside the window
+	departed uint64  // departures inside the window
+
+	src *source
+}
+
+// setState accounts the time since the last change to the old state.
+func (t *subtask) setState(now des.Time, st int) {
+	t.account(now)
+	t.state = st
+}
+
+// account moves the time since the last change into the interval and
+// window accumulators of the current state.
+func (t *subtask) account(now des.Time) {
+	if now <= t.since {
+		return
+	}
+	t.iv[t.state] += now - t.since
+	if w := t.s.warmup; now > w {
+		t.win[t.state] += now - max(t.since, w)
+	}
+	t.since = now
+}
+
+// arrive counts n records entering the subtask's input queue.
+func (t *subtask) arrive(now des.Time, n int) {
+	t.touchN(now)
+	t.inSys += int64(n)
+}
+
+// touchN integrates the number of records inside the subtask over the
+// window up to now.
+func (t *subtask) touchN(now des.Time) {
+	if w := t.s.warmup; now > w && t.inSys > 0 {
+		t.area += float64(t.inSys) * float64(now-max(t.lastN, w))
+	}
+	t.lastN = now
+}
+
+// HandleEvent runs the subtask's own events.
+func (t *subtask) HandleEvent(now des.Time, arg int64) {
+	switch arg {
+	case evComplete:
+		t.complete(now)
+		t.pull(now)
+	case evArrive:
+		t.src.arrive(now)
+	}
+}
+
+// pull takes records from the input gate while the subtask is idle.
+func (t *subtask) pull(now des.Time) {
+	for t.state == stateIdle {
+		if !t.gate.next(now, &t.cur, &t.curArrived) {
+			return
+		}
+		t.ivIn++
+		t.totIn++
+		if now > t.s.warmup {
+			t.winIn++
+		}
+		d := t.v.svc.sample(t.rng)
+		if d > 0 {
+			t.setState(now, stateBusy)
+			t.s.eng.After(d, t, evComplete)
+			return
+		}
+		t.complete(now)
+	}
+}
+
+// complete ends the service of the current record: it leaves the subtask
+// and its outputs are written downstream.
+func (t *subtask) complete(now des.Time) {
+	t.touchN(now)
+	t.inSys--
+	if now > t.s.warmup {
+		t.sojourn += float64(now - t.curArrived)
+		t.departed++
+	}
+	t.v.observeLatency(now, now-t.cur.Ingest)
+	if len(t.outs) == 0 {
+		t.s.delivered++
+		t.setState(now, stateIdle)
+		return
+	}
+	t.carry += t.v.selectivity
+	n := int(t.carry)
+	t.carry -= float64(n)
+	for i := 0; i < n; i++ {
+		r := t.cur
+		if i > 0 {
+			r.ID = t.s.newID()
+		}
+		t.pend = append(t.pend, r)
+	}
+	if !t.emit(now) {
+		t.setState(now, stateBP)
+		return
+	}
+	t.setState(now, stateIdle)
+}
+
+// emit writes the pending records to every output partition. It reports
+// false when a partition has no buffer: the cursors keep the place, and
+// unblock resumes there.
+func (t *subtask) emit(now des.Time) bool {
+	for t.pi < len(t.pend) {
+		r := &t.pend[t.pi]
+		for t.pe < len(t.outs) {
+			p := t.outs[t.pe]
+			if p.edge.part == partBroadcast {
+				for t.pc < len(p.chans) {
+					if !p.write(now, p.chans[t.pc], r) {
+						t.blockedOn = p
+						return false
+					}
+					t.pc++
+				}
+				t.pc = 0
+			} else {
+				if t.pch == nil {
+					t.pch = p.choose(r)
+				}
+				if !p.write(now, t.pch, r) {
+					t.blockedOn = p
+					return false
+				}
+				t.pch = nil
+			}
+			t.pe++
+		}
+		t.pe = 0
+		t.pi++
+		t.ivOut++
+		t.totOut++
+		if now > t.s.warmup {
+			t.winOut++
+		}
+	}
+	t.pend = t.pend[:0]
+	t.pi = 0
+	t.blockedOn = nil
+	return true
+}
+
+// unblock resumes a subtask back-pressured on p now that p has a buffer.
+func (t *subtask) unblock(now des.Time, p *partition) {
+	if t.state != stateBP || t.blockedOn != p {
+		return
+	}
+	if !t.emit(now) {
+		return
+	}
+	if t.src != nil {
+		t.src.emitted(now)
+		return
+	}
+	t.setState(now, stateIdle)
+	t.pull(now)
+}
+
+// choose picks the channel of a non-broadcast record.
+func (p *partition) choose(r *Record) *channel {
+	switch p.edge.part {
+	case partHash:
+		kg := keyGroup(r.Key, p.edge.maxParallelism)
+		return p.chans[kg*len(p.chans)/p.edge.maxParallelism]
+	case partForward:
+		return p.chans[0]
+	default: // rebalance, rescale: round-robin over this partition's channels
+		c := p.chans[p.rr]
+		p.rr++
+		if p.rr == len(p.chans) {
+			p.rr = 0
+		}
+		return c
+	}
+}
+
+// keyGroup is Flink's KeyGroupRangeAssignment.assignToKeyGroup for an
+// integer key: murmurHash(key.hashCode()) % maxParallelism.
+func keyGroup(key uint32, maxParallelism int) int {
+	return int(murmurHash(int32(key)) % int32(maxParallelism))
+}
+
+// murmurHash is Flink's MathUtils.murmurHash(int).
+func murmurHash(code int32) int32 {
+	c := uint32(code)
+	c *= 0xcc9e2d51
+	c = c<<15 | c>>17
+	c *= 0x1b873593
+	c = c<<13 | c>>19
+	c = c*5 + 0xe6546b64
+	c ^= 4
+	c ^= c >> 16
+	c *= 0x85ebca6b
+	c ^= c >> 13
+	c *= 0xc2b2ae35
+	c ^= c >> 16
+	v := int32(c)
+	switch {
+	case v >= 0:
+		return v
+	case v != math.MinInt32:
+		return -v
+	default:
+		return 0
+	}
+}

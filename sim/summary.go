@@ -1,0 +1,362 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// Result is the outcome of a run.
+type Result struct {
+	Summary Summary
+}
+
+// Summary is summary.json: the statistics of a run over its window
+// [warmup, end]. Ratios are fractions of the window in [0, 1]; rates are
+// records per simulated second; latencies are milliseconds of simulated
+// time.
+type Summary struct {
+	Scenario    string  `json:"scenario"`
+	Description string  `json:"description,omitempty"`
+	Seed        uint64  `json:"seed"`
+	DurationS   float64 `json:"duration_s"`
+	WarmupS     float64 `json:"warmup_s"`
+	// SimulatedS is the simulated time reached (less than DurationS when
+	// the run was stopped).
+	SimulatedS float64 `json:"simulated_s"`
+	// Partial is true when the run was stopped before its duration; the
+	// statistics cover what was simulated.
+	Partial       bool            `json:"partial"`
+	PartialReason string          `json:"partial_reason,omitempty"`
+	Window        Window          `json:"window"`
+	Totals        Totals          `json:"totals"`
+	Vertices      []VertexSummary `json:"vertices"`
+	Diagnosis     Diagnosis       `json:"diagnosis"`
+}
+
+// Window is the span the statistics cover, in simulated seconds.
+type Window struct {
+	FromS float64 `json:"from_s"`
+	ToS   float64 `json:"to_s"`
+}
+
+// Totals count records over the whole run (warmup included).
+type Totals struct {
+	Emitted   uint64 `json:"records_emitted"`   // written by sources
+	Delivered uint64 `json:"records_delivered"` // processed by sinks
+	Dropped   uint64 `json:"records_dropped"`   // dropped by non-replayable sources
+	InFlight  uint64 `json:"records_in_flight"` // emitted and neither delivered nor filtered
+	SourceLag uint64 `json:"source_lag_records"`
+	Events    uint64 `json:"events"` // kernel events fired
+}
+
+// VertexSummary holds one vertex's statistics over the window.
+type VertexSummary struct {
+	Name        string  `json:"name"`
+	Kind        string  `json:"kind"`
+	Parallelism int     `json:"parallelism"`
+	InRate      float64 `json:"in_rate_rps"`
+	OutRate     float64 `json:"out_rate_rps"`
+	// Busy and Backpressured are the maximum over subtasks (as Flink's web
+	// UI shows a vertex); BusyMean the mean.
+	Busy          float64 `json:"busy_ratio"`
+	BusyMean      float64 `json:"busy_ratio_mean"`
+	Backpressured float64 `json:"backpressured_ratio"`
+	Status        string  `json:"status"`
+	// Latency from entry into the job to the end of processing here, in ms;
+	// null when no record left the vertex in the window.
+	LatencyMean *float64 `json:"latency_mean_ms"`
+	LatencyP50  *float64 `json:"latency_p50_ms"`
+	LatencyP90  *float64 `json:"latency_p90_ms"`
+	LatencyP99  *float64 `json:"latency_p99_ms"`
+	LatencyMax  *float64 `json:"latency_max_ms"`
+	RecordsIn   uint64   `json:"records_in"`
+	RecordsOut  uint64   `json:"records_out"`
+	// Dropped and SourceLag for sources (records).
+	Dropped   uint64           `json:"dropped_records,omitempty"`
+	SourceLag uint64           `json:"source_lag_records,omitempty"`
+	Subtasks  []SubtaskSummary `json:"subtasks"`
+}
+
+// SubtaskSummary holds one subtask's statistics over the window.
+// QueueMean (L), Throughput (λ) and SojournMean (W) describe the subtask
+// as a queue (input queue plus service) and obey Little's law L = λW.
+type SubtaskSummary struct {
+	Index         int     `json:"index"`
+	Worker        int     `json:"worker"`
+	InRate        float64 `json:"in_rate_rps"`
+	OutRate       float64 `json:"out_rate_rps"`
+	Busy          float64 `json:"busy_ratio"`
+	Idle          float64 `json:"idle_ratio"`
+	Backpressured float64 `json:"backpressured_ratio"`
+	Status        string  `json:"status"`
+	RecordsIn     uint64  `json:"records_in"`
+	RecordsOut    uint64  `json:"records_out"`
+	QueueMean     float64 `json:"queue_records_mean"`
+	Throughput    float64 `json:"throughput_rps"`
+	SojournMean   float64 `json:"sojourn_ms_mean"`
+}
+
+// Diagnosis names the bottleneck, if any, with the evidence.
+type Diagnosis struct {
+	// Kind is "bottleneck", "skew" (one subtask of the bottleneck is busy,
+	// its siblings are not), "saturated" (a vertex is nearly always busy
+	// but nothing is back-pressured yet) or "none".
+	Kind     string   `json:"kind"`
+	Vertex   string   `json:"vertex,omitempty"`
+	Subtask  *int     `json:"subtask,omitempty"`
+	Message  string   `json:"message"`
+	Evidence []string `json:"evidence"`
+}
+
+// Result finishes the run where it stands and summarises it. It may be
+// called once the simulation has reached its duration or has been stopped.
+func (s *Sim) Result() *Result {
+	now := s.eng.Now()
+	partial := now < s.duration
+	if now > s.lastSample {
+		s.takeSample(now)
+	}
+	if partial {
+		reason := stopReason(s.stopped)
+		s.emit(Event{Type: EventRunStopped, Message: fmt.Sprintf("stopped at %s of %s (%s): outputs are partial", seconds(now.Seconds()), seconds(s.duration.Seconds()), reason)})
+	} else {
+		s.emit(Event{Type: EventRunFinished, Message: fmt.Sprintf("finished at %s", now)})
+	}
+	from := min(s.warmup, now)
+	win := now - from // empty when stopped inside the warmup
+	sum := Summary{
+		Scenario: s.sc.Name, Description: s.sc.Description, Seed: s.sc.Seed,
+		DurationS: s.duration.Seconds(), WarmupS: s.warmup.Seconds(), SimulatedS: now.Seconds(),
+		Partial: partial, Window: Window{FromS: from.Seconds(), ToS: now.Seconds()},
+	}
+	if partial {
+		sum.PartialReason = fmt.Sprintf("stopped at %s of %s: %s", seconds(now.Seconds()), seconds(s.duration.Seconds()), stopReason(s.stopped))
+		if win == 0 {
+			sum.PartialReason += "; inside the warmup, so the window holds no statistics"
+		}
+	}
+	winSec := win.Seconds()
+	if winSec <= 0 {
+		winSec = math.Inf(1) // rates of an empty window are 0
+	}
+	ratio := func(d des.Time) float64 {
+		if win <= 0 {
+			return 0
+		}
+		return round6(float64(d) / float64(win))
+	}
+	for _, v := range s.vertices {
+		vs := VertexSummary{Name: v.name, Kind: v.kind, Parallelism: v.parallelism, Subtasks: []SubtaskSummary{}}
+		for _, t := range v.subtasks {
+			w := t.win
+			ss := SubtaskSummary{Index: t.index, Worker: t.worker,
+				InRate: round6(float64(t.winIn) / winSec), OutRate: round6(float64(t.winOut) / winSec),
+				Busy: ratio(w[stateBusy]), Idle: ratio(w[stateIdle]), Backpressured: ratio(w[stateBP])}
+			ss.Status = Status(ss.Backpressured)
+			ss.RecordsIn, ss.RecordsOut = t.totIn, t.totOut
+			if t.src != nil {
+				ss.RecordsOut = t.src.read
+			}
+			if t.gate != nil && winSec > 0 {
+				ss.QueueMean = round6(t.area / float64(win))
+				ss.Throughput = round6(float64(t.departed) / winSec)
+				if t.departed > 0 {
+					ss.SojournMean = round6(t.sojourn / float64(t.departed) / float64(des.Millisecond))
+				}
+			}
+			vs.Subtasks = append(vs.Subtasks, ss)
+			vs.InRate += ss.InRate
+			vs.OutRate += ss.OutRate
+			vs.Busy = max(vs.Busy, ss.Busy)
+			vs.BusyMean += ss.Busy / float64(v.parallelism)
+			vs.Backpressured = max(vs.Backpressured, ss.Backpressured)
+			vs.RecordsIn += ss.RecordsIn
+			vs.RecordsOut += ss.RecordsOut
+			if t.src != nil {
+				vs.Dropped += t.src.dropped
+				vs.SourceLag += t.src.lag(now)
+			}
+		}
+		vs.InRate, vs.OutRate, vs.BusyMean = round6(vs.InRate), round6(vs.OutRate), round6(vs.BusyMean)
+		vs.Status = Status(vs.Backpressured)
+		if h := v.winLat; h.Count() > 0 {
+			mean := round6(h.Mean() / float64(des.Millisecond))
+			vs.LatencyMean = &mean
+			vs.LatencyP50 = ms(h.Quantile(0.50))
+			vs.LatencyP90 = ms(h.Quantile(0.90))
+			vs.LatencyP99 = ms(h.Quantile(0.99))
+			vs.LatencyMax = ms(h.Max())
+		}
+		sum.Vertices = append(sum.Vertices, vs)
+		if v.kind == KindSource {
+			sum.Totals.Emitted += vs.RecordsOut
+			sum.Totals.Dropped += vs.Dropped
+			sum.Totals.SourceLag += vs.SourceLag
+		}
+	}
+	sum.Totals.Delivered = s.delivered
+	sum.Totals.InFlight = s.inFlight()
+	sum.Totals.Events = s.eng.Fired()
+	sum.Diagnosis = diagnose(s, sum.Vertices)
+	return &Result{Summary: sum}
+}
+
+// stopReason says in words why a run stopped early.
+func stopReason(err error) string {
+	switch {
+	case err == nil:
+		return "stopped"
+	case errors.Is(err, context.Canceled):
+		return "interrupted"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "time limit reached"
+	}
+	return err.Error()
+}
+
+// inFlight counts records inside the job: in buffers, in service and held
+// by blocked writers.
+func (s *Sim) inFlight() uint64 {
+	var n int64
+	for _, t := range s.subtasks {
+		if t.src == nil { // a source's record in hand is not emitted yet
+			n += int64(len(t.pend) - t.pi)
+		}
+		if t.gate != nil {
+			n += t.inSys
+		}
+		for _, p := range t.outs {
+			for _, c := range p.chans {
+				if c.cur != nil {
+					n += int64(len(c.cur.recs))
+				}
+				for i := 0; i < c.backlog.len(); i++ {
+					n += int64(len(c.backlog.buf[(c.backlog.head+i)&(len(c.backlog.buf)-1)].recs))
+				}
+				for i := 0; i < c.inflight.len(); i++ {
+					n += int64(len(c.inflight.buf[(c.inflight.head+i)&(len(c.inflight.buf)-1)].recs))
+				}
+			}
+		}
+	}
+	if n < 0 {
+		n = 0
+	}
+	return uint64(n)
+}
+
+func ms(t des.Time) *float64 {
+	v := round6(t.Milliseconds())
+	return &v
+}
+
+// round6 rounds to 6 decimals so that JSON output is stable and readable.
+func round6(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return math.Round(x*1e6) / 1e6
+}
+
+// Thresholds of the diagnosis.
+const (
+	busyThreshold    = 0.90 // a vertex this busy is saturated
+	skewIdleSiblings = 0.50 // siblings of a skewed subtask are busy less than this
+)
+
+// diagnose finds the bottleneck: in topological order, the first vertex
+// that is busy and not back-pressured itself while a vertex upstream of it
+// is back-pressured (the reading Flink's documentation teaches).
+func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
+	idx := map[string]int{}
+	for i, v := range vs {
+		idx[v.Name] = i
+	}
+	// upstream back-pressured vertices of each vertex (transitively)
+	bpUp := make([][]string, len(vs))
+	for i, v := range s.vertices {
+		seen := map[string]bool{}
+		var walk func(x *vertex)
+		walk = func(x *vertex) {
+			for _, e := range x.inputs {
+				u := e.from
+				if seen[u.name] {
+					continue
+				}
+				seen[u.name] = true
+				if vs[idx[u.name]].Status != StatusOK {
+					bpUp[i] = append(bpUp[i], u.name)
+				}
+				walk(u)
+			}
+		}
+		walk(v)
+		sort.Strings(bpUp[i])
+	}
+	describe := func(names []string) string {
+		parts := make([]string, 0, len(names))
+		for _, n := range names {
+			u := vs[idx[n]]
+			parts = append(parts, fmt.Sprintf("%s (%s, back-pressured %s)", n, u.Status, pct(u.Backpressured)))
+		}
+		return strings.Join(parts, ", ")
+	}
+	for i, v := range vs {
+		if v.Status != StatusOK || len(bpUp[i]) == 0 || v.Busy < busyThreshold {
+			continue
+		}
+		d := Diagnosis{Kind: "bottleneck", Vertex: v.Name}
+		d.Evidence = append(d.Evidence,
+			fmt.Sprintf("%s is busy %s and back-pressured %s (%s)", v.Name, pct(v.Busy), pct(v.Backpressured), v.Status),
+			"upstream and held back: "+describe(bpUp[i]))
+		hot, others := hottest(v.Subtasks)
+		if v.Parallelism > 1 && others < skewIdleSiblings {
+			d.Kind = "skew"
+			d.Subtask = &hot
+			d.Evidence = append(d.Evidence, fmt.Sprintf("subtask %d is busy %s while its %d siblings average %s busy: the keys are skewed",
+				hot, pct(v.Subtasks[hot].Busy), v.Parallelism-1, pct(others)))
+			d.Message = fmt.Sprintf("bottleneck: %s subtask %d (busy %s, its siblings %s): a hot key; more parallelism will not help, spread the key (e.g. pre-aggregate or salt it)",
+				v.Name, hot, pct(v.Subtasks[hot].Busy), pct(others))
+			return d
+		}
+		d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; give it more parallelism or make it faster",
+			v.Name, pct(v.Busy), strings.Join(bpUp[i], " and "))
+		return d
+	}
+	for _, v := range vs {
+		if v.Kind != KindSource && v.Busy >= busyThreshold {
+			return Diagnosis{Kind: "saturated", Vertex: v.Name,
+				Message:  fmt.Sprintf("no back-pressure, but %s is busy %s: it is close to its capacity", v.Name, pct(v.Busy)),
+				Evidence: []string{fmt.Sprintf("%s is busy %s and back-pressured %s", v.Name, pct(v.Busy), pct(v.Backpressured))}}
+		}
+	}
+	return Diagnosis{Kind: "none", Message: "no bottleneck: no vertex is back-pressured or saturated", Evidence: []string{}}
+}
+
+// hottest returns the busiest subtask and the mean busy ratio of the others.
+func hottest(ss []SubtaskSummary) (int, float64) {
+	hot := 0
+	for i, s := range ss {
+		if s.Busy > ss[hot].Busy {
+			hot = i
+		}
+	}
+	if len(ss) < 2 {
+		return hot, ss[hot].Busy
+	}
+	sum := 0.0
+	for i, s := range ss {
+		if i != hot {
+			sum += s.Busy
+		}
+	}
+	return hot, sum / float64(len(ss)-1)
+}
+
+func pct(r float64) string { return fmt.Sprintf("%.0f%%", 100*r) }
