@@ -1,0 +1,79 @@
+// Command dspalab is a discrete-event simulator of Flink-like stream
+// processing, built as a teaching lab. See `dspalab --help` and README.md.
+//
+// The commands are thin: each parses its flags and calls a package
+// (internal/runner, sim/scenario, scenarios), so tests cover the packages
+// directly and the command through testscript (testdata/script/*.txtar).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dspalab/dspalab/internal/runner"
+)
+
+// version is set at build time: go build -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+func main() {
+	os.Exit(realMain())
+}
+
+// realMain runs the command line and returns the exit status: 0 ok, 1
+// invalid scenario or failed run, 2 usage error, 130 interrupted.
+func realMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// After the first interrupt, restore the default behaviour: a
+		// second Ctrl-C kills the process at once.
+		<-ctx.Done()
+		stop()
+	}()
+	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+}
+
+// execute runs the command line args and prints errors on stderr, once.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "dspalab: %v\nRun '%s --help' for usage.\n", ue.err, cmd.CommandPath())
+		return runner.ExitUsage
+	}
+	runner.WriteError(stderr, err)
+	return runner.ExitCode(err)
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usage wraps an argument validator so that its errors are usage errors.
+func usage(args cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := args(cmd, a); err != nil {
+			return &usageError{err}
+		}
+		return nil
+	}
+}
+
+// usagef returns a usage error.
+func usagef(format string, a ...any) error {
+	return &usageError{fmt.Errorf(format, a...)}
+}

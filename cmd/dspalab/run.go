@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/scenarios"
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+func newRunCmd() *cobra.Command {
+	var (
+		opts      runner.Options
+		seed      uint64
+		duration  des.Time
+		maxEvents = float64(runner.DefaultMaxEvents)
+	)
+	opts.Limits = runner.Limits{MaxSubtasks: runner.DefaultMaxSubtasks, MaxDuration: runner.DefaultMaxDuration}
+	cmd := &cobra.Command{
+		Use:   "run [SCENARIO]",
+		Short: "Simulate a scenario and print its summary",
+		Long: `Simulate a scenario and print a table per vertex (rates, busy and
+back-pressured time, status, latency) with a diagnosis naming the
+bottleneck.
+
+SCENARIO is a YAML file or the name of a built-in scenario (see 'dspalab
+scenarios'); without it, the course's back-pressure example (` + scenarios.Default + `) runs.
+
+With --out DIR, the run also writes DIR/summary.json, DIR/timeseries.csv and
+DIR/events.jsonl; old files there are replaced only once all three are
+complete. Ctrl-C stops the run: the results so far are still printed and
+written, marked partial, and the exit status is 130.
+
+Runs over a limit are refused before they start: more subtasks than
+--max-subtasks, a duration over --max-duration, or more estimated events
+(records/s offered by the sources x vertices x seconds) than --max-events.
+
+` + exitCodesHelp,
+		Example: `  dspalab run                              # the back-pressure example
+  dspalab run hot-key                      # a built-in scenario
+  dspalab run my.yaml --duration 30s --seed 7
+  dspalab run my.yaml --out results/       # summary.json, timeseries.csv, events.jsonl
+  dspalab run my.yaml --json | jq .diagnosis`,
+		Args: usage(cobra.MaximumNArgs(1)),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return scenarios.Names(), cobra.ShellCompDirectiveDefault
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Scenario = args[0]
+			}
+			if cmd.Flags().Changed("seed") {
+				opts.Seed = &seed
+			}
+			if cmd.Flags().Changed("duration") {
+				opts.Duration = &duration
+			}
+			if opts.Limits.MaxSubtasks <= 0 {
+				return usagef("--max-subtasks must be positive, got %d", opts.Limits.MaxSubtasks)
+			}
+			opts.Limits.MaxEvents = maxEvents
+			opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			opts.Progress = isTerminal(opts.Stderr)
+			return runner.Run(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.Uint64Var(&seed, "seed", 0, "seed of every random stream (default: the scenario's)")
+	f.Var(durationValue{&duration}, "duration", "simulated time to run, e.g. 30s or 10m (default: the scenario's)")
+	f.StringVarP(&opts.OutDir, "out", "o", "", "write summary.json, timeseries.csv and events.jsonl into `DIR` (created if missing)")
+	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON (summary.json) instead of the table")
+	f.IntVar(&opts.Limits.MaxSubtasks, "max-subtasks", runner.DefaultMaxSubtasks, "refuse scenarios with more subtasks in total")
+	f.Var(durationValue{&opts.Limits.MaxDuration}, "max-duration", "refuse scenarios that simulate longer")
+	f.Var(countValue{&maxEvents}, "max-events", "refuse scenarios with more estimated events (records/s x vertices x seconds)")
+	return cmd
+}
+
+// isTerminal reports whether w is a terminal (progress is drawn only there).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// ExitCode returns the exit status of the dspalab command for an error of
+// this package: ExitOK for nil, ExitInterrupted for an *InterruptedError,
+// ExitFailure for any other. (Usage errors are cobra's and the command's:
+// it maps them to ExitUsage itself.)
+func ExitCode(err error) int {
+	var ie *InterruptedError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ie):
+		return ExitInterrupted
+	default:
+		return ExitFailure
+	}
+}
+
+// WriteError prints err for a person on w:
+//   - the problems of an invalid scenario (scenario.ErrorList) as their
+//     "file:line:col: path: message" lines, as compilers print them, so
+//     editors and terminals can jump to them;
+//   - ErrReported not at all;
+//   - any other error as "dspalab: message", each of the errors joined by
+//     errors.Join on its own line.
+func WriteError(w io.Writer, err error) {
+	if err == nil || errors.Is(err, ErrReported) {
+		return
+	}
+	var list scenario.ErrorList
+	if errors.As(err, &list) {
+		fmt.Fprintln(w, list.Error())
+		return
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString("dspalab: ")
+		b.WriteString(e.Error())
+		b.WriteString("\n")
+	}
+	io.WriteString(w, b.String())
+}

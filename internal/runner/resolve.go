@@ -1,0 +1,138 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/agnivade/levenshtein"
+
+	"github.com/dspalab/dspalab/scenarios"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// MaxScenarioBytes is the largest scenario file Resolve reads: 1 MiB. A
+// scenario is a short YAML file; a larger one is almost certainly a mistake
+// (a data file named by accident).
+const MaxScenarioBytes = 1 << 20
+
+// Resolve finds the scenario an argument names and returns its YAML with
+// the label to parse it under and to name it in messages.
+//
+// If arg names an existing file, the file is read (label: arg as given;
+// files over MaxScenarioBytes are refused). Otherwise, if arg is the name of
+// a built-in scenario, its embedded YAML is returned (label: the name). An
+// empty arg means scenarios.Default. Anything else is an error that lists
+// the built-in names and suggests the nearest one.
+func Resolve(arg string) (label string, data []byte, err error) {
+	if arg == "" {
+		arg = scenarios.Default
+	}
+	fi, statErr := os.Stat(arg)
+	switch {
+	case statErr == nil && fi.IsDir():
+		return "", nil, fmt.Errorf("%s is a directory, not a scenario file", arg)
+	case statErr == nil:
+		data, err := readScenarioFile(arg)
+		if err != nil {
+			return "", nil, err
+		}
+		return arg, data, nil
+	case !errors.Is(statErr, fs.ErrNotExist) && !isNotDir(statErr):
+		return "", nil, fmt.Errorf("reading scenario: %w", statErr)
+	}
+	if slices.Contains(scenarios.Names(), arg) {
+		data, err := scenarios.Get(arg)
+		if err != nil {
+			return "", nil, err
+		}
+		return arg, data, nil
+	}
+	return "", nil, unknownScenario("no scenario file or built-in scenario named", arg)
+}
+
+// isNotDir reports a stat error of a path whose parent is a file
+// ("a.yaml/b"), which means the path does not exist either.
+func isNotDir(err error) bool {
+	return errors.Is(err, syscall.ENOTDIR)
+}
+
+// readScenarioFile reads at most MaxScenarioBytes of a file and refuses a
+// larger one.
+func readScenarioFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading scenario: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading scenario %s: %w", path, err)
+	}
+	if len(data) > MaxScenarioBytes {
+		size := "more than 1 MiB"
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fmt.Sprintf("%.1f MiB", float64(fi.Size())/(1<<20))
+		}
+		return nil, fmt.Errorf("scenario file %s is %s; the limit is 1 MiB (a scenario is a short YAML file: is this a data file?)", path, size)
+	}
+	return data, nil
+}
+
+// unknownScenario builds "PREFIX X; built-in: a, b, c (did you mean Y?)".
+func unknownScenario(prefix, name string) error {
+	names := scenarios.Names()
+	msg := fmt.Sprintf("%s %q; built-in: %s", prefix, name, strings.Join(names, ", "))
+	if s := suggest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return errors.New(msg)
+}
+
+// suggest returns the built-in name nearest to what the user typed, or ""
+// when none is close. A path or a .yaml suffix is ignored, so
+// "scenarios/backpresure.yaml" suggests "backpressure".
+func suggest(typed string, names []string) string {
+	word := strings.ToLower(filepath.Base(typed))
+	for _, ext := range []string{".yaml", ".yml"} {
+		word = strings.TrimSuffix(word, ext)
+	}
+	if word == "" {
+		return ""
+	}
+	best, bestDist := "", 0
+	for _, n := range names {
+		if n == word || strings.HasPrefix(n, word) || strings.HasPrefix(word, n) {
+			return n
+		}
+		d := levenshtein.ComputeDistance(word, n)
+		if best == "" || d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	if bestDist <= max(2, len(word)/3) {
+		return best
+	}
+	return ""
+}
+
+// Load resolves arg (see Resolve) and parses it. It returns the scenario
+// and its label; a parse failure is the scenario.ErrorList of Parse,
+// unwrapped, so callers can print its file:line:col lines as they are.
+func Load(arg string) (*scenario.Scenario, string, error) {
+	label, data, err := Resolve(arg)
+	if err != nil {
+		return nil, "", err
+	}
+	sc, err := scenario.Parse(label, data)
+	if err != nil {
+		return nil, label, err
+	}
+	return sc, label, nil
+}

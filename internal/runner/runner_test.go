@@ -1,0 +1,500 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dspalab/dspalab/scenarios"
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// fastYAML runs about 65536 kernel events in well under a simulated second.
+const fastYAML = `name: fast
+duration: 10s
+warmup: 1s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 100000/s}
+operators:
+  - name: op
+    input: src
+    service_time: {mean: 1us}
+sinks:
+  - name: out
+    input: op
+`
+
+func writeFile(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(data), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunTable(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	d := 20 * des.Second
+	err := Run(context.Background(), Options{Duration: &d, Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	for _, want := range []string{"backpressure: ", "simulated 20s, seed 1;", "diagnosis: bottleneck: enrich"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr = %q, want nothing", stderr.String())
+	}
+}
+
+func TestRunJSONWithOverridesAndOutputs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "out")
+	var stdout, stderr bytes.Buffer
+	seed, d := uint64(7), 30*des.Second
+	err := Run(context.Background(), Options{Scenario: "mm1", Seed: &seed, Duration: &d, OutDir: dir, JSON: true,
+		Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum sim.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatalf("stdout is not the summary JSON: %v\n%s", err, stdout.String())
+	}
+	if sum.Scenario != "mm1" || sum.Seed != 7 || sum.DurationS != 30 || sum.Partial {
+		t.Errorf("summary = %+v, want mm1, seed 7, 30s, complete", sum)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr = %q, want nothing in JSON mode", stderr.String())
+	}
+	file, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(file, stdout.Bytes()) {
+		t.Error("summary.json differs from the JSON printed")
+	}
+	ts, err := os.ReadFile(filepath.Join(dir, TimeseriesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header, _, _ := strings.Cut(string(ts), "\n"); header != strings.Join(sim.TimeseriesColumns, ",") {
+		t.Errorf("timeseries header = %q", header)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("output directory holds %d entries, want the 3 files only", len(entries))
+	}
+}
+
+func TestRunWroteLine(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	d := 20 * des.Second
+	if err := Run(context.Background(), Options{Duration: &d, OutDir: dir, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	want := "wrote " + filepath.Join(dir, "summary.json") + ", " + filepath.Join(dir, "timeseries.csv") + ", " +
+		filepath.Join(dir, "events.jsonl") + "\n"
+	if stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", stderr.String(), want)
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "fast.yaml", fastYAML)
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the simulator checks every 65,536 events, so it stops early
+	var stdout bytes.Buffer
+	err := Run(ctx, Options{Scenario: file, OutDir: out, Stdout: &stdout})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want an InterruptedError wrapping context.Canceled", err)
+	}
+	if ExitCode(err) != ExitInterrupted {
+		t.Errorf("ExitCode = %d, want %d", ExitCode(err), ExitInterrupted)
+	}
+	if ie.Reached <= 0 || ie.Reached >= ie.Duration || ie.Duration != 10*des.Second {
+		t.Errorf("reached %v of %v", ie.Reached, ie.Duration)
+	}
+	if !strings.Contains(stdout.String(), "\nPARTIAL: ") {
+		t.Errorf("table lacks the PARTIAL line:\n%s", stdout.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"partial": true`) {
+		t.Errorf("summary.json is not partial:\n%s", data)
+	}
+}
+
+func TestRunRefusals(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	d := 5 * des.Second
+	for name, opts := range map[string]Options{
+		"warmup":  {Duration: &d, OutDir: out},
+		"limit":   {Limits: Limits{MaxSubtasks: 1}, OutDir: out},
+		"unknown": {Scenario: "nope", OutDir: out},
+		"invalid": {Scenario: writeFile(t, dir, "bad.yaml", "duration: 0s\n"), OutDir: out},
+	} {
+		var stdout bytes.Buffer
+		opts.Stdout = &stdout
+		err := Run(context.Background(), opts)
+		if err == nil {
+			t.Errorf("%s: Run succeeded", name)
+			continue
+		}
+		if ExitCode(err) != ExitFailure {
+			t.Errorf("%s: ExitCode = %d", name, ExitCode(err))
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%s: printed %q", name, stdout.String())
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: created the output directory", name)
+		}
+	}
+	err := Run(context.Background(), Options{Duration: &d})
+	if want := `--duration 5s must be longer than the warmup of scenario "backpressure" (10s)`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	var list scenario.ErrorList
+	err = Run(context.Background(), Options{Scenario: filepath.Join(dir, "bad.yaml")})
+	if !errors.As(err, &list) {
+		t.Errorf("invalid scenario: err = %T %v, want the scenario.ErrorList", err, err)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
+	dir := t.TempDir()
+	file := writeFile(t, dir, "fast.yaml", fastYAML)
+	var stderr bytes.Buffer
+	if err := Run(context.Background(), Options{Scenario: file, Stderr: &stderr, Progress: true}); err != nil {
+		t.Fatal(err)
+	}
+	got := stderr.String()
+	if !strings.Contains(got, "simulating "+file+": ") || !strings.Contains(got, " / 10s, ") || !strings.Contains(got, " records/s") {
+		t.Errorf("no progress line in %q", got)
+	}
+	if !strings.HasSuffix(got, "\033[2K\r") {
+		t.Errorf("the progress line is not cleared at the end: %q", got[max(0, len(got)-40):])
+	}
+
+	// Short runs draw nothing.
+	progressDelay = time.Hour
+	stderr.Reset()
+	if err := Run(context.Background(), Options{Scenario: file, Stderr: &stderr, Progress: true}); err != nil {
+		t.Fatal(err)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr = %q, want nothing", stderr.String())
+	}
+}
+
+func TestResolve(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "mm1", "duration: 1s\n")
+	for _, tc := range []struct {
+		arg, label, data, err string
+	}{
+		{arg: "", label: scenarios.Default, data: "name: backpressure"},
+		{arg: "tandem", label: "tandem", data: "name: tandem"},
+		{arg: file, label: file, data: "duration: 1s"},
+		{arg: dir, err: dir + " is a directory, not a scenario file"},
+		{arg: "backpresure", err: `no scenario file or built-in scenario named "backpresure"; built-in: backpressure, hot-key, mm1, sensors-1000, tandem (did you mean backpressure?)`},
+		{arg: filepath.Join(file, "x"), err: `no scenario file or built-in scenario named`},
+	} {
+		label, data, err := Resolve(tc.arg)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Resolve(%q) error = %v, want %q", tc.arg, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("Resolve(%q): %v", tc.arg, err)
+		case label != tc.label || !strings.Contains(string(data), tc.data):
+			t.Errorf("Resolve(%q) = %q, %.40q", tc.arg, label, data)
+		}
+	}
+
+	big := writeFile(t, dir, "big.yaml", strings.Repeat("#", MaxScenarioBytes+1))
+	if _, _, err := Resolve(big); err == nil || !strings.Contains(err.Error(), "the limit is 1 MiB") {
+		t.Errorf("a file over 1 MiB: err = %v", err)
+	}
+	ok := writeFile(t, dir, "ok.yaml", strings.Repeat("#", MaxScenarioBytes))
+	if _, _, err := Resolve(ok); err != nil {
+		t.Errorf("a file of exactly 1 MiB: %v", err)
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	names := scenarios.Names()
+	for typed, want := range map[string]string{
+		"backpresure":           "backpressure",
+		"Backpressure.yaml":     "backpressure",
+		"scenarios/hot_key.yml": "hot-key",
+		"sensors":               "sensors-1000",
+		"mm2":                   "mm1",
+		"tandom":                "tandem",
+		"zzzzzzzz":              "",
+		"":                      "",
+	} {
+		if got := suggest(typed, names); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", typed, got, want)
+		}
+	}
+}
+
+func parse(t *testing.T, yaml string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func TestMeasure(t *testing.T) {
+	sc := parse(t, `duration: 100s
+workers: {count: 2, slots: 4}
+sources:
+  - name: a
+    parallelism: 2
+    arrival: {process: poisson, rate: 10/s}
+  - name: b
+    arrival: {process: bursty, rate: 100/s, off_rate: 20/s, on: 1s, off: 3s}
+  - name: c
+    arrival:
+      process: schedule
+      schedule: [{at: 0s, rate: 10/s}, {at: 50s, rate: 30/s}, {at: 200s, rate: 1000/s}]
+operators:
+  - name: op
+    inputs: [a, b, c]
+    parallelism: 3
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: op
+`)
+	e := Measure(sc)
+	// a: 2 x 10; b: 100/4 + 20*3/4 = 40; c: (10*50 + 30*50)/100 = 20.
+	if e.Subtasks != 8 || e.Vertices != 5 || e.Offered != 80 || e.Events != 80*5*100 || e.Duration != 100*des.Second {
+		t.Errorf("Measure = %+v", e)
+	}
+}
+
+func TestCheckLimits(t *testing.T) {
+	sc := parse(t, `name: x
+duration: 120s
+sources:
+  - name: src
+    parallelism: 4
+    arrival: {process: constant, rate: 25000000/s}
+operators:
+  - name: a
+    input: src
+    parallelism: 4
+    service_time: {mean: 1ns}
+  - name: b
+    input: a
+    parallelism: 4
+    service_time: {mean: 1ns}
+  - name: c
+    input: b
+    parallelism: 4
+    service_time: {mean: 1ns}
+sinks:
+  - name: out
+    input: c
+    parallelism: 4
+`)
+	err := CheckLimits("x.yaml", sc, Limits{})
+	want := `scenario "x.yaml": about 6.0e10 events (sources offer 1.0e8 records/s over 120s through 5 vertices) exceed the limit of 5e9; shorten duration, lower the rates, or raise --max-events`
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckLimits = %v\nwant %s", err, want)
+	}
+	if err := CheckLimits("x.yaml", sc, Limits{MaxEvents: 1e11}); err != nil {
+		t.Errorf("raised limit: %v", err)
+	}
+	err = CheckLimits("x.yaml", sc, Limits{MaxSubtasks: 19, MaxDuration: des.Minute, MaxEvents: 1e11})
+	want = `scenario "x.yaml": 20 subtasks exceed the limit of 19; lower the parallelism or raise --max-subtasks
+scenario "x.yaml": a duration of 120s exceeds the limit of 60s; shorten it (--duration) or raise --max-duration`
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckLimits = %v\nwant %s", err, want)
+	}
+	sc.Duration = 30 * 24 * des.Hour
+	err = CheckLimits("x.yaml", sc, Limits{MaxEvents: 1e30})
+	if want := `a duration of 720h exceeds the limit of 168h;`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("CheckLimits = %v, want %q", err, want)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	for x, want := range map[float64]string{
+		0: "0", 2.54: "2.5", 4096: "4096", 99999: "99999", 1e5: "1e5", 1.234e10: "1.2e10", 6e10: "6.0e10", 1e-7: "0",
+	} {
+		if got := Sci(x, 1); x != 1e5 && got != want {
+			t.Errorf("Sci(%g, 1) = %q, want %q", x, got, want)
+		}
+	}
+	if got := Sci(5e9, -1); got != "5e9" {
+		t.Errorf("Sci(5e9, -1) = %q", got)
+	}
+	for d, want := range map[des.Time]string{
+		120 * des.Second: "120s", 63200 * des.Millisecond: "63.2s", 250 * des.Millisecond: "0.25s",
+		des.Hour: "1h", 168 * des.Hour: "168h", 90 * des.Minute: "1h30m", 3601 * des.Second: "1h0m1s",
+	} {
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", int64(d), got, want)
+		}
+	}
+	for x, want := range map[float64]string{950: "950", 12345: "12.3k", 1.2e6: "1.2M", 3.4e9: "3.4G"} {
+		if got := Human(x); got != want {
+			t.Errorf("Human(%g) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+func TestOutputsAreAtomic(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range OutputFiles {
+		writeFile(t, dir, name, "old")
+	}
+	check := func(when string) {
+		t.Helper()
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != len(OutputFiles) {
+			t.Errorf("%s: %d entries in the output directory, want %d", when, len(entries), len(OutputFiles))
+		}
+		for _, name := range OutputFiles {
+			if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "old" {
+				t.Errorf("%s: %s = %q, want the old file", when, name, b)
+			}
+		}
+	}
+
+	o, err := openOutputs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.abort()
+	o.abort()
+	check("after abort")
+
+	o, err = openOutputs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(o.tmp) // the renames will fail
+	if err := o.commit(&sim.Summary{Scenario: "x"}); err == nil {
+		t.Error("commit succeeded without its files")
+	}
+	check("after a failed commit")
+
+	o, err = openOutputs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.commit(&sim.Summary{Scenario: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, SummaryFile)); !strings.Contains(string(b), `"scenario": "x"`) {
+		t.Errorf("summary.json = %s", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != len(OutputFiles) {
+		t.Errorf("%d entries after commit, want %d (no temporary directory left)", len(entries), len(OutputFiles))
+	}
+
+	if _, err := openOutputs(filepath.Join(dir, SummaryFile)); err == nil || !strings.Contains(err.Error(), "creating output directory") {
+		t.Errorf("an output directory that is a file: err = %v", err)
+	}
+}
+
+func TestWriteErrorAndExitCode(t *testing.T) {
+	var b bytes.Buffer
+	list := scenario.ErrorList{{File: "f.yaml", Line: 1, Col: 2, Path: "a", Msg: "bad"}, {File: "f.yaml", Line: 3, Col: 4, Msg: "worse"}}
+	WriteError(&b, list)
+	if want := "f.yaml:1:2: a: bad\nf.yaml:3:4: worse\n"; b.String() != want {
+		t.Errorf("ErrorList printed as %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	WriteError(&b, errors.Join(errors.New("one"), errors.New("two")))
+	if want := "dspalab: one\ndspalab: two\n"; b.String() != want {
+		t.Errorf("joined errors printed as %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	WriteError(&b, ErrReported)
+	WriteError(&b, nil)
+	if b.Len() != 0 {
+		t.Errorf("printed %q for ErrReported or nil", b.String())
+	}
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitOK},
+		{errors.New("x"), ExitFailure},
+		{list, ExitFailure},
+		{ErrReported, ExitFailure},
+		{&InterruptedError{Err: context.Canceled}, ExitInterrupted},
+		{fmt.Errorf("wrapped: %w", &InterruptedError{Err: context.Canceled}), ExitInterrupted},
+	} {
+		if got := ExitCode(tc.err); got != tc.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestValidateListShow(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.yaml", "duration: 1s\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: o, input: s}]\n")
+	bad := writeFile(t, dir, "bad.yaml", "duration: 1s\nsources: []\nsinks: []\nfoo: 1\n")
+	var stdout, stderr bytes.Buffer
+	if err := Validate(&stdout, &stderr, []string{good, "mm1"}); err != nil || stdout.String() != good+": ok\nmm1: ok\n" || stderr.Len() != 0 {
+		t.Errorf("Validate(good) = %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	err := Validate(&stdout, &stderr, []string{bad, good, "nope"})
+	if !errors.Is(err, ErrReported) || stdout.String() != good+": ok\n" {
+		t.Errorf("Validate(bad) = %v, stdout %q", err, stdout.String())
+	}
+	if !strings.Contains(stderr.String(), bad+":4:1: foo: unknown field") || !strings.Contains(stderr.String(), `dspalab: no scenario file or built-in scenario named "nope"`) {
+		t.Errorf("stderr = %q", stderr.String())
+	}
+
+	stdout.Reset()
+	if err := ListScenarios(&stdout); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	if len(lines) != len(scenarios.Names()) || !strings.HasPrefix(lines[0], "backpressure  A 100 rec/s") {
+		t.Errorf("ListScenarios:\n%s", stdout.String())
+	}
+
+	stdout.Reset()
+	if err := ShowScenario(&stdout, "tandem"); err != nil || !strings.Contains(stdout.String(), "name: tandem") {
+		t.Errorf("ShowScenario(tandem) = %v, %q", err, stdout.String())
+	}
+	if err := ShowScenario(&stdout, "tandom"); err == nil || !strings.Contains(err.Error(), "did you mean tandem?") {
+		t.Errorf("ShowScenario(tandom) = %v", err)
+	}
+}
