@@ -125,6 +125,9 @@ func (s *Sim) takeSample(now des.Time) {
 			vr.LatencyP99 = h.Quantile(0.99).Milliseconds()
 			vr.LatencyMax = h.Max().Milliseconds()
 		}
+		if now > s.warmup {
+			v.winLat.Merge(v.ivLat)
+		}
 		v.ivLat.Reset()
 		smp.Rows = append(smp.Rows, vr)
 		if vr.Status != v.status {

@@ -111,12 +111,9 @@ func partitionerOf(name string) partitioner {
 }
 
 // observeLatency records the latency of a record leaving a subtask of v.
-func (v *vertex) observeLatency(now, lat des.Time) {
-	v.ivLat.Add(lat)
-	if now > v.s.warmup {
-		v.winLat.Add(lat)
-	}
-}
+// The interval's histogram joins the window's when the interval ends after
+// the warmup (the warmup's end is always a sampling instant).
+func (v *vertex) observeLatency(lat des.Time) { v.ivLat.Add(lat) }
 
 // New builds the job of sc: it places subtasks in slots, connects the
 // channels of every edge, and schedules the first arrivals. sc must come
@@ -133,7 +130,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	for _, src := range s.sources {
 		src.start()
 	}
-	s.eng.Schedule(min(s.interval, s.duration), s, 0)
+	s.eng.Schedule(s.nextSample(0), s, 0)
 	s.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("%s: %d vertices, %d subtasks, seed %d", sc.Name, len(s.vertices), len(s.subtasks), sc.Seed)})
 	return s, nil
 }
@@ -199,8 +196,19 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 func (s *Sim) HandleEvent(now des.Time, _ int64) {
 	s.takeSample(now)
 	if now < s.duration {
-		s.eng.Schedule(min(now+s.interval, s.duration), s, 0)
+		s.eng.Schedule(s.nextSample(now), s, 0)
 	}
+}
+
+// nextSample returns the next sampling instant after now: the next multiple
+// of the metrics interval, the end of the warmup if that comes first (so
+// that no interval straddles it), or the end of the run.
+func (s *Sim) nextSample(now des.Time) des.Time {
+	next := (now/s.interval + 1) * s.interval
+	if now < s.warmup && s.warmup < next {
+		next = s.warmup
+	}
+	return min(next, s.duration)
 }
 
 func (s *Sim) newID() uint64 {

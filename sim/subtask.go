@@ -138,7 +138,7 @@ func (t *subtask) complete(now des.Time) {
 		t.sojourn += float64(now - t.curArrived)
 		t.departed++
 	}
-	t.v.observeLatency(now, now-t.cur.Ingest)
+	t.v.observeLatency(now - t.cur.Ingest)
 	if len(t.outs) == 0 {
 		t.s.delivered++
 		t.setState(now, stateIdle)

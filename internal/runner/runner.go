@@ -118,6 +118,12 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("simulating %s: %w", label, errNoResult)
 	}
 
+	// the files first: a closed or broken stdout must not lose them
+	if out != nil {
+		if err := out.commit(&res.Summary); err != nil {
+			return err
+		}
+	}
 	if opts.JSON {
 		err = sim.WriteSummaryJSON(stdout, &res.Summary)
 	} else {
@@ -126,13 +132,8 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("printing the summary: %w", err)
 	}
-	if out != nil {
-		if err := out.commit(&res.Summary); err != nil {
-			return err
-		}
-		if !opts.JSON {
-			fmt.Fprintf(stderr, "wrote %s\n", strings.Join(out.paths(), ", "))
-		}
+	if out != nil && !opts.JSON {
+		fmt.Fprintf(stderr, "wrote %s\n", strings.Join(out.paths(), ", "))
 	}
 	return interrupted
 }

@@ -28,6 +28,14 @@ const (
 	posNow  = -1 // the node waits in the now-queue
 )
 
+// hent is a heap entry: the ordering key is kept inline so that sifting
+// compares without touching the slab.
+type hent struct {
+	at  Time
+	seq uint64
+	i   int32
+}
+
 type node struct {
 	at  Time
 	seq uint64
@@ -50,7 +58,7 @@ type Engine struct {
 	seq     uint64
 	nodes   []node
 	free    []int32
-	heap    []int32
+	heap    []hent
 	nowq    []int32
 	nowHead int
 	fired   uint64
@@ -108,7 +116,7 @@ func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
 		e.nowq = append(e.nowq, i)
 	} else {
 		nd.pos = int32(len(e.heap))
-		e.heap = append(e.heap, i)
+		e.heap = append(e.heap, hent{at, nd.seq, i})
 		e.up(len(e.heap) - 1)
 	}
 	return EventID(uint64(nd.gen)<<32 | uint64(uint32(i)+1))
@@ -151,7 +159,7 @@ func (e *Engine) Step() bool {
 	for {
 		var i int32
 		switch {
-		case len(e.heap) > 0 && e.nodes[e.heap[0]].at == e.now:
+		case len(e.heap) > 0 && e.heap[0].at == e.now:
 			i = e.popHeap()
 		case e.nowHead < len(e.nowq):
 			i = e.nowq[e.nowHead]
@@ -186,7 +194,7 @@ func (e *Engine) peek() Time {
 		return e.now
 	}
 	if len(e.heap) > 0 {
-		return e.nodes[e.heap[0]].at
+		return e.heap[0].at
 	}
 	return Never
 }
@@ -211,16 +219,16 @@ func (e *Engine) RunUntil(t Time) bool {
 // Stop makes a running RunUntil return after the current event.
 func (e *Engine) Stop() { e.stopped = true }
 
-func (e *Engine) less(a, b int32) bool {
-	na, nb := &e.nodes[a], &e.nodes[b]
-	if na.at != nb.at {
-		return na.at < nb.at
+func (e *Engine) less(a, b int) bool {
+	ha, hb := &e.heap[a], &e.heap[b]
+	if ha.at != hb.at {
+		return ha.at < hb.at
 	}
-	return na.seq < nb.seq
+	return ha.seq < hb.seq
 }
 
 func (e *Engine) popHeap() int32 {
-	top := e.heap[0]
+	top := e.heap[0].i
 	e.removeAt(0)
 	return top
 }
@@ -240,14 +248,14 @@ func (e *Engine) removeAt(k int) {
 
 func (e *Engine) swap(a, b int) {
 	e.heap[a], e.heap[b] = e.heap[b], e.heap[a]
-	e.nodes[e.heap[a]].pos = int32(a)
-	e.nodes[e.heap[b]].pos = int32(b)
+	e.nodes[e.heap[a].i].pos = int32(a)
+	e.nodes[e.heap[b].i].pos = int32(b)
 }
 
 func (e *Engine) up(k int) {
 	for k > 0 {
 		p := (k - 1) / 2
-		if !e.less(e.heap[k], e.heap[p]) {
+		if !e.less(k, p) {
 			break
 		}
 		e.swap(k, p)
@@ -264,10 +272,10 @@ func (e *Engine) down(k int) bool {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && e.less(e.heap[r], e.heap[l]) {
+		if r := l + 1; r < n && e.less(r, l) {
 			m = r
 		}
-		if !e.less(e.heap[m], e.heap[k]) {
+		if !e.less(m, k) {
 			break
 		}
 		e.swap(k, m)
