@@ -17,6 +17,7 @@ func newRunCmd() *cobra.Command {
 		seed      uint64
 		duration  des.Time
 		maxEvents = float64(runner.DefaultMaxEvents)
+		maxRate   = float64(runner.DefaultMaxEventRate)
 	)
 	opts.Limits = runner.Limits{MaxSubtasks: runner.DefaultMaxSubtasks, MaxDuration: runner.DefaultMaxDuration}
 	cmd := &cobra.Command{
@@ -35,8 +36,10 @@ complete. Ctrl-C stops the run: the results so far are still printed and
 written, marked partial, and the exit status is 130.
 
 Runs over a limit are refused before they start: more subtasks than
---max-subtasks, a duration over --max-duration, or more estimated events
-(records/s offered by the sources x vertices x seconds) than --max-events.
+--max-subtasks, a duration over --max-duration, more estimated events per
+simulated second (records/s offered by the sources x vertices) than
+--max-event-rate, or more estimated events in all (that rate x seconds)
+than --max-events.
 
 ` + exitCodesHelp,
 		Example: `  dspalab run                              # the back-pressure example
@@ -62,6 +65,7 @@ Runs over a limit are refused before they start: more subtasks than
 				return usagef("--max-subtasks must be positive, got %d", opts.Limits.MaxSubtasks)
 			}
 			opts.Limits.MaxEvents = maxEvents
+			opts.Limits.MaxEventRate = maxRate
 			opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			opts.Progress = isTerminal(opts.Stderr)
 			return runner.Run(cmd.Context(), opts)
@@ -75,6 +79,7 @@ Runs over a limit are refused before they start: more subtasks than
 	f.IntVar(&opts.Limits.MaxSubtasks, "max-subtasks", runner.DefaultMaxSubtasks, "refuse scenarios with more subtasks in total")
 	f.Var(durationValue{&opts.Limits.MaxDuration}, "max-duration", "refuse scenarios that simulate longer")
 	f.Var(countValue{&maxEvents}, "max-events", "refuse scenarios with more estimated events (records/s x vertices x seconds)")
+	f.Var(countValue{&maxRate}, "max-event-rate", "refuse scenarios with more estimated events per simulated second (records/s x vertices)")
 	return cmd
 }
 

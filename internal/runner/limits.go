@@ -17,6 +17,10 @@ const (
 	DefaultMaxSubtasks = 4096
 	DefaultMaxDuration = 7 * 24 * des.Hour
 	DefaultMaxEvents   = 5e9
+	// DefaultMaxEventRate is in events per simulated second: at about 10
+	// million events per wall second, one simulated second then takes up to
+	// ten wall seconds.
+	DefaultMaxEventRate = 1e8
 )
 
 // Limits bound what Run agrees to simulate; a scenario over any of them is
@@ -31,6 +35,10 @@ type Limits struct {
 	// per simulated second the sources offer, times the number of
 	// vertices, times the duration in simulated seconds (--max-events).
 	MaxEvents float64
+	// MaxEventRate bounds the estimated record events per simulated
+	// second: the records per simulated second the sources offer, times
+	// the number of vertices (--max-event-rate).
+	MaxEventRate float64
 }
 
 // withDefaults fills the zero fields of l.
@@ -44,16 +52,20 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxEvents <= 0 {
 		l.MaxEvents = DefaultMaxEvents
 	}
+	if l.MaxEventRate <= 0 {
+		l.MaxEventRate = DefaultMaxEventRate
+	}
 	return l
 }
 
 // Estimate is what CheckLimits measures of a scenario.
 type Estimate struct {
-	Subtasks int      // subtasks over all vertices
-	Vertices int      // sources, operators and sinks
-	Offered  float64  // records per simulated second offered by all sources (mean)
-	Duration des.Time // simulated duration
-	Events   float64  // Offered × Vertices × Duration in seconds
+	Subtasks  int      // subtasks over all vertices
+	Vertices  int      // sources, operators and sinks
+	Offered   float64  // records per simulated second offered by all sources (mean)
+	Duration  des.Time // simulated duration
+	EventRate float64  // Offered × Vertices, events per simulated second
+	Events    float64  // EventRate × Duration in seconds
 }
 
 // Measure estimates the size of a run of sc. The offered rate of a source
@@ -73,7 +85,8 @@ func Measure(sc *scenario.Scenario) Estimate {
 		e.Subtasks += s.Parallelism
 	}
 	e.Vertices = len(sc.Sources) + len(sc.Operators) + len(sc.Sinks)
-	e.Events = e.Offered * float64(e.Vertices) * sc.Duration.Seconds()
+	e.EventRate = e.Offered * float64(e.Vertices)
+	e.Events = e.EventRate * sc.Duration.Seconds()
 	return e
 }
 
@@ -126,6 +139,10 @@ func CheckLimits(label string, sc *scenario.Scenario, l Limits) error {
 	if e.Duration > l.MaxDuration {
 		errs = append(errs, fmt.Errorf("scenario %q: a duration of %s exceeds the limit of %s; shorten it (--duration) or raise --max-duration",
 			label, FormatDuration(e.Duration), FormatDuration(l.MaxDuration)))
+	}
+	if e.EventRate > l.MaxEventRate {
+		errs = append(errs, fmt.Errorf("scenario %q: about %s events per simulated second (sources offer %s records/s through %d vertices) exceed the limit of %s; lower the rates or raise --max-event-rate",
+			label, Sci(e.EventRate, 1), Sci(e.Offered, 1), e.Vertices, Sci(l.MaxEventRate, -1)))
 	}
 	if e.Events > l.MaxEvents {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s events (sources offer %s records/s over %s through %d vertices) exceed the limit of %s; shorten duration, lower the rates, or raise --max-events",

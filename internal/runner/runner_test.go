@@ -328,21 +328,22 @@ sinks:
     parallelism: 4
 `)
 	err := CheckLimits("x.yaml", sc, Limits{})
-	want := `scenario "x.yaml": about 6.0e10 events (sources offer 1.0e8 records/s over 120s through 5 vertices) exceed the limit of 5e9; shorten duration, lower the rates, or raise --max-events`
+	want := `scenario "x.yaml": about 5.0e8 events per simulated second (sources offer 1.0e8 records/s through 5 vertices) exceed the limit of 1e8; lower the rates or raise --max-event-rate
+scenario "x.yaml": about 6.0e10 events (sources offer 1.0e8 records/s over 120s through 5 vertices) exceed the limit of 5e9; shorten duration, lower the rates, or raise --max-events`
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckLimits = %v\nwant %s", err, want)
 	}
-	if err := CheckLimits("x.yaml", sc, Limits{MaxEvents: 1e11}); err != nil {
+	if err := CheckLimits("x.yaml", sc, Limits{MaxEvents: 1e11, MaxEventRate: 5e8}); err != nil {
 		t.Errorf("raised limit: %v", err)
 	}
-	err = CheckLimits("x.yaml", sc, Limits{MaxSubtasks: 19, MaxDuration: des.Minute, MaxEvents: 1e11})
+	err = CheckLimits("x.yaml", sc, Limits{MaxSubtasks: 19, MaxDuration: des.Minute, MaxEvents: 1e11, MaxEventRate: 1e9})
 	want = `scenario "x.yaml": 20 subtasks exceed the limit of 19; lower the parallelism or raise --max-subtasks
 scenario "x.yaml": a duration of 120s exceeds the limit of 60s; shorten it (--duration) or raise --max-duration`
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckLimits = %v\nwant %s", err, want)
 	}
 	sc.Duration = 30 * 24 * des.Hour
-	err = CheckLimits("x.yaml", sc, Limits{MaxEvents: 1e30})
+	err = CheckLimits("x.yaml", sc, Limits{MaxEvents: 1e30, MaxEventRate: 1e30})
 	if want := `a duration of 720h exceeds the limit of 168h;`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("CheckLimits = %v, want %q", err, want)
 	}
