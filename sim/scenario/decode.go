@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -85,10 +87,13 @@ const (
 	defaultBufferLimit    = 10000
 	defaultSelectivity    = 1.0
 	defaultMetricInterval = des.Second
+)
 
-	// MinDefaultMaxParallelism and MaxMaxParallelism bound Flink's default
-	// max parallelism (KeyGroupRangeAssignment.computeDefaultMaxParallelism);
-	// MaxMaxParallelism is also the largest max parallelism Flink accepts.
+// Bounds of the max parallelism (number of key groups) of a vertex, as in
+// Flink's KeyGroupRangeAssignment: the default max parallelism is at least
+// MinDefaultMaxParallelism, and no max parallelism exceeds
+// MaxMaxParallelism.
+const (
 	MinDefaultMaxParallelism = 128
 	MaxMaxParallelism        = 1 << 15
 )
@@ -223,6 +228,7 @@ func syntaxError(file string, data []byte, err error) *Error {
 		col = c
 		msg += " (tabs are not allowed in indentation; use spaces)"
 	}
+	msg = strings.ReplaceAll(msg, "\n", " ")
 	return &Error{File: file, Line: line, Col: col, Msg: "invalid YAML: " + msg}
 }
 
@@ -369,10 +375,12 @@ func describe(n *yaml.Node) string {
 		return "a mapping"
 	case n.Kind == yaml.SequenceNode:
 		return "a list"
-	case n.ShortTag() == "!!str":
-		return quote(n.Value)
-	default:
+	}
+	switch n.ShortTag() {
+	case "!!int", "!!float", "!!bool":
 		return shorten(n.Value)
+	default:
+		return quote(n.Value)
 	}
 }
 
@@ -386,6 +394,26 @@ func shorten(s string) string {
 	}
 	r := []rune(s)
 	return string(r[:max]) + "…"
+}
+
+var reSimpleKey = regexp.MustCompile(`^[A-Za-z0-9_-]{1,60}$`)
+
+// keySegment is how a key the user wrote appears in a path: as is when it
+// is a plain word, else quoted (no newlines or huge keys in messages).
+func keySegment(name string) string {
+	if reSimpleKey.MatchString(name) {
+		return name
+	}
+	return quote(name)
+}
+
+// displayName is how a vertex name appears in a list or a cycle: as is
+// when it is a valid name, else quoted.
+func displayName(name string) string {
+	if len(name) <= MaxNameLength && reName.MatchString(name) {
+		return name
+	}
+	return quote(name)
 }
 
 func join(path, key string) string {
@@ -466,7 +494,7 @@ func (d *decoder) collect(n *yaml.Node, m *mapping, allowed []string, opts mappi
 		}
 		name := k.Value
 		if first, ok := own[name]; ok {
-			d.errorf(k, join(m.path, name), "duplicate field %s; first given at line %d", quote(name), first.Line)
+			d.errorf(k, join(m.path, keySegment(name)), "duplicate field %s; first given at line %d", quote(name), first.Line)
 			continue
 		}
 		own[name] = k
@@ -525,19 +553,12 @@ func (d *decoder) collect(n *yaml.Node, m *mapping, allowed []string, opts mappi
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 // unknownField reports a key that the mapping does not have, suggesting the
 // nearest valid one, which it returns ("" if none).
 func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string, opts mappingOpts) string {
-	p := join(path, name)
+	p := join(path, keySegment(name))
 	if msg, ok := opts.special[name]; ok {
 		d.errorf(k, p, "%s", msg)
 		return ""
@@ -553,20 +574,25 @@ func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string
 // suggest returns the option nearest to word by edit distance (ignoring
 // case), or "" if none is near enough to be a likely typo.
 func suggest(word string, options []string) string {
-	if word == "" || len(word) > 100 {
+	n := utf8.RuneCountInString(word)
+	if n == 0 || n > 100 {
 		return ""
+	}
+	limit := max(2, n/3)
+	if n <= 3 {
+		limit = 1
 	}
 	w := strings.ToLower(word)
 	best, bestDist := "", math.MaxInt
 	for _, o := range options {
+		m := utf8.RuneCountInString(o)
+		if m-n > limit || n-m > limit {
+			continue // the distance is at least the difference in length
+		}
 		dist := levenshtein.ComputeDistance(w, strings.ToLower(o))
 		if dist < bestDist {
 			best, bestDist = o, dist
 		}
-	}
-	limit := max(2, utf8.RuneCountInString(word)/3)
-	if utf8.RuneCountInString(word) <= 3 {
-		limit = 1
 	}
 	if bestDist > limit || bestDist >= utf8.RuneCountInString(best) {
 		return ""
@@ -775,17 +801,7 @@ func (d *decoder) checkVariant(m *mapping, kind, variant string, applies, requir
 }
 
 func sortedKeys(m map[string][]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	// Small maps: insertion sort keeps this dependency-free and stable.
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 // orList joins words as "a", "a or b", "a, b or c".

@@ -460,3 +460,56 @@ func TestParseFeatures(t *testing.T) {
 		t.Errorf("Topo = %v, want %v", got, want)
 	}
 }
+
+// A large file, valid or full of dangling inputs, parses in well under a
+// second per thousand vertices (no quadratic did-you-mean searches).
+func TestLargeScenario(t *testing.T) {
+	for _, dangling := range []bool{false, true} {
+		var b strings.Builder
+		b.WriteString("duration: 10s\nsources:\n  - name: s0\n    arrival: {process: constant, rate: 1/s}\noperators:\n")
+		const n = 20000
+		for i := 1; i <= n; i++ {
+			in := fmt.Sprintf("o%d", i-1)
+			switch {
+			case dangling:
+				in = fmt.Sprintf("zz%d", i)
+			case i == 1:
+				in = "s0"
+			}
+			fmt.Fprintf(&b, "  - name: o%d\n    input: %s\n    service_time: {mean: 1ms}\n", i, in)
+		}
+		fmt.Fprintf(&b, "sinks:\n  - name: out\n    input: o%d\n", n)
+		start := time.Now()
+		s, err := Parse("big.yaml", []byte(b.String()))
+		if elapsed := time.Since(start); elapsed > 10*time.Second {
+			t.Errorf("dangling=%v: Parse took %v", dangling, elapsed)
+		}
+		if dangling {
+			list, _ := err.(ErrorList)
+			if len(list) != maxErrors+1 || list[0].Error() != `big.yaml:7:12: operators[0].input: unknown vertex "zz1"` {
+				t.Errorf("dangling: %d errors, first %v", len(list), list[0])
+			}
+		} else if err != nil || len(s.Topo()) != n+2 {
+			t.Errorf("valid: %v", err)
+		}
+	}
+}
+
+// A vertex with no path to a sink is allowed (its output is discarded).
+func TestDeadEndIsFine(t *testing.T) {
+	s := mustParse(t, "dead.yaml", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: nowhere
+    input: src
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: src
+`)
+	if got := s.Topo(); !reflect.DeepEqual(got, []string{"src", "nowhere", "out"}) {
+		t.Errorf("Topo = %v", got)
+	}
+}

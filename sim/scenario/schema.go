@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -32,11 +33,14 @@ type obj = map[string]any
 // such as "greater than 0", graph checks). The result is indented JSON
 // and the same on every call.
 func JSONSchema() []byte {
-	b, err := json.MarshalIndent(jsSchema(), "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep "<=" readable in descriptions
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(jsSchema()); err != nil {
 		panic("scenario: marshal JSON Schema: " + err.Error()) // static data: cannot happen
 	}
-	return append(b, '\n')
+	return b.Bytes()
 }
 
 func jsSchema() obj {

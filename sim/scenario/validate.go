@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -60,8 +61,12 @@ func parentPath(path string) string {
 // found after parsing, such as a scenario that exceeds a runtime limit:
 // s.Errorf("sources[0].arrival.rate", "needs %d events, the limit is %d", n, max).
 func (s *Scenario) Errorf(path, format string, args ...any) *Error {
-	line, col := s.Pos(path)
-	return &Error{File: s.File, Line: line, Col: col, Path: path, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{Path: path, Msg: fmt.Sprintf(format, args...)}
+	if s != nil {
+		e.File = s.File
+		e.Line, e.Col = s.Pos(path)
+	}
+	return e
 }
 
 // Validate checks a complete Scenario, such as one built in Go or changed
@@ -83,6 +88,18 @@ type checker struct {
 	// reported holds the paths validation reported, one error each.
 	reported map[string]bool
 	errs     ErrorList
+	// suggestions bounds how many did-you-mean searches over vertex names
+	// validation makes, so a huge file with many dangling inputs stays fast.
+	suggestions int
+}
+
+// suggestName returns the vertex name nearest to name, within budget.
+func (c *checker) suggestName(name string, names []string) string {
+	if c.suggestions >= maxErrors || len(names) > 10000 {
+		return ""
+	}
+	c.suggestions++
+	return suggest(name, names)
 }
 
 // isBad reports whether the decoder reported path or a field around it.
@@ -382,7 +399,7 @@ func (c *checker) graph() {
 	s := c.s
 	vs := s.vertices()
 	byName, in := edges(vs)
-	var names []string
+	var names, shown []string
 	unnamed := false // a vertex whose name is unknown: a dangling input may be meant for it
 	for i, v := range vs {
 		if v.name == "" {
@@ -395,6 +412,7 @@ func (c *checker) graph() {
 			continue
 		}
 		names = append(names, v.name)
+		shown = append(shown, displayName(v.name))
 	}
 	for _, v := range vs {
 		for j, name := range v.inputs {
@@ -403,10 +421,10 @@ func (c *checker) graph() {
 			case !ok && unnamed:
 			case !ok:
 				msg := fmt.Sprintf("unknown vertex %s", quote(name))
-				if sug := suggest(name, names); sug != "" {
+				if sug := c.suggestName(name, names); sug != "" {
 					msg += fmt.Sprintf("; did you mean %q?", sug)
 				} else if len(names) > 0 && len(names) <= 10 {
-					msg += "; vertices are " + strings.Join(names, ", ")
+					msg += "; vertices are " + strings.Join(shown, ", ")
 				}
 				c.errorf(c.inputPath(v, j), "%s", msg)
 			case vs[u].kind == "sinks":
@@ -467,7 +485,7 @@ func (c *checker) cycles(vs []*vertex, in [][]int) {
 		for _, v := range comp {
 			member[v] = true
 		}
-		if len(comp) == 1 && !contains2(out[start], start) {
+		if len(comp) == 1 && !slices.Contains(out[start], start) {
 			continue
 		}
 		// Shortest path from start back to start, inside the component.
@@ -502,7 +520,7 @@ func (c *checker) cycles(vs []*vertex, in [][]int) {
 		}
 		names := make([]string, len(chain))
 		for i, v := range chain {
-			names[i] = vs[v].name
+			names[i] = displayName(vs[v].name)
 		}
 		closing := 0
 		for j, name := range vs[start].inputs {
@@ -513,15 +531,6 @@ func (c *checker) cycles(vs []*vertex, in [][]int) {
 		}
 		c.errorf(c.inputPath(vs[start], closing), "cycle in the job graph: %s", strings.Join(names, " -> "))
 	}
-}
-
-func contains2(list []int, x int) bool {
-	for _, y := range list {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // sccs returns the strongly connected components of the graph given by
@@ -629,7 +638,7 @@ func (s *Scenario) Topo() []string {
 	return order
 }
 
-// intHeap is a min-heap of vertex indices.
+// intHeap is a min-heap of vertex indices (container/heap.Interface).
 type intHeap []int
 
 func (h intHeap) Len() int           { return len(h) }
