@@ -88,7 +88,7 @@ func (s *Sim) build() error {
 			}
 			e.part = partitionerOf(e.partitioning)
 			if e.maxParallelism < v.parallelism {
-				e.maxParallelism = defaultMaxParallelism(v.parallelism)
+				e.maxParallelism = scenario.DefaultMaxParallelism(v.parallelism)
 			}
 			u.outputs = append(u.outputs, e)
 			v.inputs = append(v.inputs, e)
@@ -156,15 +156,4 @@ func targets(partitioning string, ui, pu, pd int) []int {
 		}
 		return out
 	}
-}
-
-// defaultMaxParallelism is Flink's default number of key groups:
-// roundUpToPowerOfTwo(p + p/2), within [128, 32768].
-func defaultMaxParallelism(p int) int {
-	n := p + p/2
-	r := 1
-	for r < n {
-		r <<= 1
-	}
-	return min(max(r, 128), 32768)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -58,7 +59,7 @@ func TestTargets(t *testing.T) {
 			}
 		}
 	}
-	if defaultMaxParallelism(3) != 128 || defaultMaxParallelism(200) != 512 || defaultMaxParallelism(100000) != 32768 {
+	if scenario.DefaultMaxParallelism(3) != 128 || scenario.DefaultMaxParallelism(200) != 512 || scenario.DefaultMaxParallelism(100000) != 32768 {
 		t.Error("default max parallelism differs from Flink's")
 	}
 }
@@ -154,23 +155,27 @@ func TestServiceDistributionMeans(t *testing.T) {
 // A slow link is a bottleneck too: 100-byte records over 800 kbit/s carry
 // at most 1000 records/s, so a 2000/s source is back-pressured half the time.
 func TestBandwidthLimitsThroughput(t *testing.T) {
-	sc := &scenario.Scenario{Name: "slow-link", Seed: 1, Duration: 60 * des.Second, Warmup: 10 * des.Second,
-		Workers: scenario.Workers{Count: 2, Slots: 1}, Metrics: scenario.Metrics{Interval: des.Second}}
-	net := scenario.Network{BufferSize: 32 << 10, BuffersPerChannel: 2, FloatingBuffers: 8,
-		BufferTimeout: 10 * des.Millisecond, Latency: des.Millisecond, Bandwidth: 100000, Capacity: scenario.Bounded}
-	sc.Network = net
-	sc.Sources = []scenario.Source{{Name: "src", Parallelism: 2, Arrival: scenario.Arrival{Process: scenario.ArrivalConstant, Rate: 1000},
-		Keys: scenario.Keys{Count: 10, Distribution: scenario.KeysUniform}, RecordSize: 100, Replayable: true}}
+	yaml := `
+name: slow-link
+duration: 60s
+warmup: 10s
+workers: {count: 2, slots: 1}
+network: {buffer_timeout: 10ms, latency: 1ms, bandwidth: 800kbit/s}
+sources:
+  - {name: src, parallelism: 2, arrival: {process: constant, rate: RATE}, keys: {count: 10}}
+sinks:
+  - {name: out, input: src, partitioning: rebalance, parallelism: 1}
+`
 	// one sink subtask on worker 0 reads both sources: source 1 sits on worker 1
-	sc.Sinks = []scenario.Sink{{Name: "out", Inputs: []string{"src"}, Partitioning: scenario.PartitionRebalance, Parallelism: 1, Network: net}}
-	s, err := New(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
+	run := func(rate string) Summary {
+		s, err := New(mustParse(t, strings.Replace(yaml, "RATE", rate, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.RunUntil(t.Context(), 60*des.Second)
+		return s.Result().Summary
 	}
-	if err := s.RunUntil(t.Context(), sc.Duration); err != nil {
-		t.Fatal(err)
-	}
-	sum := s.Result().Summary
+	sum := run("1000/s")
 	src := sum.Vertices[0]
 	remote, local := src.Subtasks[1], src.Subtasks[0]
 	if math.Abs(remote.OutRate-1000) > 10 || remote.Status != StatusOK {
@@ -180,29 +185,38 @@ func TestBandwidthLimitsThroughput(t *testing.T) {
 		t.Errorf("local source: %.1f records/s, want 1000", local.OutRate)
 	}
 	// now 1000/s more on the remote link than it carries
-	sc.Sources[0].Arrival.Rate = 2000
-	s, _ = New(sc, Options{})
-	_ = s.RunUntil(t.Context(), sc.Duration)
-	sum = s.Result().Summary
-	remote = sum.Vertices[0].Subtasks[1]
+	remote = run("2000/s").Vertices[0].Subtasks[1]
 	if math.Abs(remote.OutRate-1000) > 20 || math.Abs(remote.Backpressured-0.5) > 0.03 {
 		t.Errorf("remote source behind a saturated link: %.1f records/s, back-pressured %.3f; want 1000 and 0.5", remote.OutRate, remote.Backpressured)
 	}
 }
 
+func mustParse(t *testing.T, yaml string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse(t.Name()+".yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
 // Broadcast sends every record to every receiving subtask; a selectivity
 // of 2.5 emits exactly 5 records per 2 inputs.
 func TestBroadcastAndSelectivity(t *testing.T) {
-	unb := scenario.Network{BufferSize: 32 << 10, BuffersPerChannel: 2, FloatingBuffers: 8, Capacity: scenario.Unbounded}
-	sc := &scenario.Scenario{Name: "fanout", Seed: 1, Duration: 10*des.Second + 500*des.Millisecond,
-		Workers: scenario.Workers{Count: 1, Slots: 4}, Metrics: scenario.Metrics{Interval: des.Second}, Network: unb}
 	// exactly 1000 records: 100/s for 10s, then nothing
-	sc.Sources = []scenario.Source{{Name: "src", Parallelism: 1, Arrival: scenario.Arrival{Process: scenario.ArrivalSchedule,
-		Schedule: []scenario.RateStep{{At: 0, Rate: 100}, {At: 10 * des.Second, Rate: 0}}},
-		Keys: scenario.Keys{Count: 10}, RecordSize: 100, Replayable: true}}
-	sc.Operators = []scenario.Operator{{Name: "split", Inputs: []string{"src"}, Partitioning: scenario.PartitionForward, Parallelism: 1,
-		ServiceTime: scenario.ServiceTime{Distribution: scenario.DistConstant, Mean: des.Millisecond}, Selectivity: 2.5, Network: unb}}
-	sc.Sinks = []scenario.Sink{{Name: "out", Inputs: []string{"split"}, Partitioning: scenario.PartitionBroadcast, Parallelism: 3, Network: unb}}
+	sc := mustParse(t, `
+name: fanout
+duration: 10500ms
+network: {capacity: unbounded}
+sources:
+  - name: src
+    arrival: {process: schedule, schedule: [{at: 0s, rate: 100/s}, {at: 10s, rate: 0/s}]}
+    keys: {count: 10}
+operators:
+  - {name: split, input: src, service_time: {mean: 1ms}, selectivity: 2.5}
+sinks:
+  - {name: out, input: split, partitioning: broadcast, parallelism: 3}
+`)
 	s, err := New(sc, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -226,14 +240,24 @@ func TestBroadcastAndSelectivity(t *testing.T) {
 // blocked; one that blocks loses nothing and has no lag.
 func TestNonReplayableSources(t *testing.T) {
 	mk := func(mode string) *Summary {
-		net := scenario.Network{BufferSize: 32 << 10, BuffersPerChannel: 2, FloatingBuffers: 8, BufferTimeout: 100 * des.Millisecond, Capacity: scenario.Bounded}
-		sc := &scenario.Scenario{Name: "socket", Seed: 1, Duration: 100 * des.Second, Warmup: 10 * des.Second,
-			Workers: scenario.Workers{Count: 1, Slots: 1}, Metrics: scenario.Metrics{Interval: des.Second}, Network: net}
-		sc.Sources = []scenario.Source{{Name: "socket", Parallelism: 1, Arrival: scenario.Arrival{Process: scenario.ArrivalConstant, Rate: 100},
-			Keys: scenario.Keys{Count: 10}, RecordSize: 100, Replayable: false, OnBackpressure: mode, BufferLimit: 50}}
-		sc.Operators = []scenario.Operator{{Name: "slow", Inputs: []string{"socket"}, Partitioning: scenario.PartitionForward, Parallelism: 1,
-			ServiceTime: scenario.ServiceTime{Distribution: scenario.DistConstant, Mean: 20 * des.Millisecond}, Selectivity: 1, Network: net}}
-		sc.Sinks = []scenario.Sink{{Name: "out", Inputs: []string{"slow"}, Partitioning: scenario.PartitionForward, Parallelism: 1, Network: net}}
+		limit := ""
+		if mode == scenario.OnBackpressureBuffer {
+			limit = "\n    buffer_limit: 50"
+		}
+		sc := mustParse(t, `
+name: socket
+duration: 100s
+warmup: 10s
+sources:
+  - name: socket
+    arrival: {process: constant, rate: 100/s}
+    replayable: false
+    on_backpressure: `+mode+limit+`
+operators:
+  - {name: slow, input: socket, service_time: {mean: 20ms}}
+sinks:
+  - {name: out, input: slow}
+`)
 		s, err := New(sc, Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -116,10 +116,13 @@ func partitionerOf(name string) partitioner {
 func (v *vertex) observeLatency(lat des.Time) { v.ivLat.Add(lat) }
 
 // New builds the job of sc: it places subtasks in slots, connects the
-// channels of every edge, and schedules the first arrivals. sc must come
-// from scenario.Parse (complete and valid); New returns an error for a graph
-// it cannot build.
+// channels of every edge, and schedules the first arrivals. sc must be
+// complete (as scenario.Parse returns it); New returns sc.Validate's error
+// for a scenario built or changed in Go that is not valid.
 func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: invalid scenario %q: %w", sc.Name, err)
+	}
 	s := &Sim{sc: sc, opts: opts, warmup: sc.Warmup, duration: sc.Duration, interval: sc.Metrics.Interval}
 	if s.interval <= 0 {
 		s.interval = des.Second
