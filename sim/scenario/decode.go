@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -26,8 +27,8 @@ var (
 	topFields         = []string{"name", "description", "seed", "duration", "warmup", "workers", "network", "sources", "operators", "sinks", "metrics"}
 	workersFields     = []string{"count", "slots"}
 	networkFields     = []string{"buffer_size", "buffers_per_channel", "floating_buffers", "buffer_timeout", "latency", "bandwidth", "capacity"}
-	sourceFields      = []string{"name", "parallelism", "arrival", "keys", "record_size", "replayable", "on_backpressure", "buffer_limit"}
-	arrivalFields     = []string{"process", "rate", "off_rate", "on", "off", "schedule"}
+	sourceFields      = []string{"name", "parallelism", "arrival", "keys", "record_size", "max_rate", "replayable", "on_backpressure", "buffer_limit"}
+	arrivalFields     = []string{"process", "rate", "off_rate", "on_time", "off_time", "schedule"}
 	stepFields        = []string{"at", "rate"}
 	keysFields        = []string{"count", "distribution", "exponent"}
 	operatorFields    = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "selectivity", "network"}
@@ -35,6 +36,15 @@ var (
 	serviceTimeFields = []string{"distribution", "mean", "min", "max", "stddev"}
 	metricsFields     = []string{"interval"}
 )
+
+// renamedFields maps old or likely spellings of a field, in lower case, to
+// the field meant, for the did-you-mean of an unknown field where edit
+// distance finds nothing. Bursty's on_time and off_time were on and off,
+// which YAML 1.1 tools such as PyYAML read as the booleans true and false.
+var renamedFields = map[string]string{
+	"on":  "on_time",
+	"off": "off_time",
+}
 
 // Valid values of the enum fields.
 var (
@@ -51,14 +61,14 @@ var (
 	arrivalApplies = map[string][]string{
 		"rate":     {ArrivalConstant, ArrivalPoisson, ArrivalBursty},
 		"off_rate": {ArrivalBursty},
-		"on":       {ArrivalBursty},
-		"off":      {ArrivalBursty},
+		"on_time":  {ArrivalBursty},
+		"off_time": {ArrivalBursty},
 		"schedule": {ArrivalSchedule},
 	}
 	arrivalRequires = map[string][]string{
 		ArrivalConstant: {"rate"},
 		ArrivalPoisson:  {"rate"},
-		ArrivalBursty:   {"rate", "on", "off"},
+		ArrivalBursty:   {"rate", "on_time", "off_time"},
 		ArrivalSchedule: {"schedule"},
 	}
 	serviceApplies = map[string][]string{
@@ -396,6 +406,10 @@ func shorten(s string) string {
 	return string(r[:max]) + "…"
 }
 
+// reInteger is a decimal integer, which YAML tags !!float when it does not
+// fit in 64 bits.
+var reInteger = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
 var reSimpleKey = regexp.MustCompile(`^[A-Za-z0-9_-]{1,60}$`)
 
 // keySegment is how a key the user wrote appears in a path: as is when it
@@ -563,7 +577,11 @@ func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string
 		d.errorf(k, p, "%s", msg)
 		return ""
 	}
-	if s := suggest(name, allowed); s != "" {
+	s := suggest(name, allowed)
+	if r, ok := renamedFields[strings.ToLower(name)]; ok && s == "" && contains(allowed, r) {
+		s = r
+	}
+	if s != "" {
 		d.errorf(k, p, "unknown field %s; did you mean %q?", quote(name), s)
 		return s
 	}
@@ -656,13 +674,17 @@ func (d *decoder) integer(m *mapping, key string, out *int) bool {
 	if !ok {
 		return false
 	}
-	if v.ShortTag() != "!!int" {
+	if t := v.ShortTag(); t != "!!int" && !(t == "!!float" && reInteger.MatchString(v.Value)) {
 		d.errorf(v, path, "%s, got %s", expect, describe(v))
 		return false
 	}
 	var i int64
 	if err := v.Decode(&i); err != nil || i > math.MaxInt32 || i < math.MinInt32 {
-		d.errorf(v, path, "%s, got %s, which is too large (at most %d)", expect, describe(v), math.MaxInt32)
+		if strings.HasPrefix(v.Value, "-") {
+			d.errorf(v, path, "%s, got %s, which is too small (at least %d)", expect, describe(v), math.MinInt32)
+		} else {
+			d.errorf(v, path, "%s, got %s, which is too large (at most %d)", expect, describe(v), math.MaxInt32)
+		}
 		return false
 	}
 	*out = int(i)
@@ -832,6 +854,9 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	}
 	m := d.mapping(root, "", topFields, mappingOpts{extensions: true})
 	d.str(m, "name", &s.Name)
+	if s.Name == "" && !d.bad["name"] {
+		s.Name = nameFromFile(d.file)
+	}
 	d.str(m, "description", &s.Description)
 	d.seed(m, "seed", &s.Seed)
 	if !m.has("duration") {
@@ -863,6 +888,27 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	}
 	d.defaultPartitionings(s)
 	return s
+}
+
+// nameFromFile is the name of a scenario that gives none: the base name of
+// its file without the extension ("runs/my-job.yaml" is "my-job"), without
+// the characters a name may not hold (see badTextRune). It is only a label,
+// so it need not be a valid vertex name.
+func nameFromFile(file string) string {
+	base := filepath.Base(strings.ReplaceAll(file, "\\", "/"))
+	if base == "." || base == "/" {
+		return ""
+	}
+	if ext := filepath.Ext(base); ext != base {
+		base = strings.TrimSuffix(base, ext)
+	}
+	base = strings.ToValidUTF8(base, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if badTextRune(r) != "" {
+			return -1
+		}
+		return r
+	}, base)
 }
 
 // network applies the fields given in m to out.
@@ -915,6 +961,7 @@ func (d *decoder) source(n *yaml.Node, path string) Source {
 		}
 	}
 	d.size(m, "record_size", &src.RecordSize)
+	d.rate(m, "max_rate", &src.MaxRate)
 	d.boolean(m, "replayable", &src.Replayable)
 	if d.str(m, "on_backpressure", &src.OnBackpressure) && src.Replayable {
 		d.errorf(m.fields["on_backpressure"].key, join(path, "on_backpressure"),
@@ -946,8 +993,8 @@ func (d *decoder) arrival(m *mapping) Arrival {
 	d.str(m, "process", &a.Process)
 	d.rate(m, "rate", &a.Rate)
 	d.rate(m, "off_rate", &a.OffRate)
-	d.duration(m, "on", &a.On)
-	d.duration(m, "off", &a.Off)
+	d.duration(m, "on_time", &a.On)
+	d.duration(m, "off_time", &a.Off)
 	items, path := d.list(m, "schedule", "expected a list of steps such as [{at: 0s, rate: 100/s}, {at: 60s, rate: 200/s}]")
 	for i, item := range items {
 		p := index(path, i)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -439,6 +440,9 @@ func TestParseFeatures(t *testing.T) {
 	if got, want := s.Sources[3].Arrival.Schedule, []RateStep{{0, 0}, {des.Minute, 100}, {5 * des.Minute, 1}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("schedule = %v, want %v", got, want)
 	}
+	if got := s.Sources[0]; got.MaxRate != 150 || got.RecordSize != 1000 {
+		t.Errorf("steady = %+v", got)
+	}
 	if got := s.Sources[1].Keys; got != (Keys{Count: 100000, Distribution: KeysZipf, Exponent: 1.2}) {
 		t.Errorf("zipf keys = %+v", got)
 	}
@@ -511,5 +515,74 @@ sinks:
 `)
 	if got := s.Topo(); !reflect.DeepEqual(got, []string{"src", "nowhere", "out"}) {
 		t.Errorf("Topo = %v", got)
+	}
+}
+
+// A scenario without a name is named after its file, without the
+// extension; the name is only a label, so any file name gives one, less
+// the characters a name may not hold.
+func TestDefaultName(t *testing.T) {
+	body := "duration: 10s\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\n"
+	for file, want := range map[string]string{
+		"runs/my-job.yaml":       "my-job",
+		"my-job.yml":             "my-job",
+		"/abs/dir/v2.final.yaml": "v2.final",
+		"backpressure":           "backpressure", // a built-in's label
+		".hidden":                ".hidden",
+		"Ünïcode datei.yaml":     "Ünïcode datei",
+		"esc\x1b[31m\n.yaml":     "esc[31m",
+		"bad\xffbyte.yaml":       "bad\uFFFDbyte",
+		`C:\\runs\\windows.yaml`: "windows",
+		"":                       "",
+	} {
+		s, err := Parse(file, []byte(body))
+		if err != nil {
+			t.Errorf("%q: %v", file, err)
+			continue
+		}
+		if s.Name != want {
+			t.Errorf("%q: name %q, want %q", file, s.Name, want)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%q: Validate: %v", file, err)
+		}
+	}
+	for text, want := range map[string]string{
+		"name: given\n": "given",
+		"name: ''\n":    "file",
+	} {
+		if s := mustParse(t, "dir/file.yaml", text+body); s.Name != want {
+			t.Errorf("%q: name %q, want %q", text, s.Name, want)
+		}
+	}
+}
+
+// Validate checks max_rate, the name and the description of a Scenario
+// built in Go; a MaxRate of 0 means no limit.
+func TestValidateBuiltNewChecks(t *testing.T) {
+	s := mustParse(t, "ok.yaml", "duration: 10s\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\n")
+	b := withoutPositions(s)
+	b.File = ""
+	if err := b.Validate(); err != nil {
+		t.Fatalf("valid: %v", err)
+	}
+	b.Description = "one\ntwo"
+	b.Name = "x\u2028y"
+	b.Sources = []Source{s.Sources[0]}
+	b.Sources[0].MaxRate = -1
+	b.Operators = []Operator{{Name: "op", Inputs: []string{"s"}, Partitioning: PartitionForward, Parallelism: 1, MaxParallelism: 128,
+		ServiceTime: ServiceTime{Distribution: DistConstant}, Selectivity: math.Inf(1), Network: DefaultNetwork()}}
+	b.Metrics.Interval = 0
+	want := "name: must be one line of printable text (found a line separator U+2028)\n" +
+		"description: must be one line of printable text (found a control character U+000A)\n" +
+		"metrics.interval: must be at least 1ms (each interval writes a metrics row per subtask), got 0s\n" +
+		"sources[0].max_rate: must be greater than 0, got -1/s\n" +
+		"operators[0].selectivity: must be at most 1000 (each input record emits that many output records), got +Inf"
+	if err := b.Validate(); err == nil || err.Error() != want {
+		t.Errorf("got:\n%v\nwant:\n%s", err, want)
+	}
+	b.Description = string([]byte{'a', 0xff})
+	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "description: must be one line of printable text (found bytes that are not UTF-8)") {
+		t.Errorf("invalid UTF-8: %v", err)
 	}
 }

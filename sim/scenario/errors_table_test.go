@@ -169,8 +169,8 @@ sinks:
 `,
 		[]string{
 			`t.yaml:4:14: sources[0].arrival: missing required field "rate" for process constant`,
-			`t.yaml:6:14: sources[1].arrival: missing required field "on" for process bursty`,
-			`t.yaml:6:14: sources[1].arrival: missing required field "off" for process bursty`,
+			`t.yaml:6:14: sources[1].arrival: missing required field "on_time" for process bursty`,
+			`t.yaml:6:14: sources[1].arrival: missing required field "off_time" for process bursty`,
 			`t.yaml:8:14: sources[2].arrival: missing required field "schedule" for process schedule`,
 			`t.yaml:13:11: sources[3].arrival.schedule[0]: missing required field "rate"`,
 			`t.yaml:14:11: sources[3].arrival.schedule[1]: missing required field "at"`,
@@ -179,7 +179,7 @@ sinks:
 	{"fields that do not apply", `duration: 10s
 sources:
   - name: a
-    arrival: {process: constant, rate: 10/s, on: 1s, schedule: []}
+    arrival: {process: constant, rate: 10/s, on_time: 1s, schedule: []}
     keys: {exponent: 1.2}
   - name: b
     on_backpressure: drop
@@ -200,8 +200,8 @@ sinks:
     selectivity: 0.5
 `,
 		[]string{
-			`t.yaml:4:46: sources[0].arrival.on: "on" applies only to process bursty, not constant`,
-			`t.yaml:4:54: sources[0].arrival.schedule: "schedule" applies only to process schedule, not constant`,
+			`t.yaml:4:46: sources[0].arrival.on_time: "on_time" applies only to process bursty, not constant`,
+			`t.yaml:4:59: sources[0].arrival.schedule: "schedule" applies only to process schedule, not constant`,
 			`t.yaml:5:12: sources[0].keys.exponent: "exponent" applies only to distribution zipf, not uniform`,
 			`t.yaml:7:5: sources[1].on_backpressure: "on_backpressure" applies only to sources with replayable: false (a replayable source turns back-pressure into lag)`,
 			`t.yaml:13:5: sources[2].buffer_limit: "buffer_limit" applies only to on_backpressure: buffer, not drop`,
@@ -215,7 +215,7 @@ metrics: {interval: 0}
 sources:
   - name: src
     parallelism: 0
-    arrival: {process: bursty, rate: 0/s, off_rate: -1/s, on: 0s, off: -1s}
+    arrival: {process: bursty, rate: 0/s, off_rate: -1/s, on_time: 0s, off_time: -1s}
     keys: {count: 0, distribution: zipf, exponent: 0}
     record_size: 0
   - name: src2
@@ -246,17 +246,17 @@ sinks:
 			`t.yaml:3:90: network.buffer_timeout: must not be negative, got -1ms`,
 			`t.yaml:3:105: network.latency: must not be negative, got -1ms`,
 			`t.yaml:3:122: network.bandwidth: must be greater than 0, got 0B/s`,
-			`t.yaml:4:21: metrics.interval: must be greater than 0, got 0s`,
+			`t.yaml:4:21: metrics.interval: must be at least 1ms (each interval writes a metrics row per subtask), got 0s`,
 			`t.yaml:7:18: sources[0].parallelism: must be at least 1, got 0`,
 			`t.yaml:8:38: sources[0].arrival.rate: must be greater than 0, got 0/s`,
 			`t.yaml:8:53: sources[0].arrival.off_rate: must not be negative, got -1/s`,
-			`t.yaml:8:63: sources[0].arrival.on: must be greater than 0, got 0s`,
-			`t.yaml:8:72: sources[0].arrival.off: must be greater than 0, got -1s`,
+			`t.yaml:8:68: sources[0].arrival.on_time: must be greater than 0, got 0s`,
+			`t.yaml:8:82: sources[0].arrival.off_time: must be greater than 0, got -1s`,
 			`t.yaml:9:19: sources[0].keys.count: must be at least 1, got 0`,
 			`t.yaml:9:52: sources[0].keys.exponent: must be greater than 0, got 0`,
 			`t.yaml:10:18: sources[0].record_size: must be greater than 0, got 0B`,
 			`t.yaml:14:19: sources[1].buffer_limit: must be at least 1, got 0`,
-			`t.yaml:15:40: sources[1].arrival.rate: must be at most 1000000000/s (one record per nanosecond), got 2000000000/s`,
+			`t.yaml:15:40: sources[1].arrival.rate: must be at most 1e9/s per subtask (one record per nanosecond), got 2e9/s`,
 			`t.yaml:19:18: operators[0].parallelism: must be at least 1, got -2`,
 			`t.yaml:20:22: operators[0].max_parallelism: must be at least 1, got 0`,
 			`t.yaml:21:18: operators[0].selectivity: must be a number of at least 0 (output records per input record), got -0.5`,
@@ -274,7 +274,7 @@ sources:
         - {at: 0, rate: 0}
         - {at: 5s, rate: 10/s}
   - name: src2
-    arrival: {process: bursty, rate: 10/s, off_rate: 0, on: 1s, off: 1s}
+    arrival: {process: bursty, rate: 10/s, off_rate: 0, on_time: 1s, off_time: 1s}
 operators:
   - name: op
     inputs: [src, src2]
@@ -565,6 +565,21 @@ sinks:
 			`t.yaml:5:18: sources[0].parallelism: expected a whole number, got 99999999999, which is too large (at most 2147483647)`,
 			`t.yaml:7:52: sources[0].keys.exponent: expected a finite number, got .inf`,
 		}},
+	{"quoted and huge whole numbers", `duration: 10s
+workers: {count: "2", slots: 1e3}
+sources:
+  - name: src
+    parallelism: 99999999999999999999999
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:2:18: workers.count: expected a whole number, got "2"`,
+			`t.yaml:2:30: workers.slots: expected a whole number, got 1e3`,
+			`t.yaml:5:18: sources[0].parallelism: expected a whole number, got 99999999999999999999999, which is too large (at most 2147483647)`,
+		}},
 	{"bad names", `duration: 10s
 sources:
   - name: my source
@@ -574,8 +589,155 @@ sinks:
     input: my source
 `,
 		[]string{
-			`t.yaml:3:11: sources[0].name: expected a name of letters, digits, _, - and . such as parse_2, got "my source"`,
+			`t.yaml:3:11: sources[0].name: expected a name of ASCII letters, digits, _, - and . such as parse_2, got "my source"`,
 			`t.yaml:6:11: sinks[0].name: must not be empty`,
+		}},
+	{"names not ASCII or starting with - or .", `duration: 10s
+sources:
+  - name: δεδομένα
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: -parse
+    input: δεδομένα
+    service_time: {mean: 1ms}
+sinks:
+  - name: .out
+    input: -parse
+`,
+		[]string{
+			`t.yaml:3:11: sources[0].name: expected a name of ASCII letters, digits, _, - and . such as parse_2, got "δεδομένα"`,
+			`t.yaml:6:11: operators[0].name: must not start with - or . (it would read as a flag or a hidden file), got "-parse"`,
+			`t.yaml:10:11: sinks[0].name: must not start with - or . (it would read as a flag or a hidden file), got ".out"`,
+		}},
+	{"old bursty field names", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: bursty, rate: 10/s, on: 1s, off: 3s}
+  - name: src2
+    arrival:
+      process: bursty
+      rate: 10/s
+      On: 1s
+      offtime: 3s
+sinks:
+  - name: out
+    inputs: [src, src2]
+`,
+		[]string{
+			`t.yaml:4:44: sources[0].arrival.on: unknown field "on"; did you mean "on_time"?`,
+			`t.yaml:4:52: sources[0].arrival.off: unknown field "off"; did you mean "off_time"?`,
+			`t.yaml:9:7: sources[1].arrival.On: unknown field "On"; did you mean "on_time"?`,
+			`t.yaml:10:7: sources[1].arrival.offtime: unknown field "offtime"; did you mean "off_time"?`,
+		}},
+	{"max_rate out of range", `duration: 10s
+sources:
+  - name: a
+    max_rate: 0
+    arrival: {process: constant, rate: 10/s}
+  - name: b
+    max_rate: -5/s
+    arrival: {process: constant, rate: 10/s}
+  - name: c
+    max_rate: 1e300/s
+    arrival: {process: constant, rate: 10/s}
+  - name: d
+    max_rate: 100
+    arrival: {process: constant, rate: 10/s}
+  - name: e
+    maxrate: 100/s
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    inputs: [a, b, c, d, e]
+`,
+		[]string{
+			`t.yaml:4:15: sources[0].max_rate: must be greater than 0 (leave max_rate out for no limit), got 0/s`,
+			`t.yaml:7:15: sources[1].max_rate: must be greater than 0, got -5/s`,
+			`t.yaml:10:15: sources[2].max_rate: must be at most 1e9/s per subtask (one record per nanosecond), got 1e300/s`,
+			`t.yaml:13:15: sources[3].max_rate: expected a rate such as 100/s or 6000/min, got "100" (a number needs a unit)`,
+			`t.yaml:16:5: sources[4].maxrate: unknown field "maxrate"; did you mean "max_rate"?`,
+		}},
+	{"max_rate in range", `duration: 10s
+sources:
+  - name: a
+    max_rate: 1e9/s
+    arrival: {process: constant, rate: 10/s}
+  - name: b
+    max_rate: 2.5/ms
+    replayable: false
+    arrival: {process: poisson, rate: 5000/s}
+  - name: c
+    max_rate: 1/h
+    arrival: {process: bursty, rate: 10/s, on_time: 1s, off_time: 1s}
+sinks:
+  - name: out
+    inputs: [a, b, c]
+`,
+		[]string{}},
+	{"name and description not one line", "duration: 10s\nname: \"job\\e[31m\"\ndescription: |\n  first line\n  second line\nsources:\n  - name: src\n    arrival: {process: constant, rate: 10/s}\nsinks:\n  - name: out\n    input: src\n",
+		[]string{
+			`t.yaml:2:7: name: must be one line of printable text (found a control character U+001B)`,
+			`t.yaml:3:14: description: must be one line of printable text (found a control character U+000A)`,
+		}},
+	{"description with a bidirectional control", "duration: 10s\ndescription: \"safe \u202e txt.exe\"\nsources:\n  - name: src\n    arrival: {process: constant, rate: 10/s}\nsinks:\n  - name: out\n    input: src\n",
+		[]string{
+			`t.yaml:2:14: description: must be one line of printable text (found a bidirectional control character U+202E)`,
+		}},
+	{"description too long", "duration: 10s\ndescription: " + strings.Repeat("é", 201) + "\nsources:\n  - name: src\n    arrival: {process: constant, rate: 10/s}\nsinks:\n  - name: out\n    input: src\n",
+		[]string{
+			`t.yaml:2:14: description: must be at most 200 characters long (one line of a listing), got 201`,
+		}},
+	{"printable text in any script", `duration: 10s
+name: Szenario – δοκιμή 1
+description: "Quelle → Senke, 100 Datensätze/s 🚀 (200 chars ok: ` + strings.Repeat("x", 140) + `)"
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{}},
+	{"absurd values", `duration: 10s
+network: {bandwidth: -1e300Gbit/s, buffer_size: -1e18B, latency: 1e3s}
+metrics: {interval: 999us}
+sources:
+  - name: src
+    arrival: {process: poisson, rate: 1e300/s}
+    record_size: 1e300B
+  - name: src1
+    record_size: 3GiB
+    arrival: {process: constant, rate: 10/s}
+  - name: src2
+    arrival:
+      process: schedule
+      schedule: [{at: 0s, rate: 1e-300/s}, {at: 1s, rate: -1e-300/s}]
+operators:
+  - name: op
+    inputs: [src, src1, src2]
+    selectivity: 1e300
+    service_time: {mean: 1ms}
+  - name: op2
+    input: op
+    selectivity: 1000.5
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: op2
+    parallelism: -99999999999999999999999
+`,
+		[]string{
+			`t.yaml:2:22: network.bandwidth: must be greater than 0, got -1.25e308B/s`,
+			`t.yaml:2:49: network.buffer_size: must be greater than 0, got -1e18B`,
+			`t.yaml:2:66: network.latency: expected a duration such as 250ms or 2s, got "1e3s" (a duration takes no exponent; use a unit such as ms, s, m or h)`,
+			`t.yaml:3:21: metrics.interval: must be at least 1ms (each interval writes a metrics row per subtask), got 999µs`,
+			`t.yaml:6:39: sources[0].arrival.rate: must be at most 1e9/s per subtask (one record per nanosecond), got 1e300/s`,
+			`t.yaml:7:18: sources[0].record_size: expected a size such as 100B or 32KiB, got "1e300B" (too large)`,
+			`t.yaml:9:18: sources[1].record_size: must be at most 1GiB, got 3GiB`,
+			`t.yaml:14:59: sources[2].arrival.schedule[1].rate: must not be negative, got -1e-300/s`,
+			`t.yaml:18:18: operators[0].selectivity: must be at most 1000 (each input record emits that many output records), got 1e300`,
+			`t.yaml:22:18: operators[1].selectivity: must be at most 1000 (each input record emits that many output records), got 1000.5`,
+			`t.yaml:27:18: sinks[0].parallelism: expected a whole number, got -99999999999999999999999, which is too small (at least -2147483648)`,
 		}},
 	{"merge key errors", `duration: 10s
 x-base: &base {paralelism: 2}

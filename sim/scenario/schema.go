@@ -16,6 +16,10 @@ const (
 	patSize      = `^\s*\+?` + patNumberExp + `\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$|^\s*\+?[0-9]+\s*$`
 	patBandwidth = `^\s*\+?` + patNumberExp + `\s*((bit|kbit|Kbit|Mbit|Gbit|Tbit|B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*/\s*s|bps|kbps|Kbps|Mbps|Gbps|Tbps)\s*$`
 	patName      = `^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
+	// patText is one line without control characters (C0, DEL and C1), in
+	// the subset of regular expressions that ECMA 262 and Go share; Parse
+	// also rejects line separators and bidirectional controls.
+	patText = `^[^\x00-\x1F\x7F-\x9F]*$`
 )
 
 // obj is a JSON object of the schema.
@@ -51,8 +55,14 @@ func jsSchema() obj {
 		"description": "A dspalab scenario: one stream-processing job (sources, operators, sinks) on a simulated cluster. Units are in strings: durations such as 250ms, rates such as 100/s, sizes such as 32KiB, bandwidths such as 1Gbit/s.",
 		"type":        "object",
 		"properties": obj{
-			"name":        jsStr("A short identifier of the scenario, used in listings and output files."),
-			"description": jsStr("One line that says what the scenario shows."),
+			"name": obj{
+				"description": "A short identifier of the scenario, used in listings and output files: one line of printable text. Default: the file name without its extension (runs/my-job.yaml is my-job).",
+				"type":        "string", "pattern": patText,
+			},
+			"description": obj{
+				"description": "One line of printable text that says what the scenario shows, at most 200 characters.",
+				"type":        "string", "pattern": patText, "maxLength": MaxDescriptionLength,
+			},
 			"seed": obj{
 				"description": "Seed of every random stream of the run; the same scenario and seed give identical results. Default 1.",
 				"type":        "integer", "minimum": 0, "default": 1,
@@ -77,7 +87,7 @@ func jsSchema() obj {
 				"type":        "array", "minItems": 1, "items": jsVertex(true),
 			},
 			"metrics": jsObject("Metric sampling.", obj{
-				"interval": jsDuration("Simulated time between metric samples. Default 1s.", "1s"),
+				"interval": jsDuration("Simulated time between metric samples, at least 1ms (each interval writes a row per subtask). Default 1s.", "1s"),
 			}),
 		},
 		"patternProperties":    obj{"^x-": obj{"description": "Ignored: a place for YAML anchors (&name) to reuse with aliases (*name)."}},
@@ -180,7 +190,8 @@ func jsSource() obj {
 		"parallelism": jsInteger("Number of subtasks; each runs the arrival process. Default 1.", 1, 1),
 		"arrival":     jsArrival(),
 		"keys":        jsKeys(),
-		"record_size": jsSize("Size of each record. Default 100B.", "100B"),
+		"record_size": jsSize("Size of each record, greater than 0, at most 1GiB. Default 100B.", "100B"),
+		"max_rate":    jsRate("Most records per simulated second one subtask can read (fetch from its log or socket): reading a record takes 1/max_rate of busy time. Equal to the arrival rate, it makes a saturated source: behind a bottleneck of rate μ it is back-pressured 1 − μ/max_rate of the time. Greater than 0, at most 1e9/s. Default: no limit (reading costs nothing, so a lagging source catches up as fast as credit allows).", nil),
 		"replayable": obj{
 			"description": "true: the source reads a log such as Kafka by offset; back-pressure becomes lag, nothing is lost, and it rewinds on recovery. false: a socket; see on_backpressure. Default true.",
 			"type":        "boolean", "default": true,
@@ -214,18 +225,18 @@ func jsKeys() obj {
 
 func jsName() obj {
 	return obj{
-		"description": "Name of the vertex, unique in the job: letters, digits, _, - and . (at most 64).",
+		"description": "Name of the vertex, unique in the job: ASCII letters, digits, _, - and ., not starting with - or . (at most 64).",
 		"type":        "string", "pattern": patName, "maxLength": MaxNameLength,
 	}
 }
 
 func jsArrival() obj {
 	o := jsObject("Arrival process of each subtask; rates are per subtask.", obj{
-		"process":  jsEnum("constant: evenly spaced records at rate; poisson: exponential inter-arrival times with mean 1/rate; bursty: on/off (two-state MMPP), Poisson at rate while on and off_rate while off; schedule: piecewise-constant rates. Required.", processes, ""),
-		"rate":     jsRate("Records per simulated second of constant and poisson, and of bursty while on; greater than 0.", nil),
+		"process":  jsEnum("constant: evenly spaced records at rate; poisson: exponential inter-arrival times with mean 1/rate; bursty: on/off (two-state MMPP), Poisson at rate for on_time and at off_rate for off_time, alternately; schedule: piecewise-constant rates. Required.", processes, ""),
+		"rate":     jsRate("Records per simulated second of constant and poisson, and of bursty while on; greater than 0, at most 1e9/s.", nil),
 		"off_rate": jsRate("Rate of bursty while off. Default 0.", "0/s"),
-		"on":       jsDuration("Mean duration of bursty's on periods (exponentially distributed); greater than 0.", nil),
-		"off":      jsDuration("Mean duration of bursty's off periods (exponentially distributed); greater than 0.", nil),
+		"on_time":  jsDuration("Mean duration of bursty's on periods (exponentially distributed); greater than 0.", nil),
+		"off_time": jsDuration("Mean duration of bursty's off periods (exponentially distributed); greater than 0.", nil),
 		"schedule": obj{
 			"description": "Steps of process schedule, by increasing at; the first at 0s. Records are evenly spaced within a step; a rate of 0 pauses the source.",
 			"type":        "array", "minItems": 1,
@@ -301,7 +312,7 @@ func jsVertex(sink bool) obj {
 	if sink {
 		required = []string{"name"}
 	} else {
-		props["selectivity"] = obj{"description": "Output records per input record: a filter 0.3, a flatMap 2.5. Default 1.", "type": "number", "minimum": 0, "default": 1}
+		props["selectivity"] = obj{"description": "Output records per input record: a filter 0.3, a flatMap 2.5. At most 1000 (each input record emits that many). Default 1.", "type": "number", "minimum": 0, "maximum": MaxSelectivity, "default": 1}
 	}
 	o := jsObject(what, props, required...)
 	o["oneOf"] = []any{

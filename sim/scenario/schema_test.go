@@ -172,6 +172,8 @@ func TestJSONSchemaRejects(t *testing.T) {
 		"wrong types", "bad unit strings", "unknown enum values", "missing required fields",
 		"missing per variant", "input and inputs", "no source and no sink", "empty source and sink lists",
 		"source not a mapping", "top level not a mapping", "bad names",
+		"names not ASCII or starting with - or .", "old bursty field names", "max_rate out of range",
+		"name and description not one line", "description too long", "absurd values",
 	}
 	for _, c := range errorCases {
 		if !slices.Contains(reject, c.name) {
@@ -184,8 +186,9 @@ func TestJSONSchemaRejects(t *testing.T) {
 	// Each inapplicable field alone.
 	base := "duration: 10s\nsinks: [{name: out, input: src}]\nsources:\n  - name: src\n"
 	for _, extra := range []string{
-		"    arrival: {process: constant, rate: 10/s, on: 1s}\n",
-		"    arrival: {process: bursty, rate: 10/s, on: 1s}\n",
+		"    arrival: {process: constant, rate: 10/s, on_time: 1s}\n",
+		"    arrival: {process: bursty, rate: 10/s, on_time: 1s}\n",
+		"    arrival: {process: bursty, rate: 10/s, on: 1s, off: 1s}\n",
 		"    arrival: {process: schedule, rate: 10/s, schedule: [{at: 0s, rate: 1/s}]}\n",
 		"    arrival: {process: constant, rate: 10/s}\n    keys: {exponent: 2}\n",
 		"    arrival: {process: constant, rate: 10/s}\n    on_backpressure: drop\n",
@@ -199,7 +202,7 @@ func TestJSONSchemaRejects(t *testing.T) {
 			t.Errorf("Parse accepts %q", extra)
 		}
 	}
-	ok := base + "    arrival: {process: bursty, rate: 10/s, on: 1s, off: 2s}\n    replayable: false\n    on_backpressure: buffer\n    buffer_limit: 5\n    keys: {distribution: zipf, exponent: 1.1}\n"
+	ok := base + "    max_rate: 20/s\n    arrival: {process: bursty, rate: 10/s, on_time: 1s, off_time: 2s}\n    replayable: false\n    on_backpressure: buffer\n    buffer_limit: 5\n    keys: {distribution: zipf, exponent: 1.1}\n"
 	if err := sch.Validate(instance(t, []byte(ok))); err != nil {
 		t.Errorf("schema rejects %q: %v", ok, err)
 	}
@@ -215,7 +218,7 @@ func TestJSONSchemaPatterns(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(JSONSchema())
-	for _, p := range []string{patDuration, patRate, patSize, patBandwidth, patName} {
+	for _, p := range []string{patDuration, patRate, patSize, patBandwidth, patName, patText} {
 		q, _ := json.Marshal(p)
 		if !strings.Contains(s, string(q)) {
 			t.Errorf("pattern %s is not in the schema", p)
@@ -250,5 +253,10 @@ func TestJSONSchemaPatterns(t *testing.T) {
 	}
 	for _, v := range []string{"100b", "1.5", "big"} {
 		check("network", "{buffer_size: "+v+"}", false)
+	}
+	for _, v := range []string{`"plain"`, `"Szenario – δοκιμή 🚀"`, `"tabs\tare not"`, `"a\nb"`, `"\e[31mred"`, `"\u0085"`, `"\x7f"`} {
+		_, err := Parse("x.yaml", []byte("duration: 10s\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\ndescription: "+v+"\n"))
+		check("description", v, err == nil)
+		check("name", v, err == nil)
 	}
 }

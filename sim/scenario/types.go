@@ -14,7 +14,10 @@ import "github.com/dspalab/dspalab/sim/des"
 type Scenario struct {
 	// File is the name the scenario was parsed under (for messages).
 	File string
-	// Name is a short identifier; Description one line for listings.
+	// Name is a short identifier, by default the base name of File
+	// without its extension; Description is one line for listings (at
+	// most MaxDescriptionLength characters). Both are printable text: no
+	// control characters, line breaks or bidirectional controls.
 	Name        string
 	Description string
 	// Seed seeds every random stream of the run (default 1).
@@ -85,7 +88,7 @@ type Arrival struct {
 	// OffRate is bursty's rate while off (default 0).
 	OffRate float64
 	// On and Off are bursty's mean on and off durations (exponentially
-	// distributed).
+	// distributed), written on_time and off_time in YAML.
 	On, Off des.Time
 	// Schedule holds the steps of a schedule, by increasing At; the first
 	// step starts at 0. A rate of 0 pauses the source.
@@ -124,7 +127,7 @@ type Source struct {
 	Parallelism int // default 1
 	Arrival     Arrival
 	Keys        Keys
-	RecordSize  int64 // bytes per record, default 100
+	RecordSize  int64 // bytes per record, default 100, at most MaxRecordSize
 	// Replayable sources read a log (Kafka) by offset: under back-pressure
 	// the log grows (consumer lag) and nothing is lost. Default true.
 	Replayable bool
@@ -133,6 +136,14 @@ type Source struct {
 	// BufferLimit bounds the buffer of OnBackpressure "buffer", in records
 	// (default 10000).
 	BufferLimit int
+	// MaxRate is the most records per simulated second one subtask can
+	// read (fetch from its log or socket): reading a record takes 1/MaxRate
+	// of busy time. 0 (the default) means reading costs nothing, so a
+	// lagging replayable source catches up as fast as credit allows. A
+	// source with MaxRate equal to its arrival rate is the saturated source
+	// of the back-pressure lesson: behind a bottleneck of rate μ it is
+	// back-pressured 1 − μ/MaxRate of the time.
+	MaxRate float64
 }
 
 // Service-time distributions.
@@ -174,7 +185,8 @@ type Operator struct {
 	// default roundUpToPowerOfTwo(1.5*Parallelism), at least 128.
 	MaxParallelism int
 	ServiceTime    ServiceTime
-	// Selectivity is output records per input record (default 1).
+	// Selectivity is output records per input record (default 1, at most
+	// MaxSelectivity).
 	Selectivity float64
 	// Network is the resolved network setting of the input edges.
 	Network Network
@@ -194,5 +206,5 @@ type Sink struct {
 
 // Metrics configures sampling.
 type Metrics struct {
-	Interval des.Time // default 1s
+	Interval des.Time // default 1s, at least MinMetricsInterval
 }

@@ -21,12 +21,12 @@ const (
 )
 
 // unitError builds "expected ..., got "s"" with an optional hint in
-// parentheses.
+// parentheses; a long s is shortened.
 func unitError(expect, got, hint string) error {
 	if hint != "" {
-		return fmt.Errorf("%s, got %q (%s)", expect, got, hint)
+		return fmt.Errorf("%s, got %s (%s)", expect, quote(got), hint)
 	}
-	return fmt.Errorf("%s, got %q", expect, got)
+	return fmt.Errorf("%s, got %s", expect, quote(got))
 }
 
 // number is a decimal number with an optional fraction; numberExp also
@@ -83,6 +83,9 @@ func ParseDuration(s string) (des.Time, error) {
 		}
 		rest := strings.TrimLeft(body[len(num):], " \t")
 		unit := leadingUnit(rest)
+		if (unit == "e" || unit == "E") && len(rest) > 1 && strings.ContainsRune("0123456789+-", rune(rest[1])) {
+			return 0, unitError(expectDuration, s, "a duration takes no exponent; use a unit such as ms, s, m or h")
+		}
 		if unit == "" {
 			if rest == "" && reBareNumber.MatchString(in) {
 				return 0, unitError(expectDuration, s, "a number needs a unit")
@@ -313,10 +316,36 @@ func isWhole(x float64) bool {
 	return math.Abs(x-math.Round(x)) <= 1e-9*math.Max(1, math.Abs(x))
 }
 
-// formatFloat prints x in the shortest decimal form that reads back exactly,
-// without an exponent.
+// formatFloat prints x in the shortest form that reads back exactly: as a
+// plain decimal ("100", "0.25") from 0.0001 up to a million, else the
+// shorter of that and scientific notation without "+" or leading zeros in
+// the exponent ("1e6", "2.5e9", "1e300", "1e-300"), so absurd values make
+// short messages.
 func formatFloat(x float64) string {
-	return strconv.FormatFloat(x, 'f', -1, 64)
+	plain := strconv.FormatFloat(x, 'f', -1, 64)
+	if a := math.Abs(x); a == 0 || a >= 1e-4 && a < 1e6 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return plain
+	}
+	if sci := formatSci(x, -1); len(sci) < len(plain) {
+		return sci
+	}
+	return plain
+}
+
+// formatSci prints x in scientific notation with prec significant digits
+// (-1: as many as needed to read back exactly) and without "+", leading
+// zeros of the exponent or trailing zeros of the mantissa: "1e300",
+// "-2.5e-7".
+func formatSci(x float64, prec int) string {
+	if prec > 0 {
+		prec--
+	}
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(x, 'e', prec, 64), "e")
+	if strings.Contains(mant, ".") {
+		mant = strings.TrimSuffix(strings.TrimRight(mant, "0"), ".")
+	}
+	e, _ := strconv.Atoi(exp)
+	return mant + "e" + strconv.Itoa(e)
 }
 
 type namedUnit struct {
@@ -333,10 +362,14 @@ var (
 // FormatByteSize formats a size in bytes as ParseByteSize reads it: exact
 // when it is a whole number of some unit ("32KiB", "1MiB", "1KB", "100B"),
 // otherwise rounded to two decimals of the largest binary unit it exceeds
-// ("1.18MiB").
+// ("1.18MiB"); from 1000TiB up, in bytes in scientific notation, rounded
+// to three significant digits ("1e18B", "9.22e18B").
 func FormatByteSize(n int64) string {
 	if n == 0 {
 		return "0B"
+	}
+	if math.Abs(float64(n)) >= 1000*(1<<40) {
+		return formatSci(float64(n), 3) + "B"
 	}
 	for _, u := range binaryUnits {
 		if n%int64(u.size) == 0 {
@@ -367,9 +400,11 @@ func trimDecimals(x float64) string {
 // FormatBandwidth formats a bandwidth in bytes per simulated second as
 // ParseBandwidth reads it: in bits when it is a whole number of kbit, Mbit,
 // Gbit or Tbit ("1Gbit/s", "80Mbit/s"), else in a byte unit when whole
-// ("1GiB/s", "1500B/s"), else rounded to two decimals ("1.18MiB/s").
+// ("1GiB/s", "1500B/s"), else rounded to two decimals ("1.18MiB/s"); under
+// 0.01B/s or from 1000TiB/s up, in bytes in scientific notation
+// ("1e-300B/s", "1.25e308B/s").
 func FormatBandwidth(bytesPerSecond float64) string {
-	if bytesPerSecond == 0 || math.IsNaN(bytesPerSecond) || math.IsInf(bytesPerSecond, 0) {
+	if a := math.Abs(bytesPerSecond); a == 0 || a < 0.01 || a >= 1000*(1<<40) || math.IsNaN(a) {
 		return formatFloat(bytesPerSecond) + "B/s"
 	}
 	bits := bytesPerSecond * 8

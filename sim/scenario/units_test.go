@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -51,6 +52,9 @@ func TestParseDuration(t *testing.T) {
 		{"-", `expected a duration such as 250ms or 2s, got "-"`},
 		{"1s-", `expected a duration such as 250ms or 2s, got "1s-"`},
 		{"3000000h", `expected a duration such as 250ms or 2s, got "3000000h" (too large; at most 2562047h)`},
+		{"1e3s", `expected a duration such as 250ms or 2s, got "1e3s" (a duration takes no exponent; use a unit such as ms, s, m or h)`},
+		{"2.5E-3s", `expected a duration such as 250ms or 2s, got "2.5E-3s" (a duration takes no exponent; use a unit such as ms, s, m or h)`},
+		{strings.Repeat("9", 100) + "h", `expected a duration such as 250ms or 2s, got "` + strings.Repeat("9", 60) + `…" (too large; at most 2562047h)`},
 	}
 	for _, c := range bad {
 		got, err := ParseDuration(c.in)
@@ -197,19 +201,22 @@ func TestFormat(t *testing.T) {
 			t.Errorf("FormatDuration(%d) = %q, want %q", in, got, want)
 		}
 	}
-	rates := map[float64]string{0: "0/s", 100: "100/s", 2.5: "2.5/s", 0.5: "30/min", 1.0 / 3600: "1/h", 1e6: "1000000/s", 0.3: "18/min", 1.0 / 7: "0.14285714285714285/s"}
+	rates := map[float64]string{0: "0/s", 100: "100/s", 2.5: "2.5/s", 0.5: "30/min", 1.0 / 3600: "1/h", 999999: "999999/s", 1e6: "1e6/s", 1234567: "1234567/s",
+		2.5e9: "2.5e9/s", 1e300: "1e300/s", -1e300: "-1e300/s", 1e-300: "1e-300/s", 1.5e-5: "1.5e-5/s", 0.3: "18/min", 1.0 / 7: "0.14285714285714285/s"}
 	for in, want := range rates {
 		if got := FormatRate(in); got != want {
 			t.Errorf("FormatRate(%v) = %q, want %q", in, got, want)
 		}
 	}
-	sizes := map[int64]string{0: "0B", 100: "100B", 32 << 10: "32KiB", 1 << 20: "1MiB", 1000: "1KB", 1e6: "1MB", 1500: "1.46KiB", 1234567: "1.18MiB", 3 << 30: "3GiB", -2048: "-2KiB"}
+	sizes := map[int64]string{0: "0B", 100: "100B", 32 << 10: "32KiB", 1 << 20: "1MiB", 1000: "1KB", 1e6: "1MB", 1500: "1.46KiB", 1234567: "1.18MiB", 3 << 30: "3GiB", -2048: "-2KiB",
+		999 << 40: "999TiB", 1e18: "1e18B", -1e18: "-1e18B", math.MaxInt64: "9.22e18B", 1234 << 40: "1.36e15B"}
 	for in, want := range sizes {
 		if got := FormatByteSize(in); got != want {
 			t.Errorf("FormatByteSize(%d) = %q, want %q", in, got, want)
 		}
 	}
-	bandwidths := map[float64]string{125e6: "1Gbit/s", 12.5e6: "100Mbit/s", 1e7: "80Mbit/s", 1 << 30: "1GiB/s", 100: "100B/s", 0: "0B/s", 1250: "10kbit/s", 1.5: "1.5B/s", 1234567.5: "1.18MiB/s"}
+	bandwidths := map[float64]string{125e6: "1Gbit/s", 12.5e6: "100Mbit/s", 1e7: "80Mbit/s", 1 << 30: "1GiB/s", 100: "100B/s", 0: "0B/s", 1250: "10kbit/s", 1.5: "1.5B/s", 1234567.5: "1.18MiB/s",
+		0.01: "0.01B/s", 1e-300: "1e-300B/s", -1e-300: "-1e-300B/s", 1.25e308: "1.25e308B/s", -1.25e308: "-1.25e308B/s", 1e15: "8000Tbit/s", 2e15: "2e15B/s"}
 	for in, want := range bandwidths {
 		if got := FormatBandwidth(in); got != want {
 			t.Errorf("FormatBandwidth(%v) = %q, want %q", in, got, want)
@@ -224,18 +231,18 @@ func TestFormatRoundTrip(t *testing.T) {
 			t.Errorf("duration %d: %q parses to %v, %v", d, FormatDuration(d), got, err)
 		}
 	}
-	for _, r := range []float64{0, 100, 2.5, 0.5, 1.0 / 3600, 1e9, 0.3} {
+	for _, r := range []float64{0, 100, 2.5, 0.5, 1.0 / 3600, 1e9, 0.3, 1e300, 1e-300, 1.5e-5, 1234567} {
 		got, err := ParseRate(FormatRate(r))
 		if err != nil || math.Abs(got-r) > 1e-12*math.Max(1, r) {
 			t.Errorf("rate %v: %q parses to %v, %v", r, FormatRate(r), got, err)
 		}
 	}
-	for _, n := range []int64{0, 1, 100, 1000, 1024, 1536, 32 << 10, 1e6, 1 << 40} {
+	for _, n := range []int64{0, 1, 100, 1000, 1024, 1536, 32 << 10, 1e6, 1 << 40, 1e18, -1e18} {
 		if got, err := ParseByteSize(FormatByteSize(n)); err != nil || got != n {
 			t.Errorf("size %d: %q parses to %v, %v", n, FormatByteSize(n), got, err)
 		}
 	}
-	for _, b := range []float64{125e6, 12.5e6, 1e7, 1 << 30, 100, 1250, 1.5} {
+	for _, b := range []float64{125e6, 12.5e6, 1e7, 1 << 30, 100, 1250, 1.5, 1e-300, 1.25e308} {
 		if got, err := ParseBandwidth(FormatBandwidth(b)); err != nil || got != b {
 			t.Errorf("bandwidth %v: %q parses to %v, %v", b, FormatBandwidth(b), got, err)
 		}

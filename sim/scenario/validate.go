@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dspalab/dspalab/sim/des"
 )
@@ -17,6 +19,23 @@ const MaxRate = 1e9
 
 // MaxNameLength is the longest vertex name, in bytes.
 const MaxNameLength = 64
+
+// MaxDescriptionLength is the longest description of a scenario, in
+// characters: one line of a listing.
+const MaxDescriptionLength = 200
+
+// MinMetricsInterval is the shortest metrics.interval: every interval
+// writes a row per subtask and per vertex, so a 1ns interval would write
+// rows faster than the records they measure.
+const MinMetricsInterval = des.Millisecond
+
+// MaxRecordSize is the largest record_size, in bytes (the simulator keeps
+// record sizes in 32 bits).
+const MaxRecordSize = 1 << 30
+
+// MaxSelectivity is the largest selectivity of an operator: each input
+// record emits that many output records, so a larger one floods the job.
+const MaxSelectivity = 1000
 
 // reName is what a vertex name may look like: it appears in metric files,
 // command-line flags and "a -> b" messages.
@@ -149,7 +168,7 @@ func (c *checker) rate(path string, r float64, zeroOK bool) {
 			c.errorf(path, "must be greater than 0, got %s", FormatRate(r))
 		}
 	case r > MaxRate:
-		c.errorf(path, "must be at most 1000000000/s (one record per nanosecond), got %s", FormatRate(r))
+		c.errorf(path, "must be at most %s per subtask (one record per nanosecond), got %s", FormatRate(MaxRate), FormatRate(r))
 	}
 }
 
@@ -170,6 +189,8 @@ func (c *checker) enum(path, what, v string, valid []string) bool {
 // the decoder.
 func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	c := &checker{s: s, bad: bad, reported: map[string]bool{}}
+	c.text("name", s.Name, 0)
+	c.text("description", s.Description, MaxDescriptionLength)
 	c.positiveDuration("duration", s.Duration)
 	c.nonNegativeDuration("warmup", s.Warmup)
 	if s.Duration > 0 && s.Warmup > 0 && s.Warmup >= s.Duration && !c.isBad("duration") {
@@ -178,7 +199,10 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	c.atLeast("workers.count", s.Workers.Count, 1)
 	c.atLeast("workers.slots", s.Workers.Slots, 1)
 	c.network("network", s.Network, nil)
-	c.positiveDuration("metrics.interval", s.Metrics.Interval)
+	if s.Metrics.Interval < MinMetricsInterval {
+		c.errorf("metrics.interval", "must be at least %s (each interval writes a metrics row per subtask), got %s",
+			FormatDuration(MinMetricsInterval), FormatDuration(s.Metrics.Interval))
+	}
 	for i, src := range s.Sources {
 		c.source(index("sources", i), src)
 	}
@@ -186,8 +210,12 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		p := index("operators", i)
 		c.vertex(p, op.Name, op.Parallelism, op.MaxParallelism, op.Partitioning, op.Network)
 		c.serviceTime(p+".service_time", op.ServiceTime)
-		if op.Selectivity < 0 || math.IsNaN(op.Selectivity) || math.IsInf(op.Selectivity, 0) {
-			c.errorf(p+".selectivity", "must be a number of at least 0 (output records per input record), got %v", op.Selectivity)
+		switch sel := op.Selectivity; {
+		case sel < 0 || math.IsNaN(sel):
+			c.errorf(p+".selectivity", "must be a number of at least 0 (output records per input record), got %s", formatFloat(sel))
+		case sel > MaxSelectivity:
+			c.errorf(p+".selectivity", "must be at most %d (each input record emits that many output records), got %s",
+				MaxSelectivity, formatFloat(sel))
 		}
 	}
 	for i, sk := range s.Sinks {
@@ -233,9 +261,48 @@ func (c *checker) name(path, name string) {
 		c.errorf(path, "must not be empty")
 	case len(name) > MaxNameLength:
 		c.errorf(path, "must be at most %d characters long, got %d", MaxNameLength, len(name))
+	case !reName.MatchString(name) && reName.MatchString("_"+name):
+		c.errorf(path, "must not start with - or . (it would read as a flag or a hidden file), got %s", quote(name))
 	case !reName.MatchString(name):
-		c.errorf(path, "expected a name of letters, digits, _, - and . such as parse_2, got %s", quote(name))
+		c.errorf(path, "expected a name of ASCII letters, digits, _, - and . such as parse_2, got %s", quote(name))
 	}
+}
+
+// text checks a one-line label (the scenario's name or description): no
+// control characters, line breaks or bidirectional controls, and at most
+// maxLen characters (0: no limit).
+func (c *checker) text(path, s string, maxLen int) {
+	if !utf8.ValidString(s) {
+		c.errorf(path, "must be one line of printable text (found bytes that are not UTF-8)")
+		return
+	}
+	for _, r := range s {
+		if what := badTextRune(r); what != "" {
+			c.errorf(path, "must be one line of printable text (found %s U+%04X)", what, r)
+			return
+		}
+	}
+	if n := utf8.RuneCountInString(s); maxLen > 0 && n > maxLen {
+		c.errorf(path, "must be at most %d characters long (one line of a listing), got %d", maxLen, n)
+	}
+}
+
+// badTextRune says what r is if a name or description may not hold it:
+// "a control character" (newline, tab, ESC, ...), "a line separator",
+// "a paragraph separator" or "a bidirectional control character" (which
+// reorders the text a terminal shows); "" if r is fine.
+func badTextRune(r rune) string {
+	switch {
+	case unicode.IsControl(r):
+		return "a control character"
+	case r == '\u2028':
+		return "a line separator"
+	case r == '\u2029':
+		return "a paragraph separator"
+	case r == '\u061C' || r == '\u200E' || r == '\u200F' || r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069':
+		return "a bidirectional control character"
+	}
+	return ""
 }
 
 func (c *checker) source(p string, src Source) {
@@ -249,8 +316,8 @@ func (c *checker) source(p string, src Source) {
 		case ArrivalBursty:
 			c.rate(ap+".rate", a.Rate, false)
 			c.rate(ap+".off_rate", a.OffRate, true)
-			c.positiveDuration(ap+".on", a.On)
-			c.positiveDuration(ap+".off", a.Off)
+			c.positiveDuration(ap+".on_time", a.On)
+			c.positiveDuration(ap+".off_time", a.Off)
 		case ArrivalSchedule:
 			c.schedule(ap+".schedule", a.Schedule)
 		}
@@ -259,11 +326,20 @@ func (c *checker) source(p string, src Source) {
 	c.atLeast(kp+".count", k.Count, 1)
 	if c.enum(kp+".distribution", "distribution", k.Distribution, keyDists) && k.Distribution == KeysZipf {
 		if !(k.Exponent > 0) || math.IsInf(k.Exponent, 0) {
-			c.errorf(kp+".exponent", "must be greater than 0, got %v", k.Exponent)
+			c.errorf(kp+".exponent", "must be greater than 0, got %s", formatFloat(k.Exponent))
 		}
 	}
-	if src.RecordSize <= 0 {
+	switch {
+	case src.RecordSize <= 0:
 		c.errorf(p+".record_size", "must be greater than 0, got %s", FormatByteSize(src.RecordSize))
+	case src.RecordSize > MaxRecordSize:
+		c.errorf(p+".record_size", "must be at most %s, got %s", FormatByteSize(MaxRecordSize), FormatByteSize(src.RecordSize))
+	}
+	switch mp := p + ".max_rate"; {
+	case src.MaxRate == 0 && c.s.given(mp):
+		c.errorf(mp, "must be greater than 0 (leave max_rate out for no limit), got %s", FormatRate(src.MaxRate))
+	case src.MaxRate != 0:
+		c.rate(mp, src.MaxRate, false)
 	}
 	if !src.Replayable {
 		c.enum(p+".on_backpressure", "on_backpressure", src.OnBackpressure, onBackpressures)
