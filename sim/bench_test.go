@@ -55,6 +55,7 @@ func BenchmarkTandemUnboundedAsIs(b *testing.B) {
 func BenchmarkBackpressure(b *testing.B) {
 	sc := load(b, "backpressure")
 	sc.Sources[0].Arrival.Rate *= 1000
+	sc.Sources[0].MaxRate *= 1000
 	sc.Operators[0].ServiceTime.Mean /= 1000
 	sc.Operators[1].ServiceTime.Mean /= 1000
 	sc.Duration = 200 * des.Second // 2 million records through the bottleneck

@@ -162,13 +162,13 @@ warmup: 10s
 workers: {count: 2, slots: 1}
 network: {buffer_timeout: 10ms, latency: 1ms, bandwidth: 800kbit/s}
 sources:
-  - {name: src, parallelism: 2, arrival: {process: constant, rate: RATE}, keys: {count: 10}}
+  - {name: src, parallelism: 2, arrival: {process: constant, rate: RATE}, max_rate: RATE, keys: {count: 10}}
 sinks:
   - {name: out, input: src, partitioning: rebalance, parallelism: 1}
 `
 	// one sink subtask on worker 0 reads both sources: source 1 sits on worker 1
 	run := func(rate string) Summary {
-		s, err := New(mustParse(t, strings.Replace(yaml, "RATE", rate, 1)), Options{})
+		s, err := New(mustParse(t, strings.ReplaceAll(yaml, "RATE", rate)), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,6 +283,21 @@ sinks:
 		}
 		if src.Dropped < 3000 {
 			t.Errorf("%s: dropped %d of 10000 offered at twice the capacity, want thousands", mode, src.Dropped)
+		}
+	}
+}
+
+func TestFormatTime(t *testing.T) {
+	for _, c := range []struct {
+		t    des.Time
+		want string
+	}{
+		{120 * des.Second, "120s"}, {13881500 * des.Microsecond, "13.882s"}, {2 * des.Millisecond, "2ms"}, {250 * des.Microsecond, "0.25ms"},
+		{0, "0s"}, {200 * des.Hour, "200h"}, {4*des.Hour + 4*des.Minute + 19735*des.Millisecond, "4h4m19.7s"},
+		{1000 * des.Second, "16m40s"}, {100000 * des.Second, "27h46m40s"},
+	} {
+		if got := FormatTime(c.t); got != c.want {
+			t.Errorf("FormatTime(%v) = %q, want %q", int64(c.t), got, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/dspalab/dspalab/sim/des"
 	"io"
 	"math"
 	"strconv"
@@ -175,9 +176,40 @@ func WriteTable(w io.Writer, s *Summary) error {
 	return err
 }
 
-// seconds formats simulated seconds for people: "120s", "13.881s".
-func seconds(x float64) string {
-	return strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64) + "s"
+// seconds formats simulated seconds for people (see FormatTime).
+func seconds(x float64) string { return FormatTime(des.FromSeconds(x)) }
+
+// FormatTime formats simulated time for people, the same way everywhere:
+// milliseconds below a second ("20ms", "0.25ms"), seconds below 1000s to
+// the millisecond ("120s", "13.882s"), hours, minutes and seconds above
+// ("200h", "4h4m19.7s", "16m40s").
+func FormatTime(t des.Time) string {
+	if t < 0 {
+		return "-" + FormatTime(-t)
+	}
+	if t == 0 {
+		return "0s"
+	}
+	if t < des.Second {
+		return strconv.FormatFloat(math.Round(t.Milliseconds()*1000)/1000, 'f', -1, 64) + "ms"
+	}
+	if t < 1000*des.Second {
+		return strconv.FormatFloat(math.Round(t.Seconds()*1000)/1000, 'f', -1, 64) + "s"
+	}
+	t = (t + 50*des.Millisecond) / (100 * des.Millisecond) * (100 * des.Millisecond) // tenths
+	h, rest := t/des.Hour, t%des.Hour
+	m, rest := rest/des.Minute, rest%des.Minute
+	var b strings.Builder
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if rest > 0 {
+		b.WriteString(strconv.FormatFloat(rest.Seconds(), 'f', -1, 64) + "s")
+	}
+	return b.String()
 }
 
 func minBusy(ss []SubtaskSummary) float64 {

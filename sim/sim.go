@@ -34,6 +34,28 @@ type Options struct {
 	// Progress, if non-nil, is called about every 65,536 events with the
 	// simulated time reached and the records emitted by sources so far.
 	Progress func(now des.Time, emitted uint64)
+	// MaxQueued, if positive, stops the run with a *QueueLimitError when
+	// the records waiting in the input queues of all subtasks exceed it
+	// (checked about every 65,536 events and at every metrics sample).
+	// Without flow control (capacity: unbounded) an overloaded operator's
+	// queue grows without bound; this keeps it from exhausting memory
+	// (about 32 bytes per queued record).
+	MaxQueued int64
+}
+
+// QueueLimitError stops a run whose queued records exceeded
+// Options.MaxQueued. The run's result up to that point is still returned.
+type QueueLimitError struct {
+	At      des.Time // simulated time of the check
+	Queued  int64    // records queued over all input gates
+	Limit   int64    // Options.MaxQueued
+	Vertex  string   // the vertex holding the most queued records
+	Largest int64    // records queued at Vertex
+}
+
+func (e *QueueLimitError) Error() string {
+	return fmt.Sprintf("at %s, %d records are queued (limit %d), %d of them at %s: its input grows without bound because records arrive faster than it serves them (with capacity: unbounded there is no back-pressure to slow the sources)",
+		FormatTime(e.At), e.Queued, e.Limit, e.Largest, e.Vertex)
 }
 
 // Sim is one simulation of a scenario. Create it with New, advance it with
@@ -174,7 +196,7 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 	}
 	t = min(t, s.duration)
 	var n uint64
-	for s.eng.NextTime() <= t {
+	for s.eng.NextTime() <= t && s.stopped == nil {
 		s.eng.Step()
 		n++
 		if n&0xffff == 0 {
@@ -182,10 +204,16 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 				s.stopped = err
 				return err
 			}
+			if err := s.checkQueued(); err != nil {
+				return err
+			}
 			if s.opts.Progress != nil {
 				s.opts.Progress(s.eng.Now(), s.Emitted())
 			}
 		}
+	}
+	if s.stopped != nil { // set by a check at a metrics sample
+		return s.stopped
 	}
 	s.eng.RunUntil(t)
 	if err := ctx.Err(); err != nil && t < s.duration {
@@ -195,9 +223,42 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 	return nil
 }
 
+// checkQueued enforces Options.MaxQueued; the error also stops the run.
+func (s *Sim) checkQueued() error {
+	if s.opts.MaxQueued <= 0 {
+		return nil
+	}
+	var total, largest int64
+	var at string
+	for _, v := range s.vertices {
+		var q int64
+		for _, t := range v.subtasks {
+			if t.gate != nil {
+				q += int64(t.gate.queuedRecs)
+			}
+			if t.src != nil {
+				q += int64(t.src.queued())
+			}
+		}
+		total += q
+		if q > largest {
+			largest, at = q, v.name
+		}
+	}
+	if total <= s.opts.MaxQueued {
+		return nil
+	}
+	err := &QueueLimitError{At: s.eng.Now(), Queued: total, Limit: s.opts.MaxQueued, Vertex: at, Largest: largest}
+	s.stopped = err
+	return err
+}
+
 // HandleEvent takes a metrics sample at the end of each interval.
 func (s *Sim) HandleEvent(now des.Time, _ int64) {
 	s.takeSample(now)
+	if s.checkQueued() != nil {
+		return
+	}
 	if now < s.duration {
 		s.eng.Schedule(s.nextSample(now), s, 0)
 	}

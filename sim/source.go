@@ -8,156 +8,230 @@ import (
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
+// How a source subtask gets its records.
+const (
+	srcLog    = iota // replayable: reads a log that grows at the arrival times
+	srcPaced         // non-replayable, blocks: the producer waits while the source is blocked
+	srcQueued        // non-replayable, buffers or drops: arrivals come regardless
+)
+
 // source is the state of a source subtask.
 //
-// A replayable source, or a non-replayable one that blocks, is paced by its
-// arrival process: record k+1 is read one inter-arrival gap after record k
-// was written, so while the source is back-pressured its arrival process is
-// held back (a saturated source of rate λ behind a bottleneck of rate μ is
-// back-pressured 1 − μ/λ of the time). A replayable source reads a log that
-// keeps growing at the arrival rate meanwhile: the difference is its
-// consumer lag, and nothing is lost. A non-replayable source that buffers or
-// drops receives records at their arrival times whatever happens downstream;
-// it holds up to buffer_limit of them (1 for drop), and drops the rest.
+// A replayable source reads a log (Kafka) that grows at the arrival times
+// whatever happens downstream: when the source is back-pressured the log
+// runs ahead of it (consumer lag) and nothing is lost; when the pressure
+// goes, the source reads the backlog as fast as credit and its read rate
+// allow. A non-replayable source that blocks holds its producer back (TCP
+// back-pressure): the next record comes one inter-arrival gap after the
+// last one was written. One that buffers or drops receives records at their
+// arrival times regardless; it holds up to buffer_limit of them (1 for drop)
+// and drops the rest.
+//
+// Reading a record takes 1/max_rate of busy time when max_rate is set, so
+// a saturated source (one that always has records to read) of rate λ
+// behind a bottleneck of rate μ is busy μ/λ and back-pressured 1 − μ/λ of
+// the time. Waiting for records to arrive is idle time.
 type source struct {
-	t          *subtask
-	replayable bool
-	paced      bool
-	gen        *arrivalGen // arrival (virtual) times of the records read
-	log        *arrivalGen // replayable: appends to the log in real time
-	nextAppend des.Time
-	appended   uint64
-	keys       *keyDist
-	keyRng     *rand.Rand
-	size       int32
+	t        *subtask
+	mode     int
+	gen      *arrivalGen // times of the records to read
+	log      *arrivalGen // srcLog: appends to the log, for the lag
+	keys     *keyDist
+	keyRng   *rand.Rand
+	size     int32
+	readCost des.Time
 
-	offset des.Time // paced: total time the arrival process was held back
-	vt     des.Time // paced: arrival time of the record in hand or next
+	vt      des.Time // srcLog, srcPaced: time of the next record (log or producer time)
+	ended   bool     // the arrival process has no more records
+	offset  des.Time // srcPaced: how long the producer has been held back in all
+	taken   des.Time // time of the record in hand
+	armed   bool     // an evReady is scheduled
+	fetchng bool     // reading a record (busy)
 
-	fifo  ring[des.Time] // queued arrival times (buffer and drop modes)
+	fifo  ring[des.Time] // srcQueued: arrival times held
 	limit int
 
+	nextAppend    des.Time
+	appended      uint64
 	read, dropped uint64
-	ended         bool
 }
 
 func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64) *source {
 	base := "source/" + sc.Name + "/" + strconv.Itoa(t.index)
 	src := &source{
-		t:          t,
-		replayable: sc.Replayable,
-		paced:      sc.Replayable || sc.OnBackpressure == scenario.OnBackpressureBlock || sc.OnBackpressure == "",
-		gen:        newArrivalGen(sc.Arrival, des.Stream(seed, base+"/arrivals")),
-		keys:       keys,
-		keyRng:     des.Stream(seed, base+"/keys"),
-		size:       int32(sc.RecordSize),
-		limit:      sc.BufferLimit,
+		t:      t,
+		gen:    newArrivalGen(sc.Arrival, des.Stream(seed, base+"/arrivals")),
+		keys:   keys,
+		keyRng: des.Stream(seed, base+"/keys"),
+		size:   int32(sc.RecordSize),
+		limit:  max(sc.BufferLimit, 1),
 	}
-	if sc.OnBackpressure == scenario.OnBackpressureDrop {
-		src.limit = 1
-	}
-	if src.limit < 1 {
-		src.limit = 1
-	}
-	if src.replayable {
+	switch {
+	case sc.Replayable:
+		src.mode = srcLog
 		src.log = newArrivalGen(sc.Arrival, des.Stream(seed, base+"/arrivals"))
 		src.nextAppend = src.log.next()
+	case sc.OnBackpressure == scenario.OnBackpressureBuffer:
+		src.mode = srcQueued
+	case sc.OnBackpressure == scenario.OnBackpressureDrop:
+		src.mode, src.limit = srcQueued, 1
+	default:
+		src.mode = srcPaced
+	}
+	if sc.MaxRate > 0 {
+		src.readCost = des.FromSeconds(1 / sc.MaxRate)
 	}
 	return src
 }
 
 // start schedules the first arrival.
 func (src *source) start() {
-	src.schedule(src.gen.next())
-}
-
-func (src *source) schedule(vt des.Time) {
-	if vt == des.Never {
-		src.ended = true
+	if src.mode == srcQueued {
+		if at := src.gen.next(); at != des.Never {
+			src.t.s.eng.Schedule(at, src.t, evArrive)
+		}
 		return
 	}
-	src.vt = vt
-	at := vt
-	if src.paced {
-		at += src.offset
+	src.draw()
+	if !src.ended {
+		src.armed = true
+		src.t.s.eng.Schedule(src.vt+src.offset, src.t, evReady)
 	}
-	src.t.s.eng.Schedule(at, src.t, evArrive)
 }
 
-// arrive handles the arrival of the next record.
-func (src *source) arrive(now des.Time) {
+// draw takes the time of the next record from the arrival process.
+func (src *source) draw() {
+	src.vt = src.gen.next()
+	src.ended = src.vt == des.Never
+}
+
+// available returns when the next record can be read, or false when none
+// is coming (or, for srcQueued, none is held).
+func (src *source) available(now des.Time) (des.Time, bool) {
+	switch src.mode {
+	case srcQueued:
+		return now, src.fifo.len() > 0
+	case srcPaced:
+		return src.vt + src.offset, !src.ended
+	default:
+		return src.vt, !src.ended
+	}
+}
+
+// advance reads and writes records while they are available and the
+// output takes them; it leaves the subtask idle (waiting for a record),
+// busy (reading one) or back-pressured (holding one).
+func (src *source) advance(now des.Time) {
 	t := src.t
-	if src.paced {
-		et := now
-		if src.replayable {
-			et = src.vt // the time it was appended to the log
-		}
-		t.pend = append(t.pend, src.newRecord(now, et))
-		if !t.emit(now) {
-			t.setState(now, stateBP)
+	for !src.fetchng && t.state != stateBP {
+		at, ok := src.available(now)
+		if !ok {
+			t.setState(now, stateIdle)
 			return
 		}
-		src.emitted(now)
-		return
-	}
-	if t.state == stateBP { // blocked: hold the arrival if there is room
-		if src.fifo.len()+1 < src.limit {
-			src.fifo.push(now)
-		} else {
-			src.dropped++
-		}
-	} else {
-		src.fifo.push(now)
-	}
-	src.schedule(src.gen.next())
-	if t.state != stateBP {
-		src.drain(now)
-	}
-}
-
-// emitted follows a successful write of the record in hand.
-func (src *source) emitted(now des.Time) {
-	src.read++
-	t := src.t
-	if src.paced {
-		t.setState(now, stateIdle)
-		src.offset = now - src.vt // held back by the time it waited
-		src.schedule(src.gen.next())
-		return
-	}
-	t.setState(now, stateIdle)
-	src.drain(now)
-}
-
-// drain writes queued arrivals until the queue is empty or the output
-// blocks (buffer and drop modes).
-func (src *source) drain(now des.Time) {
-	t := src.t
-	for src.fifo.len() > 0 {
-		et := src.fifo.pop()
-		t.pend = append(t.pend, src.newRecord(now, et))
-		if !t.emit(now) {
-			t.setState(now, stateBP)
+		if at > now {
+			t.setState(now, stateIdle)
+			if !src.armed {
+				src.armed = true
+				t.s.eng.Schedule(at, t, evReady)
+			}
 			return
 		}
-		src.read++
+		if src.readCost > 0 {
+			t.setState(now, stateBusy)
+			src.fetchng = true
+			t.s.eng.After(src.readCost, t, evFetched)
+			return
+		}
+		if !src.emitNext(now) {
+			return
+		}
 	}
 }
 
-func (src *source) newRecord(now, eventTime des.Time) Record {
-	return Record{
-		ID:        src.t.s.newID(),
-		EventTime: eventTime,
+// emitNext takes the next record and writes it; false when blocked.
+func (src *source) emitNext(now des.Time) bool {
+	t := src.t
+	var et des.Time
+	switch src.mode {
+	case srcQueued:
+		et = src.fifo.pop()
+	case srcPaced:
+		et = now // produced when the producer could go on
+		src.taken = src.vt
+	default:
+		et = src.vt // appended to the log then
+		src.taken = src.vt
+	}
+	t.pend = append(t.pend, Record{
+		ID:        t.s.newID(),
+		EventTime: et,
 		Ingest:    now,
 		Key:       src.keys.sample(src.keyRng),
 		Size:      src.size,
+	})
+	if !t.emit(now) {
+		t.setState(now, stateBP)
+		return false
 	}
+	src.emitted(now)
+	return true
+}
+
+// emitted follows the write of the record in hand.
+func (src *source) emitted(now des.Time) {
+	src.read++
+	src.t.setState(now, stateIdle)
+	switch src.mode {
+	case srcPaced:
+		src.offset = now - src.taken // the next gap starts now
+		src.draw()
+	case srcLog:
+		src.draw()
+	}
+}
+
+// ready handles evReady: a record is due.
+func (src *source) ready(now des.Time) {
+	src.armed = false
+	src.advance(now)
+}
+
+// fetched handles evFetched: the record being read can be written.
+func (src *source) fetched(now des.Time) {
+	src.fetchng = false
+	if src.emitNext(now) {
+		src.advance(now)
+	}
+}
+
+// arrive handles evArrive of a source that buffers or drops.
+func (src *source) arrive(now des.Time) {
+	held := src.fifo.len()
+	if src.t.state == stateBP {
+		held++ // the record in hand
+	}
+	if held < src.limit {
+		src.fifo.push(now)
+	} else {
+		src.dropped++
+	}
+	if at := src.gen.next(); at != des.Never {
+		src.t.s.eng.Schedule(at, src.t, evArrive)
+	}
+	src.advance(now)
+}
+
+// unblocked resumes the source after its record in hand was written.
+func (src *source) unblocked(now des.Time) {
+	src.emitted(now)
+	src.advance(now)
 }
 
 // lag returns the consumer lag of a replayable source at now, in records:
 // appended to the log by now and not yet read.
 func (src *source) lag(now des.Time) uint64 {
-	if !src.replayable {
+	if src.mode != srcLog {
 		return 0
 	}
 	for src.nextAppend <= now {

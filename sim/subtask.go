@@ -17,7 +17,9 @@ const (
 // Event kinds of a subtask.
 const (
 	evComplete = 1 // service of the current record ends
-	evArrive   = 2 // a source's next record arrives
+	evArrive   = 2 // a record arrives at a source that buffers or drops
+	evReady    = 3 // a source's next record is due
+	evFetched  = 4 // a source has read its next record
 )
 
 // subtask is one parallel instance of a vertex, placed in slot index of the
@@ -105,6 +107,10 @@ func (t *subtask) HandleEvent(now des.Time, arg int64) {
 		t.pull(now)
 	case evArrive:
 		t.src.arrive(now)
+	case evReady:
+		t.src.ready(now)
+	case evFetched:
+		t.src.fetched(now)
 	}
 }
 
@@ -213,7 +219,7 @@ func (t *subtask) unblock(now des.Time, p *partition) {
 		return
 	}
 	if t.src != nil {
-		t.src.emitted(now)
+		t.src.unblocked(now)
 		return
 	}
 	t.setState(now, stateIdle)

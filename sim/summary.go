@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -104,9 +105,10 @@ type SubtaskSummary struct {
 
 // Diagnosis names the bottleneck, if any, with the evidence.
 type Diagnosis struct {
-	// Kind is "bottleneck", "skew" (one subtask of the bottleneck is busy,
-	// its siblings are not), "saturated" (a vertex is nearly always busy
-	// but nothing is back-pressured yet) or "none".
+	// Kind is one of the Diagnosis* constants: "bottleneck", "skew" (one
+	// subtask of the bottleneck is busy, its siblings are not), "network",
+	// "intermittent", "overloaded" (a queue grows without flow control),
+	// "saturated" (nearly always busy, nothing back-pressured) or "none".
 	Kind     string   `json:"kind"`
 	Vertex   string   `json:"vertex,omitempty"`
 	Subtask  *int     `json:"subtask,omitempty"`
@@ -268,17 +270,30 @@ func round6(x float64) float64 {
 const (
 	busyThreshold    = 0.90 // a vertex this busy is saturated
 	skewIdleSiblings = 0.50 // siblings of a skewed subtask are busy less than this
+	overloadShortage = 0.97 // a vertex taking in less than this share of what its inputs send is over capacity
 )
 
-// diagnose finds the bottleneck: in topological order, the first vertex
-// that is busy and not back-pressured itself while a vertex upstream of it
-// is back-pressured (the reading Flink's documentation teaches).
+// Diagnosis kinds.
+const (
+	DiagnosisBottleneck   = "bottleneck"   // a busy vertex holds back back-pressured ones upstream
+	DiagnosisSkew         = "skew"         // the bottleneck is one subtask: a hot key
+	DiagnosisNetwork      = "network"      // back-pressure ends at a vertex that is not busy, across workers: the channels are the limit
+	DiagnosisIntermittent = "intermittent" // back-pressure ends at a vertex that is busy only part of the time
+	DiagnosisOverloaded   = "overloaded"   // no back-pressure (capacity: unbounded), but a queue grows
+	DiagnosisSaturated    = "saturated"    // no back-pressure, but a vertex is nearly always busy
+	DiagnosisNone         = "none"
+)
+
+// diagnose reads the summary as Flink's documentation teaches: back-pressure
+// ends at the bottleneck, the first vertex downstream of back-pressured ones
+// that is busy and not back-pressured itself. Without back-pressure it looks
+// for a growing queue, then for a saturated vertex.
 func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 	idx := map[string]int{}
 	for i, v := range vs {
 		idx[v.Name] = i
 	}
-	// upstream back-pressured vertices of each vertex (transitively)
+	// back-pressured vertices upstream of each vertex (transitively)
 	bpUp := make([][]string, len(vs))
 	for i, v := range s.vertices {
 		seen := map[string]bool{}
@@ -307,36 +322,152 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 		}
 		return strings.Join(parts, ", ")
 	}
+	// where back-pressure ends: busy candidates first
+	firstNotBusy := -1
 	for i, v := range vs {
-		if v.Status != StatusOK || len(bpUp[i]) == 0 || v.Busy < busyThreshold {
+		if v.Status != StatusOK || len(bpUp[i]) == 0 {
 			continue
 		}
-		d := Diagnosis{Kind: "bottleneck", Vertex: v.Name}
-		d.Evidence = append(d.Evidence,
+		if v.Busy < busyThreshold {
+			if firstNotBusy < 0 {
+				firstNotBusy = i
+			}
+			continue
+		}
+		d := Diagnosis{Kind: DiagnosisBottleneck, Vertex: v.Name, Evidence: []string{
 			fmt.Sprintf("%s is busy %s and back-pressured %s (%s)", v.Name, pct(v.Busy), pct(v.Backpressured), v.Status),
-			"upstream and held back: "+describe(bpUp[i]))
-		hot, others := hottest(v.Subtasks)
-		if v.Parallelism > 1 && others < skewIdleSiblings {
-			d.Kind = "skew"
-			d.Subtask = &hot
-			d.Evidence = append(d.Evidence, fmt.Sprintf("subtask %d is busy %s while its %d siblings average %s busy: the keys are skewed",
-				hot, pct(v.Subtasks[hot].Busy), v.Parallelism-1, pct(others)))
-			d.Message = fmt.Sprintf("bottleneck: %s subtask %d (busy %s, its siblings %s): a hot key; more parallelism will not help, spread the key (e.g. pre-aggregate or salt it)",
-				v.Name, hot, pct(v.Subtasks[hot].Busy), pct(others))
+			"upstream and held back: " + describe(bpUp[i])}}
+		if skewed(&d, v) {
 			return d
 		}
 		d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; give it more parallelism or make it faster",
 			v.Name, pct(v.Busy), strings.Join(bpUp[i], " and "))
 		return d
 	}
-	for _, v := range vs {
-		if v.Kind != KindSource && v.Busy >= busyThreshold {
-			return Diagnosis{Kind: "saturated", Vertex: v.Name,
-				Message:  fmt.Sprintf("no back-pressure, but %s is busy %s: it is close to its capacity", v.Name, pct(v.Busy)),
-				Evidence: []string{fmt.Sprintf("%s is busy %s and back-pressured %s", v.Name, pct(v.Busy), pct(v.Backpressured))}}
+	if i := firstNotBusy; i >= 0 {
+		v := vs[i]
+		if !hasRemoteInput(s.vertices[i]) {
+			// a local channel delivers at once: pressure that ends at a
+			// vertex that is not busy on average came and went
+			return Diagnosis{Kind: DiagnosisIntermittent, Vertex: v.Name,
+				Message: fmt.Sprintf("back-pressure came and went: %s was held back part of the time by %s, busy %s on average; see timeseries.csv for when",
+					strings.Join(bpUp[i], " and "), v.Name, pct(v.Busy)),
+				Evidence: []string{
+					"upstream and held back: " + describe(bpUp[i]),
+					fmt.Sprintf("%s is busy %s and back-pressured %s (%s): it was the bottleneck while the pressure lasted", v.Name, pct(v.Busy), pct(v.Backpressured), v.Status)}}
+		}
+		net := s.vertices[i].net
+		return Diagnosis{Kind: DiagnosisNetwork, Vertex: v.Name,
+			Message: fmt.Sprintf("the network into %s is the limit: %s %s for buffers, yet %s is busy only %s; look at the edge's bandwidth, latency and buffers",
+				v.Name, strings.Join(bpUp[i], " and "), plural(len(bpUp[i]), "waits", "wait"), v.Name, pct(v.Busy)),
+			Evidence: []string{
+				"upstream and held back: " + describe(bpUp[i]),
+				fmt.Sprintf("%s is busy %s, idle the rest: it waits for records that the channels do not deliver fast enough", v.Name, pct(v.Busy)),
+				fmt.Sprintf("its input edges: latency %s, bandwidth %s/s between workers, %d exclusive buffers per channel, %d floating per gate, buffer timeout %s",
+					FormatTime(net.Latency), bytesText(net.Bandwidth), net.BuffersPerChannel, net.FloatingBuffers, FormatTime(net.BufferTimeout))}}
+	}
+	// no back-pressure: a growing queue (possible without flow control)
+	for i, v := range vs {
+		offered := 0.0
+		for _, e := range s.vertices[i].inputs {
+			out := vs[idx[e.from.name]].OutRate
+			if e.part == partBroadcast {
+				out *= float64(v.Parallelism)
+			}
+			offered += out
+		}
+		if offered > 0 && v.InRate < overloadShortage*offered {
+			d := Diagnosis{Kind: DiagnosisOverloaded, Vertex: v.Name, Evidence: []string{
+				fmt.Sprintf("%s takes in %s records/s while its inputs send %s records/s", v.Name, rateText(v.InRate), rateText(offered)),
+				fmt.Sprintf("%s is busy %s; nothing is back-pressured because its input queue is unbounded", v.Name, pct(v.Busy))}}
+			d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it, so its input queue keeps growing; give it more parallelism or make it faster",
+				v.Name, rateText(v.InRate), rateText(offered))
+			skewed(&d, v)
+			return d
 		}
 	}
-	return Diagnosis{Kind: "none", Message: "no bottleneck: no vertex is back-pressured or saturated", Evidence: []string{}}
+	for _, v := range vs {
+		if v.Kind != KindSource && v.Busy >= busyThreshold {
+			d := Diagnosis{Kind: DiagnosisSaturated, Vertex: v.Name,
+				Message:  fmt.Sprintf("no back-pressure, but %s is busy %s: it is close to its capacity", v.Name, pct(v.Busy)),
+				Evidence: []string{fmt.Sprintf("%s is busy %s and back-pressured %s", v.Name, pct(v.Busy), pct(v.Backpressured))}}
+			skewed(&d, v)
+			return d
+		}
+	}
+	busiest := ""
+	b := -1.0
+	for _, v := range vs {
+		if v.Kind != KindSource && v.Busy > b {
+			busiest, b = v.Name, v.Busy
+		}
+	}
+	msg := "no bottleneck: nothing is back-pressured, no queue grows, no vertex is saturated"
+	if busiest != "" {
+		msg += fmt.Sprintf(" (the busiest, %s, is busy %s)", busiest, pct(b))
+	}
+	return Diagnosis{Kind: DiagnosisNone, Message: msg, Evidence: []string{}}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// hasRemoteInput reports whether a channel into v crosses workers.
+func hasRemoteInput(v *vertex) bool {
+	for _, t := range v.subtasks {
+		if t.gate == nil {
+			return false
+		}
+		for _, c := range t.gate.chans {
+			if c.remote {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// skewed turns d into a skew diagnosis when one subtask of v is busy and
+// its siblings mostly idle: a hot key, which more parallelism does not fix.
+func skewed(d *Diagnosis, v VertexSummary) bool {
+	if v.Parallelism < 2 {
+		return false
+	}
+	hot, others := hottest(v.Subtasks)
+	if v.Subtasks[hot].Busy < busyThreshold || others >= skewIdleSiblings {
+		return false
+	}
+	d.Kind = DiagnosisSkew
+	d.Subtask = &hot
+	d.Evidence = append(d.Evidence, fmt.Sprintf("subtask %d is busy %s while its %d siblings average %s busy: the keys are skewed",
+		hot, pct(v.Subtasks[hot].Busy), v.Parallelism-1, pct(others)))
+	d.Message = fmt.Sprintf("bottleneck: %s subtask %d (busy %s, its siblings %s): a hot key; more parallelism will not help, spread the key (e.g. pre-aggregate or salt it)",
+		v.Name, hot, pct(v.Subtasks[hot].Busy), pct(others))
+	return true
+}
+
+func rateText(r float64) string {
+	if r >= 100 {
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(r, 'f', 1, 64)
+}
+
+// bytesText formats a byte count with a binary or decimal unit for people.
+func bytesText(b float64) string {
+	switch {
+	case b >= 1e9:
+		return strconv.FormatFloat(b/1e9, 'f', -1, 64) + "GB"
+	case b >= 1e6:
+		return strconv.FormatFloat(b/1e6, 'f', -1, 64) + "MB"
+	case b >= 1e3:
+		return strconv.FormatFloat(b/1e3, 'f', -1, 64) + "kB"
+	}
+	return strconv.FormatFloat(b, 'f', -1, 64) + "B"
 }
 
 // hottest returns the busiest subtask and the mean busy ratio of the others.

@@ -1,0 +1,90 @@
+package sim_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim"
+)
+
+func TestDiagnosisKinds(t *testing.T) {
+	cases := []struct {
+		name, yaml, kind, vertex, says string
+	}{
+		{"network", `
+name: slow-link
+duration: 60s
+warmup: 5s
+workers: {count: 2, slots: 1}
+network: {bandwidth: 100kbit/s, latency: 20ms}
+sources: [{name: src, parallelism: 2, arrival: {process: constant, rate: 1000/s}}]
+operators: [{name: op, input: src, partitioning: rebalance, parallelism: 2, service_time: {mean: 100us}}]
+sinks: [{name: out, input: op, parallelism: 2}]
+`, sim.DiagnosisNetwork, "op", "bandwidth 12.5kB/s"},
+		{"intermittent", `
+name: drain
+duration: 120s
+sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 30s, rate: 10/s}]}}]
+operators: [{name: op, input: src, service_time: {mean: 10ms}}]
+sinks: [{name: out, input: op}]
+`, sim.DiagnosisIntermittent, "op", "came and went"},
+		{"overloaded", `
+name: unbounded
+duration: 60s
+network: {capacity: unbounded}
+sources: [{name: src, arrival: {process: constant, rate: 150/s}}]
+operators: [{name: op, input: src, service_time: {mean: 10ms}}]
+sinks: [{name: out, input: op}]
+`, sim.DiagnosisOverloaded, "op", "serves 99.8 of the 150 records/s"},
+		{"saturated", `
+name: busy
+duration: 200s
+warmup: 10s
+sources: [{name: src, arrival: {process: constant, rate: 95/s}}]
+operators: [{name: op, input: src, service_time: {mean: 10ms}}]
+sinks: [{name: out, input: op}]
+`, sim.DiagnosisSaturated, "op", "busy 95%"},
+		{"none", `
+name: calm
+duration: 60s
+sources: [{name: src, arrival: {process: poisson, rate: 10/s}}]
+operators: [{name: op, input: src, service_time: {mean: 10ms}}]
+sinks: [{name: out, input: op}]
+`, sim.DiagnosisNone, "", "the busiest, op, is busy 10%"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := run(t, parse(t, c.name+".yaml", []byte(c.yaml))).Diagnosis
+			text := d.Message + "\n" + strings.Join(d.Evidence, "\n")
+			if d.Kind != c.kind || d.Vertex != c.vertex || !strings.Contains(text, c.says) {
+				t.Errorf("diagnosis %+v; want kind %s at %q saying %q", d, c.kind, c.vertex, c.says)
+			}
+		})
+	}
+}
+
+// Without flow control an overloaded queue grows without bound; MaxQueued
+// stops the run, which still returns its result so far.
+func TestQueueLimitStopsRun(t *testing.T) {
+	sc := parse(t, "oom.yaml", []byte(`
+name: oom
+duration: 4h
+network: {capacity: unbounded}
+sources: [{name: s, arrival: {process: constant, rate: 100000/s}}]
+operators: [{name: a, input: s, service_time: {mean: 1s}}]
+sinks: [{name: o, input: a}]
+`))
+	res, err := sim.Run(context.Background(), sc, sim.Options{MaxQueued: 1e5})
+	var ql *sim.QueueLimitError
+	if !errors.As(err, &ql) {
+		t.Fatalf("err = %v, want a *QueueLimitError", err)
+	}
+	if ql.Vertex != "a" || ql.Queued <= 1e5 || ql.Queued > 1e5+70000 {
+		t.Errorf("limit error %+v: want vertex a just over 100000 queued", ql)
+	}
+	if !res.Summary.Partial || res.Summary.SimulatedS > 2 {
+		t.Errorf("summary partial=%v at %vs, want a partial run stopped within 2s", res.Summary.Partial, res.Summary.SimulatedS)
+	}
+}
