@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -18,7 +20,7 @@ func (v durationValue) String() string {
 	if v.d == nil || *v.d == 0 {
 		return ""
 	}
-	return runner.FormatDuration(*v.d)
+	return sim.FormatTime(*v.d)
 }
 
 func (v durationValue) Set(s string) error {
@@ -59,3 +61,61 @@ func (v countValue) Set(s string) error {
 }
 
 func (countValue) Type() string { return "number" }
+
+// seedValue is --seed: a whole number from 0 to the largest uint64. A bad
+// value is a *flagValueError, printed without pflag's "invalid argument"
+// wrapping and strconv's jargon.
+type seedValue struct{ n *uint64 }
+
+func (v seedValue) String() string {
+	if v.n == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*v.n, 10)
+}
+
+func (v seedValue) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return &flagValueError{fmt.Sprintf("--seed must be a whole number from 0 to %d, got %q", uint64(math.MaxUint64), s)}
+	}
+	*v.n = n
+	return nil
+}
+
+func (seedValue) Type() string { return "uint" }
+
+// flagValueError is a bad flag value whose message says it all, flag name
+// included: the flag error function prints it as it is.
+type flagValueError struct{ msg string }
+
+func (e *flagValueError) Error() string { return e.msg }
+
+// recordsValue is a positive number of records that may be written with an
+// exponent ("2e7"); a fraction is rounded down.
+type recordsValue struct{ n *int64 }
+
+func (v recordsValue) String() string {
+	if v.n == nil {
+		return ""
+	}
+	return runner.Sci(float64(*v.n), -1)
+}
+
+func (v recordsValue) Set(s string) error {
+	var f float64
+	if err := (countValue{&f}).Set(s); err != nil {
+		return err
+	}
+	if f < 1 {
+		return fmt.Errorf("must be at least 1, got %s", s)
+	}
+	if f >= 1<<63 {
+		*v.n = math.MaxInt64
+	} else {
+		*v.n = int64(f)
+	}
+	return nil
+}
+
+func (recordsValue) Type() string { return "number" }

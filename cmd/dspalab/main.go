@@ -42,19 +42,50 @@ func realMain() int {
 }
 
 // execute runs the command line args and prints errors on stderr, once.
+//
+// A write to stdout that fails (a full disk, a closed pipe) fails the
+// command, whichever wrote it (a command, or cobra's help, version and
+// completion): exit status 1, with the error on stderr. So does a failed
+// write to stderr, which then cannot be reported.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	out, errOut := &checkedWriter{w: stdout}, &checkedWriter{w: stderr}
 	root := newRootCmd()
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errOut)
 	cmd, err := root.ExecuteContextC(ctx)
+	var code int
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "dspalab: %v\nRun '%s --help' for usage.\n", ue.err, cmd.CommandPath())
-		return runner.ExitUsage
+		fmt.Fprintf(errOut, "dspalab: %v\nRun '%s --help' for usage.\n", ue.err, cmd.CommandPath())
+		code = runner.ExitUsage
+	} else {
+		if err == nil && out.err != nil {
+			// a write error the command did not see (cobra's own output)
+			// or did not return
+			err = fmt.Errorf("writing output: %w", out.err)
+		}
+		runner.WriteError(errOut, err)
+		code = runner.ExitCode(err)
 	}
-	runner.WriteError(stderr, err)
-	return runner.ExitCode(err)
+	if code == runner.ExitOK && (out.err != nil || errOut.err != nil) {
+		code = runner.ExitFailure
+	}
+	return code
+}
+
+// checkedWriter remembers the first error of the writes to w.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // usageError is a mistake in the command line: exit status 2.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -97,4 +99,65 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	time.Sleep(d)
+}
+
+// failWriter fails every write, as stdout on a full disk (> /dev/full).
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestWriteErrors checks that no command ignores a failed write to stdout:
+// each exits 1 and says so on stderr, whether the command wrote or cobra
+// did (help, version, completion).
+func TestWriteErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"validate", "mm1"},
+		{"scenarios"},
+		{"scenarios", "show", "mm1"},
+		{"schema"},
+		{"run", "mm1", "--duration", "30s"},
+		{"run", "mm1", "--duration", "30s", "--json"},
+		{"--help"},
+		{"run", "--help"},
+		{"--version"},
+		{"completion", "bash"},
+	} {
+		var stderr bytes.Buffer
+		code := execute(context.Background(), args, failWriter{}, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("dspalab %s > /dev/full: exit status %d, stderr %q; want 1 and the write error",
+				strings.Join(args, " "), code, stderr.String())
+		}
+	}
+
+	// A failed write to stderr cannot be reported, but fails the command.
+	var stdout bytes.Buffer
+	dir := t.TempDir()
+	if code := execute(context.Background(), []string{"run", "mm1", "--duration", "30s", "--out", dir}, &stdout, failWriter{}); code != 1 {
+		t.Errorf("a failed wrote line: exit status %d, want 1", code)
+	}
+	// It does not hide a usage error.
+	if code := execute(context.Background(), []string{"run", "--jsn"}, &stdout, failWriter{}); code != 2 {
+		t.Errorf("a usage error with a failing stderr: exit status %d, want 2", code)
+	}
+}
+
+func TestNearestFlag(t *testing.T) {
+	cmd := newRunCmd()
+	for typed, want := range map[string]string{
+		"jsn":        "json",
+		"JSON":       "json",
+		"sed":        "seed",
+		"max-sub":    "max-subtasks",
+		"max-queue":  "max-queued",
+		"max":        "", // the prefix of several
+		"durations":  "duration",
+		"output":     "out",
+		"zzzzzzzzzz": "",
+		"":           "",
+	} {
+		if got := nearestFlag(cmd, typed); got != want {
+			t.Errorf("nearestFlag(%q) = %q, want %q", typed, got, want)
+		}
+	}
 }

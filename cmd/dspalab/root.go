@@ -1,15 +1,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 )
 
 const exitCodesHelp = `Exit status:
   0    success
-  1    invalid scenario, a run refused by a limit, or a failed run
+  1    invalid scenario, a run refused or stopped by a limit, a failed run,
+       or output that could not be written
   2    usage error (unknown command or flag, bad flag value, missing argument)
   130  interrupted (Ctrl-C or SIGTERM); the outputs written are partial`
 
@@ -46,7 +50,7 @@ Examples:
 			return cmd.Help()
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newValidateCmd(), newSchemaCmd(), newScenariosCmd())
 	return root
 }
@@ -62,4 +66,84 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return fmt.Errorf("%s", msg)
+}
+
+// flagError turns pflag's errors into usage errors: a value error that
+// says it all (*flagValueError) as it is, an unknown long flag with the
+// nearest flag name, any other as pflag words it.
+func flagError(cmd *cobra.Command, err error) error {
+	var fve *flagValueError
+	if errors.As(err, &fve) {
+		return &usageError{fve}
+	}
+	// pflag's *NotExistError, without importing pflag
+	var ne interface {
+		GetSpecifiedName() string
+		GetSpecifiedShortnames() string
+	}
+	if errors.As(err, &ne) && ne.GetSpecifiedShortnames() == "" && strings.HasPrefix(err.Error(), "unknown flag: ") {
+		if s := nearestFlag(cmd, ne.GetSpecifiedName()); s != "" {
+			return &usageError{fmt.Errorf("%w; did you mean --%s?", err, s)}
+		}
+	}
+	return &usageError{err}
+}
+
+// nearestFlag returns the name of cmd's flag nearest to typed (which
+// lacks the dashes), or "" when none is close: the only one that starts
+// with what was typed (of 3 letters or more), else the first nearest within
+// a Levenshtein distance of max(2, a third of its length), else the longest
+// that what was typed starts with ("output" for out).
+func nearestFlag(cmd *cobra.Command, typed string) string {
+	typed, _, _ = strings.Cut(typed, "=")
+	word := strings.ToLower(typed)
+	if word == "" {
+		return ""
+	}
+	names := flagNames(cmd)
+	var prefixed []string
+	for _, n := range names {
+		if len(word) >= 3 && strings.HasPrefix(n, word) {
+			prefixed = append(prefixed, n)
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	best, bestDist := "", 0
+	for _, n := range names {
+		d := levenshtein.ComputeDistance(word, n)
+		if best == "" || d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	if bestDist <= max(2, len(word)/3) {
+		return best
+	}
+	longest := ""
+	for _, n := range names {
+		if len(n) >= 3 && len(n) > len(longest) && strings.HasPrefix(word, n) {
+			longest = n
+		}
+	}
+	return longest
+}
+
+// flagNames returns the names of the flags cmd accepts and shows in its
+// help, sorted. They are read from the usage lines ("  -o, --out DIR
+// ..."), not by visiting the flag set, so that pflag stays an indirect
+// dependency.
+func flagNames(cmd *cobra.Command) []string {
+	var names []string
+	for line := range strings.Lines(cmd.Flags().FlagUsages()) {
+		fields := strings.Fields(line)
+		for _, f := range fields[:min(2, len(fields))] {
+			if name, ok := strings.CutPrefix(f, "--"); ok && name != "" {
+				names = append(names, name)
+				break
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }

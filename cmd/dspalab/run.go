@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,8 @@ func newRunCmd() *cobra.Command {
 		maxEvents = float64(runner.DefaultMaxEvents)
 		maxRate   = float64(runner.DefaultMaxEventRate)
 	)
-	opts.Limits = runner.Limits{MaxSubtasks: runner.DefaultMaxSubtasks, MaxDuration: runner.DefaultMaxDuration}
+	opts.Limits = runner.Limits{MaxSubtasks: runner.DefaultMaxSubtasks, MaxDuration: runner.DefaultMaxDuration,
+		MaxQueued: runner.DefaultMaxQueued}
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO]",
 		Short: "Simulate a scenario and print its summary",
@@ -37,9 +39,15 @@ written, marked partial, and the exit status is 130.
 
 Runs over a limit are refused before they start: more subtasks than
 --max-subtasks, a duration over --max-duration, more estimated events per
-simulated second (records/s offered by the sources x vertices) than
---max-event-rate, or more estimated events in all (that rate x seconds)
-than --max-events.
+simulated second than --max-event-rate, or more estimated events in all
+(that rate x seconds) than --max-events. The estimate follows the records
+through the job graph: what the sources offer, plus what every operator and
+sink receives (after selectivity, and times the parallelism behind a
+broadcast), plus the metrics rows.
+
+A run stops when more than --max-queued records wait in queues at once (an
+overloaded operator without flow control, capacity: unbounded): the results
+so far are printed and written, marked partial, and the exit status is 1.
 
 ` + exitCodesHelp,
 		Example: `  dspalab run                              # the back-pressure example
@@ -58,6 +66,9 @@ than --max-events.
 			if cmd.Flags().Changed("seed") {
 				opts.Seed = &seed
 			}
+			if cmd.Flags().Changed("out") && opts.OutDir == "" {
+				return usagef("--out needs a directory name, got an empty string")
+			}
 			if cmd.Flags().Changed("duration") {
 				opts.Duration = &duration
 			}
@@ -68,23 +79,32 @@ than --max-events.
 			opts.Limits.MaxEventRate = maxRate
 			opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			opts.Progress = isTerminal(opts.Stderr)
-			return runner.Run(cmd.Context(), opts)
+			err := runner.Run(cmd.Context(), opts)
+			var oe *runner.OptionError
+			if errors.As(err, &oe) {
+				return &usageError{err}
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
-	f.Uint64Var(&seed, "seed", 0, "seed of every random stream (default: the scenario's)")
+	f.Var(seedValue{&seed}, "seed", "seed of every random stream (default: the scenario's)")
 	f.Var(durationValue{&duration}, "duration", "simulated time to run, e.g. 30s or 10m (default: the scenario's)")
 	f.StringVarP(&opts.OutDir, "out", "o", "", "write summary.json, timeseries.csv and events.jsonl into `DIR` (created if missing)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON (summary.json) instead of the table")
 	f.IntVar(&opts.Limits.MaxSubtasks, "max-subtasks", runner.DefaultMaxSubtasks, "refuse scenarios with more subtasks in total")
 	f.Var(durationValue{&opts.Limits.MaxDuration}, "max-duration", "refuse scenarios that simulate longer")
-	f.Var(countValue{&maxEvents}, "max-events", "refuse scenarios with more estimated events (records/s x vertices x seconds)")
-	f.Var(countValue{&maxRate}, "max-event-rate", "refuse scenarios with more estimated events per simulated second (records/s x vertices)")
+	f.Var(countValue{&maxEvents}, "max-events", "refuse scenarios with more estimated events (event rate x seconds)")
+	f.Var(countValue{&maxRate}, "max-event-rate", "refuse scenarios with more estimated events per simulated second (records through every vertex, plus metrics rows)")
+	f.Var(recordsValue{&opts.Limits.MaxQueued}, "max-queued", "stop the run when more records than this are queued at once (the outputs are then partial)")
 	return cmd
 }
 
 // isTerminal reports whether w is a terminal (progress is drawn only there).
 func isTerminal(w any) bool {
+	if c, ok := w.(*checkedWriter); ok {
+		w = c.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -24,8 +26,10 @@ or map files to it in .vscode/settings.json:
   "yaml.schemas": {"./dspalab.schema.json": ["scenarios/*.yaml"]}`,
 		Args: usage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := cmd.OutOrStdout().Write(scenario.JSONSchema())
-			return err
+			if _, err := cmd.OutOrStdout().Write(scenario.JSONSchema()); err != nil {
+				return fmt.Errorf("printing the schema: %w", err)
+			}
+			return nil
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +17,8 @@ import (
 // every problem of the others to stderr: the file:line:col lines of
 // scenario.Parse, or "dspalab: message" for a scenario it cannot read. It
 // returns ErrReported when any was invalid (the problems are already
-// written), nil otherwise.
+// written), an error when stdout cannot be written (at once), nil
+// otherwise.
 func Validate(stdout, stderr io.Writer, args []string) error {
 	stdout, stderr = orDiscard(stdout), orDiscard(stderr)
 	failed := false
@@ -26,7 +28,9 @@ func Validate(stdout, stderr io.Writer, args []string) error {
 			WriteError(stderr, err)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok\n", arg)
+		if _, err := fmt.Fprintf(stdout, "%s: ok\n", arg); err != nil {
+			return fmt.Errorf("printing the results: %w", err)
+		}
 	}
 	if failed {
 		return ErrReported
@@ -35,9 +39,11 @@ func Validate(stdout, stderr io.Writer, args []string) error {
 }
 
 // ListScenarios writes the built-in scenarios to w, one a line: the name
-// and the description of the scenario, aligned.
+// and the description of the scenario, aligned. It returns the first error
+// writing w.
 func ListScenarios(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	ew := &errWriter{w: w}
+	tw := tabwriter.NewWriter(ew, 0, 8, 2, ' ', 0)
 	for _, name := range scenarios.Names() {
 		data, err := scenarios.Get(name)
 		if err != nil {
@@ -49,7 +55,26 @@ func ListScenarios(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", name, sc.Description)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil || ew.err != nil {
+		return fmt.Errorf("printing the list: %w", cmp.Or(ew.err, err))
+	}
+	return nil
+}
+
+// errWriter keeps the first error of the writes to w and makes every
+// later write fail with it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
 
 // ShowScenario writes the YAML of the built-in scenario name to w, or
@@ -62,8 +87,10 @@ func ShowScenario(w io.Writer, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(data)
-	return err
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("printing the scenario: %w", err)
+	}
+	return nil
 }
 
 // ErrReported is returned when the problems were already written (by

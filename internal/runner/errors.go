@@ -11,15 +11,18 @@ import (
 
 // ExitCode returns the exit status of the dspalab command for an error of
 // this package: ExitOK for nil, ExitInterrupted for an *InterruptedError,
-// ExitFailure for any other. (Usage errors are cobra's and the command's:
-// it maps them to ExitUsage itself.)
+// ExitUsage for an *OptionError, ExitFailure for any other. (Other usage
+// errors are cobra's and the command's: it maps them to ExitUsage itself.)
 func ExitCode(err error) int {
 	var ie *InterruptedError
+	var oe *OptionError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &ie):
 		return ExitInterrupted
+	case errors.As(err, &oe):
+		return ExitUsage
 	default:
 		return ExitFailure
 	}

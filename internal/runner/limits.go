@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -21,24 +22,33 @@ const (
 	// million events per wall second, one simulated second then takes up to
 	// ten wall seconds.
 	DefaultMaxEventRate = 1e8
+	// DefaultMaxQueued is in records: at about 32 bytes a queued record,
+	// some 640 MB of memory.
+	DefaultMaxQueued = 2e7
 )
 
-// Limits bound what Run agrees to simulate; a scenario over any of them is
-// refused before the run starts. A zero field means its default.
+// Limits bound what Run agrees to simulate: a scenario over any of the
+// first four is refused before the run starts; MaxQueued stops a run that
+// goes over it. A zero field means its default.
 type Limits struct {
 	// MaxSubtasks bounds the total number of subtasks over all vertices
 	// (--max-subtasks).
 	MaxSubtasks int
 	// MaxDuration bounds the simulated duration (--max-duration).
 	MaxDuration des.Time
-	// MaxEvents bounds the estimated number of record events: the records
-	// per simulated second the sources offer, times the number of
-	// vertices, times the duration in simulated seconds (--max-events).
+	// MaxEvents bounds the estimated number of events of the run:
+	// Estimate.EventRate times the duration in simulated seconds
+	// (--max-events).
 	MaxEvents float64
-	// MaxEventRate bounds the estimated record events per simulated
-	// second: the records per simulated second the sources offer, times
-	// the number of vertices (--max-event-rate).
+	// MaxEventRate bounds the estimated events per simulated second,
+	// Estimate.EventRate (--max-event-rate).
 	MaxEventRate float64
+	// MaxQueued bounds the records queued in the input queues of all
+	// subtasks at run time (--max-queued): past it the simulator stops
+	// and Run returns a *QueuedError with the partial results. Without
+	// flow control (capacity: unbounded) an overloaded operator's queue
+	// grows without bound, and memory with it.
+	MaxQueued int64
 }
 
 // withDefaults fills the zero fields of l.
@@ -55,39 +65,117 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxEventRate <= 0 {
 		l.MaxEventRate = DefaultMaxEventRate
 	}
+	if l.MaxQueued <= 0 {
+		l.MaxQueued = DefaultMaxQueued
+	}
 	return l
 }
 
-// Estimate is what CheckLimits measures of a scenario.
+// Estimate is what CheckLimits measures of a scenario. Rates are means in
+// records (or rows) per simulated second.
 type Estimate struct {
-	Subtasks  int      // subtasks over all vertices
-	Vertices  int      // sources, operators and sinks
-	Offered   float64  // records per simulated second offered by all sources (mean)
-	Duration  des.Time // simulated duration
-	EventRate float64  // Offered × Vertices, events per simulated second
-	Events    float64  // EventRate × Duration in seconds
+	Subtasks int      // subtasks over all vertices
+	Vertices int      // sources, operators and sinks
+	Duration des.Time // simulated duration
+	// Offered is the records per second all sources emit.
+	Offered float64
+	// Records is Offered plus the records per second every operator and
+	// sink receives: each record counted once at its source and once at
+	// every vertex it reaches, after selectivity and broadcast.
+	Records float64
+	// Busiest is the operator or sink that receives the most records per
+	// second (the first in topological order on a tie; "" without any),
+	// and BusiestRate that rate.
+	Busiest     string
+	BusiestRate float64
+	// BySelectivity and ByBroadcast report that records are multiplied on
+	// the way: an operator with selectivity over 1, or a broadcast edge
+	// into more than one subtask, receives records.
+	BySelectivity, ByBroadcast bool
+	// MetricsRows is the rows per second of the metrics samples:
+	// (Subtasks + Vertices) / metrics.interval.
+	MetricsRows float64
+	// EventRate is Records + MetricsRows, events per simulated second.
+	EventRate float64
+	// Events is EventRate times the duration in simulated seconds.
+	Events float64
 }
 
-// Measure estimates the size of a run of sc. The offered rate of a source
-// is its mean rate per subtask times its parallelism: Rate for constant and
-// poisson, the on/off mix for bursty, and the time-weighted mean of the
-// steps over the duration for schedule.
+// Measure estimates the size of a run of sc by following the records
+// through the job graph, in topological order:
+//   - a source emits its mean rate per subtask times its parallelism: Rate
+//     for constant and poisson, the on/off mix for bursty, and the
+//     time-weighted mean of the steps over the duration for schedule;
+//   - an operator or sink receives the sum of what its inputs emit, times
+//     its parallelism on a broadcast edge (every subtask gets every
+//     record);
+//   - an operator emits what it receives times its selectivity; a sink
+//     emits nothing.
+//
+// It ignores back-pressure (a bottleneck slows what passes it), so the
+// estimate is an upper bound of a run's records.
 func Measure(sc *scenario.Scenario) Estimate {
 	e := Estimate{Duration: sc.Duration}
+	out := map[string]float64{}   // records per second a vertex emits
+	recv := map[string]receiver{} // operators and sinks by name
 	for _, s := range sc.Sources {
 		e.Subtasks += s.Parallelism
-		e.Offered += meanRate(s.Arrival, sc.Duration) * float64(s.Parallelism)
+		r := finite(meanRate(s.Arrival, sc.Duration) * float64(s.Parallelism))
+		out[s.Name] = r
+		e.Offered = finite(e.Offered + r)
 	}
 	for _, o := range sc.Operators {
 		e.Subtasks += o.Parallelism
+		recv[o.Name] = receiver{o.Inputs, o.Partitioning, o.Parallelism, o.Selectivity}
 	}
 	for _, s := range sc.Sinks {
 		e.Subtasks += s.Parallelism
+		recv[s.Name] = receiver{s.Inputs, s.Partitioning, s.Parallelism, 0}
 	}
 	e.Vertices = len(sc.Sources) + len(sc.Operators) + len(sc.Sinks)
-	e.EventRate = e.Offered * float64(e.Vertices)
-	e.Events = e.EventRate * sc.Duration.Seconds()
+	e.Records = e.Offered
+	for _, name := range sc.Topo() {
+		v, ok := recv[name]
+		if !ok {
+			continue // a source
+		}
+		var in float64
+		for _, u := range v.inputs {
+			in = finite(in + out[u])
+		}
+		if v.partitioning == scenario.PartitionBroadcast {
+			e.ByBroadcast = e.ByBroadcast || (in > 0 && v.parallelism > 1)
+			in *= float64(v.parallelism)
+		}
+		in = finite(in)
+		e.BySelectivity = e.BySelectivity || (in > 0 && v.selectivity > 1)
+		e.Records = finite(e.Records + in)
+		if e.Busiest == "" || in > e.BusiestRate {
+			e.Busiest, e.BusiestRate = name, in
+		}
+		out[name] = finite(in * v.selectivity)
+	}
+	interval := sc.Metrics.Interval
+	if interval <= 0 {
+		interval = des.Second // the simulator's default
+	}
+	e.MetricsRows = float64(e.Subtasks+e.Vertices) / interval.Seconds()
+	e.EventRate = finite(e.Records + e.MetricsRows)
+	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e
+}
+
+// finite caps x at the largest float64, so that absurd rates (a long chain
+// of selective operators) stay comparable and a later selectivity of 0
+// gives 0, not NaN.
+func finite(x float64) float64 { return min(x, math.MaxFloat64) }
+
+// receiver is what Measure needs of an operator or a sink.
+type receiver struct {
+	inputs       []string
+	partitioning string
+	parallelism  int
+	selectivity  float64 // 0 for a sink
 }
 
 // meanRate is the mean arrival rate of one source subtask over [0, d], in
@@ -122,9 +210,10 @@ func meanRate(a scenario.Arrival, d des.Time) float64 {
 
 // CheckLimits refuses a scenario over any limit of l (zero fields meaning
 // the defaults), with one message per limit exceeded, each naming the
-// limit and the flag that raises it, for example:
+// limit and the flag that raises it, and saying where the estimate comes
+// from, for example:
 //
-//	scenario "x.yaml": about 1.2e10 events (sources offer 1.0e8 records/s over 120s through 5 vertices) exceed the limit of 5e9; shorten duration, lower the rates, or raise --max-events
+//	scenario "x.yaml": about 6.0e10 events (records through 5 vertices: 1.0e8/s offered by the sources, 5.0e8/s handled in all, over 120s) exceed the limit of 5e9; shorten duration, lower the rates, or raise --max-events
 //
 // label names the scenario in the messages. Several messages are joined
 // with errors.Join.
@@ -138,32 +227,66 @@ func CheckLimits(label string, sc *scenario.Scenario, l Limits) error {
 	}
 	if e.Duration > l.MaxDuration {
 		errs = append(errs, fmt.Errorf("scenario %q: a duration of %s exceeds the limit of %s; shorten it (--duration) or raise --max-duration",
-			label, FormatDuration(e.Duration), FormatDuration(l.MaxDuration)))
+			label, sim.FormatTime(e.Duration), sim.FormatTime(l.MaxDuration)))
 	}
 	if e.EventRate > l.MaxEventRate {
-		errs = append(errs, fmt.Errorf("scenario %q: about %s events per simulated second (sources offer %s records/s through %d vertices) exceed the limit of %s; lower the rates or raise --max-event-rate",
-			label, Sci(e.EventRate, 1), Sci(e.Offered, 1), e.Vertices, Sci(l.MaxEventRate, -1)))
+		errs = append(errs, fmt.Errorf("scenario %q: about %s events per simulated second (%s) exceed the limit of %s; %s, or raise --max-event-rate",
+			label, Sci(e.EventRate, 1), e.explain(), Sci(l.MaxEventRate, -1), e.advice()))
 	}
 	if e.Events > l.MaxEvents {
-		errs = append(errs, fmt.Errorf("scenario %q: about %s events (sources offer %s records/s over %s through %d vertices) exceed the limit of %s; shorten duration, lower the rates, or raise --max-events",
-			label, Sci(e.Events, 1), Sci(e.Offered, 1), FormatDuration(e.Duration), e.Vertices, Sci(l.MaxEvents, -1)))
+		errs = append(errs, fmt.Errorf("scenario %q: about %s events (%s, over %s) exceed the limit of %s; shorten duration, %s, or raise --max-events",
+			label, Sci(e.Events, 1), e.explain(), sim.FormatTime(e.Duration), Sci(l.MaxEvents, -1), e.advice()))
 	}
 	return errors.Join(errs...)
 }
 
-// FormatDuration formats simulated time as the scenario format reads it,
-// for messages: in seconds under 1000s ("120s", "0.5s", "63.2s"), else
-// without zero trailing units ("1h", "168h", "1h30m").
-func FormatDuration(t des.Time) string {
-	if t < 1000*des.Second && t > -1000*des.Second {
-		return strconv.FormatFloat(t.Seconds(), 'f', -1, 64) + "s"
+// rowsMatter reports whether the metrics rows are a tenth of the events or
+// more, and so worth naming in a message.
+func (e Estimate) rowsMatter() bool { return e.MetricsRows >= 0.1*e.EventRate }
+
+// explain says where the estimated event rate comes from, for messages:
+// "records through 5 vertices: 1.0e8/s offered by the sources, 5.0e8/s
+// handled in all", then what multiplies the records, if anything, and the
+// metrics rows when they matter.
+func (e Estimate) explain() string {
+	s := fmt.Sprintf("records through %d vertices: %s/s offered by the sources, %s/s handled in all",
+		e.Vertices, Sci(e.Offered, 1), Sci(e.Records, 1))
+	if by := e.multipliers(); by != "" {
+		s += fmt.Sprintf(", multiplied by %s: %s/s into %q", by, Sci(e.BusiestRate, 1), e.Busiest)
 	}
-	s := scenario.FormatDuration(t)
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
+	if e.rowsMatter() {
+		s += fmt.Sprintf("; plus %s metrics rows/s", Sci(e.MetricsRows, 1))
 	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
+	return s
+}
+
+// multipliers names what multiplies records on the way: "selectivity",
+// "broadcast", both, or "".
+func (e Estimate) multipliers() string {
+	switch {
+	case e.BySelectivity && e.ByBroadcast:
+		return "selectivity and broadcast"
+	case e.BySelectivity:
+		return "selectivity"
+	case e.ByBroadcast:
+		return "broadcast"
+	}
+	return ""
+}
+
+// advice says what to change in the scenario to lower the event rate.
+func (e Estimate) advice() string {
+	s := "lower the rates"
+	switch {
+	case e.BySelectivity && e.ByBroadcast:
+		s = "lower the rates, the selectivity or the parallelism behind broadcast"
+	case e.BySelectivity:
+		s = "lower the rates or the selectivity"
+	case e.ByBroadcast:
+		s = "lower the rates or the parallelism behind broadcast"
+	}
+	if e.rowsMatter() {
+		s = "lengthen metrics.interval, " + s
 	}
 	return s
 }

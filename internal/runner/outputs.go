@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -20,6 +21,10 @@ const (
 // OutputFiles are the files Run writes into Options.OutDir, in order.
 var OutputFiles = []string{SummaryFile, TimeseriesFile, EventsFile}
 
+// renameOrder is the order in which commit moves the files into place:
+// summary.json last, since it marks a complete output.
+var renameOrder = []string{TimeseriesFile, EventsFile, SummaryFile}
+
 // outputs writes a run's files into a temporary directory inside the
 // output directory and moves them over the old ones only when all are
 // complete (commit); abort removes them and leaves the old files as they
@@ -34,10 +39,15 @@ type outputs struct {
 }
 
 // openOutputs creates dir if missing, a temporary directory inside it, and
-// the files of the run there.
+// the files of the run there. It refuses, before anything is simulated, an
+// output directory where one of the files could not be replaced (see
+// checkDestinations).
 func openOutputs(dir string) (*outputs, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("creating output directory: %w", err)
+	}
+	if err := checkDestinations(dir); err != nil {
+		return nil, err
 	}
 	tmp, err := os.MkdirTemp(dir, ".dspalab-tmp-")
 	if err != nil {
@@ -58,10 +68,12 @@ func openOutputs(dir string) (*outputs, error) {
 	return o, nil
 }
 
-// commit finishes the files with the summary, and moves each over the file
-// of the same name in the output directory. On error it removes what it
-// wrote; the old files are then untouched unless a rename failed half-way
-// (reported in the error).
+// commit finishes the files with the summary, checks that each can replace
+// the file of the same name in the output directory (checkDestinations),
+// and moves them there, summary.json last. On error it removes what it
+// wrote; the old files are then untouched unless a rename failed half-way,
+// which only an unexpected failure of the file system can cause (reported
+// in the error; summary.json is then still the old one, or missing).
 func (o *outputs) commit(sum *sim.Summary) error {
 	err := o.writer.Flush()
 	if err == nil {
@@ -87,17 +99,57 @@ func (o *outputs) commit(sum *sim.Summary) error {
 		o.abort()
 		return fmt.Errorf("writing outputs: %w", err)
 	}
-	for i, name := range OutputFiles {
+	if err := checkDestinations(o.dir); err != nil {
+		o.abort()
+		return err
+	}
+	for i, name := range renameOrder {
 		if err := os.Rename(filepath.Join(o.tmp, name), filepath.Join(o.dir, name)); err != nil {
 			o.abort()
 			if i > 0 {
-				return fmt.Errorf("writing outputs: %w (the output directory now mixes new and old files)", err)
+				return fmt.Errorf("writing outputs: %w (the output directory now mixes new and old files; %s is not the new one)", err, SummaryFile)
 			}
 			return fmt.Errorf("writing outputs: %w", err)
 		}
 	}
 	o.abort() // removes the now empty temporary directory
 	return nil
+}
+
+// checkDestinations makes sure that every output file in dir is either
+// missing or a regular file, which a rename replaces: a directory (or
+// anything else) of that name would make the rename fail, perhaps after
+// others had succeeded.
+func checkDestinations(dir string) error {
+	for _, name := range OutputFiles {
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return fmt.Errorf("writing outputs: %w", err)
+		case fi.IsDir():
+			return fmt.Errorf("writing outputs: %s is a directory, not a file; nothing was replaced (move it away or choose another --out)", p)
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("writing outputs: %s is not a regular file (%s); nothing was replaced (move it away or choose another --out)", p, kind(fi.Mode()))
+		}
+	}
+	return nil
+}
+
+// kind names a file mode's type for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "type " + m.Type().String()
 }
 
 // abort closes and removes the temporary files. It is safe to call more

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 )
 
@@ -20,7 +21,7 @@ var progressDelay = time.Second
 // on: the simulated time reached, the duration, the percentage and the
 // simulator's speed in records per second of wall time, e.g.
 //
-//	simulating backpressure: 63.2s / 120s, 1.2M records/s  53% |██████████          |
+//	simulating backpressure: 63.245s / 120s, 1.2M records/s  53% |██████████          |
 type progress struct {
 	w        io.Writer
 	name     string
@@ -63,7 +64,7 @@ func (p *progress) update(now des.Time, emitted uint64) {
 func (p *progress) describe(now des.Time, emitted uint64, wall time.Duration) string {
 	speed := float64(emitted) / wall.Seconds()
 	return fmt.Sprintf("simulating %s: %s / %s, %s records/s", p.name,
-		strconv.FormatFloat(now.Seconds(), 'f', 1, 64)+"s", FormatDuration(p.duration), Human(speed))
+		sim.FormatTime(now), sim.FormatTime(p.duration), Human(speed))
 }
 
 // finish clears the line, if one was drawn.

@@ -42,7 +42,8 @@ type Options struct {
 	OutDir string
 	// JSON prints the summary as JSON instead of the table.
 	JSON bool
-	// Limits refuse oversized runs before they start.
+	// Limits refuse oversized runs before they start, and stop a run
+	// that queues too many records (MaxQueued).
 	Limits Limits
 	// Stdout receives the table or JSON; Stderr the progress line and the
 	// list of files written. Nil writers discard.
@@ -62,18 +63,43 @@ type InterruptedError struct {
 
 func (e *InterruptedError) Error() string {
 	return fmt.Sprintf("interrupted at %s of %s simulated; the outputs are partial",
-		FormatDuration(e.Reached), FormatDuration(e.Duration))
+		sim.FormatTime(e.Reached), sim.FormatTime(e.Duration))
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
+// QueuedError is returned by Run when the simulator stopped because more
+// records were queued than Limits.MaxQueued allows: like an interrupted
+// run, its outputs (written and printed) are partial.
+type QueuedError struct {
+	Err *sim.QueueLimitError
+}
+
+func (e *QueuedError) Error() string {
+	return fmt.Sprintf("run stopped: %v; the outputs are partial (raise --max-queued to let the queues grow further, at about 32 bytes of memory a record)",
+		e.Err)
+}
+
+func (e *QueuedError) Unwrap() error { return e.Err }
+
+// OptionError is an option of Run that the scenario refuses, such as a
+// --duration no longer than its warmup: a bad flag value, so ExitCode
+// maps it to ExitUsage.
+type OptionError struct{ Err error }
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
 // Run simulates the scenario of opts and reports it: the table (or the
 // summary JSON) on Stdout, the output files in OutDir. It returns:
 //   - the scenario.ErrorList of an invalid scenario, unwrapped;
-//   - an error for an unknown scenario, an override or a limit it refuses
-//     (before running), or a failure of the simulator or of the outputs;
-//   - an *InterruptedError when ctx is cancelled: the run stops, and the
-//     results so far are still written and printed, marked partial.
+//   - an *OptionError for an override the scenario refuses (before
+//     running);
+//   - an error for an unknown scenario or a limit it refuses (before
+//     running), or a failure of the simulator or of the outputs;
+//   - an *InterruptedError when ctx is cancelled, or a *QueuedError when
+//     more records were queued than Limits.MaxQueued: the run stops, and
+//     the results so far are still written and printed, marked partial.
 //
 // ExitCode maps each to the command's exit status.
 func Run(ctx context.Context, opts Options) error {
@@ -90,7 +116,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	var out *outputs
-	simOpts := sim.Options{}
+	simOpts := sim.Options{MaxQueued: opts.Limits.withDefaults().MaxQueued}
 	if opts.OutDir != "" {
 		if out, err = openOutputs(opts.OutDir); err != nil {
 			return err
@@ -108,10 +134,13 @@ func Run(ctx context.Context, opts Options) error {
 	if prog != nil {
 		prog.finish()
 	}
-	var interrupted error
+	var stopped error // the run stopped early: report it after the partial results
+	var qe *sim.QueueLimitError
 	switch {
 	case res != nil && runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()):
-		interrupted = &InterruptedError{Reached: des.FromSeconds(res.Summary.SimulatedS), Duration: sc.Duration, Err: runErr}
+		stopped = &InterruptedError{Reached: des.FromSeconds(res.Summary.SimulatedS), Duration: sc.Duration, Err: runErr}
+	case res != nil && errors.As(runErr, &qe):
+		stopped = &QueuedError{Err: qe}
 	case runErr != nil:
 		return fmt.Errorf("simulating %s: %w", label, runErr)
 	case res == nil:
@@ -121,7 +150,7 @@ func Run(ctx context.Context, opts Options) error {
 	// the files first: a closed or broken stdout must not lose them
 	if out != nil {
 		if err := out.commit(&res.Summary); err != nil {
-			return err
+			return errors.Join(err, stopped)
 		}
 	}
 	if opts.JSON {
@@ -130,12 +159,14 @@ func Run(ctx context.Context, opts Options) error {
 		err = sim.WriteTable(stdout, &res.Summary)
 	}
 	if err != nil {
-		return fmt.Errorf("printing the summary: %w", err)
+		return errors.Join(fmt.Errorf("printing the summary: %w", err), stopped)
 	}
 	if out != nil && !opts.JSON {
-		fmt.Fprintf(stderr, "wrote %s\n", strings.Join(out.paths(), ", "))
+		if _, err := fmt.Fprintf(stderr, "wrote %s\n", strings.Join(out.paths(), ", ")); err != nil {
+			return errors.Join(fmt.Errorf("printing the files written: %w", err), stopped)
+		}
 	}
-	return interrupted
+	return stopped
 }
 
 // applyOverrides applies --seed and --duration to sc.
@@ -146,8 +177,8 @@ func applyOverrides(label string, sc *scenario.Scenario, opts Options) error {
 	if opts.Duration != nil {
 		d := *opts.Duration
 		if d <= sc.Warmup {
-			return fmt.Errorf("--duration %s must be longer than the warmup of scenario %q (%s), which is left out of the statistics",
-				FormatDuration(d), label, FormatDuration(sc.Warmup))
+			return &OptionError{fmt.Errorf("--duration %s must be longer than the warmup of scenario %q (%s), which is left out of the statistics",
+				sim.FormatTime(d), label, sim.FormatTime(sc.Warmup))}
 		}
 		sc.Duration = d
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,8 +162,12 @@ func TestRunRefusals(t *testing.T) {
 			t.Errorf("%s: Run succeeded", name)
 			continue
 		}
-		if ExitCode(err) != ExitFailure {
-			t.Errorf("%s: ExitCode = %d", name, ExitCode(err))
+		want := ExitFailure
+		if name == "warmup" {
+			want = ExitUsage // a bad --duration
+		}
+		if ExitCode(err) != want {
+			t.Errorf("%s: ExitCode = %d, want %d", name, ExitCode(err), want)
 		}
 		if stdout.Len() != 0 {
 			t.Errorf("%s: printed %q", name, stdout.String())
@@ -172,8 +177,9 @@ func TestRunRefusals(t *testing.T) {
 		}
 	}
 	err := Run(context.Background(), Options{Duration: &d})
-	if want := `--duration 5s must be longer than the warmup of scenario "backpressure" (10s)`; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("err = %v, want %q", err, want)
+	var oe *OptionError
+	if want := `--duration 5s must be longer than the warmup of scenario "backpressure" (10s)`; !errors.As(err, &oe) || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %T %v, want an *OptionError %q", err, err, want)
 	}
 	var list scenario.ErrorList
 	err = Run(context.Background(), Options{Scenario: filepath.Join(dir, "bad.yaml")})
@@ -281,7 +287,7 @@ sources:
     parallelism: 2
     arrival: {process: poisson, rate: 10/s}
   - name: b
-    arrival: {process: bursty, rate: 100/s, off_rate: 20/s, on: 1s, off: 3s}
+    arrival: {process: bursty, rate: 100/s, off_rate: 20/s, on_time: 1s, off_time: 3s}
   - name: c
     arrival:
       process: schedule
@@ -296,9 +302,96 @@ sinks:
     input: op
 `)
 	e := Measure(sc)
-	// a: 2 x 10; b: 100/4 + 20*3/4 = 40; c: (10*50 + 30*50)/100 = 20.
-	if e.Subtasks != 8 || e.Vertices != 5 || e.Offered != 80 || e.Events != 80*5*100 || e.Duration != 100*des.Second {
-		t.Errorf("Measure = %+v", e)
+	// Offered: a 2 x 10; b 100/4 + 20*3/4 = 40; c (10*50 + 30*50)/100 = 20.
+	// op and out receive the 80 too; the metrics rows are (8 + 5) / 1s.
+	want := Estimate{Subtasks: 8, Vertices: 5, Duration: 100 * des.Second, Offered: 80, Records: 240,
+		Busiest: "op", BusiestRate: 80, MetricsRows: 13, EventRate: 253, Events: 25300}
+	if e != want {
+		t.Errorf("Measure =\n%+v\nwant\n%+v", e, want)
+	}
+}
+
+// TestMeasureFollowsTheGraph checks that selectivity and broadcast
+// multiply the records, and that a filter divides them.
+func TestMeasureFollowsTheGraph(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		records    float64
+		busiest    string
+		sel, bc    bool
+	}{
+		{
+			// A chain of three operators of selectivity 1000 from a 1/s
+			// source: 1 + 1 + 1e3 + 1e6 + 1e9 records/s.
+			name: "selectivity",
+			yaml: `duration: 10s
+sources: [{name: src, arrival: {process: constant, rate: 1/s}}]
+operators:
+  - {name: a, input: src, service_time: {mean: 1ns}, selectivity: 1000}
+  - {name: b, input: a, service_time: {mean: 1ns}, selectivity: 1000}
+  - {name: c, input: b, service_time: {mean: 1ns}, selectivity: 1000}
+sinks: [{name: out, input: c}]
+`,
+			records: 1 + 1 + 1e3 + 1e6 + 1e9, busiest: "out", sel: true,
+		},
+		{
+			// A broadcast into 2000 subtasks: every record reaches each.
+			name: "broadcast",
+			yaml: `duration: 10s
+workers: {count: 500, slots: 4}
+sources: [{name: src, arrival: {process: constant, rate: 100/s}}]
+operators:
+  - {name: rules, input: src, partitioning: broadcast, parallelism: 2000, service_time: {mean: 1ns}}
+sinks: [{name: out, input: rules, parallelism: 2000}]
+`,
+			records: 100 + 100*2000 + 100*2000, busiest: "rules", bc: true,
+		},
+		{
+			// A filter (0.1) feeding two sinks, one of them a broadcast
+			// into 1 subtask (which multiplies nothing), then a join of
+			// both sources.
+			name: "filter and join",
+			yaml: `duration: 10s
+sources:
+  - {name: s1, arrival: {process: constant, rate: 1000/s}}
+  - {name: s2, parallelism: 2, arrival: {process: constant, rate: 50/s}}
+operators:
+  - {name: f, input: s1, service_time: {mean: 1ns}, selectivity: 0.1}
+  - {name: join, inputs: [f, s2], service_time: {mean: 1ns}, partitioning: rebalance}
+sinks:
+  - {name: o1, input: f}
+  - {name: o2, input: join, partitioning: broadcast}
+`,
+			// offered 1000 + 100; f 1000; join 100 + 100; o1 100; o2 200.
+			records: 1100 + 1000 + 200 + 100 + 200, busiest: "f",
+		},
+	} {
+		e := Measure(parse(t, tc.yaml))
+		if math.Abs(e.Records-tc.records) > 1e-6*tc.records || e.Busiest != tc.busiest || e.BySelectivity != tc.sel || e.ByBroadcast != tc.bc {
+			t.Errorf("%s: Measure = %+v, want %g records/s, busiest %s, selectivity %v, broadcast %v",
+				tc.name, e, tc.records, tc.busiest, tc.sel, tc.bc)
+		}
+		if e.EventRate != e.Records+e.MetricsRows || e.Events != e.EventRate*10 {
+			t.Errorf("%s: event rate %g, events %g, from %g records/s and %g rows/s", tc.name, e.EventRate, e.Events, e.Records, e.MetricsRows)
+		}
+	}
+
+	// Absurd rates stay finite, and a filter after them gives 0, not NaN.
+	sc := parse(t, `duration: 10s
+sources: [{name: src, arrival: {process: constant, rate: 1/s}}]
+operators:
+  - {name: a, input: src, service_time: {mean: 1ns}}
+  - {name: b, input: a, service_time: {mean: 1ns}, selectivity: 0}
+sinks: [{name: out, input: b}]
+`)
+	sc.Sources[0].Arrival.Rate = 1e300 // more than Parse accepts
+	sc.Operators[0].Selectivity = 1e300
+	e := Measure(sc)
+	if e.Records != math.MaxFloat64 || e.Events != math.MaxFloat64 {
+		t.Errorf("Measure = %+v, want the records capped at the largest float64", e)
+	}
+	if err := CheckLimits("x", sc, Limits{}); err == nil || !strings.Contains(err.Error(), "about 1.8e308 events") {
+		t.Errorf("CheckLimits = %v", err)
 	}
 }
 
@@ -328,12 +421,12 @@ sinks:
     parallelism: 4
 `)
 	err := CheckLimits("x.yaml", sc, Limits{})
-	want := `scenario "x.yaml": about 5.0e8 events per simulated second (sources offer 1.0e8 records/s through 5 vertices) exceed the limit of 1e8; lower the rates or raise --max-event-rate
-scenario "x.yaml": about 6.0e10 events (sources offer 1.0e8 records/s over 120s through 5 vertices) exceed the limit of 5e9; shorten duration, lower the rates, or raise --max-events`
+	want := `scenario "x.yaml": about 5.0e8 events per simulated second (records through 5 vertices: 1.0e8/s offered by the sources, 5.0e8/s handled in all) exceed the limit of 1e8; lower the rates, or raise --max-event-rate
+scenario "x.yaml": about 6.0e10 events (records through 5 vertices: 1.0e8/s offered by the sources, 5.0e8/s handled in all, over 120s) exceed the limit of 5e9; shorten duration, lower the rates, or raise --max-events`
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckLimits = %v\nwant %s", err, want)
 	}
-	if err := CheckLimits("x.yaml", sc, Limits{MaxEvents: 1e11, MaxEventRate: 5e8}); err != nil {
+	if err := CheckLimits("x.yaml", sc, Limits{MaxEvents: 1e11, MaxEventRate: 5.1e8}); err != nil {
 		t.Errorf("raised limit: %v", err)
 	}
 	err = CheckLimits("x.yaml", sc, Limits{MaxSubtasks: 19, MaxDuration: des.Minute, MaxEvents: 1e11, MaxEventRate: 1e9})
@@ -347,6 +440,33 @@ scenario "x.yaml": a duration of 120s exceeds the limit of 60s; shorten it (--du
 	if want := `a duration of 720h exceeds the limit of 168h;`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("CheckLimits = %v, want %q", err, want)
 	}
+
+	// What multiplies the records is named, with the vertex receiving the
+	// most, and the metrics rows when they matter.
+	sel := parse(t, `duration: 60s
+sources: [{name: src, arrival: {process: constant, rate: 1/s}}]
+operators:
+  - {name: a, input: src, service_time: {mean: 1ns}, selectivity: 1000}
+  - {name: b, input: a, service_time: {mean: 1ns}, selectivity: 1000}
+  - {name: c, input: b, service_time: {mean: 1ns}, selectivity: 1000}
+sinks: [{name: out, input: c}]
+`)
+	err = CheckLimits("sel.yaml", sel, Limits{MaxEvents: 1e30})
+	want = `scenario "sel.yaml": about 1.0e9 events per simulated second (records through 5 vertices: 1/s offered by the sources, 1.0e9/s handled in all, multiplied by selectivity: 1.0e9/s into "out") exceed the limit of 1e8; lower the rates or the selectivity, or raise --max-event-rate`
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckLimits = %v\nwant %s", err, want)
+	}
+	bc := parse(t, `duration: 2000s
+workers: {count: 500, slots: 4}
+sources: [{name: src, arrival: {process: constant, rate: 1000/s}}]
+sinks: [{name: out, input: src, partitioning: broadcast, parallelism: 2000}]
+metrics: {interval: 1ms}
+`)
+	err = CheckLimits("bc.yaml", bc, Limits{})
+	want = `scenario "bc.yaml": about 8.0e9 events (records through 2 vertices: 1000/s offered by the sources, 2.0e6/s handled in all, multiplied by broadcast: 2.0e6/s into "out"; plus 2.0e6 metrics rows/s, over 33m20s) exceed the limit of 5e9; shorten duration, lengthen metrics.interval, lower the rates or the parallelism behind broadcast, or raise --max-events`
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckLimits = %v\nwant %s", err, want)
+	}
 }
 
 func TestFormatting(t *testing.T) {
@@ -359,14 +479,6 @@ func TestFormatting(t *testing.T) {
 	}
 	if got := Sci(5e9, -1); got != "5e9" {
 		t.Errorf("Sci(5e9, -1) = %q", got)
-	}
-	for d, want := range map[des.Time]string{
-		120 * des.Second: "120s", 63200 * des.Millisecond: "63.2s", 250 * des.Millisecond: "0.25s",
-		des.Hour: "1h", 168 * des.Hour: "168h", 90 * des.Minute: "1h30m", 3601 * des.Second: "1h0m1s",
-	} {
-		if got := FormatDuration(d); got != want {
-			t.Errorf("FormatDuration(%v) = %q, want %q", int64(d), got, want)
-		}
 	}
 	for x, want := range map[float64]string{950: "950", 12345: "12.3k", 1.2e6: "1.2M", 3.4e9: "3.4G"} {
 		if got := Human(x); got != want {
@@ -430,6 +542,143 @@ func TestOutputsAreAtomic(t *testing.T) {
 	}
 }
 
+// TestOutputsCheckDestinations checks that an output file that a rename
+// cannot replace (a directory) is refused before anything is renamed, and
+// that summary.json, which marks a complete output, is moved last.
+func TestOutputsCheckDestinations(t *testing.T) {
+	if renameOrder[len(renameOrder)-1] != SummaryFile || len(renameOrder) != len(OutputFiles) {
+		t.Errorf("renameOrder = %v, want every output file, summary.json last", renameOrder)
+	}
+
+	dir := t.TempDir()
+	for _, name := range OutputFiles {
+		writeFile(t, dir, name, "old")
+	}
+	check := func(when string, names ...string) {
+		t.Helper()
+		for _, name := range names {
+			if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "old" {
+				t.Errorf("%s: %s = %q, want the old file", when, name, b)
+			}
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".dspalab-tmp-") {
+				t.Errorf("%s: temporary directory %s left", when, e.Name())
+			}
+		}
+	}
+
+	// Found when the outputs are opened, before the run.
+	os.Remove(filepath.Join(dir, TimeseriesFile))
+	if err := os.MkdirAll(filepath.Join(dir, TimeseriesFile, "x"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	_, err := openOutputs(dir)
+	if want := filepath.Join(dir, TimeseriesFile) + " is a directory, not a file; nothing was replaced"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("openOutputs = %v, want %q", err, want)
+	}
+	check("refused at open", SummaryFile, EventsFile)
+
+	// Found at commit, when the directory appeared during the run.
+	os.RemoveAll(filepath.Join(dir, TimeseriesFile))
+	writeFile(t, dir, TimeseriesFile, "old")
+	o, err := openOutputs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, EventsFile))
+	if err := os.MkdirAll(filepath.Join(dir, EventsFile, "x"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	err = o.commit(&sim.Summary{Scenario: "x"})
+	if want := filepath.Join(dir, EventsFile) + " is a directory"; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "mixes") {
+		t.Errorf("commit = %v, want %q and nothing renamed", err, want)
+	}
+	check("refused at commit", SummaryFile, TimeseriesFile)
+
+	// A symbolic link is not replaced either.
+	os.RemoveAll(filepath.Join(dir, EventsFile))
+	if err := os.Symlink("elsewhere", filepath.Join(dir, EventsFile)); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	if _, err := openOutputs(dir); err == nil || !strings.Contains(err.Error(), "is not a regular file (a symbolic link)") {
+		t.Errorf("openOutputs = %v, want a symbolic link refused", err)
+	}
+	check("symbolic link", SummaryFile, TimeseriesFile)
+}
+
+// TestRunQueueLimit checks that a run stopped by --max-queued still writes
+// and prints its partial results, then returns a *QueuedError (exit 1).
+func TestRunQueueLimit(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "over.yaml", `name: over
+duration: 60s
+network: {capacity: unbounded}
+sources: [{name: src, arrival: {process: constant, rate: 100000/s}}]
+operators: [{name: slow, input: src, service_time: {mean: 1s}}]
+sinks: [{name: out, input: slow}]
+`)
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	err := Run(context.Background(), Options{Scenario: file, OutDir: out, Limits: Limits{MaxQueued: 1e5},
+		Stdout: &stdout, Stderr: &stderr})
+	var qe *QueuedError
+	var sqe *sim.QueueLimitError
+	if !errors.As(err, &qe) || !errors.As(err, &sqe) || sqe.Limit != 1e5 || sqe.Vertex != "slow" {
+		t.Fatalf("err = %T %v, want a *QueuedError wrapping the simulator's", err, err)
+	}
+	if ExitCode(err) != ExitFailure {
+		t.Errorf("ExitCode = %d, want %d", ExitCode(err), ExitFailure)
+	}
+	for _, want := range []string{"run stopped: at ", "records are queued (limit 100000)", "the outputs are partial", "raise --max-queued"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	if !strings.Contains(stdout.String(), "\nPARTIAL: ") {
+		t.Errorf("table lacks the PARTIAL line:\n%s", stdout.String())
+	}
+	if !strings.HasPrefix(stderr.String(), "wrote ") {
+		t.Errorf("stderr = %q, want the wrote line", stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, SummaryFile))
+	if err != nil || !strings.Contains(string(data), `"partial": true`) {
+		t.Errorf("summary.json is not partial (%v):\n%s", err, data)
+	}
+
+	// The default limit (2e7 records) lets a short run go on.
+	d := 2 * des.Second
+	if err := Run(context.Background(), Options{Scenario: file, Duration: &d}); err != nil {
+		t.Errorf("default limit: %v", err)
+	}
+}
+
+// failWriter fails every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteFailures(t *testing.T) {
+	if err := Validate(failWriter{}, nil, []string{"mm1"}); err == nil || errors.Is(err, ErrReported) || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("Validate = %v, want the write error", err)
+	}
+	if err := ListScenarios(failWriter{}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("ListScenarios = %v, want the write error", err)
+	}
+	if err := ShowScenario(failWriter{}, "mm1"); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("ShowScenario = %v, want the write error", err)
+	}
+	d := 20 * des.Second
+	if err := Run(context.Background(), Options{Duration: &d, Stdout: failWriter{}}); err == nil || !strings.Contains(err.Error(), "printing the summary: disk full") {
+		t.Errorf("Run = %v, want the write error", err)
+	}
+	err := Run(context.Background(), Options{Duration: &d, OutDir: t.TempDir(), Stderr: failWriter{}})
+	if err == nil || !strings.Contains(err.Error(), "printing the files written: disk full") {
+		t.Errorf("Run = %v, want the write error of the wrote line", err)
+	}
+}
+
 func TestWriteErrorAndExitCode(t *testing.T) {
 	var b bytes.Buffer
 	list := scenario.ErrorList{{File: "f.yaml", Line: 1, Col: 2, Path: "a", Msg: "bad"}, {File: "f.yaml", Line: 3, Col: 4, Msg: "worse"}}
@@ -457,6 +706,9 @@ func TestWriteErrorAndExitCode(t *testing.T) {
 		{list, ExitFailure},
 		{ErrReported, ExitFailure},
 		{&InterruptedError{Err: context.Canceled}, ExitInterrupted},
+		{errors.Join(errors.New("printing"), &InterruptedError{Err: context.Canceled}), ExitInterrupted},
+		{&OptionError{errors.New("x")}, ExitUsage},
+		{&QueuedError{Err: &sim.QueueLimitError{}}, ExitFailure},
 		{fmt.Errorf("wrapped: %w", &InterruptedError{Err: context.Canceled}), ExitInterrupted},
 	} {
 		if got := ExitCode(tc.err); got != tc.want {
