@@ -301,3 +301,23 @@ func TestFormatTime(t *testing.T) {
 		}
 	}
 }
+
+// Absurdly slow processes saturate at des.Never instead of wrapping time.
+func TestAddNsSaturates(t *testing.T) {
+	if got := addNs(des.Second, 1e300); got != des.Never {
+		t.Errorf("addNs(1s, 1e300) = %d, want Never", got)
+	}
+	if got := addNs(des.Never-10, 20); got != des.Never {
+		t.Errorf("addNs near Never = %d, want Never", got)
+	}
+	if got := addNs(des.Second, math.NaN()); got != des.Never {
+		t.Errorf("addNs(NaN) = %d, want Never", got)
+	}
+	if got := addNs(des.Second, 1.4); got != des.Second+1 {
+		t.Errorf("addNs(1s, 1.4) = %d", got)
+	}
+	g := newArrivalGen(scenario.Arrival{Process: scenario.ArrivalPoisson, Rate: 1e-300}, des.Stream(1, "slow"))
+	if at := g.next(); at != des.Never {
+		t.Errorf("poisson at 1e-300/s: first arrival %d, want Never", at)
+	}
+}

@@ -144,8 +144,8 @@ func (c *channel) trySend(now des.Time) {
 		at := now
 		if c.remote {
 			start := max(now, c.linkFree)
-			c.linkFree = start + des.FromSeconds(float64(b.bytes)/c.bw)
-			at = c.linkFree + c.latency
+			c.linkFree = addNs(start, float64(b.bytes)/c.bw*float64(des.Second))
+			at = addNs(c.linkFree, float64(c.latency))
 		}
 		c.inflight.push(b)
 		c.s.eng.Schedule(at, c, chanDeliver)

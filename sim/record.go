@@ -175,7 +175,7 @@ func (g *arrivalGen) next() des.Time {
 		if g.onRate <= 0 {
 			return des.Never
 		}
-		g.t += des.Time(g.r.ExpFloat64()*g.meanGap + 0.5)
+		g.t = addNs(g.t, g.r.ExpFloat64()*g.meanGap)
 		return g.t
 	case scenario.ArrivalBursty:
 		for {
@@ -185,7 +185,7 @@ func (g *arrivalGen) next() des.Time {
 			}
 			cand := des.Never
 			if rate > 0 {
-				cand = g.t + des.FromSeconds(g.r.ExpFloat64()/rate)
+				cand = addNs(g.t, g.r.ExpFloat64()/rate*float64(des.Second))
 			}
 			if cand < g.stateEnd {
 				g.t = cand
@@ -197,7 +197,7 @@ func (g *arrivalGen) next() des.Time {
 			if g.on {
 				mean = g.onMean
 			}
-			g.stateEnd = g.t + des.FromSeconds(g.r.ExpFloat64()*mean)
+			g.stateEnd = addNs(g.t, g.r.ExpFloat64()*mean*float64(des.Second))
 		}
 	default:
 		target := g.k + 1
@@ -209,11 +209,23 @@ func (g *arrivalGen) next() des.Time {
 			return des.Never
 		}
 		g.k = target
-		t := g.at[j] + des.FromSeconds((target-g.cum[j])/g.rate[j])
+		t := addNs(g.at[j], (target-g.cum[j])/g.rate[j]*float64(des.Second))
 		if t < g.t {
 			t = g.t
 		}
 		g.t = t
 		return t
 	}
+}
+
+// addNs returns t plus ns nanoseconds, rounded, saturating at des.Never
+// (absurdly slow rates must not wrap simulated time around).
+func addNs(t des.Time, ns float64) des.Time {
+	if !(ns < float64(des.Never-t)) { // also catches NaN and +Inf
+		return des.Never
+	}
+	if ns < 0 {
+		return t
+	}
+	return t + des.Time(ns+0.5)
 }

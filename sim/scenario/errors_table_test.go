@@ -12,6 +12,18 @@ var errorCases = []struct {
 	yaml string
 	want []string // empty: the scenario is valid
 }{
+	{"zipf with too many keys", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+    keys: {count: 20000000, distribution: zipf}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:5:19: sources[0].keys.count: must be at most 10000000 for zipf (the simulator keeps a table of every key's share), got 20000000`,
+		}},
 	{"unknown field with suggestion", `duration: 10s
 sources:
   - name: src

@@ -33,6 +33,10 @@ const MinMetricsInterval = des.Millisecond
 // record sizes in 32 bits).
 const MaxRecordSize = 1 << 30
 
+// MaxZipfKeys is the most distinct keys of a zipf distribution: drawing
+// keys takes a table of 8 bytes per key (80 MB at the limit).
+const MaxZipfKeys = 10_000_000
+
 // MaxSelectivity is the largest selectivity of an operator: each input
 // record emits that many output records, so a larger one floods the job.
 const MaxSelectivity = 1000
@@ -327,6 +331,9 @@ func (c *checker) source(p string, src Source) {
 	if c.enum(kp+".distribution", "distribution", k.Distribution, keyDists) && k.Distribution == KeysZipf {
 		if !(k.Exponent > 0) || math.IsInf(k.Exponent, 0) {
 			c.errorf(kp+".exponent", "must be greater than 0, got %s", formatFloat(k.Exponent))
+		}
+		if k.Count > MaxZipfKeys {
+			c.errorf(kp+".count", "must be at most %d for zipf (the simulator keeps a table of every key's share), got %d", MaxZipfKeys, k.Count)
 		}
 	}
 	switch {
