@@ -98,8 +98,12 @@ func (s *Sim) build() error {
 	for i := range sc.Sources {
 		v := byName[sc.Sources[i].Name]
 		for _, t := range v.subtasks {
-			t.src = newSource(t, &sc.Sources[i], v.keys, sc.Seed)
-			s.sources = append(s.sources, t.src)
+			src, err := newSource(t, &sc.Sources[i], v.keys, sc.Seed, s.opts.OpenTrace)
+			if err != nil {
+				return err
+			}
+			t.src = src
+			s.sources = append(s.sources, src)
 		}
 	}
 	return nil

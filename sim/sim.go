@@ -41,6 +41,9 @@ type Options struct {
 	// queue grows without bound; this keeps it from exhausting memory
 	// (about 32 bytes per queued record).
 	MaxQueued int64
+	// OpenTrace opens the traces of sources whose arrival process is
+	// "trace"; required when the scenario has one.
+	OpenTrace TraceOpener
 }
 
 // QueueLimitError stops a run whose queued records exceeded
@@ -207,6 +210,9 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 			if err := s.checkQueued(); err != nil {
 				return err
 			}
+			if err := s.checkTraces(); err != nil {
+				return err
+			}
 			if s.opts.Progress != nil {
 				s.opts.Progress(s.eng.Now(), s.Emitted())
 			}
@@ -219,6 +225,17 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 	if err := ctx.Err(); err != nil && t < s.duration {
 		s.stopped = err
 		return err
+	}
+	return nil
+}
+
+// checkTraces stops the run when a source's trace failed.
+func (s *Sim) checkTraces() error {
+	for _, src := range s.sources {
+		if err := src.traceErr(); err != nil {
+			s.stopped = err
+			return err
+		}
 	}
 	return nil
 }
@@ -256,7 +273,7 @@ func (s *Sim) checkQueued() error {
 // HandleEvent takes a metrics sample at the end of each interval.
 func (s *Sim) HandleEvent(now des.Time, _ int64) {
 	s.takeSample(now)
-	if s.checkQueued() != nil {
+	if s.checkQueued() != nil || s.checkTraces() != nil {
 		return
 	}
 	if now < s.duration {

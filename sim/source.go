@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 
@@ -34,8 +35,9 @@ const (
 type source struct {
 	t        *subtask
 	mode     int
-	gen      *arrivalGen // times of the records to read
-	log      *arrivalGen // srcLog: appends to the log, for the lag
+	gen      arrivals  // times of the records to read
+	log      arrivals  // srcLog: appends to the log, for the lag
+	trace    *traceGen // gen, when the source replays a trace (event time and key)
 	keys     *keyDist
 	keyRng   *rand.Rand
 	size     int32
@@ -48,28 +50,55 @@ type source struct {
 	armed   bool     // an evReady is scheduled
 	fetchng bool     // reading a record (busy)
 
-	fifo  ring[des.Time] // srcQueued: arrival times held
-	limit int
+	fifo      ring[des.Time] // srcQueued: arrival times held
+	fifoEvent ring[des.Time] // srcQueued trace: their event times
+	fifoKey   ring[uint32]   // srcQueued trace: their keys
+	limit     int
 
 	nextAppend    des.Time
 	appended      uint64
 	read, dropped uint64
 }
 
-func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64) *source {
+// arrivals is an arrival process: generated (arrivalGen) or replayed
+// (traceGen).
+type arrivals interface {
+	next() des.Time
+}
+
+func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open TraceOpener) (*source, error) {
 	base := "source/" + sc.Name + "/" + strconv.Itoa(t.index)
 	src := &source{
 		t:      t,
-		gen:    newArrivalGen(sc.Arrival, des.Stream(seed, base+"/arrivals")),
 		keys:   keys,
 		keyRng: des.Stream(seed, base+"/keys"),
 		size:   int32(sc.RecordSize),
 		limit:  max(sc.BufferLimit, 1),
 	}
+	arr := func() (arrivals, error) {
+		if sc.Arrival.Process != scenario.ArrivalTrace {
+			return newArrivalGen(sc.Arrival, des.Stream(seed, base+"/arrivals")), nil
+		}
+		if open == nil {
+			return nil, fmt.Errorf("sim: source %s replays a trace, but no trace opener was given (Options.OpenTrace)", sc.Name)
+		}
+		tr, err := open(sc.Name, t.index, sc.Parallelism)
+		if err != nil {
+			return nil, fmt.Errorf("sim: opening the trace of source %s: %w", sc.Name, err)
+		}
+		return &traceGen{tr: tr}, nil
+	}
+	var err error
+	if src.gen, err = arr(); err != nil {
+		return nil, err
+	}
+	src.trace, _ = src.gen.(*traceGen)
 	switch {
 	case sc.Replayable:
 		src.mode = srcLog
-		src.log = newArrivalGen(sc.Arrival, des.Stream(seed, base+"/arrivals"))
+		if src.log, err = arr(); err != nil {
+			return nil, err
+		}
 		src.nextAppend = src.log.next()
 	case sc.OnBackpressure == scenario.OnBackpressureBuffer:
 		src.mode = srcQueued
@@ -81,7 +110,17 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64) *sou
 	if sc.MaxRate > 0 {
 		src.readCost = des.FromSeconds(1 / sc.MaxRate)
 	}
-	return src
+	return src, nil
+}
+
+// traceErr returns the error that ended the source's trace, if any.
+func (src *source) traceErr() error {
+	for _, g := range []arrivals{src.gen, src.log} {
+		if tg, ok := g.(*traceGen); ok && tg.err != nil {
+			return &TraceError{Source: src.t.v.name, Subtask: src.t.index, At: src.t.s.eng.Now(), Err: tg.err}
+		}
+	}
+	return nil
 }
 
 // start schedules the first arrival.
@@ -156,6 +195,9 @@ func (src *source) emitNext(now des.Time) bool {
 	switch src.mode {
 	case srcQueued:
 		et = src.fifo.pop()
+		if src.trace != nil {
+			et = src.fifoEvent.pop()
+		}
 	case srcPaced:
 		et = now // produced when the producer could go on
 		src.taken = src.vt
@@ -163,11 +205,20 @@ func (src *source) emitNext(now des.Time) bool {
 		et = src.vt // appended to the log then
 		src.taken = src.vt
 	}
+	var key uint32
+	switch {
+	case src.trace != nil && src.mode == srcQueued:
+		key = src.fifoKey.pop()
+	case src.trace != nil:
+		et, key = src.trace.eventTime, src.trace.key
+	default:
+		key = src.keys.sample(src.keyRng)
+	}
 	t.pend = append(t.pend, Record{
 		ID:        t.s.newID(),
 		EventTime: et,
 		Ingest:    now,
-		Key:       src.keys.sample(src.keyRng),
+		Key:       key,
 		Size:      src.size,
 	})
 	if !t.emit(now) {
@@ -213,6 +264,10 @@ func (src *source) arrive(now des.Time) {
 	}
 	if held < src.limit {
 		src.fifo.push(now)
+		if src.trace != nil {
+			src.fifoEvent.push(src.trace.eventTime)
+			src.fifoKey.push(src.trace.key)
+		}
 	} else {
 		src.dropped++
 	}

@@ -77,6 +77,7 @@ const (
 	ArrivalPoisson  = "poisson"  // exponential inter-arrival times with mean 1/Rate
 	ArrivalBursty   = "bursty"   // on/off (two-state MMPP): Poisson at Rate while on, OffRate while off
 	ArrivalSchedule = "schedule" // piecewise constant rates, evenly spaced within each step
+	ArrivalTrace    = "trace"    // replays a CSV trace or a data set at its own timestamps
 )
 
 // Arrival is the arrival process of each subtask of a source. Rates are per
