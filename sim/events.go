@@ -13,6 +13,7 @@ const (
 	EventStatusChanged = "backpressure_status_changed"
 	EventRunFinished   = "run_finished"
 	EventRunStopped    = "run_stopped" // interrupted: the outputs are partial
+	EventAction        = "action"      // injected by hand (or replayed)
 )
 
 // Event is something that happened in a run, at simulated time Time.

@@ -44,6 +44,10 @@ type Options struct {
 	// OpenTrace opens the traces of sources whose arrival process is
 	// "trace"; required when the scenario has one.
 	OpenTrace TraceOpener
+	// Actions are replayed at their times (At; AtS when At is 0), as
+	// recorded by Sim.Actions: the same scenario, seed and actions give the
+	// same run.
+	Actions []Action
 }
 
 // QueueLimitError stops a run whose queued records exceeded
@@ -85,6 +89,7 @@ type Sim struct {
 	events     uint64
 	stopped    error
 	warmedUp   bool
+	actions    []Action
 }
 
 // vertex is a source, operator or sink with its subtasks.
@@ -157,6 +162,15 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	}
 	for _, src := range s.sources {
 		src.start()
+	}
+	for i := range opts.Actions {
+		a := &opts.Actions[i]
+		if a.At == 0 {
+			a.At = des.FromSeconds(a.AtS)
+		}
+		if _, err := s.eng.Schedule(a.At, actionHandler{s}, int64(i)); err != nil {
+			return nil, fmt.Errorf("sim: action %d at %s: %w", i+1, FormatTime(a.At), err)
+		}
 	}
 	s.eng.Schedule(s.nextSample(0), s, 0)
 	s.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("%s: %d vertices, %d subtasks, seed %d", sc.Name, len(s.vertices), len(s.subtasks), sc.Seed)})
