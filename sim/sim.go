@@ -163,8 +163,9 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	for _, src := range s.sources {
 		src.start()
 	}
-	for i := range opts.Actions {
-		a := &opts.Actions[i]
+	s.opts.Actions = append([]Action(nil), opts.Actions...) // times are filled in below
+	for i := range s.opts.Actions {
+		a := &s.opts.Actions[i]
 		if a.At == 0 {
 			a.At = des.FromSeconds(a.AtS)
 		}
