@@ -128,6 +128,7 @@ func (s *Sim) connect(e *edge) {
 		p.poolFree = len(p.chans)*net.BuffersPerChannel + net.FloatingBuffers
 		p.rr = ui % len(p.chans)
 		ut.outs = append(ut.outs, p)
+		ut.bpOut = append(ut.bpOut, 0)
 	}
 }
 

@@ -23,6 +23,23 @@ sources: [{name: src, parallelism: 2, arrival: {process: constant, rate: 1000/s}
 operators: [{name: op, input: src, partitioning: rebalance, parallelism: 2, service_time: {mean: 100us}}]
 sinks: [{name: out, input: op, parallelism: 2}]
 `, sim.DiagnosisNetwork, "op", "bandwidth 12.5kB/s"},
+		{"fan-out: follow the edge that blocks", `
+name: edge
+duration: 30s
+warmup: 1s
+workers: {count: 3, slots: 2}
+network: {buffer_size: 50B, buffer_timeout: 0, buffers_per_channel: 1, floating_buffers: 0}
+sources:
+  - {name: a, parallelism: 3, arrival: {process: bursty, rate: 500/s, on_time: 1s, off_time: 2s}, record_size: 1KiB, keys: {count: 1}}
+  - {name: b, parallelism: 2, arrival: {process: schedule, schedule: [{at: 0s, rate: 10/s}, {at: 5s, rate: 1000/s}]}, replayable: false, on_backpressure: buffer, buffer_limit: 5}
+operators:
+  - {name: j, inputs: [a, b], partitioning: hash, parallelism: 5, service_time: {distribution: lognormal, mean: 1ms, stddev: 3ms}, selectivity: 0.3}
+  - {name: r, input: j, partitioning: rescale, parallelism: 2, service_time: {distribution: uniform, min: 0s, max: 2ms}, selectivity: 0}
+  - {name: bc, input: j, partitioning: broadcast, parallelism: 3, service_time: {distribution: exponential, mean: 1ms}, selectivity: 3}
+sinks:
+  - {name: o1, input: r}
+  - {name: o2, inputs: [bc, r], parallelism: 2, service_time: {mean: 100us}}
+`, sim.DiagnosisNetwork, "o2", "the network from bc to o2 is the limit"},
 		{"intermittent", `
 name: drain
 duration: 120s

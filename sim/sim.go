@@ -39,7 +39,7 @@ type Options struct {
 	// (checked about every 65,536 events and at every metrics sample).
 	// Without flow control (capacity: unbounded) an overloaded operator's
 	// queue grows without bound; this keeps it from exhausting memory
-	// (about 32 bytes per queued record).
+	// (about 100 bytes per queued record, buffers included).
 	MaxQueued int64
 	// OpenTrace opens the traces of sources whose arrival process is
 	// "trace"; required when the scenario has one.

@@ -34,6 +34,7 @@ type subtask struct {
 	since des.Time
 	iv    [3]des.Time // time per state in the current metrics interval
 	win   [3]des.Time // time per state inside the statistics window
+	bpOut []des.Time  // back-pressured time inside the window, per output edge (as outs)
 
 	gate *gate
 	outs []*partition
@@ -79,7 +80,11 @@ func (t *subtask) account(now des.Time) {
 	}
 	t.iv[t.state] += now - t.since
 	if w := t.s.warmup; now > w {
-		t.win[t.state] += now - max(t.since, w)
+		d := now - max(t.since, w)
+		t.win[t.state] += d
+		if t.state == stateBP && t.blockedOn != nil {
+			t.bpOut[t.pe] += d // emit's cursor stays on the edge that blocks
+		}
 	}
 	t.since = now
 }
@@ -215,6 +220,7 @@ func (t *subtask) unblock(now des.Time, p *partition) {
 	if t.state != stateBP || t.blockedOn != p {
 		return
 	}
+	t.account(now) // charge the wait to the edge that blocked, before emit moves on
 	if !t.emit(now) {
 		return
 	}

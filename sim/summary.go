@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -78,6 +77,10 @@ type VertexSummary struct {
 	LatencyMax  *float64 `json:"latency_max_ms"`
 	RecordsIn   uint64   `json:"records_in"`
 	RecordsOut  uint64   `json:"records_out"`
+	// BackpressuredOn splits the back-pressured time by output edge: the
+	// receiving vertex and the share of the window spent waiting for its
+	// buffers (maximum over subtasks).
+	BackpressuredOn map[string]float64 `json:"backpressured_on,omitempty"`
 	// Dropped and SourceLag for sources (records).
 	Dropped   uint64           `json:"dropped_records,omitempty"`
 	SourceLag uint64           `json:"source_lag_records,omitempty"`
@@ -178,6 +181,14 @@ func (s *Sim) Result() *Result {
 			vs.Busy = max(vs.Busy, ss.Busy)
 			vs.BusyMean += ss.Busy / float64(v.parallelism)
 			vs.Backpressured = max(vs.Backpressured, ss.Backpressured)
+			for k, p := range t.outs {
+				if d := t.bpOut[k]; d > 0 {
+					if vs.BackpressuredOn == nil {
+						vs.BackpressuredOn = map[string]float64{}
+					}
+					vs.BackpressuredOn[p.edge.to.name] = max(vs.BackpressuredOn[p.edge.to.name], ratio(d))
+				}
+			}
 			vs.RecordsIn += ss.RecordsIn
 			vs.RecordsOut += ss.RecordsOut
 			if t.src != nil {
@@ -293,27 +304,6 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 	for i, v := range vs {
 		idx[v.Name] = i
 	}
-	// back-pressured vertices upstream of each vertex (transitively)
-	bpUp := make([][]string, len(vs))
-	for i, v := range s.vertices {
-		seen := map[string]bool{}
-		var walk func(x *vertex)
-		walk = func(x *vertex) {
-			for _, e := range x.inputs {
-				u := e.from
-				if seen[u.name] {
-					continue
-				}
-				seen[u.name] = true
-				if vs[idx[u.name]].Status != StatusOK {
-					bpUp[i] = append(bpUp[i], u.name)
-				}
-				walk(u)
-			}
-		}
-		walk(v)
-		sort.Strings(bpUp[i])
-	}
 	describe := func(names []string) string {
 		parts := make([]string, 0, len(names))
 		for _, n := range names {
@@ -322,49 +312,41 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 		}
 		return strings.Join(parts, ", ")
 	}
-	// where back-pressure ends: busy candidates first
-	firstNotBusy := -1
-	for i, v := range vs {
-		if v.Status != StatusOK || len(bpUp[i]) == 0 {
-			continue
-		}
-		if v.Busy < busyThreshold {
-			if firstNotBusy < 0 {
-				firstNotBusy = i
-			}
-			continue
-		}
-		d := Diagnosis{Kind: DiagnosisBottleneck, Vertex: v.Name, Evidence: []string{
+	// follow the back-pressure from the first back-pressured vertex, along
+	// the edge it waits on most, to the first vertex that is not
+	// back-pressured: there it ends
+	if held, end, ok := followBackpressure(vs, idx); ok {
+		v := vs[end]
+		last := held[len(held)-1]
+		d := Diagnosis{Vertex: v.Name, Evidence: []string{
 			fmt.Sprintf("%s is busy %s and back-pressured %s (%s)", v.Name, pct(v.Busy), pct(v.Backpressured), v.Status),
-			"upstream and held back: " + describe(bpUp[i])}}
-		if skewed(&d, v) {
-			return d
-		}
-		d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; give it more parallelism or make it faster",
-			v.Name, pct(v.Busy), strings.Join(bpUp[i], " and "))
-		return d
-	}
-	if i := firstNotBusy; i >= 0 {
-		v := vs[i]
-		if !hasRemoteInput(s.vertices[i]) {
+			"held back, each waiting for buffers of the next: " + describe(held)}}
+		switch {
+		case v.Busy >= busyThreshold:
+			d.Kind = DiagnosisBottleneck
+			if !skewed(&d, v) {
+				d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; give it more parallelism or make it faster",
+					v.Name, pct(v.Busy), strings.Join(held, " and "))
+			}
+		case skewed(&d, v):
+		case hasRemoteInput(s.vertices[end]):
+			net := s.vertices[end].net
+			d.Kind = DiagnosisNetwork
+			d.Message = fmt.Sprintf("the network from %s to %s is the limit: %s waits for buffers, yet %s is busy only %s; look at the edge's bandwidth, latency and buffers",
+				last, v.Name, last, v.Name, pct(v.Busy))
+			d.Evidence = append(d.Evidence,
+				fmt.Sprintf("%s is idle the rest of the time: it waits for records that the channels do not deliver fast enough", v.Name),
+				fmt.Sprintf("the edge into %s: latency %s, bandwidth %s/s between workers, %d exclusive buffers per channel, %d floating per gate, buffer timeout %s",
+					v.Name, FormatTime(net.Latency), bytesText(net.Bandwidth), net.BuffersPerChannel, net.FloatingBuffers, FormatTime(net.BufferTimeout)))
+		default:
 			// a local channel delivers at once: pressure that ends at a
 			// vertex that is not busy on average came and went
-			return Diagnosis{Kind: DiagnosisIntermittent, Vertex: v.Name,
-				Message: fmt.Sprintf("back-pressure came and went: %s was held back part of the time by %s, busy %s on average; see timeseries.csv for when",
-					strings.Join(bpUp[i], " and "), v.Name, pct(v.Busy)),
-				Evidence: []string{
-					"upstream and held back: " + describe(bpUp[i]),
-					fmt.Sprintf("%s is busy %s and back-pressured %s (%s): it was the bottleneck while the pressure lasted", v.Name, pct(v.Busy), pct(v.Backpressured), v.Status)}}
+			d.Kind = DiagnosisIntermittent
+			d.Message = fmt.Sprintf("back-pressure came and went: %s was held back part of the time by %s, busy %s on average; see timeseries.csv for when",
+				strings.Join(held, " and "), v.Name, pct(v.Busy))
+			d.Evidence[0] += ": it was the bottleneck while the pressure lasted"
 		}
-		net := s.vertices[i].net
-		return Diagnosis{Kind: DiagnosisNetwork, Vertex: v.Name,
-			Message: fmt.Sprintf("the network into %s is the limit: %s %s for buffers, yet %s is busy only %s; look at the edge's bandwidth, latency and buffers",
-				v.Name, strings.Join(bpUp[i], " and "), plural(len(bpUp[i]), "waits", "wait"), v.Name, pct(v.Busy)),
-			Evidence: []string{
-				"upstream and held back: " + describe(bpUp[i]),
-				fmt.Sprintf("%s is busy %s, idle the rest: it waits for records that the channels do not deliver fast enough", v.Name, pct(v.Busy)),
-				fmt.Sprintf("its input edges: latency %s, bandwidth %s/s between workers, %d exclusive buffers per channel, %d floating per gate, buffer timeout %s",
-					FormatTime(net.Latency), bytesText(net.Bandwidth), net.BuffersPerChannel, net.FloatingBuffers, FormatTime(net.BufferTimeout))}}
+		return d
 	}
 	// no back-pressure: a growing queue (possible without flow control)
 	for i, v := range vs {
@@ -409,11 +391,37 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 	return Diagnosis{Kind: DiagnosisNone, Message: msg, Evidence: []string{}}
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+// followBackpressure starts at the first back-pressured vertex (in
+// topological order) and follows, from each back-pressured vertex, the
+// output edge it spent most time waiting on, until a vertex that is not
+// back-pressured. It returns the back-pressured vertices passed and the
+// index of that last vertex.
+func followBackpressure(vs []VertexSummary, idx map[string]int) (held []string, end int, ok bool) {
+	cur := -1
+	for i, v := range vs {
+		if v.Status != StatusOK {
+			cur = i
+			break
+		}
 	}
-	return many
+	for cur >= 0 && len(held) <= len(vs) {
+		held = append(held, vs[cur].Name)
+		next, most := "", 0.0
+		for to, r := range vs[cur].BackpressuredOn {
+			if r > most || (r == most && to < next) {
+				next, most = to, r
+			}
+		}
+		if next == "" {
+			return nil, 0, false
+		}
+		n := idx[next]
+		if vs[n].Status == StatusOK {
+			return held, n, true
+		}
+		cur = n
+	}
+	return nil, 0, false
 }
 
 // hasRemoteInput reports whether a channel into v crosses workers.
