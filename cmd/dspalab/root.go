@@ -52,6 +52,11 @@ Examples:
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newValidateCmd(), newSchemaCmd(), newScenariosCmd())
+	root.AddCommand(newDatasetsCmd())
+	root.AddCommand(newSweepCmd())
+	root.AddCommand(newWatchCmd())
+	root.AddCommand(newPlotCmd())
+	root.AddCommand(newReportCmd())
 	return root
 }
 

@@ -19,6 +19,7 @@ func newRunCmd() *cobra.Command {
 		duration  des.Time
 		maxEvents = float64(runner.DefaultMaxEvents)
 		maxRate   = float64(runner.DefaultMaxEventRate)
+		live      liveFlags
 	)
 	opts.Limits = runner.Limits{MaxSubtasks: runner.DefaultMaxSubtasks, MaxDuration: runner.DefaultMaxDuration,
 		MaxQueued: runner.DefaultMaxQueued}
@@ -48,6 +49,11 @@ broadcast), plus the metrics rows.
 A run stops when more than --max-queued records wait in queues at once (an
 overloaded operator without flow control, capacity: unbounded): the results
 so far are printed and written, marked partial, and the exit status is 1.
+
+With --tui the run is shown live in the terminal, as 'dspalab watch' does.
+--replay FILE replays the actions (failures, checkpoints) recorded in FILE,
+the actions.jsonl that a live run writes with --out, so that the run is the
+same.
 
 ` + exitCodesHelp,
 		Example: `  dspalab run                              # the back-pressure example
@@ -79,6 +85,9 @@ so far are printed and written, marked partial, and the exit status is 1.
 			opts.Limits.MaxEventRate = maxRate
 			opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			opts.Progress = isTerminal(opts.Stderr)
+			if err := live.apply(cmd, args, &opts); err != nil {
+				return err
+			}
 			err := runner.Run(cmd.Context(), opts)
 			var oe *runner.OptionError
 			if errors.As(err, &oe) {
@@ -97,6 +106,7 @@ so far are printed and written, marked partial, and the exit status is 1.
 	f.Var(countValue{&maxEvents}, "max-events", "refuse scenarios with more estimated events (event rate x seconds)")
 	f.Var(countValue{&maxRate}, "max-event-rate", "refuse scenarios with more estimated events per simulated second (records through every vertex, plus metrics rows)")
 	f.Var(recordsValue{&opts.Limits.MaxQueued}, "max-queued", "stop the run when more records than this are queued at once (the outputs are then partial)")
+	live.flags(cmd)
 	return cmd
 }
 

@@ -23,7 +23,11 @@ func Validate(stdout, stderr io.Writer, args []string) error {
 	stdout, stderr = orDiscard(stdout), orDiscard(stderr)
 	failed := false
 	for _, arg := range args {
-		if _, _, err := Load(arg); err != nil {
+		sc, label, err := Load(arg)
+		if err == nil {
+			err = checkTraces(label, sc)
+		}
+		if err != nil {
 			failed = true
 			WriteError(stderr, err)
 			continue

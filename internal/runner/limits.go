@@ -22,8 +22,8 @@ const (
 	// million events per wall second, one simulated second then takes up to
 	// ten wall seconds.
 	DefaultMaxEventRate = 1e8
-	// DefaultMaxQueued is in records: at about 32 bytes a queued record,
-	// some 640 MB of memory.
+	// DefaultMaxQueued is in records: at about 100 bytes a queued record,
+	// some 2 GB of memory.
 	DefaultMaxQueued = 2e7
 )
 
@@ -113,14 +113,25 @@ type Estimate struct {
 //     emits nothing.
 //
 // It ignores back-pressure (a bottleneck slows what passes it), so the
-// estimate is an upper bound of a run's records.
-func Measure(sc *scenario.Scenario) Estimate {
+// estimate is an upper bound of a run's records. A trace source counts as
+// emitting nothing here: its rate is known only from the data set (see
+// measure).
+func Measure(sc *scenario.Scenario) Estimate { return measure(sc, nil) }
+
+// measure is Measure with the mean rates of the trace sources, in records
+// per simulated second over all their subtasks, where they are known (the
+// registry's rows and time span of a data set; 0 or absent: unknown, left
+// out).
+func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
 	e := Estimate{Duration: sc.Duration}
 	out := map[string]float64{}   // records per second a vertex emits
 	recv := map[string]receiver{} // operators and sinks by name
 	for _, s := range sc.Sources {
 		e.Subtasks += s.Parallelism
 		r := finite(meanRate(s.Arrival, sc.Duration) * float64(s.Parallelism))
+		if s.Arrival.Process == scenario.ArrivalTrace {
+			r = finite(traceRates[s.Name])
+		}
 		out[s.Name] = r
 		e.Offered = finite(e.Offered + r)
 	}
@@ -218,8 +229,14 @@ func meanRate(a scenario.Arrival, d des.Time) float64 {
 // label names the scenario in the messages. Several messages are joined
 // with errors.Join.
 func CheckLimits(label string, sc *scenario.Scenario, l Limits) error {
+	return checkLimits(label, sc, l, nil)
+}
+
+// checkLimits is CheckLimits with the rates of the trace sources (see
+// measure).
+func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[string]float64) error {
 	l = l.withDefaults()
-	e := Measure(sc)
+	e := measure(sc, traceRates)
 	var errs []error
 	if e.Subtasks > l.MaxSubtasks {
 		errs = append(errs, fmt.Errorf("scenario %q: %d subtasks exceed the limit of %d; lower the parallelism or raise --max-subtasks",

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/dspalab/dspalab/sim"
 )
@@ -16,13 +17,18 @@ const (
 	SummaryFile    = "summary.json"
 	TimeseriesFile = "timeseries.csv"
 	EventsFile     = "events.jsonl"
+	// ActionsFile holds the actions of a live or replayed run, one JSON
+	// sim.Action a line: what --replay reads.
+	ActionsFile = "actions.jsonl"
 )
 
-// OutputFiles are the files Run writes into Options.OutDir, in order.
+// OutputFiles are the files Run writes into Options.OutDir, in order
+// (and ActionsFile after them for a live or replayed run).
 var OutputFiles = []string{SummaryFile, TimeseriesFile, EventsFile}
 
 // renameOrder is the order in which commit moves the files into place:
-// summary.json last, since it marks a complete output.
+// summary.json last, since it marks a complete output (ActionsFile, when
+// written, goes just before it).
 var renameOrder = []string{TimeseriesFile, EventsFile, SummaryFile}
 
 // outputs writes a run's files into a temporary directory inside the
@@ -30,8 +36,10 @@ var renameOrder = []string{TimeseriesFile, EventsFile, SummaryFile}
 // complete (commit); abort removes them and leaves the old files as they
 // were.
 type outputs struct {
-	dir     string // the output directory
-	tmp     string // the temporary directory inside dir
+	dir     string       // the output directory
+	tmp     string       // the temporary directory inside dir
+	names   []string     // the files written
+	actions []sim.Action // what commit writes into ActionsFile, if among names
 	files   map[string]*os.File
 	ts, ev  *bufio.Writer
 	writer  *sim.StreamWriter
@@ -39,22 +47,30 @@ type outputs struct {
 }
 
 // openOutputs creates dir if missing, a temporary directory inside it, and
-// the files of the run there. It refuses, before anything is simulated, an
-// output directory where one of the files could not be replaced (see
-// checkDestinations).
-func openOutputs(dir string) (*outputs, error) {
+// the files of the run there (OutputFiles). It refuses, before anything is
+// simulated, an output directory where one of the files could not be
+// replaced (see checkDestinations).
+func openOutputs(dir string) (*outputs, error) { return openOutputFiles(dir, OutputFiles) }
+
+// openOutputsWithActions is openOutputs for a live or replayed run: its
+// files include ActionsFile, which commit fills with outputs.actions.
+func openOutputsWithActions(dir string) (*outputs, error) {
+	return openOutputFiles(dir, append(OutputFiles[:len(OutputFiles):len(OutputFiles)], ActionsFile))
+}
+
+func openOutputFiles(dir string, names []string) (*outputs, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}
-	if err := checkDestinations(dir); err != nil {
+	if err := checkDestinations(dir, names); err != nil {
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp(dir, ".dspalab-tmp-")
 	if err != nil {
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}
-	o := &outputs{dir: dir, tmp: tmp, files: map[string]*os.File{}}
-	for _, name := range OutputFiles {
+	o := &outputs{dir: dir, tmp: tmp, names: names, files: map[string]*os.File{}}
+	for _, name := range names {
 		f, err := os.Create(filepath.Join(tmp, name))
 		if err != nil {
 			o.abort()
@@ -82,10 +98,13 @@ func (o *outputs) commit(sum *sim.Summary) error {
 	if err == nil {
 		err = o.ev.Flush()
 	}
+	if f := o.files[ActionsFile]; err == nil && f != nil {
+		err = WriteActions(f, o.actions)
+	}
 	if err == nil {
 		err = sim.WriteSummaryJSON(o.files[SummaryFile], sum)
 	}
-	for _, name := range OutputFiles {
+	for _, name := range o.names {
 		f := o.files[name]
 		if err == nil {
 			err = f.Sync()
@@ -99,11 +118,15 @@ func (o *outputs) commit(sum *sim.Summary) error {
 		o.abort()
 		return fmt.Errorf("writing outputs: %w", err)
 	}
-	if err := checkDestinations(o.dir); err != nil {
+	if err := checkDestinations(o.dir, o.names); err != nil {
 		o.abort()
 		return err
 	}
-	for i, name := range renameOrder {
+	order := renameOrder
+	if slices.Contains(o.names, ActionsFile) {
+		order = slices.Insert(slices.Clone(order), len(order)-1, ActionsFile)
+	}
+	for i, name := range order {
 		if err := os.Rename(filepath.Join(o.tmp, name), filepath.Join(o.dir, name)); err != nil {
 			o.abort()
 			if i > 0 {
@@ -120,8 +143,8 @@ func (o *outputs) commit(sum *sim.Summary) error {
 // missing or a regular file, which a rename replaces: a directory (or
 // anything else) of that name would make the rename fail, perhaps after
 // others had succeeded.
-func checkDestinations(dir string) error {
-	for _, name := range OutputFiles {
+func checkDestinations(dir string, names []string) error {
+	for _, name := range names {
 		p := filepath.Join(dir, name)
 		fi, err := os.Lstat(p)
 		switch {
@@ -169,7 +192,7 @@ func (o *outputs) abort() {
 // closing message.
 func (o *outputs) paths() []string {
 	var ps []string
-	for _, name := range OutputFiles {
+	for _, name := range o.names {
 		ps = append(ps, filepath.Join(o.dir, name))
 	}
 	return ps

@@ -51,6 +51,30 @@ type Options struct {
 	// Progress draws a progress line on Stderr when the run takes more
 	// than a second of wall time; set it only when Stderr is a terminal.
 	Progress bool
+	// Actions are replayed at their simulated times (sim.Options.Actions),
+	// as ReadActions reads them from a file of --replay. They are checked
+	// against the scenario before the run (CheckActions).
+	Actions []sim.Action
+	// Live, if non-nil, drives the run instead of simulating it to its end
+	// at once: the live view (dspalab watch). It returns the simulation to
+	// report, wherever it stands, and the error that stopped it (see
+	// LiveRun). With Live or Actions set, OutDir also receives
+	// actions.jsonl: the actions of the run, for --replay.
+	Live func(ctx context.Context, run LiveRun) (*sim.Sim, error)
+}
+
+// LiveRun is the run handed to Options.Live.
+type LiveRun struct {
+	// Label names the scenario (a file or built-in name).
+	Label string
+	// Scenario is the scenario with the overrides applied: read it, do
+	// not change it.
+	Scenario *scenario.Scenario
+	// Start builds the simulation from the beginning, obs receiving its
+	// samples and events besides the output files. Each call starts the
+	// run again, output files included: the last simulation started is
+	// the one to return.
+	Start func(obs sim.Observer) (*sim.Sim, error)
 }
 
 // InterruptedError is returned by Run when its context was cancelled: the
@@ -76,7 +100,7 @@ type QueuedError struct {
 }
 
 func (e *QueuedError) Error() string {
-	return fmt.Sprintf("run stopped: %v; the outputs are partial (raise --max-queued to let the queues grow further, at about 32 bytes of memory a record)",
+	return fmt.Sprintf("run stopped: %v; the outputs are partial (raise --max-queued to let the queues grow further, at about 100 bytes of memory a record)",
 		e.Err)
 }
 
@@ -111,36 +135,70 @@ func Run(ctx context.Context, opts Options) error {
 	if err := applyOverrides(label, sc, opts); err != nil {
 		return err
 	}
-	if err := CheckLimits(label, sc, opts.Limits); err != nil {
+	tr, err := resolveTraces(label, sc)
+	if err != nil {
+		return err
+	}
+	defer tr.close()
+	if err := checkLimits(label, sc, opts.Limits, tr.rates()); err != nil {
+		return err
+	}
+
+	if err := CheckActions(sc, opts.Actions); err != nil {
 		return err
 	}
 
 	var out *outputs
-	simOpts := sim.Options{MaxQueued: opts.Limits.withDefaults().MaxQueued}
+	simOpts := sim.Options{MaxQueued: opts.Limits.withDefaults().MaxQueued, Actions: opts.Actions}
+	simOpts.OpenTrace = tr.opener()
+	if err := tr.describe(stderr, label); err != nil {
+		return err
+	}
 	if opts.OutDir != "" {
-		if out, err = openOutputs(opts.OutDir); err != nil {
+		open := openOutputs
+		if opts.Actions != nil || opts.Live != nil {
+			open = openOutputsWithActions
+		}
+		if out, err = open(opts.OutDir); err != nil {
 			return err
 		}
-		defer out.abort()
+		defer func() {
+			if out != nil {
+				out.abort()
+			}
+		}()
 		simOpts.Observer = out.writer
 	}
 	var prog *progress
-	if opts.Progress {
+	if opts.Progress && opts.Live == nil {
 		prog = newProgress(stderr, label, sc.Duration)
 		simOpts.Progress = prog.update
 	}
 
-	res, runErr := sim.Run(ctx, sc, simOpts)
+	var s *sim.Sim
+	var runErr error
+	if opts.Live != nil {
+		s, runErr = runLive(ctx, opts, label, sc, simOpts, &out)
+	} else if s, runErr = sim.New(sc, simOpts); runErr == nil {
+		runErr = s.RunUntil(ctx, sc.Duration)
+	}
+	var res *sim.Result
+	if s != nil {
+		res = s.Result()
+	}
 	if prog != nil {
 		prog.finish()
 	}
 	var stopped error // the run stopped early: report it after the partial results
 	var qe *sim.QueueLimitError
+	var te *sim.TraceError
 	switch {
 	case res != nil && runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()):
 		stopped = &InterruptedError{Reached: des.FromSeconds(res.Summary.SimulatedS), Duration: sc.Duration, Err: runErr}
 	case res != nil && errors.As(runErr, &qe):
 		stopped = &QueuedError{Err: qe}
+	case res != nil && errors.As(runErr, &te):
+		stopped = &TraceStoppedError{Err: te}
 	case runErr != nil:
 		return fmt.Errorf("simulating %s: %w", label, runErr)
 	case res == nil:
@@ -149,6 +207,7 @@ func Run(ctx context.Context, opts Options) error {
 
 	// the files first: a closed or broken stdout must not lose them
 	if out != nil {
+		out.actions = s.Actions()
 		if err := out.commit(&res.Summary); err != nil {
 			return errors.Join(err, stopped)
 		}
@@ -161,12 +220,67 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("printing the summary: %w", err), stopped)
 	}
+	if err := tr.report(stderr); err != nil {
+		return errors.Join(err, stopped)
+	}
 	if out != nil && !opts.JSON {
 		if _, err := fmt.Fprintf(stderr, "wrote %s\n", strings.Join(out.paths(), ", ")); err != nil {
 			return errors.Join(fmt.Errorf("printing the files written: %w", err), stopped)
 		}
 	}
 	return stopped
+}
+
+// runLive hands the run to opts.Live. Every start but the first starts
+// the output files again (*out), so that they hold the last run started.
+func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scenario, simOpts sim.Options, out **outputs) (*sim.Sim, error) {
+	started := false
+	start := func(obs sim.Observer) (*sim.Sim, error) {
+		o := simOpts
+		if *out != nil {
+			if started {
+				(*out).abort()
+				fresh, err := openOutputsWithActions(opts.OutDir)
+				if err != nil {
+					*out = nil
+					return nil, err
+				}
+				*out = fresh
+			}
+			o.Observer = teeObserver{(*out).writer, obs}
+		} else {
+			o.Observer = obs
+		}
+		started = true
+		return sim.New(sc, o)
+	}
+	s, err := opts.Live(ctx, LiveRun{Label: label, Scenario: sc, Start: start})
+	if s == nil && err == nil {
+		err = errNoResult
+	}
+	if err == nil && *out == nil && opts.OutDir != "" {
+		err = errors.New("the output files could not be started again")
+	}
+	return s, err
+}
+
+// teeObserver hands samples and events to several observers in turn.
+type teeObserver []sim.Observer
+
+func (t teeObserver) Sample(s *sim.Sample) {
+	for _, o := range t {
+		if o != nil {
+			o.Sample(s)
+		}
+	}
+}
+
+func (t teeObserver) Event(e sim.Event) {
+	for _, o := range t {
+		if o != nil {
+			o.Event(e)
+		}
+	}
 }
 
 // applyOverrides applies --seed and --duration to sc.

@@ -226,7 +226,7 @@ func TestResolve(t *testing.T) {
 		{arg: "tandem", label: "tandem", data: "name: tandem"},
 		{arg: file, label: file, data: "duration: 1s"},
 		{arg: dir, err: dir + " is a directory, not a scenario file"},
-		{arg: "backpresure", err: `no scenario file or built-in scenario named "backpresure"; built-in: backpressure, hot-key, mm1, sensors-1000, tandem (did you mean backpressure?)`},
+		{arg: "backpresure", err: `no scenario file or built-in scenario named "backpresure"; built-in: backpressure, cluster-trace, hot-key, mm1, sensors-1000, tandem (did you mean backpressure?)`},
 		{arg: filepath.Join(file, "x"), err: `no scenario file or built-in scenario named`},
 	} {
 		label, data, err := Resolve(tc.arg)
@@ -739,7 +739,7 @@ func TestValidateListShow(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
-	if len(lines) != len(scenarios.Names()) || !strings.HasPrefix(lines[0], "backpressure  A 100 rec/s") {
+	if len(lines) != len(scenarios.Names()) || !strings.HasPrefix(lines[0], "backpressure   A 100 rec/s") {
 		t.Errorf("ListScenarios:\n%s", stdout.String())
 	}
 

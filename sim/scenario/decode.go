@@ -28,7 +28,7 @@ var (
 	workersFields     = []string{"count", "slots"}
 	networkFields     = []string{"buffer_size", "buffers_per_channel", "floating_buffers", "buffer_timeout", "latency", "bandwidth", "capacity"}
 	sourceFields      = []string{"name", "parallelism", "arrival", "keys", "record_size", "max_rate", "replayable", "on_backpressure", "buffer_limit"}
-	arrivalFields     = []string{"process", "rate", "off_rate", "on_time", "off_time", "schedule"}
+	arrivalFields     = []string{"process", "rate", "off_rate", "on_time", "off_time", "schedule", "trace"}
 	stepFields        = []string{"at", "rate"}
 	keysFields        = []string{"count", "distribution", "exponent"}
 	operatorFields    = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "selectivity", "network"}
@@ -48,7 +48,7 @@ var renamedFields = map[string]string{
 
 // Valid values of the enum fields.
 var (
-	processes       = []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty, ArrivalSchedule}
+	processes       = []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty, ArrivalSchedule, ArrivalTrace}
 	keyDists        = []string{KeysUniform, KeysZipf}
 	onBackpressures = []string{OnBackpressureBlock, OnBackpressureBuffer, OnBackpressureDrop}
 	distributions   = []string{DistConstant, DistExponential, DistUniform, DistLognormal}
@@ -64,12 +64,14 @@ var (
 		"on_time":  {ArrivalBursty},
 		"off_time": {ArrivalBursty},
 		"schedule": {ArrivalSchedule},
+		"trace":    {ArrivalTrace},
 	}
 	arrivalRequires = map[string][]string{
 		ArrivalConstant: {"rate"},
 		ArrivalPoisson:  {"rate"},
 		ArrivalBursty:   {"rate", "on_time", "off_time"},
 		ArrivalSchedule: {"schedule"},
+		ArrivalTrace:    {"trace"},
 	}
 	serviceApplies = map[string][]string{
 		"mean":   {DistConstant, DistExponential, DistLognormal},
@@ -952,7 +954,10 @@ func (d *decoder) source(n *yaml.Node, path string) Source {
 	} else if a := d.sub(m, "arrival", arrivalFields); a != nil {
 		src.Arrival = d.arrival(a)
 	}
-	if k := d.sub(m, "keys", keysFields); k != nil {
+	if src.Arrival.Process == ArrivalTrace && m.has("keys") {
+		d.errorf(m.fields["keys"].key, join(path, "keys"),
+			"%q does not apply to process trace: a trace source takes its keys from the trace's key_column", "keys")
+	} else if k := d.sub(m, "keys", keysFields); k != nil {
 		d.integer(k, "count", &src.Keys.Count)
 		d.str(k, "distribution", &src.Keys.Distribution)
 		d.float(k, "exponent", &src.Keys.Exponent)
@@ -1011,6 +1016,9 @@ func (d *decoder) arrival(m *mapping) Arrival {
 			d.bad[p] = true
 		}
 		a.Schedule = append(a.Schedule, step)
+	}
+	if m.has("trace") {
+		a.Trace = d.trace(d.sub(m, "trace", traceFields))
 	}
 	if contains(processes, a.Process) {
 		d.checkVariant(m, "process", a.Process, arrivalApplies, arrivalRequires)

@@ -119,7 +119,7 @@ sinks:
 network: {capacity: infinite}
 sources:
   - name: src
-    arrival: {process: trace, rate: 10/s}
+    arrival: {process: replay, rate: 10/s}
     keys: {distribution: zipfian}
 operators:
   - name: op
@@ -133,7 +133,7 @@ sinks:
 `,
 		[]string{
 			`t.yaml:2:21: network.capacity: unknown capacity "infinite"; expected bounded or unbounded`,
-			`t.yaml:5:24: sources[0].arrival.process: unknown process "trace"; expected constant, poisson, bursty or schedule`,
+			`t.yaml:5:24: sources[0].arrival.process: unknown process "replay"; expected constant, poisson, bursty, schedule or trace`,
 			`t.yaml:6:26: sources[0].keys.distribution: unknown distribution "zipfian"; expected uniform or zipf`,
 			`t.yaml:10:19: operators[0].partitioning: unknown partitioning "hsah"; did you mean "hash"?`,
 			`t.yaml:11:34: operators[0].service_time.distribution: unknown distribution "exponentail"; did you mean "exponential"?`,

@@ -208,6 +208,11 @@ func jsSource() obj {
 			"if":   obj{"properties": obj{"on_backpressure": obj{"const": "buffer"}}, "required": []string{"on_backpressure"}},
 			"else": obj{"properties": obj{"buffer_limit": false}},
 		},
+		obj{
+			"if": obj{"properties": obj{"arrival": obj{"properties": obj{"process": obj{"const": ArrivalTrace}},
+				"required": []string{"process"}}}, "required": []string{"arrival"}},
+			"then": obj{"properties": obj{"keys": false}},
+		},
 	}
 	return o
 }
@@ -232,7 +237,7 @@ func jsName() obj {
 
 func jsArrival() obj {
 	o := jsObject("Arrival process of each subtask; rates are per subtask.", obj{
-		"process":  jsEnum("constant: evenly spaced records at rate; poisson: exponential inter-arrival times with mean 1/rate; bursty: on/off (two-state MMPP), Poisson at rate for on_time and at off_rate for off_time, alternately; schedule: piecewise-constant rates. Required.", processes, ""),
+		"process":  jsEnum("constant: evenly spaced records at rate; poisson: exponential inter-arrival times with mean 1/rate; bursty: on/off (two-state MMPP), Poisson at rate for on_time and at off_rate for off_time, alternately; schedule: piecewise-constant rates; trace: replays a data set or a CSV file at its own timestamps. Required.", processes, ""),
 		"rate":     jsRate("Records per simulated second of constant and poisson, and of bursty while on; greater than 0, at most 1e9/s.", nil),
 		"off_rate": jsRate("Rate of bursty while off. Default 0.", "0/s"),
 		"on_time":  jsDuration("Mean duration of bursty's on periods (exponentially distributed); greater than 0.", nil),
@@ -245,6 +250,7 @@ func jsArrival() obj {
 				"rate": jsRate("Records per simulated second from at until the next step.", nil),
 			}, "at", "rate"),
 		},
+		"trace": jsTrace(),
 	}, "process")
 	o["allOf"] = jsVariants("process", processes, arrivalApplies, arrivalRequires, "")
 	return o

@@ -94,6 +94,10 @@ type Arrival struct {
 	// Schedule holds the steps of a schedule, by increasing At; the first
 	// step starts at 0. A rate of 0 pauses the source.
 	Schedule []RateStep
+	// Trace says what a trace source replays (process trace). A Scenario
+	// built in Go may leave it nil: the simulator only calls its
+	// Options.OpenTrace, which then decides alone what is replayed.
+	Trace *Trace
 }
 
 // RateStep is one step of a piecewise-constant schedule.

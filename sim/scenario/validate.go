@@ -324,6 +324,8 @@ func (c *checker) source(p string, src Source) {
 			c.positiveDuration(ap+".off_time", a.Off)
 		case ArrivalSchedule:
 			c.schedule(ap+".schedule", a.Schedule)
+		case ArrivalTrace:
+			c.trace(ap+".trace", a.Trace)
 		}
 	}
 	k, kp := src.Keys, p+".keys"

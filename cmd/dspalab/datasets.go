@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/dspalab/dspalab/datasets"
+)
+
+// datasetsFlags are the flags the datasets commands share.
+type datasetsFlags struct {
+	registry string // --registry FILE
+	parts    string // --parts SEL
+	fetch    datasets.FetchOptions
+}
+
+func (f *datasetsFlags) load() (*datasets.Registry, datasets.Cache, error) {
+	reg, err := datasets.LoadRegistry(f.registry)
+	if err != nil {
+		return nil, datasets.Cache{}, err
+	}
+	c, err := datasets.DefaultCache()
+	return reg, c, err
+}
+
+// lookup returns the data set name and the parts selected by --parts
+// (sel: the default selection when --parts is not given).
+func (f *datasetsFlags) lookup(cmd *cobra.Command, name, sel string) (*datasets.Dataset, []int, datasets.Cache, error) {
+	reg, c, err := f.load()
+	if err != nil {
+		return nil, nil, c, err
+	}
+	ds, err := reg.Lookup(name)
+	if err != nil {
+		return nil, nil, c, err
+	}
+	if cmd.Flags().Changed("parts") {
+		sel = f.parts
+	}
+	parts, err := ds.SelectParts(sel)
+	if err != nil {
+		return nil, nil, c, &usageError{fmt.Errorf("--parts: %w", err)}
+	}
+	return ds, parts, c, nil
+}
+
+func newDatasetsCmd() *cobra.Command {
+	f := &datasetsFlags{}
+	cmd := &cobra.Command{
+		Use:   "datasets",
+		Short: "List, fetch and verify the course's data sets (Google Cloud Storage)",
+		Long: `Data sets are CSV or CSV.gz files in Google Cloud Storage that scenarios
+replay as trace sources (arrival: {process: trace, trace: {dataset: NAME}}).
+The built-in registry holds the Google cluster trace 2011
+(clusterdata-2011-2/job_events and clusterdata-2011-2/task_events, 500 parts
+each); ~/.config/dspalab/datasets.yaml, $DSPALAB_REGISTRY or --registry FILE
+add more, such as a course's own bucket.
+
+Fetched parts are kept in a cache: $DSPALAB_CACHE, else dspalab in the user
+cache directory (~/.cache/dspalab). A file is there only once complete and
+verified against the object's size, CRC32C and MD5. Without a fetched part,
+a scenario replays the data set's embedded offline sample, if it has one.
+
+` + exitCodesHelp,
+		Example: `  dspalab datasets list
+  dspalab datasets info clusterdata-2011-2/task_events
+  dspalab datasets fetch clusterdata-2011-2/task_events --parts 0-2
+  dspalab datasets verify clusterdata-2011-2/task_events
+  dspalab datasets path clusterdata-2011-2/task_events --parts 1   # for pandas
+  dspalab datasets clean clusterdata-2011-2/task_events`,
+		Args: usage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.PersistentFlags().StringVar(&f.registry, "registry", "", "read the user registry from `FILE` (default $DSPALAB_REGISTRY or ~/.config/dspalab/datasets.yaml)")
+	names := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		reg, err := datasets.LoadRegistry(f.registry)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, ds := range reg.Datasets() {
+			out = append(out, ds.Name)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+	partsFlag := func(c *cobra.Command, what string) {
+		c.Flags().StringVar(&f.parts, "parts", "", "the parts "+what+": 1, 0-2, 0,3-5 or all")
+	}
+	remoteFlags := func(c *cobra.Command) {
+		c.Flags().BoolVar(&f.fetch.Auth, "auth", false, "use Application Default Credentials (gcloud auth application-default login) for a private bucket; default: anonymous")
+		c.Flags().StringVar(&f.fetch.Endpoint, "endpoint", "", "GCS endpoint `URL`, e.g. http://localhost:4443 for an emulator (STORAGE_EMULATOR_HOST works too)")
+	}
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the data sets with their parts, cached parts and offline samples",
+		Args:  usage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			reg, c, err := f.load()
+			if err != nil {
+				return err
+			}
+			return datasets.WriteList(cmd.OutOrStdout(), reg, c)
+		},
+	}
+
+	var remote bool
+	info := &cobra.Command{
+		Use:               "info NAME",
+		Short:             "Show a data set: objects, columns, codes, licence, known and cached parts",
+		Args:              usage(cobra.ExactArgs(1)),
+		ValidArgsFunction: names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ds, _, c, err := f.lookup(cmd, args[0], "all")
+			if err != nil {
+				return err
+			}
+			if err := datasets.WriteInfo(cmd.OutOrStdout(), ds, c); err != nil {
+				return err
+			}
+			if !remote {
+				return nil
+			}
+			objs, err := datasets.ListObjects(cmd.Context(), ds, 0, f.fetch)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
+			return datasets.WriteObjects(cmd.OutOrStdout(), ds.Bucket, objs)
+		},
+	}
+	info.Flags().BoolVar(&remote, "remote", false, "also list the data set's objects in the bucket")
+	remoteFlags(info)
+
+	fetch := &cobra.Command{
+		Use:   "fetch NAME",
+		Short: "Download parts of a data set into the cache, verified",
+		Long: `Download parts of a data set into the cache (default: the data set's
+default parts, part 1 of the cluster trace), several at a time. An
+interrupted download resumes where it stopped on the next fetch; every file
+is checked against the object's size, CRC32C and MD5 before it enters the
+cache. Parts already cached are skipped (--force fetches them again).`,
+		Example: `  dspalab datasets fetch clusterdata-2011-2/task_events --parts 0-2
+  dspalab datasets fetch course/rides --auth          # a private course bucket`,
+		Args:              usage(cobra.ExactArgs(1)),
+		ValidArgsFunction: names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ds, parts, c, err := f.lookup(cmd, args[0], "")
+			if err != nil {
+				return err
+			}
+			if f.fetch.Jobs < 1 {
+				return usagef("--jobs must be at least 1, got %d", f.fetch.Jobs)
+			}
+			return runFetch(cmd, ds, parts, c, f.fetch)
+		},
+	}
+	partsFlag(fetch, "to fetch (default: the data set's default parts)")
+	remoteFlags(fetch)
+	fetch.Flags().IntVar(&f.fetch.Jobs, "jobs", 4, "parts to download at once")
+	fetch.Flags().BoolVar(&f.fetch.Force, "force", false, "fetch parts that are already in the cache again")
+
+	verify := &cobra.Command{
+		Use:   "verify NAME",
+		Short: "Check cached parts against the checksums recorded when they were fetched",
+		Long: `Recompute the size, CRC32C and MD5 of cached parts (default: every cached
+part of the data set) and compare them with the object's attributes
+recorded at fetch time and with the registry's. Exit status 1 when a part
+is corrupt or, with --parts, missing.`,
+		Args:              usage(cobra.ExactArgs(1)),
+		ValidArgsFunction: names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ds, parts, c, err := f.lookup(cmd, args[0], "all")
+			if err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("parts") {
+				parts = slices.DeleteFunc(parts, func(n int) bool { return !c.Has(ds, n) })
+				if len(parts) == 0 {
+					_, err := fmt.Fprintf(cmd.OutOrStdout(), "no part of %s is in the cache\n", ds.Name)
+					return err
+				}
+			}
+			var failed []string
+			for _, n := range parts {
+				r := c.Verify(ds, n)
+				if r.Status != datasets.VerifyOK && r.Status != datasets.VerifyNoSums {
+					failed = append(failed, fmt.Sprint(n))
+				}
+				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "part %d: %s: %s (%s)\n", n, r.Status, r.Detail, r.Path); err != nil {
+					return err
+				}
+			}
+			if len(failed) > 0 {
+				return fmt.Errorf("%d of %d parts failed; fetch again with: dspalab datasets fetch %s --force --parts %s",
+					len(failed), len(parts), ds.Name, strings.Join(failed, ","))
+			}
+			return nil
+		},
+	}
+	partsFlag(verify, "to verify (default: every cached part)")
+
+	path := &cobra.Command{
+		Use:   "path [NAME]",
+		Short: "Print the cache directory, or the cached files of a data set",
+		Long: `Without NAME, print the cache directory. With NAME, print the cached file
+of each part selected (default: the data set's default parts), one a line,
+for notebooks and scripts; exit status 1 when one is not cached.`,
+		Example:           `  python -c "import pandas as pd; print(pd.read_csv('$(dspalab datasets path clusterdata-2011-2/task_events)', header=None))"`,
+		Args:              usage(cobra.MaximumNArgs(1)),
+		ValidArgsFunction: names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				_, c, err := f.load()
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), c.Dir)
+				return err
+			}
+			ds, parts, c, err := f.lookup(cmd, args[0], "")
+			if err != nil {
+				return err
+			}
+			var missing []string
+			for _, n := range parts {
+				if !c.Has(ds, n) {
+					missing = append(missing, fmt.Sprint(n))
+					continue
+				}
+				if _, err := fmt.Fprintln(cmd.OutOrStdout(), c.Path(ds, n)); err != nil {
+					return err
+				}
+			}
+			if len(missing) > 0 {
+				return fmt.Errorf("%s: part %s not in the cache; fetch with: dspalab datasets fetch %s --parts %s",
+					ds.Name, strings.Join(missing, ", "), ds.Name, strings.Join(missing, ","))
+			}
+			return nil
+		},
+	}
+	partsFlag(path, "whose files to print (default: the data set's default parts)")
+
+	var all bool
+	clean := &cobra.Command{
+		Use:   "clean [NAME]",
+		Short: "Remove cached parts of a data set (or, with --all, the whole cache)",
+		Args:  usage(cobra.MaximumNArgs(1)),
+		Example: `  dspalab datasets clean clusterdata-2011-2/task_events --parts 0
+  dspalab datasets clean --all`,
+		ValidArgsFunction: names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var files int
+			var bytes int64
+			switch {
+			case len(args) == 0 && !all:
+				return usagef("name a data set, or give --all to remove the whole cache")
+			case len(args) == 1 && all:
+				return usagef("give a data set or --all, not both")
+			case all:
+				_, c, err := f.load()
+				if err != nil {
+					return err
+				}
+				if files, bytes, err = c.RemoveAll(); err != nil {
+					return err
+				}
+			default:
+				ds, parts, c, err := f.lookup(cmd, args[0], "all")
+				if err != nil {
+					return err
+				}
+				if files, bytes, err = c.Remove(ds, parts); err != nil {
+					return err
+				}
+			}
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "removed %d %s (%s)\n", files, map[bool]string{true: "file", false: "files"}[files == 1], formatSize(bytes))
+			return err
+		},
+	}
+	partsFlag(clean, "to remove (default: all)")
+	clean.Flags().BoolVar(&all, "all", false, "remove every cached data set")
+
+	cmd.AddCommand(list, info, fetch, verify, path, clean)
+	return cmd
+}
+
+// runFetch fetches with a progress bar on a terminal (stderr), or one line
+// per part otherwise.
+func runFetch(cmd *cobra.Command, ds *datasets.Dataset, parts []int, c datasets.Cache, opts datasets.FetchOptions) error {
+	stderr := cmd.ErrOrStderr()
+	var logBuf bytes.Buffer
+	opts.Log = stderr
+	var bar *progressbar.ProgressBar
+	if isTerminal(stderr) {
+		opts.Log = &logBuf // printed after the bar
+		bar = progressbar.NewOptions64(-1,
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription("fetching "+ds.Name),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetWidth(30),
+		)
+		opts.Progress = func(done, total int64) {
+			if bar.GetMax64() != total {
+				bar.ChangeMax64(total)
+			}
+			bar.Set64(done)
+		}
+	}
+	res, err := datasets.Fetch(cmd.Context(), c, ds, parts, opts)
+	if bar != nil {
+		bar.Finish()
+		io.Copy(stderr, &logBuf)
+	}
+	var got, cached int
+	var bytes int64
+	for _, r := range res {
+		switch {
+		case r.Cached:
+			cached++
+		case r.Err == nil:
+			got++
+			bytes += r.Size
+		}
+	}
+	fmt.Fprintf(stderr, "%s: %d fetched (%s), %d already cached, %d failed; cache: %s\n",
+		ds.Name, got, formatSize(bytes), cached, len(res)-got-cached, c.Dir)
+	if err != nil && cmd.Context().Err() != nil {
+		return errors.Join(errors.New("interrupted: the bytes received are kept; fetch again to resume"), err)
+	}
+	return err
+}
+
+// formatSize formats bytes for a person: "924.6 KB".
+func formatSize(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}

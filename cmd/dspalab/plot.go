@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dspalab/dspalab/internal/report"
+	"github.com/dspalab/dspalab/internal/runner"
+)
+
+func newPlotCmd() *cobra.Command {
+	var opts report.PlotOptions
+	cmd := &cobra.Command{
+		Use:   "plot RUN_DIR... [-m METRIC[,METRIC...]] [--vertex V] [--cdf | --heatmap] [-o FILE]\n  dspalab plot SWEEP_DIR/sweep.csv -x PATH -y METRIC [-o FILE]",
+		Short: "Draw a run's metrics over time, a latency CDF, a back-pressure heatmap or a sweep's trade-off",
+		Long: `Draw a figure of run outputs (the directories of dspalab run --out) or of
+a sweep (the sweep.csv of dspalab sweep --out), as PNG, SVG or PDF by the
+extension of -o (default plot.png).
+
+Runs: a panel per metric (-m, columns of timeseries.csv such as
+in_rate_rps, backpressured_ms_per_s, busy_ms_per_s, queued_records,
+latency_p99_ms; default in_rate_rps,backpressured_ms_per_s,latency_p99_ms)
+over simulated time, a line per vertex (--vertex to choose, --subtasks for
+a line per subtask). Several run directories are overlaid, with a legend.
+The warmup and checkpoints are shaded, failures and recoveries marked.
+  --cdf      the distribution of end-to-end latency at the sinks (or --vertex)
+  --heatmap  back-pressured time (or -m METRIC) per vertex or subtask over time
+
+Sweeps: a metric (-y, a column of sweep.csv such as
+vertices.out.latency_p99_ms, or its unique ending, out.latency_p99_ms)
+against a swept parameter (-x PATH): the mean over the seeds with a band
+from the minimum to the maximum, a line per combination of the other
+parameters.
+
+An unknown metric, vertex or parameter is a usage error that lists the
+valid ones.
+
+` + exitCodesHelp,
+		Example: `  dspalab run --out out && dspalab plot out -o bp.png
+  dspalab plot out -m busy_ms_per_s,backpressured_ms_per_s --vertex parse,enrich -o busy.svg
+  dspalab plot out-seed1 out-seed2 -m latency_p99_ms --vertex out
+  dspalab plot out --cdf -o latency.pdf
+  dspalab plot out --heatmap --subtasks -o heat.png
+  dspalab plot sw/sweep.csv -x operators.enrich.parallelism -y out.latency_p99_ms -o tradeoff.png`,
+		Args: usage(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			opts.Stderr = cmd.ErrOrStderr()
+			err := report.Plot(opts)
+			var oe *runner.OptionError
+			if errors.As(err, &oe) {
+				return &usageError{err}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&opts.Metrics, "metric", "m", nil, "draw the columns `METRIC[,METRIC...]` of timeseries.csv, a panel each")
+	f.StringSliceVar(&opts.Vertices, "vertex", nil, "draw only the vertices `V[,V...]` (default all; the sinks for --cdf)")
+	f.BoolVar(&opts.Subtasks, "subtasks", false, "draw each subtask instead of whole vertices")
+	f.BoolVar(&opts.CDF, "cdf", false, "draw the latency CDF")
+	f.BoolVar(&opts.Heatmap, "heatmap", false, "draw a heatmap of back-pressured time (or -m METRIC) over time")
+	f.StringVarP(&opts.X, "x", "x", "", "sweep: put the parameter `PATH` on the x axis")
+	f.StringSliceVarP(&opts.Y, "y", "y", nil, "sweep: draw the columns `METRIC[,METRIC...]` of sweep.csv, a panel each")
+	f.StringVar(&opts.Title, "title", "", "replace the figure's title with `TEXT`")
+	f.StringVarP(&opts.Output, "output", "o", report.DefaultPlotFile, "write the figure to `FILE` (.png, .svg or .pdf)")
+	return cmd
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/dspalab/dspalab/internal/report"
+)
+
+func newReportCmd() *cobra.Command {
+	opts := report.Options{Output: report.DefaultReportFile}
+	cmd := &cobra.Command{
+		Use:   "report RUN_DIR [-o report.html]",
+		Short: "Write a self-contained HTML page of a run: summary, figures, checkpoints, event log",
+		Long: `Write one HTML page of a run's outputs (the directory of dspalab run --out):
+the diagnosis, the summary per vertex and subtask, figures inline as SVG
+(throughput, back-pressure and latency over time, a back-pressure heatmap,
+the latency distribution), the checkpoints and the event log. The page
+needs no other file and no network: attach it to a submission, or turn it
+into a PNG with scripts/render-report.sh (headless Chromium).
+
+` + exitCodesHelp,
+		Example: `  dspalab run --out out && dspalab report out -o report.html`,
+		Args:    usage(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.RunDir = args[0]
+			opts.Version = version
+			opts.Stderr = cmd.ErrOrStderr()
+			return report.Write(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", report.DefaultReportFile, "write the page to `FILE`")
+	cmd.Flags().StringVar(&opts.Title, "title", "", "replace the page's title (the scenario's name) with `TEXT`")
+	return cmd
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/scenarios"
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/viz/tui"
+)
+
+// newWatchCmd is `dspalab watch`: `dspalab run --tui` under its own name.
+func newWatchCmd() *cobra.Command {
+	cmd := newRunCmd()
+	cmd.Use = "watch [SCENARIO]"
+	cmd.Short = "Run a scenario live in the terminal: pause, step, speed up, inject failures"
+	cmd.Long = `Run a scenario live in a terminal UI, the way Flink's web UI shows a real
+job, but slowed down, paused and poked at will: the job graph with each
+vertex's rates, input-buffer occupancy and back-pressure status (OK green,
+LOW yellow, HIGH red), the busy, back-pressured and idle time of the
+selected vertex's subtasks, charts of throughput and p99 latency over the
+last minute of simulated time, source lag, checkpoints, delivery counters
+and the event log.
+
+SCENARIO is a YAML file or the name of a built-in scenario (see 'dspalab
+scenarios'); without it, the course's back-pressure example (` + scenarios.Default + `) runs.
+It takes the flags of 'dspalab run'; 'dspalab run --tui' is the same command.
+
+Keys:
+  space      pause or resume
+  s          step one metrics interval (and pause)
+  + / -      faster / slower (simulated seconds per wall second: 0.1x up to max)
+  up/down, tab, shift+tab
+             select a vertex: its subtasks show below the graph
+  left/right select a subtask
+  f / F      inject a failure into the selected subtask / its worker
+  c          trigger a checkpoint now
+  r          restart from the beginning
+  ?          help
+  q          quit: the summary of the run so far is printed (and written
+             with --out), as 'dspalab run' prints it
+
+The actions injected (f, F, c) are recorded with their simulated times;
+with --out DIR they are written to DIR/actions.jsonl beside the other
+outputs, and 'dspalab run --replay DIR/actions.jsonl' runs the same run
+again without the view. Failures and checkpoints are not simulated yet:
+the simulator refuses them, and the view says so in its event log.
+
+It needs a terminal: with standard input or output redirected it refuses
+(exit status 2); use 'dspalab run' there.
+
+` + exitCodesHelp
+	cmd.Example = `  dspalab watch                            # the back-pressure example at 1x
+  dspalab watch hot-key --speed 10         # ten simulated seconds a second
+  dspalab watch my.yaml --speed max --out results/
+  dspalab run --replay results/actions.jsonl my.yaml`
+	cmd.Flags().Set("tui", "true")
+	cmd.Flags().MarkHidden("tui")
+	return cmd
+}
+
+// liveFlags are the flags of the live view: --tui, --speed and --replay.
+type liveFlags struct {
+	tui    bool
+	speed  float64
+	replay string
+}
+
+func (l *liveFlags) flags(cmd *cobra.Command) {
+	l.speed = 1
+	f := cmd.Flags()
+	f.BoolVar(&l.tui, "tui", false, "show the run live in a terminal UI (as dspalab watch)")
+	f.Var(speedValue{&l.speed}, "speed", "speed of the live view at the start: simulated seconds per wall second, 0.1 to 1000, or max")
+	f.StringVar(&l.replay, "replay", "", "replay the actions (failures, checkpoints) recorded in `FILE`, an actions.jsonl")
+}
+
+// apply sets the live view and the replayed actions of opts.
+func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Options) error {
+	if cmd.Flags().Changed("replay") && l.replay == "" {
+		return usagef("--replay needs a file name, got an empty string")
+	}
+	if l.tui {
+		if !isTerminal(cmd.InOrStdin()) || !isTerminal(cmd.OutOrStdout()) {
+			name := "watch"
+			if cmd.Name() == "run" {
+				name = "run --tui"
+			}
+			return usagef("%s needs a terminal, and standard input or output is not one; for a run without the live view, use 'dspalab run%s'",
+				name, strings.Join(append([]string{""}, args...), " "))
+		}
+		opts.Progress = false
+		speed := l.speed
+		opts.Live = func(ctx context.Context, r runner.LiveRun) (*sim.Sim, error) {
+			return tui.Run(ctx, tui.Job{Label: r.Label, Scenario: r.Scenario, Start: r.Start}, tui.Options{Speed: speed})
+		}
+	} else if cmd.Flags().Changed("speed") {
+		return usagef("--speed sets the speed of the live view: use it with --tui or dspalab watch")
+	}
+	if l.replay != "" {
+		f, err := os.Open(l.replay)
+		if err != nil {
+			return fmt.Errorf("reading actions to replay: %w", err)
+		}
+		defer f.Close()
+		if opts.Actions, err = runner.ReadActions(f, l.replay); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// speedValue is --speed: simulated seconds per wall second from 0.1 to
+// 1000, or "max" (stored as 0): as fast as possible.
+type speedValue struct{ s *float64 }
+
+func (v speedValue) String() string {
+	if v.s == nil {
+		return ""
+	}
+	if *v.s == 0 {
+		return "max"
+	}
+	return strconv.FormatFloat(*v.s, 'f', -1, 64)
+}
+
+func (v speedValue) Set(s string) error {
+	if strings.EqualFold(s, "max") {
+		*v.s = 0
+		return nil
+	}
+	x, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(s, "x"), "×"), 64)
+	if err != nil || !(x >= 0.1 && x <= 1000) {
+		return &flagValueError{fmt.Sprintf("--speed must be a number of simulated seconds per wall second from 0.1 to 1000, or max; got %q", s)}
+	}
+	*v.s = x
+	return nil
+}
+
+func (speedValue) Type() string { return "speed" }

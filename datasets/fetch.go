@@ -1,0 +1,459 @@
+package datasets
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/api/googleapi"
+	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
+)
+
+// FetchOptions configure Fetch and ListObjects.
+type FetchOptions struct {
+	// Auth uses Application Default Credentials (gcloud auth
+	// application-default login) for private buckets; without it requests
+	// are anonymous, which public buckets such as clusterdata-2011-2
+	// allow.
+	Auth bool
+	// Endpoint replaces the GCS endpoint (https://storage.googleapis.com),
+	// e.g. http://localhost:4443 for an emulator; "/storage/v1/" is added
+	// when the URL has no path. STORAGE_EMULATOR_HOST is honoured too.
+	Endpoint string
+	// Jobs is how many parts download at once (default 4).
+	Jobs int
+	// Force downloads parts that are already in the cache again.
+	Force bool
+	// Progress, if set, is told the bytes to download as they become
+	// known (total) and the bytes received (done); it is called from one
+	// goroutine at a time.
+	Progress func(done, total int64)
+	// Log, if set, receives one line per part fetched or skipped.
+	Log io.Writer
+
+	// retryDelay and attempts tune retries (tests make them short):
+	// the client retries each request up to attempts times, waiting
+	// retryDelay, then twice as long, and so on; Fetch itself resumes a
+	// part up to attempts times after the client gave up.
+	retryDelay time.Duration
+	attempts   int
+}
+
+// FetchResult is what Fetch did with one part.
+type FetchResult struct {
+	Part    int
+	URI     string
+	Path    string        // in the cache
+	Size    int64         // bytes of the object
+	Cached  bool          // it was in the cache already: nothing fetched
+	Resumed int64         // bytes of an earlier, interrupted download reused
+	Took    time.Duration // wall time of the download
+	Err     error
+}
+
+// endpointURL turns a host URL into the JSON API endpoint the client
+// wants ("http://localhost:4443" -> "http://localhost:4443/storage/v1/").
+func endpointURL(e string) string {
+	if !strings.Contains(e, "://") {
+		e = "https://" + e
+	}
+	u, err := url.Parse(e)
+	if err != nil || u.Path != "" && u.Path != "/" {
+		return e
+	}
+	u.Path = "/storage/v1/"
+	return u.String()
+}
+
+// newClient returns a storage client: anonymous unless opts.Auth, on
+// opts.Endpoint if set, retrying a failed request a few times only (the
+// default retries until the context ends, so "no network" would hang).
+func newClient(ctx context.Context, opts FetchOptions) (*storage.Client, error) {
+	var o []option.ClientOption
+	if !opts.Auth {
+		o = append(o, option.WithoutAuthentication())
+	}
+	if opts.Endpoint != "" {
+		o = append(o, option.WithEndpoint(endpointURL(opts.Endpoint)))
+	}
+	c, err := storage.NewClient(ctx, o...)
+	if err != nil {
+		if opts.Auth {
+			return nil, fmt.Errorf("datasets: no Application Default Credentials for --auth (run gcloud auth application-default login): %w", err)
+		}
+		return nil, fmt.Errorf("datasets: creating the storage client: %w", err)
+	}
+	delay := cmpOr(opts.retryDelay, 500*time.Millisecond)
+	c.SetRetry(
+		storage.WithBackoff(gax.Backoff{Initial: delay, Max: 8 * delay, Multiplier: 2}),
+		storage.WithMaxAttempts(cmpOr(opts.attempts, 4)),
+		storage.WithPolicy(storage.RetryAlways),
+	)
+	return c, nil
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// host is the storage host the requests go to, for messages.
+func host(opts FetchOptions) string {
+	if opts.Endpoint != "" {
+		if u, err := url.Parse(endpointURL(opts.Endpoint)); err == nil {
+			return u.Host
+		}
+		return opts.Endpoint
+	}
+	if h := os.Getenv("STORAGE_EMULATOR_HOST"); h != "" {
+		return strings.TrimPrefix(strings.TrimPrefix(h, "http://"), "https://")
+	}
+	return "storage.googleapis.com"
+}
+
+// explain turns a storage error into a message for a person: no network,
+// a missing object or bucket, access denied.
+func explain(err error, uri string, opts FetchOptions) error {
+	var gerr *googleapi.Error
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return err
+	case errors.Is(err, storage.ErrObjectNotExist):
+		return fmt.Errorf("%s does not exist (is the part number right?)", uri)
+	case errors.Is(err, storage.ErrBucketNotExist):
+		return fmt.Errorf("the bucket of %s does not exist", uri)
+	case errors.As(err, &gerr) && (gerr.Code == 401 || gerr.Code == 403):
+		if opts.Auth {
+			return fmt.Errorf("access to %s denied (HTTP %d): your credentials may not read this bucket", uri, gerr.Code)
+		}
+		return fmt.Errorf("access to %s denied (HTTP %d): the bucket is not public; for a private bucket log in with gcloud auth application-default login and add --auth", uri, gerr.Code)
+	case errors.As(err, &gerr) && gerr.Code == 404:
+		return fmt.Errorf("%s does not exist (HTTP 404)", uri)
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("cannot reach %s (no network?): lookup %s: %s", host(opts), dnsErr.Name, dnsErr.Err)
+	case errors.As(err, &opErr):
+		return fmt.Errorf("cannot reach %s (no network?): %v", host(opts), opErr)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("no answer from %s in time (no network?): %v", host(opts), err)
+	}
+	return err
+}
+
+// Fetch downloads the given parts of ds into the cache, opts.Jobs at a
+// time, and returns one result per part, in order, with an error that
+// joins those of the parts that failed.
+//
+// Each part is first asked for its attributes (size, generation, CRC32C,
+// MD5). It is downloaded to a temporary .part file beside its place in the
+// cache; an interrupted download leaves that file, and the next Fetch
+// resumes it with a range read from where it stopped (a connection cut
+// in the middle of an object is resumed at once, a few times). The
+// download is then checked against the object's size, CRC32C and MD5
+// (and the registry's, where known) and only then renamed into the
+// cache, so the cache never holds a partial or corrupt file; a corrupt
+// download is deleted. Parts already cached are skipped unless
+// opts.Force.
+func Fetch(ctx context.Context, c Cache, ds *Dataset, parts []int, opts FetchOptions) ([]FetchResult, error) {
+	results := make([]FetchResult, len(parts))
+	var todo []int
+	for i, n := range parts {
+		results[i] = FetchResult{Part: n, URI: ds.URI(n), Path: c.Path(ds, n)}
+		if !opts.Force && c.Has(ds, n) {
+			results[i].Cached = true
+			if fi, err := os.Stat(results[i].Path); err == nil {
+				results[i].Size = fi.Size()
+			}
+			logf(opts.Log, "%s: already in the cache (%s)\n", results[i].URI, results[i].Path)
+			continue
+		}
+		todo = append(todo, i)
+	}
+	if len(todo) == 0 {
+		return results, nil
+	}
+	client, err := newClient(ctx, opts)
+	if err != nil {
+		return results, err
+	}
+	defer client.Close()
+
+	prog := &progress{fn: opts.Progress}
+	if opts.Log != nil {
+		opts.Log = &syncWriter{w: opts.Log}
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(cmpOr(opts.Jobs, 4), len(todo)) {
+		wg.Go(func() {
+			for i := range jobs {
+				r := &results[i]
+				start := time.Now()
+				r.Size, r.Resumed, r.Err = fetchPart(ctx, client, c, ds, r.Part, opts, prog)
+				r.Took = time.Since(start)
+				if r.Err != nil {
+					r.Err = fmt.Errorf("%s: %w", ds.Name, explain(r.Err, r.URI, opts))
+					continue
+				}
+				line := fmt.Sprintf("%s: fetched %d bytes in %s (%s/s), verified against the object's size and checksums", r.URI, r.Size,
+					r.Took.Round(time.Millisecond), formatBytes(float64(r.Size-r.Resumed)/max(r.Took.Seconds(), 1e-3)))
+				if r.Resumed > 0 {
+					line += fmt.Sprintf(", resumed after %d bytes", r.Resumed)
+				}
+				logf(opts.Log, "%s\n", line)
+			}
+		})
+	}
+	for _, i := range todo {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	var errs []error
+	for _, r := range results {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+func logf(w io.Writer, format string, a ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, a...)
+	}
+}
+
+// progress serialises the progress callback of parallel downloads.
+type progress struct {
+	mu          sync.Mutex
+	done, total int64
+	fn          func(done, total int64)
+}
+
+func (p *progress) add(done, total int64) {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += done
+	p.total += total
+	p.fn(p.done, p.total)
+}
+
+// syncWriter serialises the writes of parallel downloads.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// progressWriter reports the bytes written through it.
+type progressWriter struct {
+	w io.Writer
+	p *progress
+}
+
+func (pw progressWriter) Write(b []byte) (int, error) {
+	n, err := pw.w.Write(b)
+	pw.p.add(int64(n), 0)
+	return n, err
+}
+
+// fetchPart downloads one part into the cache; see Fetch. It returns the
+// object's size and the bytes reused from an earlier download.
+func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset, n int, opts FetchOptions, prog *progress) (size, resumed int64, err error) {
+	dst := c.Path(ds, n)
+	obj := client.Bucket(ds.Bucket).Object(ds.ObjectName(n))
+	attrs, err := obj.Attrs(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	known := ds.Info(n)
+	wantCRC := encodeCRC32C(attrs.CRC32C) // GCS gives every object one
+	wantMD5 := ""                         // composite objects have none
+	if len(attrs.MD5) > 0 {
+		wantMD5 = encodeMD5(attrs.MD5)
+	}
+	if known.Size > 0 && known.Size != attrs.Size || known.CRC32C != "" && wantCRC != "" && known.CRC32C != wantCRC {
+		return attrs.Size, 0, fmt.Errorf("the object %s differs from what the registry knows (%d bytes, CRC32C %s; expected %d bytes, CRC32C %s): the bucket changed or the registry is wrong",
+			ds.URI(n), attrs.Size, wantCRC, known.Size, known.CRC32C)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return attrs.Size, 0, fmt.Errorf("creating the cache: %w", err)
+	}
+	part := dst + ".g" + strconv.FormatInt(attrs.Generation, 10) + ".part"
+	if stale, _ := filepath.Glob(globEscape(dst) + ".*.part"); len(stale) > 0 {
+		for _, s := range stale {
+			if s != part {
+				os.Remove(s) // an earlier generation of the object
+			}
+		}
+	}
+	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return attrs.Size, 0, fmt.Errorf("creating the download file: %w", err)
+	}
+	defer f.Close()
+	sums := newChecksums()
+	offset, err := io.Copy(sums, f) // what an earlier download left
+	if err != nil {
+		return attrs.Size, 0, fmt.Errorf("reading %s: %w", part, err)
+	}
+	if offset > attrs.Size {
+		if err := f.Truncate(0); err != nil {
+			return attrs.Size, 0, err
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return attrs.Size, 0, err
+		}
+		sums, offset = newChecksums(), 0
+	}
+	resumed = offset
+	prog.add(offset, attrs.Size)
+
+	read := obj.ReadCompressed(true)
+	if attrs.Generation > 0 {
+		read = read.Generation(attrs.Generation) // resume the same object, not a newer one
+	}
+	attempts := cmpOr(opts.attempts, 4)
+	for try := 1; offset < attrs.Size; try++ {
+		r, err := read.NewRangeReader(ctx, offset, -1, storage.WithDisableReaderChecksum())
+		if err == nil {
+			var n int64
+			n, err = io.Copy(io.MultiWriter(progressWriter{f, prog}, sums), r)
+			r.Close()
+			offset += n
+		}
+		if err == nil && offset < attrs.Size {
+			err = io.ErrUnexpectedEOF
+		}
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || try >= attempts || !storage.ShouldRetry(err) {
+			if offset > 0 {
+				return attrs.Size, resumed, fmt.Errorf("%w (the %d bytes received are kept in %s; fetch again to resume)", err, offset, part)
+			}
+			return attrs.Size, resumed, err
+		}
+		select {
+		case <-ctx.Done():
+			return attrs.Size, resumed, ctx.Err()
+		case <-time.After(cmpOr(opts.retryDelay, 500*time.Millisecond) << (try - 1)):
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return attrs.Size, resumed, err
+	}
+	if d := sums.mismatch(attrs.Size, wantCRC, wantMD5); d != "" {
+		f.Close()
+		os.Remove(part)
+		return attrs.Size, resumed, fmt.Errorf("the download of %s is corrupt (%s); it was deleted, nothing was cached", ds.URI(n), d)
+	}
+	if d := sums.mismatch(known.Size, known.CRC32C, known.MD5); d != "" {
+		f.Close()
+		os.Remove(part)
+		return attrs.Size, resumed, fmt.Errorf("the download of %s does not match the registry (%s); it was deleted, nothing was cached", ds.URI(n), d)
+	}
+	if err := f.Close(); err != nil {
+		return attrs.Size, resumed, err
+	}
+	m := meta{URI: ds.URI(n), Generation: attrs.Generation, Size: attrs.Size, CRC32C: wantCRC, MD5: wantMD5}
+	if err := writeFileAtomic(metaPath(dst), mustJSON(m)); err != nil {
+		return attrs.Size, resumed, fmt.Errorf("writing the cache: %w", err)
+	}
+	if err := os.Rename(part, dst); err != nil {
+		return attrs.Size, resumed, fmt.Errorf("writing the cache: %w", err)
+	}
+	return attrs.Size, resumed, nil
+}
+
+// ObjectInfo is one object of a bucket listing.
+type ObjectInfo struct {
+	Name   string
+	Size   int64
+	CRC32C string
+	MD5    string
+}
+
+// ListObjects lists the objects of ds's bucket under the directory of its
+// objects (for clusterdata-2011-2/task_events, task_events/), up to limit
+// objects (0: all).
+func ListObjects(ctx context.Context, ds *Dataset, limit int, opts FetchOptions) ([]ObjectInfo, error) {
+	client, err := newClient(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	prefix := ds.ObjectName(0)
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		prefix = prefix[:i+1]
+	} else {
+		prefix = ""
+	}
+	it := client.Bucket(ds.Bucket).Objects(ctx, &storage.Query{Prefix: prefix})
+	var out []ObjectInfo
+	for limit <= 0 || len(out) < limit {
+		a, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			break
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: listing gs://%s/%s: %w", ds.Name, ds.Bucket, prefix, explain(err, "gs://"+ds.Bucket+"/"+prefix, opts))
+		}
+		info := ObjectInfo{Name: a.Name, Size: a.Size, CRC32C: encodeCRC32C(a.CRC32C)}
+		if len(a.MD5) > 0 {
+			info.MD5 = encodeMD5(a.MD5)
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func encodeMD5(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+func mustJSON(v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err) // plain data: cannot happen
+	}
+	return append(b, '\n')
+}
+
+// formatBytes formats a byte count for a person: "924.6 KB", "1.8 MB".
+func formatBytes(n float64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", n/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f KB", n/1e3)
+	}
+	return fmt.Sprintf("%.0f B", n)
+}

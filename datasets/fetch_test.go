@@ -1,0 +1,448 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/base64"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fsouza/fake-gcs-server/fakestorage"
+)
+
+// publicHost is the XML API host the fake server answers downloads for;
+// the proxy sets it on every request (fake-gcs-server routes XML-API
+// downloads only when the Host matches its PublicHost).
+const publicHost = "storage.test"
+
+// gcsProxy stands between the client and the fake GCS server, to cut
+// connections in the middle of an object, go down, corrupt bytes in
+// transit or deny a bucket, and to record the requests.
+type gcsProxy struct {
+	target string
+	mu     sync.Mutex
+	// cut maps a download path ("/bucket/object") to the bytes after
+	// which its next download is cut; the entry is then removed.
+	cut map[string]int64
+	// down aborts every request; flip corrupts a byte of downloads of
+	// that path; deny answers 403 for requests about that bucket.
+	down     bool
+	flip     string
+	deny     string
+	requests []string // "GET /bucket/object bytes=N-"
+	inflight int
+	maxIn    int
+	slow     time.Duration // a pause in every download, to see parallelism
+}
+
+func (p *gcsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	download := !strings.HasPrefix(r.URL.Path, "/storage/v1/")
+	p.requests = append(p.requests, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+strings.TrimPrefix(r.Header.Get("Range"), "bytes=")))
+	down, cutAt, hasCut := p.down, p.cut[r.URL.Path], false
+	if _, ok := p.cut[r.URL.Path]; ok && download {
+		hasCut = true
+		delete(p.cut, r.URL.Path)
+	}
+	flip := download && p.flip == r.URL.Path
+	denied := p.deny != "" && (strings.HasPrefix(r.URL.Path, "/"+p.deny+"/") || strings.Contains(r.URL.Path, "/b/"+p.deny+"/"))
+	if download {
+		p.inflight++
+		p.maxIn = max(p.maxIn, p.inflight)
+	}
+	slow := p.slow
+	p.mu.Unlock()
+	if download {
+		defer func() { p.mu.Lock(); p.inflight--; p.mu.Unlock() }()
+	}
+	if down {
+		panic(http.ErrAbortHandler) // the connection drops
+	}
+	if denied {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `{"error": {"code": 403, "message": "anonymous caller does not have storage.objects.get access"}}`)
+		return
+	}
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, p.target+r.URL.RequestURI(), r.Body)
+	req.Header = r.Header.Clone()
+	req.Host = publicHost
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	time.Sleep(slow)
+	body := io.Reader(resp.Body)
+	if flip {
+		b, _ := io.ReadAll(resp.Body)
+		if len(b) > 1000 {
+			b[1000] ^= 0xff
+		}
+		body = bytes.NewReader(b)
+	}
+	if hasCut {
+		io.CopyN(w, body, cutAt)
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // cut in the middle of the object
+	}
+	io.Copy(w, body)
+}
+
+func (p *gcsProxy) log() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.requests...)
+}
+
+func (p *gcsProxy) set(f func(p *gcsProxy)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f(p)
+}
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fakeGCS serves the real part files of the cluster trace (and extra
+// objects) from fake-gcs-server, behind a gcsProxy. It returns the proxy
+// and the options to reach it.
+func fakeGCS(t *testing.T, extra ...fakestorage.Object) (*gcsProxy, FetchOptions) {
+	t.Helper()
+	objects := append([]fakestorage.Object{
+		{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "clusterdata-2011-2", Name: "task_events/part-00001-of-00500.csv.gz"}, Content: readTestdata(t, taskFile)},
+		{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "clusterdata-2011-2", Name: "job_events/part-00001-of-00500.csv.gz"}, Content: readTestdata(t, jobFile)},
+	}, extra...)
+	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
+		InitialObjects: objects, Scheme: "http", Host: "127.0.0.1", PublicHost: publicHost,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	p := &gcsProxy{target: srv.URL(), cut: map[string]int64{}}
+	ts := httptest.NewServer(p)
+	t.Cleanup(ts.Close)
+	return p, FetchOptions{Endpoint: ts.URL, retryDelay: 5 * time.Millisecond, attempts: 3}
+}
+
+func taskEvents(t testing.TB) *Dataset {
+	ds, err := Builtin().Lookup("clusterdata-2011-2/task_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func jobEvents(t testing.TB) *Dataset {
+	ds, err := Builtin().Lookup("clusterdata-2011-2/job_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// cacheHolds checks that the cache holds exactly want for part n (nil:
+// nothing, and no download left over).
+func cacheHolds(t *testing.T, c Cache, ds *Dataset, n int, want []byte) {
+	t.Helper()
+	got, err := os.ReadFile(c.Path(ds, n))
+	switch {
+	case want == nil && err == nil:
+		t.Errorf("%s is in the cache", c.Path(ds, n))
+	case want != nil && err != nil:
+		t.Errorf("not cached: %v", err)
+	case want != nil && !bytes.Equal(got, want):
+		t.Errorf("cached %d bytes that differ from the object's %d", len(got), len(want))
+	}
+	if want != nil {
+		if left, _ := filepath.Glob(c.Path(ds, n) + ".*.part"); len(left) > 0 {
+			t.Errorf("downloads left: %v", left)
+		}
+	}
+}
+
+// Fetch downloads real files, verifies them and caches them with their
+// attributes; a second fetch finds them cached; Verify checks them again.
+func TestFetchAndVerify(t *testing.T) {
+	p, opts := fakeGCS(t)
+	c := Cache{Dir: t.TempDir()}
+	var log bytes.Buffer
+	opts.Log = &log
+	var done, total int64
+	opts.Progress = func(d, tot int64) { done, total = d, tot }
+	for _, ds := range []*Dataset{taskEvents(t), jobEvents(t)} {
+		res, err := Fetch(context.Background(), c, ds, []int{1}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := res[0]; r.Cached || r.Resumed != 0 || r.Size != ds.Info(1).Size {
+			t.Errorf("result %+v", r)
+		}
+		if done != ds.Info(1).Size || total != done {
+			t.Errorf("progress %d of %d bytes", done, total)
+		}
+	}
+	cacheHolds(t, c, taskEvents(t), 1, readTestdata(t, taskFile))
+	cacheHolds(t, c, jobEvents(t), 1, readTestdata(t, jobFile))
+	if !strings.Contains(log.String(), "gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz: fetched 924634 bytes in ") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	m, err := readMeta(c.Path(taskEvents(t), 1))
+	if err != nil || m.CRC32C != "01jBPA==" || m.MD5 != "H0zmR2yxGwh0SgOLK/4dRQ==" || m.Size != 924634 {
+		t.Errorf("sidecar %+v, %v", m, err)
+	}
+	if v := c.Verify(taskEvents(t), 1); v.Status != VerifyOK ||
+		v.Detail != "924634 bytes, CRC32C 01jBPA==, MD5 H0zmR2yxGwh0SgOLK/4dRQ== match the object's attributes and the registry" {
+		t.Errorf("verify: %+v", v)
+	}
+	n := len(p.log())
+	res, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
+	if err != nil || !res[0].Cached || len(p.log()) != n {
+		t.Errorf("a second fetch: %+v, %v, %d requests", res, err, len(p.log())-n)
+	}
+
+	// a cached file damaged later is found by Verify
+	path := c.Path(jobEvents(t), 1)
+	b := readTestdata(t, path)
+	b[10] ^= 1
+	os.WriteFile(path, b, 0o644)
+	if v := c.Verify(jobEvents(t), 1); v.Status != VerifyCorrupt || !strings.Contains(v.Detail, "CRC32C") {
+		t.Errorf("verify a damaged file: %+v", v)
+	}
+	if v := c.Verify(jobEvents(t), 2); v.Status != VerifyMissing {
+		t.Errorf("verify a missing part: %+v", v)
+	}
+	files, bytes, err := c.Remove(jobEvents(t), []int{1, 2})
+	if err != nil || files != 1 || bytes != 125467 || c.Has(jobEvents(t), 1) {
+		t.Errorf("remove: %d files, %d bytes, %v", files, bytes, err)
+	}
+}
+
+// parts is a user data set of three objects, for parallel fetches.
+func partsDataset(t *testing.T) (*Dataset, []fakestorage.Object, [][]byte) {
+	reg, err := parseRegistry("test.yaml", ".", []byte(`datasets:
+  - name: course/parts
+    bucket: course-bucket
+    object: data/p{part}.csv.gz
+    parts: 3
+    columns: [timestamp, missing_info, job_id, event_type, user, scheduling_class, job_name, logical_job_name]
+    time_column: timestamp
+    time_unit: us
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents := [][]byte{readTestdata(t, jobFile), readTestdata(t, taskFile), readTestdata(t, "sample/task_events-part-00001-first-30min.csv.gz")}
+	var objs []fakestorage.Object
+	for i, b := range contents {
+		objs = append(objs, fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "course-bucket", Name: fmt.Sprintf("data/p%d.csv.gz", i)}, Content: b})
+	}
+	return reg.sets[0], objs, contents
+}
+
+// Parts download in parallel.
+func TestFetchParallelParts(t *testing.T) {
+	ds, objs, contents := partsDataset(t)
+	p, opts := fakeGCS(t, objs...)
+	p.slow = 50 * time.Millisecond
+	c := Cache{Dir: t.TempDir()}
+	opts.Jobs = 3
+	res, err := Fetch(context.Background(), c, ds, []int{0, 1, 2}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		cacheHolds(t, c, ds, i, contents[i])
+		if res[i].Part != i || res[i].Size != int64(len(contents[i])) {
+			t.Errorf("result %d: %+v", i, res[i])
+		}
+	}
+	if p.maxIn < 2 {
+		t.Errorf("at most %d downloads at once, want parallel ones", p.maxIn)
+	}
+}
+
+// A connection cut in the middle of an object is resumed with a range
+// read, and the file is complete and verified.
+func TestFetchResumeAfterCut(t *testing.T) {
+	p, opts := fakeGCS(t)
+	obj := "/clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz"
+	p.cut[obj] = 300000
+	c := Cache{Dir: t.TempDir()}
+	if _, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts); err != nil {
+		t.Fatal(err)
+	}
+	cacheHolds(t, c, taskEvents(t), 1, readTestdata(t, taskFile))
+	if !contains(p.log(), "GET "+obj+" 300000-") {
+		t.Errorf("no range read from the cut: %v", p.log())
+	}
+}
+
+// An interrupted fetch keeps what it received; the next one resumes from
+// there with a range read.
+func TestFetchResumeAcrossRuns(t *testing.T) {
+	p, opts := fakeGCS(t)
+	obj := "/clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz"
+	c := Cache{Dir: t.TempDir()}
+	// the network goes down after 400000 bytes
+	p.cut[obj] = 400000
+	var once sync.Once
+	opts.Progress = func(done, total int64) {
+		if done >= 400000 {
+			once.Do(func() { p.set(func(p *gcsProxy) { p.down = true }) })
+		}
+	}
+	_, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
+	if err == nil || !strings.Contains(err.Error(), "(the 400000 bytes received are kept in ") || !strings.Contains(err.Error(), "; fetch again to resume)") {
+		t.Fatalf("err = %v", err)
+	}
+	cacheHolds(t, c, taskEvents(t), 1, nil)
+	left, _ := filepath.Glob(c.Path(taskEvents(t), 1) + ".g*.part")
+	if len(left) != 1 {
+		t.Fatalf("downloads left: %v", left)
+	}
+	if fi, err := os.Stat(left[0]); err != nil || fi.Size() != 400000 {
+		t.Fatalf("the partial download: %v %v", fi, err)
+	}
+
+	p.set(func(p *gcsProxy) { p.down, p.requests = false, nil })
+	opts.Progress = nil
+	res, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Resumed != 400000 || !contains(p.log(), "GET "+obj+" 400000-") {
+		t.Errorf("resumed %d bytes; requests %v", res[0].Resumed, p.log())
+	}
+	cacheHolds(t, c, taskEvents(t), 1, readTestdata(t, taskFile))
+}
+
+// A download that does not match the object's checksums is deleted and
+// not cached: bytes corrupted in transit, or an object whose content does
+// not match its recorded checksums.
+func TestFetchCorrupt(t *testing.T) {
+	ds, objs, contents := partsDataset(t)
+	// part 2 claims the checksums of part 0
+	sumsOf := func(b []byte) (string, string) {
+		crc := crc32.Checksum(b, castagnoli)
+		m := md5.Sum(b)
+		return encodeCRC32C(crc), base64.StdEncoding.EncodeToString(m[:])
+	}
+	objs[2].Crc32c, objs[2].Md5Hash = sumsOf(contents[0])
+	p, opts := fakeGCS(t, objs...)
+	p.flip = "/clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz"
+	c := Cache{Dir: t.TempDir()}
+	_, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
+	if err == nil || !strings.HasPrefix(err.Error(), "clusterdata-2011-2/task_events: the download of gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz is corrupt (CRC32C ") ||
+		!strings.HasSuffix(err.Error(), "instead of H0zmR2yxGwh0SgOLK/4dRQ==); it was deleted, nothing was cached") {
+		t.Errorf("corrupted in transit: %v", err)
+	}
+	cacheHolds(t, c, taskEvents(t), 1, nil)
+
+	_, err = Fetch(context.Background(), c, ds, []int{2}, opts)
+	crc0, _ := sumsOf(contents[0])
+	crc2, _ := sumsOf(contents[2])
+	if want := fmt.Sprintf("course/parts: the download of gs://course-bucket/data/p2.csv.gz is corrupt (CRC32C %s instead of %s, MD5 ", crc2, crc0); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a corrupt object: %v, want %s...", err, want)
+	}
+	cacheHolds(t, c, ds, 2, nil)
+	if left, _ := filepath.Glob(filepath.Join(c.Dir, "gcs", "*", "*", "*.part")); len(left) > 0 {
+		t.Errorf("downloads left: %v", left)
+	}
+}
+
+// Missing objects, denied buckets and no network say so.
+func TestFetchErrors(t *testing.T) {
+	ds, objs, _ := partsDataset(t)
+	p, opts := fakeGCS(t, objs[0])
+	c := Cache{Dir: t.TempDir()}
+	_, err := Fetch(context.Background(), c, jobEvents(t), []int{1, 2}, opts)
+	if err == nil || err.Error() != "clusterdata-2011-2/job_events: gs://clusterdata-2011-2/job_events/part-00002-of-00500.csv.gz does not exist (is the part number right?)" {
+		t.Errorf("a missing object: %v", err)
+	}
+	cacheHolds(t, c, jobEvents(t), 1, readTestdata(t, jobFile)) // the other part is fetched
+
+	p.deny = "course-bucket"
+	_, err = Fetch(context.Background(), c, ds, []int{0}, opts)
+	if err == nil || err.Error() != "course/parts: access to gs://course-bucket/data/p0.csv.gz denied (HTTP 403): the bucket is not public; for a private bucket log in with gcloud auth application-default login and add --auth" {
+		t.Errorf("denied: %v", err)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	opts.Endpoint = "http://" + addr
+	_, err = Fetch(context.Background(), c, ds, []int{1}, opts)
+	if err == nil || !strings.HasPrefix(err.Error(), "course/parts: cannot reach "+addr+" (no network?): ") {
+		t.Errorf("no network: %v", err)
+	}
+}
+
+// Listing the bucket; STORAGE_EMULATOR_HOST is honoured without an
+// endpoint.
+func TestListObjectsAndEmulatorHost(t *testing.T) {
+	_, opts := fakeGCS(t)
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(opts.Endpoint, "http://"))
+	opts.Endpoint = ""
+	list, err := ListObjects(context.Background(), taskEvents(t), 0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0] != (ObjectInfo{Name: "task_events/part-00001-of-00500.csv.gz", Size: 924634, CRC32C: "01jBPA==", MD5: "H0zmR2yxGwh0SgOLK/4dRQ=="}) {
+		t.Errorf("list %+v", list)
+	}
+	c := Cache{Dir: t.TempDir()}
+	if _, err := Fetch(context.Background(), c, jobEvents(t), []int{1}, opts); err != nil {
+		t.Fatal(err)
+	}
+	cacheHolds(t, c, jobEvents(t), 1, readTestdata(t, jobFile))
+}
+
+func TestEndpointURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://localhost:4443":              "http://localhost:4443/storage/v1/",
+		"http://localhost:4443/":             "http://localhost:4443/storage/v1/",
+		"localhost:4443":                     "https://localhost:4443/storage/v1/",
+		"https://example.com/storage/v1/":    "https://example.com/storage/v1/",
+		"https://storage.googleapis.com/foo": "https://storage.googleapis.com/foo",
+	} {
+		if got := endpointURL(in); got != want {
+			t.Errorf("endpointURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,220 @@
+// Package report turns run and sweep outputs into things for people:
+// figure files (`dspalab plot`, Plot) and a self-contained HTML page of a
+// run (`dspalab report`, Write). The figures themselves are drawn by
+// viz/plot; this package finds the inputs, picks the figure and writes the
+// files.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/viz/plot"
+)
+
+// DefaultPlotFile is where Plot writes when no output is named.
+const DefaultPlotFile = "plot.png"
+
+// PlotOptions configure Plot.
+type PlotOptions struct {
+	// Inputs are run directories (dspalab run --out), or one sweep:
+	// a sweep.csv or the directory holding it (dspalab sweep --out).
+	Inputs []string
+	// Output is the figure file; its extension (.png, .svg, .pdf) gives
+	// the format. DefaultPlotFile when empty.
+	Output string
+	// Metrics, for runs: columns of timeseries.csv, a panel each
+	// (plot.DefaultMetrics when empty); the heatmap's metric.
+	Metrics []string
+	// Vertices to draw, for runs; all (the sinks for a CDF) when empty.
+	Vertices []string
+	// Subtasks draws subtasks instead of whole vertices.
+	Subtasks bool
+	// CDF draws the latency CDF; Heatmap the back-pressure heatmap.
+	CDF, Heatmap bool
+	// X and Y, for a sweep: the parameter on the x axis and the metrics.
+	X string
+	Y []string
+	// Title replaces the figure's default title.
+	Title string
+	// Stderr receives the "wrote FILE" line; nil discards.
+	Stderr io.Writer
+}
+
+// Plot draws the figure opts ask for and writes it to opts.Output. It
+// returns a *runner.OptionError (a usage error: exit status 2) for
+// options that do not fit the inputs, an unknown metric, vertex or
+// parameter (listing the valid ones) and an unknown output format; other
+// errors for inputs that cannot be read and data with no values (a
+// *plot.NoDataError).
+func Plot(opts PlotOptions) error {
+	out := opts.Output
+	if out == "" {
+		out = DefaultPlotFile
+	}
+	format, err := plot.FormatOf(out)
+	if err != nil {
+		return &runner.OptionError{Err: err}
+	}
+	if len(opts.Inputs) == 0 {
+		return &runner.OptionError{Err: errors.New("name a run directory (dspalab run --out DIR) or a sweep.csv")}
+	}
+	fig, err := drawPlot(opts)
+	if err != nil {
+		var ue *plot.UnknownError
+		if errors.As(err, &ue) {
+			return &runner.OptionError{Err: err}
+		}
+		return err
+	}
+	if err := writeFile(out, func(w io.Writer) error { return fig.WriteTo(w, format) }); err != nil {
+		return err
+	}
+	if opts.Stderr != nil {
+		fmt.Fprintf(opts.Stderr, "wrote %s\n", out)
+	}
+	return nil
+}
+
+// drawPlot reads the inputs and draws the figure.
+func drawPlot(opts PlotOptions) (*plot.Figure, error) {
+	sweepFile, isSweep, err := sweepInput(opts.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if isSweep {
+		switch {
+		case len(opts.Inputs) > 1:
+			return nil, &runner.OptionError{Err: errors.New("plot one sweep at a time (several run directories can be overlaid, not sweeps)")}
+		case opts.CDF || opts.Heatmap || len(opts.Metrics) > 0 || len(opts.Vertices) > 0 || opts.Subtasks:
+			return nil, &runner.OptionError{Err: errors.New("a sweep is plotted with -x PARAMETER -y METRIC; -m, --vertex, --subtasks, --cdf and --heatmap are for run directories")}
+		}
+		f, err := os.Open(sweepFile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		s, err := plot.ReadSweep(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sweepFile, err)
+		}
+		return plot.Tradeoff(s, plot.TradeoffOptions{X: opts.X, Y: opts.Y, Title: opts.Title})
+	}
+	switch {
+	case opts.X != "" || len(opts.Y) > 0:
+		return nil, &runner.OptionError{Err: errors.New("-x and -y are for a sweep's sweep.csv; plot run directories with -m METRIC")}
+	case opts.CDF && opts.Heatmap:
+		return nil, &runner.OptionError{Err: errors.New("--cdf and --heatmap draw different figures: choose one")}
+	case opts.CDF && len(opts.Metrics) > 0:
+		return nil, &runner.OptionError{Err: errors.New("--cdf draws end-to-end latency; it takes no -m")}
+	case opts.CDF && opts.Subtasks:
+		return nil, &runner.OptionError{Err: errors.New("--cdf draws whole vertices; it takes no --subtasks")}
+	case opts.Heatmap && len(opts.Metrics) > 1:
+		return nil, &runner.OptionError{Err: errors.New("--heatmap draws one metric; give one -m")}
+	}
+	filter := plot.TimeseriesFilter{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks}
+	switch {
+	case opts.CDF:
+		filter.Metrics = plot.CDFMetrics
+	case opts.Heatmap && len(opts.Metrics) == 0:
+		filter.Metrics = []string{plot.DefaultHeatmapMetric}
+	case len(opts.Metrics) == 0:
+		filter.Metrics = plot.DefaultMetrics
+	}
+	runs, err := readRuns(opts.Inputs, filter)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case opts.CDF:
+		return plot.LatencyCDF(runs, plot.CDFOptions{Vertices: opts.Vertices, Title: opts.Title})
+	case opts.Heatmap:
+		m := ""
+		if len(opts.Metrics) == 1 {
+			m = opts.Metrics[0]
+		}
+		return plot.Heatmap(runs, plot.HeatmapOptions{Metric: m, Vertices: opts.Vertices, Subtasks: opts.Subtasks, Title: opts.Title})
+	}
+	return plot.TimeSeries(runs, plot.TimeSeriesOptions{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks, Title: opts.Title})
+}
+
+// sweepInput tells whether the inputs are a sweep: a file (a sweep.csv
+// under any name) or a directory with a sweep.csv and no timeseries.csv.
+// It returns the CSV's path.
+func sweepInput(inputs []string) (string, bool, error) {
+	for _, in := range inputs {
+		fi, err := os.Stat(in)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", false, fmt.Errorf("%s does not exist; name a run directory (dspalab run --out DIR) or a sweep.csv", in)
+			}
+			return "", false, err
+		}
+		if !fi.IsDir() {
+			if strings.HasSuffix(in, ".csv") && filepath.Base(in) == plot.TimeseriesFile {
+				return "", false, fmt.Errorf("%s is a run's time series: name its directory, %s", in, filepath.Dir(in))
+			}
+			return in, true, nil
+		}
+		_, errS := os.Stat(filepath.Join(in, plot.SweepFile))
+		_, errT := os.Stat(filepath.Join(in, plot.TimeseriesFile))
+		if errS == nil && errT != nil {
+			return filepath.Join(in, plot.SweepFile), true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// readRuns reads run directories, labelled by their paths as given.
+func readRuns(dirs []string, f plot.TimeseriesFilter) ([]*plot.Run, error) {
+	var runs []*plot.Run
+	for _, d := range dirs {
+		r, err := plot.ReadRun(os.DirFS(d), filepath.Clean(d), f)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// writeFile writes a file through a temporary file in the same directory,
+// renamed over path only when write succeeded.
+func writeFile(path string, write func(io.Writer) error) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("writing %s: it is not a regular file", path)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, ".dspalab-tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		if strings.Contains(err.Error(), path) || strings.HasPrefix(err.Error(), "plot:") {
+			return err
+		}
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

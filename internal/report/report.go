@@ -1,0 +1,363 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/viz/plot"
+)
+
+// DefaultReportFile is where Write puts the page when no output is named.
+const DefaultReportFile = "report.html"
+
+// Options configure Write.
+type Options struct {
+	// RunDir is the run's output directory (dspalab run --out DIR).
+	RunDir string
+	// Output is the HTML file; DefaultReportFile when empty.
+	Output string
+	// Title replaces the page's title (the scenario's name).
+	Title string
+	// Version is the dspalab version, named at the foot of the page.
+	Version string
+	// Stderr receives the "wrote FILE" line; nil discards.
+	Stderr io.Writer
+}
+
+// Limits of the page, so that a long run still gives a page a browser
+// opens at once.
+const (
+	maxEventRows      = 2000
+	maxCheckpointRows = 500
+	maxSubtaskFigure  = 48 // subtasks beyond which the heatmap shows vertices
+)
+
+//go:embed report.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"pct":     func(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" },
+	"rate":    formatRate,
+	"latency": formatLatency,
+	"time":    func(s float64) string { return sim.FormatTime(des.FromSeconds(s)) },
+	"lower":   strings.ToLower,
+}).Parse(pageTemplate))
+
+// pageData is what the template shows.
+type pageData struct {
+	Title       string
+	Summary     *sim.Summary
+	Dir         string
+	Version     string
+	Figures     []figure
+	Extra       []section // summary.json sections this page does not know
+	Checkpoints *table
+	Events      []plot.Event
+	EventsMore  int
+	Subtasks    bool
+	Files       []string
+}
+
+type figure struct {
+	Title   string
+	Caption string
+	SVG     template.HTML // inline <svg>
+	Problem string        // why it could not be drawn
+}
+
+type section struct {
+	Title string
+	Rows  [][2]string
+}
+
+type table struct {
+	Header []string
+	Rows   [][]string
+	More   int
+}
+
+// Write builds one self-contained HTML page of a run (summary, diagnosis,
+// figures inline as SVG, checkpoint table, event log; no external
+// resources) and writes it to opts.Output. It needs the run's
+// summary.json and timeseries.csv; events.jsonl and checkpoints.csv are
+// shown when present. A figure that cannot be drawn (no data) is replaced
+// by a note saying why.
+func Write(opts Options) error {
+	dir := opts.RunDir
+	if fi, err := os.Stat(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s does not exist; name a run directory (dspalab run --out DIR)", dir)
+		}
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory; name a run directory (dspalab run --out DIR)", dir)
+	}
+	fsys := os.DirFS(dir)
+	data, err := fs.ReadFile(fsys, plot.SummaryFile)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s has no %s: is it the --out directory of dspalab run?", dir, plot.SummaryFile)
+		}
+		return err
+	}
+	var sum sim.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return fmt.Errorf("%s: reading %s: %w", dir, plot.SummaryFile, err)
+	}
+	pd := &pageData{Title: opts.Title, Summary: &sum, Dir: filepath.Clean(dir), Version: opts.Version}
+	if pd.Title == "" {
+		pd.Title = sum.Scenario
+	}
+	if pd.Extra, err = extraSections(data); err != nil {
+		return fmt.Errorf("%s: reading %s: %w", dir, plot.SummaryFile, err)
+	}
+	subtasks := 0
+	for _, v := range sum.Vertices {
+		subtasks += v.Parallelism
+	}
+	pd.Subtasks = subtasks > len(sum.Vertices) && subtasks <= maxSubtaskFigure
+
+	metrics := slices.Clone(plot.CDFMetrics)
+	for _, m := range append(slices.Clone(plot.DefaultMetrics), plot.DefaultHeatmapMetric) {
+		if !slices.Contains(metrics, m) {
+			metrics = append(metrics, m)
+		}
+	}
+	label := filepath.Base(pd.Dir)
+	run, err := plot.ReadRun(fsys, label, plot.TimeseriesFilter{Metrics: metrics})
+	if err != nil {
+		return err
+	}
+	pd.Events = run.Events
+	if len(pd.Events) > maxEventRows {
+		pd.EventsMore = len(pd.Events) - maxEventRows
+		pd.Events = pd.Events[:maxEventRows]
+	}
+	var subRun *plot.Run
+	if pd.Subtasks {
+		if subRun, err = plot.ReadRun(fsys, label, plot.TimeseriesFilter{Metrics: []string{plot.DefaultHeatmapMetric}, Subtasks: true}); err != nil {
+			return err
+		}
+	}
+	pd.Figures = figures(run, subRun)
+	if pd.Checkpoints, err = checkpointTable(fsys, run); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	for _, f := range []string{plot.SummaryFile, plot.TimeseriesFile, plot.EventsFile, plot.CheckpointsFile} {
+		if _, err := fs.Stat(fsys, f); err == nil {
+			pd.Files = append(pd.Files, f)
+		}
+	}
+
+	var b bytes.Buffer
+	if err := page.Execute(&b, pd); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	out := opts.Output
+	if out == "" {
+		out = DefaultReportFile
+	}
+	if err := writeFile(out, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
+		return err
+	}
+	if opts.Stderr != nil {
+		fmt.Fprintf(opts.Stderr, "wrote %s\n", out)
+	}
+	return nil
+}
+
+// figures draws the page's figures; one that fails gets its reason.
+func figures(run, subRun *plot.Run) []figure {
+	runs := []*plot.Run{run}
+	var figs []figure
+	add := func(title, caption string, f *plot.Figure, err error) {
+		fig := figure{Title: title, Caption: caption}
+		if err == nil {
+			f.Title = "" // the page gives the title
+			var b bytes.Buffer
+			if err = f.WriteTo(&b, plot.SVG); err == nil {
+				fig.SVG = template.HTML(inlineSVG(b.String()))
+			}
+		}
+		if err != nil {
+			fig.Problem = err.Error()
+		}
+		figs = append(figs, fig)
+	}
+	f, err := plot.TimeSeries(runs, plot.TimeSeriesOptions{})
+	add("Throughput, back-pressure and latency over time",
+		"Per vertex: records per second in, back-pressured milliseconds per second (Flink's backPressuredTimeMsPerSecond) and the 99th percentile of end-to-end latency. Grey: the warmup, left out of the statistics.",
+		f, err)
+	heatRuns, caption := runs, "Back-pressured time of each vertex over time: green OK (at most 100 ms/s), yellow to orange LOW (at most 500), red HIGH, as Flink's web UI rates it."
+	if subRun != nil {
+		heatRuns, caption = []*plot.Run{subRun}, "Back-pressured time of each subtask over time: green OK (at most 100 ms/s), yellow to orange LOW (at most 500), red HIGH, as Flink's web UI rates it."
+	}
+	f, err = plot.Heatmap(heatRuns, plot.HeatmapOptions{Subtasks: subRun != nil})
+	add("Back-pressure heatmap", caption, f, err)
+	f, err = plot.LatencyCDF(runs, plot.CDFOptions{})
+	add("Latency distribution at the sinks",
+		"Fraction of records whose end-to-end latency was at most x, after the warmup, estimated from each interval's percentiles; the crosses are the percentiles of summary.json.",
+		f, err)
+	return figs
+}
+
+var svgHead = regexp.MustCompile(`(?s)^.*?<svg `)
+
+// inlineSVG prepares gonum's SVG document for an HTML page: no XML
+// prolog, and a class that lets it shrink with the page.
+func inlineSVG(doc string) string {
+	return svgHead.ReplaceAllString(doc, `<svg class="figure" `)
+}
+
+// knownSections are the fields of summary.json that the page shows in its
+// own way; any other top-level field (added as the simulator grows, such
+// as checkpoint or delivery statistics) is shown as a table of its own.
+var knownSections = []string{"scenario", "description", "seed", "duration_s", "warmup_s", "simulated_s",
+	"partial", "partial_reason", "window", "totals", "vertices", "diagnosis"}
+
+// extraSections returns the unknown top-level fields of summary.json,
+// flattened to dotted names and values.
+func extraSections(data []byte) ([]section, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil {
+		return nil, err
+	}
+	var keys []string
+	for k := range top {
+		if !slices.Contains(knownSections, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []section
+	for _, k := range keys {
+		s := section{Title: strings.ReplaceAll(k, "_", " ")}
+		flattenJSON("", top[k], &s.Rows)
+		if len(s.Rows) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// flattenJSON appends the leaves of v as (dotted name, value) rows.
+func flattenJSON(prefix string, v any, rows *[][2]string) {
+	if len(*rows) >= 500 {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			flattenJSON(joinName(prefix, k), x[k], rows)
+		}
+	case []any:
+		for i, e := range x {
+			name := strconv.Itoa(i)
+			if m, ok := e.(map[string]any); ok {
+				if n, ok := m["name"].(string); ok {
+					name = n
+				} else if id, ok := m["id"]; ok {
+					name = fmt.Sprint(id)
+				}
+			}
+			flattenJSON(joinName(prefix, name), e, rows)
+		}
+	case nil:
+		*rows = append(*rows, [2]string{prefix, "–"})
+	default:
+		*rows = append(*rows, [2]string{prefix, fmt.Sprint(x)})
+	}
+}
+
+func joinName(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// checkpointTable returns checkpoints.csv as a table, or, without it, the
+// checkpoints found in the events; nil when there are none.
+func checkpointTable(fsys fs.FS, run *plot.Run) (*table, error) {
+	f, err := fsys.Open(plot.CheckpointsFile)
+	if err == nil {
+		defer f.Close()
+		recs, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", plot.CheckpointsFile, err)
+		}
+		if len(recs) < 2 {
+			return nil, nil
+		}
+		t := &table{Header: recs[0], Rows: recs[1:]}
+		if len(t.Rows) > maxCheckpointRows {
+			t.More = len(t.Rows) - maxCheckpointRows
+			t.Rows = t.Rows[:maxCheckpointRows]
+		}
+		return t, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if len(run.Checkpoints) == 0 {
+		return nil, nil
+	}
+	t := &table{Header: []string{"id", "triggered", "ended", "duration", "status"}}
+	for _, c := range run.Checkpoints {
+		if len(t.Rows) == maxCheckpointRows {
+			t.More++
+			continue
+		}
+		t.Rows = append(t.Rows, []string{c.ID, sim.FormatTime(des.FromSeconds(c.Start)), sim.FormatTime(des.FromSeconds(c.End)),
+			sim.FormatTime(des.FromSeconds(c.End - c.Start)), c.Status})
+	}
+	return t, nil
+}
+
+func formatRate(r float64) string {
+	switch {
+	case math.IsNaN(r):
+		return "–"
+	case r >= 100:
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(r, 'f', 1, 64)
+}
+
+func formatLatency(ms *float64) string {
+	if ms == nil {
+		return "–"
+	}
+	switch v := *ms; {
+	case v >= 1000:
+		return strconv.FormatFloat(v/1000, 'f', 2, 64) + " s"
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 1, 64) + " ms"
+	default:
+		return strconv.FormatFloat(v*1000, 'f', 0, 64) + " µs"
+	}
+}

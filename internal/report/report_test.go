@@ -1,0 +1,226 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/viz/plot"
+)
+
+// The run directories of viz/plot's tests: run-a has checkpoint, failure
+// and recovery events; run-b a checkpoints.csv and two enrich subtasks.
+const fixtures = "../../viz/plot/testdata"
+
+// copyRun copies a fixture run directory into a temporary one.
+func copyRun(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(fixtures, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(fixtures, name, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestReport(t *testing.T) {
+	dir := copyRun(t, "run-a")
+	// a description that must be escaped, and a section of summary.json
+	// that the page does not know (as the simulator grows)
+	var sum map[string]any
+	data, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	sum["description"] = "a <b>bold</b> claim & more"
+	sum["checkpoints"] = map[string]any{"completed": 2, "failed": 1, "end_to_end_ms": map[string]any{"p50": 1500}}
+	data, _ = json.Marshal(sum)
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "sub", "report.html")
+	var stderr bytes.Buffer
+	if err := Write(Options{RunDir: dir, Output: out, Version: "v9", Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	if stderr.String() != "wrote "+out+"\n" {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{
+		"<!DOCTYPE html>", "<title>backpressure: dspalab run report</title>",
+		"a &lt;b&gt;bold&lt;/b&gt; claim &amp; more",
+		"bottleneck: enrich (busy 100%, not back-pressured) holds back parse and sensors",
+		`<span class="status high">HIGH</span>`,
+		"<h2>checkpoints</h2>", "<code>end_to_end_ms.p50</code>",
+		"Throughput, back-pressure and latency over time", "Back-pressure heatmap", "Latency distribution at the sinks",
+		"<h2>Checkpoints</h2>", "<td>14s</td><td>17.2s</td><td>3.2s</td><td>failed</td>",
+		"<code>recovery_completed</code>", "restored checkpoint 1; sources rewound",
+		"Made by dspalab v9",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `<svg class="figure"`); n != 3 {
+		t.Errorf("%d inline figures, want 3", n)
+	}
+	// self-contained: nothing is loaded from elsewhere
+	for _, bad := range []*regexp.Regexp{
+		regexp.MustCompile(`<script`), regexp.MustCompile(`<link`), regexp.MustCompile(`<img`),
+		regexp.MustCompile(`\ssrc=`), regexp.MustCompile(`url\(`), regexp.MustCompile(`<\?xml`),
+		regexp.MustCompile(`href="http`),
+	} {
+		if loc := bad.FindStringIndex(page); loc != nil {
+			t.Errorf("the page has %q: %.80s", bad, page[loc[0]:])
+		}
+	}
+	// the same run gives the same page
+	out2 := filepath.Join(t.TempDir(), "again.html")
+	if err := Write(Options{RunDir: dir, Output: out2, Version: "v9"}); err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := os.ReadFile(out2); !bytes.Equal(b, b2) {
+		t.Error("the same run gave two different pages")
+	}
+}
+
+func TestReportCheckpointsCSVAndSubtasks(t *testing.T) {
+	dir := copyRun(t, "run-b")
+	out := filepath.Join(t.TempDir(), "r.html")
+	if err := Write(Options{RunDir: dir, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	page := string(b)
+	for _, want := range []string{"<th>trigger_time_s</th>", "<td>2500</td>", "enrich[1]", "Back-pressured time of each subtask"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+// TestReportNoData: a run whose time series is empty still gets a page,
+// with notes where the figures would be.
+func TestReportNoData(t *testing.T) {
+	dir := copyRun(t, "run-a")
+	if err := os.WriteFile(filepath.Join(dir, "timeseries.csv"), []byte("time_s,vertex,kind,subtask,in_rate_rps,out_rate_rps,busy_ms_per_s,backpressured_ms_per_s,latency_p50_ms,latency_p90_ms,latency_p99_ms,latency_max_ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "events.jsonl"))
+	out := filepath.Join(t.TempDir(), "r.html")
+	if err := Write(Options{RunDir: dir, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	if n := strings.Count(string(b), "Not drawn: no data to plot"); n != 3 {
+		t.Errorf("%d notes, want 3:\n%s", n, b)
+	}
+	if !strings.Contains(string(b), "No events.jsonl") {
+		t.Error("no note on the missing event log")
+	}
+	err := Write(Options{RunDir: t.TempDir(), Output: out})
+	if err == nil || !strings.Contains(err.Error(), "has no summary.json: is it the --out directory of dspalab run?") {
+		t.Errorf("a directory that is not a run: %v", err)
+	}
+}
+
+func TestPlot(t *testing.T) {
+	a := filepath.Join(fixtures, "run-a")
+	tmp := t.TempDir()
+	for name, opts := range map[string]PlotOptions{
+		"timeseries.png": {Inputs: []string{a}},
+		"overlay.svg":    {Inputs: []string{a, filepath.Join(fixtures, "run-b")}, Metrics: []string{"busy_ms_per_s"}, Vertices: []string{"enrich"}},
+		"cdf.pdf":        {Inputs: []string{a}, CDF: true},
+		"heat.svg":       {Inputs: []string{a}, Heatmap: true, Subtasks: true},
+		"busyheat.svg":   {Inputs: []string{a}, Heatmap: true, Metrics: []string{"busy_ms_per_s"}},
+		"sweep.png":      {Inputs: []string{filepath.Join(fixtures, "sweep.csv")}, X: "rate", Y: []string{"departures.latency_p99_ms"}},
+		"x/y/deep.svg":   {Inputs: []string{a}},
+	} {
+		opts.Output = filepath.Join(tmp, name)
+		var stderr bytes.Buffer
+		opts.Stderr = &stderr
+		if err := Plot(opts); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if fi, err := os.Stat(opts.Output); err != nil || fi.Size() < 1000 {
+			t.Errorf("%s: %v, %v", name, fi, err)
+		}
+		if stderr.String() != "wrote "+opts.Output+"\n" {
+			t.Errorf("%s: stderr %q", name, stderr.String())
+		}
+	}
+	// a sweep's directory is found by its sweep.csv
+	sw := t.TempDir()
+	data, _ := os.ReadFile(filepath.Join(fixtures, "sweep.csv"))
+	os.WriteFile(filepath.Join(sw, "sweep.csv"), data, 0o644)
+	if err := Plot(PlotOptions{Inputs: []string{sw}, X: "rate", Y: []string{"simulated_s"}, Output: filepath.Join(tmp, "s.svg")}); err != nil {
+		t.Errorf("a sweep directory: %v", err)
+	}
+}
+
+func TestPlotErrors(t *testing.T) {
+	a := filepath.Join(fixtures, "run-a")
+	s := filepath.Join(fixtures, "sweep.csv")
+	out := filepath.Join(t.TempDir(), "p.png")
+	for name, c := range map[string]struct {
+		opts   PlotOptions
+		want   string
+		option bool
+	}{
+		"unknown metric": {PlotOptions{Inputs: []string{a}, Metrics: []string{"latency"}}, `unknown metric "latency"`, true},
+		"unknown vertex": {PlotOptions{Inputs: []string{a}, Vertices: []string{"x"}}, `unknown vertex "x" in ` + a + "; vertices: sensors, parse, enrich, out", true},
+		"format":         {PlotOptions{Inputs: []string{a}, Output: "p.jpg"}, "cannot write .jpg figures", true},
+		"x on runs":      {PlotOptions{Inputs: []string{a}, X: "rate"}, "-x and -y are for a sweep", true},
+		"cdf and heat":   {PlotOptions{Inputs: []string{a}, CDF: true, Heatmap: true}, "choose one", true},
+		"m on sweep":     {PlotOptions{Inputs: []string{s}, Metrics: []string{"x"}}, "a sweep is plotted with -x", true},
+		"no y":           {PlotOptions{Inputs: []string{s}, X: "rate"}, "name one with -y", true},
+		"missing":        {PlotOptions{Inputs: []string{"nope"}}, "nope does not exist", false},
+		"timeseries.csv": {PlotOptions{Inputs: []string{filepath.Join(a, "timeseries.csv")}}, "name its directory", false},
+		"not a run":      {PlotOptions{Inputs: []string{t.TempDir()}}, "has no timeseries.csv", false},
+	} {
+		if c.opts.Output == "" {
+			c.opts.Output = out
+		}
+		err := Plot(c.opts)
+		var oe *runner.OptionError
+		switch {
+		case err == nil:
+			t.Errorf("%s: no error", name)
+		case !strings.Contains(err.Error(), c.want):
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		case errors.As(err, &oe) != c.option:
+			t.Errorf("%s: usage error %v, want %v", name, !c.option, c.option)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed plot wrote its file")
+	}
+	var nd *plot.NoDataError
+	if err := Plot(PlotOptions{Inputs: []string{a}, Metrics: []string{"latency_p99_ms"}, Vertices: []string{"sensors"}, Output: out}); !errors.As(err, &nd) {
+		t.Errorf("no data: %v", err)
+	}
+}

@@ -1,0 +1,249 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+func TestReadActions(t *testing.T) {
+	in := `{"time_s":12.5,"action":"failure","vertex":"parse","subtask":0}
+
+{"time_s":30,"action":"failure","vertex":"parse","subtask":1,"worker":true}
+  {"time_s":0,"action":"checkpoint","subtask":0}
+`
+	got, err := ReadActions(strings.NewReader(in), "a.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sim.Action{
+		{At: 12500 * des.Millisecond, AtS: 12.5, Kind: sim.ActionFailure, Vertex: "parse"},
+		{At: 30 * des.Second, AtS: 30, Kind: sim.ActionFailure, Vertex: "parse", Subtask: 1, Worker: true},
+		{Kind: sim.ActionCheckpoint},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("action %d = %+v, want %+v", i+1, got[i], want[i])
+		}
+	}
+
+	// written back, they read the same
+	var b bytes.Buffer
+	if err := WriteActions(&b, got); err != nil {
+		t.Fatal(err)
+	}
+	written := b.String()
+	again, err := ReadActions(&b, "b.jsonl")
+	if err != nil || len(again) != len(got) {
+		t.Fatalf("read back %+v, %v", again, err)
+	}
+	for i := range got {
+		if again[i] != got[i] {
+			t.Errorf("action %d read back as %+v, want %+v", i+1, again[i], got[i])
+		}
+	}
+	if first, _, _ := strings.Cut(written, "\n"); first != `{"time_s":12.5,"action":"failure","vertex":"parse","subtask":0}` {
+		t.Errorf("written as %s", first)
+	}
+
+	if empty, err := ReadActions(strings.NewReader("\n\n"), "e.jsonl"); err != nil || empty == nil || len(empty) != 0 {
+		t.Errorf("an empty file: %#v, %v; want an empty, non-nil slice", empty, err)
+	}
+
+	for _, tc := range []struct{ in, want string }{
+		{`{"time_s":1,"action":"checkpoint"}` + "\nnope\n", "x.jsonl:2: not a JSON object: "},
+		{`{"time_s":1,"action":"checkpoint","when":3}`, `x.jsonl:1: not an action: json: unknown field "when"`},
+		{`{"time_s":1,"action":"reboot"}`, `x.jsonl:1: unknown action "reboot" (want failure or checkpoint)`},
+		{`{"action":"checkpoint"}`, `x.jsonl:1: missing "time_s"`},
+		{`{"time_s":1}`, `x.jsonl:1: missing "action"`},
+		{`{"time_s":-1,"action":"checkpoint"}`, "x.jsonl:1: time_s must be a number of simulated seconds >= 0, got -1"},
+		{`{"time_s":"soon","action":"checkpoint"}`, "x.jsonl:1: not an action: "},
+		{`{"time_s":1,"action":"failure","vertex":"a","subtask":-2}`, "x.jsonl:1: subtask must be >= 0, got -2"},
+		{`{"time_s":1,"action":"failure"}`, "x.jsonl:1: a failure needs a vertex"},
+		{`[1,2]`, "x.jsonl:1: not a JSON object: "},
+		{strings.Repeat("x", maxActionLine+1), "x.jsonl:1: line longer than 65536 bytes"},
+	} {
+		_, err := ReadActions(strings.NewReader(tc.in), "x.jsonl")
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("ReadActions(%.40q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestCheckActions(t *testing.T) {
+	sc, _, err := Load("backpressure") // 120s; parse has parallelism 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := []sim.Action{
+		{AtS: 0, Kind: sim.ActionCheckpoint},
+		{AtS: 120, Kind: sim.ActionFailure, Vertex: "parse", Worker: true},
+	}
+	if err := CheckActions(sc, ok); err != nil {
+		t.Errorf("CheckActions(%+v) = %v", ok, err)
+	}
+	for _, tc := range []struct {
+		a    sim.Action
+		want string
+	}{
+		{sim.Action{AtS: 120.5, Kind: sim.ActionCheckpoint}, "replayed action 2 (checkpoint at 120.5s) comes after the end of the run at 120s"},
+		{sim.Action{At: 5 * des.Second, Kind: sim.ActionFailure, Vertex: "nope"}, `replayed action 2 (failure at 5s): the job has no vertex "nope"`},
+		{sim.Action{AtS: 5, Kind: sim.ActionFailure, Vertex: "parse", Subtask: 1}, "replayed action 2 (failure at 5s): parse has subtasks 0..0, not 1"},
+	} {
+		err := CheckActions(sc, []sim.Action{ok[0], tc.a})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("CheckActions(%+v) = %v, want %q", tc.a, err, tc.want)
+		}
+	}
+}
+
+// TestRunReplay checks --replay: an empty list of actions runs as a plain
+// run does and writes an empty actions.jsonl beside the outputs; actions
+// the simulator refuses (not simulated yet) fail the run, and actions it
+// applies are written back as they were read.
+func TestRunReplay(t *testing.T) {
+	dir := t.TempDir()
+	d := 20 * des.Second
+	plain, replayed := filepath.Join(dir, "plain"), filepath.Join(dir, "replayed")
+	if err := Run(context.Background(), Options{Duration: &d, OutDir: plain}); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if err := Run(context.Background(), Options{Duration: &d, OutDir: replayed, Actions: []sim.Action{}, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range OutputFiles {
+		a, _ := os.ReadFile(filepath.Join(plain, name))
+		b, _ := os.ReadFile(filepath.Join(replayed, name))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs with no action replayed", name)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(replayed, ActionsFile)); err != nil || len(data) != 0 {
+		t.Errorf("actions.jsonl = %q, %v; want an empty file", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(plain, ActionsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a plain run wrote actions.jsonl: %v", err)
+	}
+	if !strings.HasSuffix(stderr.String(), ", "+filepath.Join(replayed, ActionsFile)+"\n") {
+		t.Errorf("wrote line %q lacks actions.jsonl", stderr.String())
+	}
+
+	actions := []sim.Action{{At: 5 * des.Second, AtS: 5, Kind: sim.ActionCheckpoint}}
+	out := filepath.Join(dir, "checkpoint")
+	err := Run(context.Background(), Options{Duration: &d, OutDir: out, Actions: actions})
+	if errors.Is(err, sim.ErrNotModelled) {
+		if _, serr := os.Stat(filepath.Join(out, SummaryFile)); !errors.Is(serr, os.ErrNotExist) {
+			t.Errorf("a failed replay wrote outputs: %v", serr)
+		}
+		t.Skipf("checkpoints are not simulated yet: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, ActionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	back, err := ReadActions(f, ActionsFile)
+	if err != nil || len(back) != 1 || back[0] != actions[0] {
+		t.Errorf("actions.jsonl holds %+v, %v; want %+v", back, err, actions)
+	}
+}
+
+// TestRunLive checks the pass-through to a live view: it gets the scenario
+// and a Start that builds simulations writing the output files; a second
+// Start (a restart) starts the files again; Run reports the simulation it
+// returns, partial where it stopped, with actions.jsonl.
+func TestRunLive(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	var stdout bytes.Buffer
+	var seen []sim.Event
+	live := func(ctx context.Context, r LiveRun) (*sim.Sim, error) {
+		if r.Label != "backpressure" || r.Scenario.Name != "backpressure" {
+			t.Errorf("live run of %q (%q)", r.Label, r.Scenario.Name)
+		}
+		s, err := r.Start(eventRecorder{&seen})
+		if err != nil {
+			return nil, err
+		}
+		if err := s.RunUntil(ctx, 50*des.Second); err != nil {
+			return s, err
+		}
+		seen = nil
+		if s, err = r.Start(eventRecorder{&seen}); err != nil { // restart
+			return nil, err
+		}
+		return s, s.RunUntil(ctx, 30*des.Second)
+	}
+	if err := Run(context.Background(), Options{OutDir: dir, Stdout: &stdout, Live: live, Progress: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "PARTIAL: stopped at 30s of 120s") {
+		t.Errorf("table:\n%s", stdout.String())
+	}
+	if len(seen) == 0 || seen[0].Type != sim.EventRunStarted {
+		t.Errorf("the live view's observer saw %+v", seen)
+	}
+	events, err := os.ReadFile(filepath.Join(dir, EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(events), `"type":"run_started"`); n != 1 {
+		t.Errorf("events.jsonl holds %d runs, want the one after the restart:\n%s", n, events)
+	}
+	if !strings.Contains(string(events), `{"time_s":30,"type":"run_stopped"`) {
+		t.Errorf("events.jsonl does not end at 30s:\n%s", events)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "actions.jsonl events.jsonl summary.json timeseries.csv" {
+		t.Errorf("output directory holds %v", names)
+	}
+
+	// A live view stopped by Ctrl-C: interrupted, outputs partial.
+	ctx, cancel := context.WithCancel(context.Background())
+	err = Run(ctx, Options{OutDir: dir, Live: func(ctx context.Context, r LiveRun) (*sim.Sim, error) {
+		s, err := r.Start(nil)
+		if err != nil {
+			return nil, err
+		}
+		s.RunUntil(ctx, 10*des.Second)
+		cancel()
+		return s, s.RunUntil(ctx, 20*des.Second)
+	}})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || ie.Reached < 10*des.Second || ie.Reached >= 120*des.Second {
+		t.Errorf("interrupted live view: %v", err)
+	}
+
+	// A live view that fails reports its error, and writes nothing.
+	out2 := filepath.Join(t.TempDir(), "out")
+	boom := errors.New("no terminal")
+	err = Run(context.Background(), Options{OutDir: out2, Live: func(context.Context, LiveRun) (*sim.Sim, error) { return nil, boom }})
+	if !errors.Is(err, boom) {
+		t.Errorf("failed live view: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out2, SummaryFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed live view wrote outputs: %v", err)
+	}
+}
+
+type eventRecorder struct{ events *[]sim.Event }
+
+func (eventRecorder) Sample(*sim.Sample)  {}
+func (r eventRecorder) Event(e sim.Event) { *r.events = append(*r.events, e) }

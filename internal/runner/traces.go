@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/dspalab/dspalab/datasets"
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// traces are the trace sources of a run: what each replays (resolved
+// before the run) and the readers the simulator opened, for their
+// statistics after the run and to close them.
+type traces struct {
+	sc      *scenario.Scenario
+	replays map[string]*datasets.Replay
+	mu      sync.Mutex // runs in parallel may share the opener
+	readers map[string][]*datasets.Reader
+}
+
+// OpenTraces resolves the trace sources of the scenario sc, parsed under
+// label (see Resolve), as Run does: data sets from the cache or the
+// embedded offline sample, files relative to the scenario file. It
+// returns the sim.TraceOpener to pass as sim.Options.OpenTrace (nil when
+// sc has no trace source), which runs in parallel may share, and a
+// function that closes the files it opened. Problems come as a
+// scenario.ErrorList located in the scenario file.
+func OpenTraces(label string, sc *scenario.Scenario) (sim.TraceOpener, func(), error) {
+	t, err := resolveTraces(label, sc)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	return t.opener(), t.close, nil
+}
+
+// scenarioDir is the directory a scenario's file traces are relative to:
+// the scenario file's, or "" (the current directory) for a built-in.
+func scenarioDir(label string) string {
+	if fi, err := os.Stat(label); err == nil && fi.Mode().IsRegular() {
+		return filepath.Dir(label)
+	}
+	return ""
+}
+
+// resolveTraces finds what the trace sources of sc replay (see
+// datasets.Resolve): data sets from the cache or the embedded offline
+// sample, files relative to the scenario file. It returns nil when sc has
+// no trace source; problems come as a scenario.ErrorList located in the
+// scenario file.
+func resolveTraces(label string, sc *scenario.Scenario) (*traces, error) {
+	return resolve(label, sc, false)
+}
+
+// checkTraces checks the names of sc's traces (data sets, parts, columns,
+// codes) against the registry, not the data: for validate.
+func checkTraces(label string, sc *scenario.Scenario) error {
+	_, err := resolve(label, sc, true)
+	return err
+}
+
+func resolve(label string, sc *scenario.Scenario, noData bool) (*traces, error) {
+	has := false
+	for _, s := range sc.Sources {
+		has = has || s.Arrival.Process == scenario.ArrivalTrace
+	}
+	if !has {
+		return nil, nil
+	}
+	reg, err := datasets.LoadRegistry("")
+	if err != nil {
+		return nil, err
+	}
+	cache, err := datasets.DefaultCache()
+	if err != nil {
+		cache = datasets.Cache{} // no cache: data sets come from their samples
+	}
+	replays, err := datasets.Resolve(sc, datasets.Env{Registry: reg, Cache: cache, BaseDir: scenarioDir(label), NoData: noData})
+	if err != nil {
+		return nil, err
+	}
+	return &traces{sc: sc, replays: replays, readers: map[string][]*datasets.Reader{}}, nil
+}
+
+// opener is the sim.TraceOpener of the run: a fresh reader of the
+// source's trace, subtask's share.
+func (t *traces) opener() sim.TraceOpener {
+	if t == nil {
+		return nil
+	}
+	return func(source string, subtask, parallelism int) (sim.Trace, error) {
+		rp, ok := t.replays[source]
+		if !ok {
+			return nil, fmt.Errorf("source %s has no trace to replay", source)
+		}
+		r := datasets.NewReader(&rp.Spec, subtask, parallelism)
+		t.mu.Lock()
+		t.readers[source] = append(t.readers[source], r)
+		t.mu.Unlock()
+		return r, nil
+	}
+}
+
+// rates returns the mean records per simulated second of each trace
+// source whose rows and span are known (the registry's), for the limits
+// estimate.
+func (t *traces) rates() map[string]float64 {
+	if t == nil {
+		return nil
+	}
+	r := map[string]float64{}
+	for name, rp := range t.replays {
+		r[name] = rp.Rate()
+	}
+	return r
+}
+
+// describe writes, for each trace source, what it replays and from where
+// (the cache, the embedded offline sample or a file), and which ones the
+// limits estimate leaves out because their rate is unknown.
+func (t *traces) describe(w io.Writer, label string) error {
+	if t == nil {
+		return nil
+	}
+	var b strings.Builder
+	for _, s := range t.sc.Sources {
+		rp, ok := t.replays[s.Name]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "%s: source %s replays %s from %s\n", label, s.Name, rp.What, rp.From)
+		if rp.Hint != "" {
+			fmt.Fprintf(&b, "%s: (%s)\n", label, rp.Hint)
+		}
+		if rp.Rate() == 0 {
+			fmt.Fprintf(&b, "%s: the limits estimate leaves out source %s: the rate of its trace is not known before it is read\n", label, s.Name)
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("printing the traces: %w", err)
+	}
+	return nil
+}
+
+// report writes, for each trace source, what its readers read: the rows,
+// the records replayed and the rows skipped, by reason.
+func (t *traces) report(w io.Writer) error {
+	if t == nil {
+		return nil
+	}
+	var b strings.Builder
+	for _, s := range t.sc.Sources {
+		rs := t.readers[s.Name]
+		if len(rs) == 0 {
+			continue
+		}
+		// every reader reads the whole trace: the one that got furthest
+		// (a replayable source's log) has the counts of the run
+		st := rs[0].Stats()
+		for _, r := range rs[1:] {
+			if r.Stats().Lines > st.Lines {
+				st = r.Stats()
+			}
+		}
+		rp := t.replays[s.Name]
+		fmt.Fprintf(&b, "trace of %s: %d rows read, %d records", s.Name, st.Lines, st.Records)
+		var skipped []string
+		add := func(n int64, what string) {
+			if n > 0 {
+				skipped = append(skipped, fmt.Sprintf("%d %s", n, what))
+			}
+		}
+		add(st.BeforeWindow, "before the trace window")
+		add(st.AfterWindow, "after the trace window")
+		add(st.Filtered, "filtered out")
+		if rp.Spec.Key >= 0 {
+			add(st.NoKey, "without a "+rp.Spec.Columns[rp.Spec.Key])
+		}
+		if st.Malformed > 0 {
+			skipped = append(skipped, fmt.Sprintf("%d malformed (the first: %s)", st.Malformed, st.FirstMalformed))
+		}
+		if len(skipped) > 0 {
+			b.WriteString("; skipped: " + strings.Join(skipped, ", "))
+		}
+		if st.OutOfOrder > 0 {
+			fmt.Fprintf(&b, "; %d rows out of timestamp order", st.OutOfOrder)
+		}
+		b.WriteString("\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("printing the trace statistics: %w", err)
+	}
+	return nil
+}
+
+// close closes every reader.
+func (t *traces) close() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, rs := range t.readers {
+		for _, r := range rs {
+			r.Close()
+		}
+	}
+}
+
+// TraceStoppedError is returned by Run when a trace could not be read (a
+// malformed line in strict mode, a truncated file): the run stopped there,
+// and its outputs (written and printed) are partial.
+type TraceStoppedError struct {
+	Err *sim.TraceError
+}
+
+func (e *TraceStoppedError) Error() string {
+	return fmt.Sprintf("run stopped: %v; the outputs are partial", e.Err)
+}
+
+func (e *TraceStoppedError) Unwrap() error { return e.Err }

@@ -1,0 +1,118 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// outputs writes sweep.csv and sweep.json into a directory: each into a
+// temporary file first, moved into place once both are complete, sweep.json
+// last (it says what sweep.csv holds).
+type outputs struct {
+	dir string
+}
+
+// openOutputs creates dir if missing and checks, before anything runs,
+// that its sweep.csv and sweep.json can be replaced.
+func openOutputs(dir string) (*outputs, error) {
+	if dir == "" {
+		return nil, errors.New("sweep: no output directory (--out DIR)")
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("creating output directory: %w", err)
+	}
+	o := &outputs{dir: dir}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// check makes sure each output file is missing or a regular file.
+func (o *outputs) check() error {
+	for _, name := range []string{CSVFile, ManifestFile} {
+		p := o.path(name)
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return fmt.Errorf("writing outputs: %w", err)
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("writing outputs: %s is not a regular file; nothing was replaced (move it away or choose another --out)", p)
+		}
+	}
+	return nil
+}
+
+func (o *outputs) path(name string) string { return filepath.Join(o.dir, name) }
+
+// commit writes the CSV and the manifest.
+func (o *outputs) commit(header []string, rows [][]string, m *Manifest) error {
+	csvData, err := encodeCSV(header, rows)
+	if err != nil {
+		return fmt.Errorf("writing outputs: %w", err)
+	}
+	return writeFiles(o.dir, csvData, m)
+}
+
+// encodeManifest writes m as indented JSON.
+func encodeManifest(m *Manifest) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// writeFiles writes sweep.csv and sweep.json into dir atomically, each
+// through a temporary file in dir; sweep.json last.
+func writeFiles(dir string, csvData []byte, m *Manifest) error {
+	manifest, err := encodeManifest(m)
+	if err != nil {
+		return fmt.Errorf("writing outputs: %w", err)
+	}
+	o := &outputs{dir: dir}
+	if err := o.check(); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{CSVFile, csvData}, {ManifestFile, manifest}} {
+		if err := writeAtomic(o.path(f.name), f.data); err != nil {
+			return fmt.Errorf("writing outputs: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory, synced and renamed over path.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".dspalab-tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

@@ -1,0 +1,404 @@
+// Package sweep runs parameter sweeps: a scenario run over the cartesian
+// product of values of some of its settings and of several seeds, in
+// parallel, one row of summary metrics per run in sweep.csv (`dspalab
+// sweep`). A sweep can be split into deterministic shards that run on
+// different machines and are joined again by Merge (`dspalab sweep
+// merge`): the merged files are byte for byte those of the whole sweep run
+// on one machine.
+//
+// Any value of a scenario can be swept by its path (see Document.Set); the
+// scenario is edited as YAML and parsed again by scenario.Parse, so units,
+// defaults and validation apply to every point as to a file.
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// Files a sweep writes into its output directory.
+const (
+	CSVFile      = "sweep.csv"  // one row per run
+	ManifestFile = "sweep.json" // what was swept; written last
+)
+
+// Fixed columns of sweep.csv: the run's number in the grid comes first,
+// then one column per parameter (named by its path), then the seed, then
+// the metric columns (see metricColumns).
+const (
+	RunColumn  = "run"
+	SeedColumn = "seed"
+)
+
+// Options configure Run.
+type Options struct {
+	// Scenario is a file or the name of a built-in scenario, as
+	// runner.Resolve finds it.
+	Scenario string
+	// Params are the swept settings; none runs the scenario as it is.
+	Params []Param
+	// Seeds is the number of seeds per combination of values (default
+	// 1): the scenario's seed, the next one, and so on.
+	Seeds int
+	// Shard selects the runs of one shard; the zero Shard runs all.
+	Shard Shard
+	// Workers is the number of runs simulated at once; 0 means
+	// runtime.GOMAXPROCS(0), all cores.
+	Workers int
+	// OutDir receives sweep.csv and sweep.json (created if missing).
+	OutDir string
+	// Limits apply to every run, as to `dspalab run`.
+	Limits runner.Limits
+	// OpenTrace opens the traces of trace sources (see sim.Options).
+	OpenTrace sim.TraceOpener
+	// Version is the dspalab version, recorded in sweep.json: Merge
+	// refuses shards of different versions.
+	Version string
+	// Stderr receives the progress bar and the closing line; nil
+	// discards.
+	Stderr io.Writer
+	// Progress draws a progress bar on Stderr; set it only when Stderr
+	// is a terminal.
+	Progress bool
+}
+
+// Manifest is sweep.json: what a sweep (or one shard of it) ran.
+type Manifest struct {
+	// Scenario is the scenario as named on the command line; its YAML
+	// has the SHA-256 ScenarioSHA256 (hex), so that Merge joins only
+	// shards of the same scenario.
+	Scenario       string  `json:"scenario"`
+	ScenarioSHA256 string  `json:"scenario_sha256"`
+	Parameters     []Param `json:"parameters"`
+	Seeds          int     `json:"seeds"`
+	FirstSeed      uint64  `json:"first_seed"`
+	// Runs counts the runs of the whole sweep; ShardRuns those of this
+	// shard (Shard, "I/N"), CompletedRuns those that sweep.csv holds.
+	Runs          int    `json:"runs"`
+	Shard         string `json:"shard"`
+	ShardRuns     int    `json:"shard_runs"`
+	CompletedRuns int    `json:"completed_runs"`
+	// Partial is true when the sweep was interrupted: sweep.csv lacks
+	// some of the shard's runs.
+	Partial bool   `json:"partial"`
+	Version string `json:"dspalab_version"`
+}
+
+// InterruptedError is returned by Run when its context was cancelled. The
+// runs completed are written (sweep.json says partial). For the command's
+// exit status it counts as a *runner.InterruptedError (exit status 130).
+type InterruptedError struct {
+	Done, Total int
+	Err         error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("sweep interrupted after %d of %d runs; the outputs hold those and are marked partial", e.Done, e.Total)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// As lets errors.As find a *runner.InterruptedError, so that
+// runner.ExitCode gives the exit status of an interrupted command.
+func (e *InterruptedError) As(target any) bool {
+	if t, ok := target.(**runner.InterruptedError); ok {
+		*t = &runner.InterruptedError{Err: e.Err}
+		return true
+	}
+	return false
+}
+
+// plan is a checked sweep: every run's scenario is valid and within the
+// limits.
+type plan struct {
+	label     string
+	grid      *Grid
+	scenarios map[int]*scenario.Scenario // by combination, for the shard's runs
+	runs      []int                      // the shard's runs, in order
+	header    []string
+	metrics   []string
+	manifest  Manifest
+}
+
+// newPlan checks a sweep before anything runs: the scenario, the parameters,
+// every combination of values the shard needs (a value the format
+// refuses, a change to the vertices' names) and the limits of every run.
+// Errors: the scenario.ErrorList of an invalid scenario file, unwrapped; a
+// *runner.OptionError for a bad --set, --seeds or --shard; other errors
+// for an unknown scenario or a run over a limit.
+func newPlan(opts Options) (*plan, error) {
+	label, data, err := runner.Resolve(opts.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	base, err := scenario.Parse(label, data)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := ReadDocument(data)
+	if err != nil {
+		return nil, err
+	}
+	seeds := max(opts.Seeds, 1)
+	grid, err := NewGrid(opts.Params, seeds, base.Seed)
+	if err != nil {
+		return nil, &runner.OptionError{Err: err}
+	}
+	shard := opts.Shard.norm()
+	p := &plan{label: label, grid: grid, scenarios: map[int]*scenario.Scenario{}}
+	vertices := base.Topo()
+	for i := range grid.Runs() {
+		if !shard.Has(i) {
+			continue
+		}
+		p.runs = append(p.runs, i)
+		c, _ := grid.Run(i)
+		if p.scenarios[c] != nil {
+			continue
+		}
+		vals := grid.Combination(c)
+		sc, err := Apply(doc, label, grid.Params, vals)
+		if err != nil {
+			return nil, &runner.OptionError{Err: err}
+		}
+		if got := sc.Topo(); !sameSet(got, vertices) {
+			return nil, &runner.OptionError{Err: fmt.Errorf("with %s the job's vertices are %s instead of %s; a sweep keeps the vertices (their names are columns of %s)",
+				grid.describe(vals), strings.Join(got, ", "), strings.Join(vertices, ", "), CSVFile)}
+		}
+		if err := runner.CheckLimits(label+" with "+grid.describe(vals), sc, opts.Limits); err != nil {
+			return nil, err
+		}
+		p.scenarios[c] = sc
+	}
+	p.metrics = metricColumns(vertices)
+	p.header = append(p.header, RunColumn)
+	for _, prm := range grid.Params {
+		p.header = append(p.header, prm.Path)
+	}
+	p.header = append(p.header, SeedColumn)
+	p.header = append(p.header, p.metrics...)
+	sum := sha256.Sum256(data)
+	params := grid.Params
+	if params == nil {
+		params = []Param{}
+	}
+	p.manifest = Manifest{
+		Scenario: label, ScenarioSHA256: hex.EncodeToString(sum[:]),
+		Parameters: params, Seeds: seeds, FirstSeed: base.Seed,
+		Runs: grid.Runs(), Shard: shard.String(), ShardRuns: len(p.runs),
+		Version: opts.Version,
+	}
+	return p, nil
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// Run runs the sweep of opts (its shard, if one is given) and writes
+// OutDir/sweep.csv and OutDir/sweep.json. It checks every run before
+// starting any (see newPlan for the errors), then simulates them on
+// Options.Workers goroutines, each with its own simulator. A run stopped by
+// Limits.MaxQueued gives a row marked partial, as `dspalab run` would. When
+// ctx is cancelled the runs in progress stop, the completed ones are
+// written, and Run returns an *InterruptedError.
+func Run(ctx context.Context, opts Options) error {
+	stderr := opts.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	p, err := newPlan(opts)
+	if err != nil {
+		return err
+	}
+	out, err := openOutputs(opts.OutDir)
+	if err != nil {
+		return err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(p.runs)))
+
+	var bar *progressbar.ProgressBar
+	if opts.Progress {
+		bar = progressbar.NewOptions(len(p.runs),
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription(fmt.Sprintf("sweep %s", p.label)),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	start := time.Now()
+	rows, done, runErr := p.execute(ctx, opts, workers, func() {
+		if bar != nil {
+			bar.Add(1)
+		}
+	})
+	if bar != nil {
+		bar.Finish()
+		bar.Clear()
+	}
+	if runErr != nil && ctx.Err() == nil {
+		return runErr
+	}
+	m := p.manifest
+	m.CompletedRuns = done
+	m.Partial = done < len(p.runs)
+	if err := out.commit(p.header, rows, &m); err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	shard := ""
+	if m.Shard != "0/1" {
+		shard = fmt.Sprintf(" (shard %s of a sweep of %d)", m.Shard, m.Runs)
+	}
+	fmt.Fprintf(stderr, "wrote %s, %s: %d runs%s on %d workers in %s\n",
+		out.path(CSVFile), out.path(ManifestFile), done, shard, workers, elapsed.Round(time.Millisecond))
+	if m.Partial {
+		return &InterruptedError{Done: done, Total: len(p.runs), Err: ctx.Err()}
+	}
+	return nil
+}
+
+// execute simulates the plan's runs on a pool of workers. It returns the
+// CSV rows of the completed runs in run order, how many completed, and the
+// first error of a run that gave no result (which cancels the others).
+func (p *plan) execute(ctx context.Context, opts Options, workers int, tick func()) ([][]string, int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows := make([][]string, len(p.runs))
+	jobs := make(chan int)
+	type result struct {
+		k   int
+		row []string
+		err error
+	}
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := range jobs {
+				row, err := p.simulate(ctx, opts, p.runs[k])
+				results <- result{k, row, err}
+			}
+		})
+	}
+	go func() {
+		defer close(jobs)
+		for k := range p.runs {
+			select {
+			case jobs <- k:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	var firstErr error
+	done := 0
+	for r := range results {
+		switch {
+		case r.err != nil:
+			if firstErr == nil && ctx.Err() == nil {
+				firstErr = r.err
+				cancel()
+			}
+		case r.row != nil:
+			rows[r.k] = r.row
+			done++
+			tick()
+		}
+	}
+	var kept [][]string
+	for _, r := range rows {
+		if r != nil {
+			kept = append(kept, r)
+		}
+	}
+	return kept, done, firstErr
+}
+
+// simulate runs run i and returns its CSV row; nil and no error when ctx
+// was cancelled before the run finished.
+func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, error) {
+	if ctx.Err() != nil {
+		return nil, nil
+	}
+	c, seed := p.grid.Run(i)
+	sc := *p.scenarios[c] // each run has its own copy: the seed differs
+	sc.Seed = seed
+	res, err := sim.Run(ctx, &sc, sim.Options{
+		MaxQueued: limitsMaxQueued(opts.Limits),
+		OpenTrace: opts.OpenTrace,
+	})
+	var qe *sim.QueueLimitError
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil
+	case res == nil && err == nil:
+		return nil, fmt.Errorf("sweep: run %d: the simulator returned no result", i)
+	case res == nil:
+		return nil, fmt.Errorf("sweep: run %d (%s, seed %d): %w", i, p.grid.describe(p.grid.Combination(c)), seed, err)
+	case err != nil && !errors.As(err, &qe) && !res.Summary.Partial:
+		return nil, fmt.Errorf("sweep: run %d (%s, seed %d): %w", i, p.grid.describe(p.grid.Combination(c)), seed, err)
+	}
+	cells := flatten(&res.Summary)
+	row := make([]string, 0, len(p.header))
+	row = append(row, strconv.Itoa(i))
+	row = append(row, p.grid.Combination(c)...)
+	row = append(row, strconv.FormatUint(seed, 10))
+	for _, m := range p.metrics {
+		row = append(row, cells[m])
+	}
+	return row, nil
+}
+
+// limitsMaxQueued is the MaxQueued of l with runner's default.
+func limitsMaxQueued(l runner.Limits) int64 {
+	if l.MaxQueued > 0 {
+		return l.MaxQueued
+	}
+	return runner.DefaultMaxQueued
+}
+
+// encodeCSV writes header and rows as CSV.
+func encodeCSV(header []string, rows [][]string) ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.Write(header); err != nil {
+		return nil, err
+	}
+	if err := w.WriteAll(rows); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,393 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// Trace is what a source with process trace replays: a named data set of
+// the registry (Dataset, with Parts) or a CSV file (File, with Columns),
+// each a CSV or gzip-compressed CSV without a header row. The records come
+// at the trace's own timestamps, shifted so that the first one is at 0 and
+// divided by Speedup, as the DSPA course's sources served them
+// (servingSpeedFactor, maxEventDelaySecs).
+//
+// Parse checks the shape of a trace; whether the data set, its parts and
+// its columns exist, and whether the file can be read, is checked by the
+// program that opens the trace (the simulator opens no file).
+type Trace struct {
+	// Dataset is the name of a data set of the registry, such as
+	// "clusterdata-2011-2/task_events"; Parts selects its part files
+	// ("1", "0-2", "0,3-5", "all"; "" means the data set's default).
+	Dataset string
+	Parts   string
+	// File is a CSV or CSV.gz file, relative to the scenario file's
+	// directory; Columns names its columns in order (it has no header
+	// row). Give either Dataset or File.
+	File    string
+	Columns []string
+	// TimeColumn holds the event timestamps, in TimeUnit (one of
+	// TimeUnits); both default to the data set's and are required with a
+	// File.
+	TimeColumn string
+	TimeUnit   string
+	// KeyColumn holds the record keys: an integer id that fits in 32 bits
+	// is the key itself, any other value is hashed. "" means the data
+	// set's key column, or, for a File, the record's number in the trace.
+	KeyColumn string
+	// Speedup is how many seconds of the trace one simulated second
+	// replays (60: a minute of events per second); default 1.
+	Speedup float64
+	// MaxDelay bounds a random serving delay added to each event, in trace
+	// time (maxEventDelaySecs): the records then arrive out of event-time
+	// order, as in the course's sources. Default 0.
+	MaxDelay des.Time
+	// Filter keeps only the rows whose columns hold one of the values
+	// given (all filters must match). A value is the text of the field or,
+	// for a data set, the name of a code such as FINISH.
+	Filter []TraceFilter
+	// Malformed says what a malformed line does: TraceSkip (default:
+	// skipped and counted) or TraceStrict (the run stops).
+	Malformed string
+}
+
+// TraceFilter keeps the rows whose Column holds one of Values.
+type TraceFilter struct {
+	Column string
+	Values []string
+}
+
+// What a trace source does with a malformed line.
+const (
+	TraceSkip   = "skip"   // skip the line and count it (default)
+	TraceStrict = "strict" // stop the run with an error naming the line
+)
+
+// TimeUnits are the units a trace's time column may be in.
+var TimeUnits = []string{"ns", "us", "ms", "s"}
+
+// TimeUnitLength returns the length of one time unit of a trace (one of
+// TimeUnits) in nanoseconds, or 0 for an unknown unit.
+func TimeUnitLength(unit string) des.Time {
+	switch unit {
+	case "ns":
+		return des.Nanosecond
+	case "us":
+		return des.Microsecond
+	case "ms":
+		return des.Millisecond
+	case "s":
+		return des.Second
+	}
+	return 0
+}
+
+// MaxParts is the largest number of parts a selection may list.
+const MaxParts = 100000
+
+// MaxSpeedup is the largest speed-up of a trace replay.
+const MaxSpeedup = 1e9
+
+var (
+	traceFields      = []string{"dataset", "parts", "file", "columns", "time_column", "time_unit", "key_column", "speedup", "max_delay", "filter", "malformed"}
+	traceMalformed   = []string{TraceSkip, TraceStrict}
+	traceDatasetOnly = []string{"parts"}
+	traceFileOnly    = []string{"columns"}
+	reParts          = regexp.MustCompile(`^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$`)
+)
+
+// ParseParts reads a selection of part numbers: a part ("1"), a range
+// ("0-2"), a comma-separated list of them ("0,3,5-7"), or "all". count is
+// the number of parts of the data set, numbered from 0; with count <= 0
+// (unknown) only the syntax is checked and "all" gives nil. It returns the
+// parts in increasing order without duplicates, or an error such as
+// `part 600 is out of range; the data set has parts 0-499`.
+func ParseParts(s string, count int) ([]int, error) {
+	in := strings.TrimSpace(s)
+	if in == "all" {
+		if count <= 0 {
+			return nil, nil
+		}
+		all := make([]int, count)
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
+	}
+	seen := map[int]bool{}
+	var parts []int
+	for item := range strings.SplitSeq(in, ",") {
+		m := reParts.FindStringSubmatch(item)
+		if m == nil {
+			return nil, fmt.Errorf("expected parts such as 1, 0-2, 0,3-5 or all, got %s", quote(s))
+		}
+		lo, err1 := strconv.Atoi(m[1])
+		hi, err2 := lo, error(nil)
+		if m[2] != "" {
+			hi, err2 = strconv.Atoi(m[2])
+		}
+		limit := MaxParts
+		if count > 0 {
+			limit = count
+		}
+		switch {
+		case err1 != nil || err2 != nil || lo >= limit || hi >= limit:
+			if count > 0 {
+				return nil, fmt.Errorf("part %s is out of range; the data set has parts 0-%d", shorten(strings.TrimSpace(item)), count-1)
+			}
+			return nil, fmt.Errorf("part %s is out of range; parts are numbered from 0 to at most %d", shorten(strings.TrimSpace(item)), MaxParts-1)
+		case hi < lo:
+			return nil, fmt.Errorf("range %d-%d is backwards; write %d-%d", lo, hi, hi, lo)
+		}
+		for p := lo; p <= hi; p++ {
+			if !seen[p] {
+				seen[p] = true
+				parts = append(parts, p)
+			}
+		}
+		if len(parts) > MaxParts {
+			return nil, fmt.Errorf("the selection lists more than %d parts", MaxParts)
+		}
+	}
+	slices.Sort(parts)
+	return parts, nil
+}
+
+// trace decodes the trace mapping of an arrival.
+func (d *decoder) trace(m *mapping) *Trace {
+	tr := &Trace{Speedup: 1, Malformed: TraceSkip}
+	if m == nil {
+		return tr
+	}
+	d.str(m, "dataset", &tr.Dataset)
+	d.str(m, "parts", &tr.Parts)
+	d.str(m, "file", &tr.File)
+	hasData, hasFile := m.has("dataset"), m.has("file")
+	switch {
+	case hasData && hasFile:
+		d.errorf(m.fields["file"].key, join(m.path, "file"), "give either dataset or file, not both")
+	case !hasData && !hasFile:
+		d.missing(m, "dataset", ` (or "file" for a CSV file)`)
+	}
+	items, path := d.list(m, "columns", "expected a list of column names such as [timestamp, machine_id, event_type]")
+	seen := map[string]bool{}
+	for i, item := range items {
+		p := index(path, i)
+		v := d.resolve(item)
+		d.setPos(p, v)
+		if v.Kind != yaml.ScalarNode || isNull(v) || v.Value == "" {
+			d.errorf(v, p, "expected a column name, got %s", describe(v))
+			tr.Columns = append(tr.Columns, "")
+			continue
+		}
+		if seen[v.Value] {
+			d.errorf(v, p, "column %s is listed twice", quote(v.Value))
+		}
+		seen[v.Value] = true
+		tr.Columns = append(tr.Columns, v.Value)
+	}
+	if m.has("columns") && len(items) == 0 && !d.bad[path] {
+		d.errorf(d.resolve(m.fields["columns"].val), path, "expected at least one column name")
+	}
+	d.str(m, "time_column", &tr.TimeColumn)
+	d.str(m, "time_unit", &tr.TimeUnit)
+	d.str(m, "key_column", &tr.KeyColumn)
+	d.float(m, "speedup", &tr.Speedup)
+	d.duration(m, "max_delay", &tr.MaxDelay)
+	d.str(m, "malformed", &tr.Malformed)
+	if v, path := d.value(m, "filter"); v != nil {
+		tr.Filter = d.traceFilter(v, path)
+	}
+	if hasFile && !hasData {
+		for _, key := range traceDatasetOnly {
+			if f, ok := m.fields[key]; ok {
+				d.errorf(f.key, join(m.path, key), "%q applies only to a dataset; a file is read whole", key)
+			}
+		}
+		for _, key := range []string{"columns", "time_column", "time_unit"} {
+			if !m.has(key) {
+				d.missing(m, key, " for a file (it has no header row)")
+			}
+		}
+	}
+	if hasData && !hasFile {
+		for _, key := range traceFileOnly {
+			if f, ok := m.fields[key]; ok {
+				d.errorf(f.key, join(m.path, key), "%q applies only to a file; a data set's columns come from the registry", key)
+			}
+		}
+	}
+	return tr
+}
+
+// traceFilter decodes filter: a mapping from column names to a value or a
+// list of values.
+func (d *decoder) traceFilter(v *yaml.Node, path string) []TraceFilter {
+	if isNull(v) {
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		d.errorf(v, path, "expected a mapping from a column to its values, such as {event_type: FINISH}, got %s", describe(v))
+		return nil
+	}
+	var out []TraceFilter
+	first := map[string]int{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := d.resolve(v.Content[i]), d.resolve(v.Content[i+1])
+		if k.Kind != yaml.ScalarNode || isNull(k) || k.Value == "" {
+			d.errorf(k, path, "expected a column name, got %s", describe(k))
+			continue
+		}
+		p := join(path, keySegment(k.Value))
+		d.setPos(p, val)
+		if line, dup := first[k.Value]; dup {
+			d.errorf(k, p, "duplicate column %s; first given at line %d", quote(k.Value), line)
+			continue
+		}
+		first[k.Value] = k.Line
+		f := TraceFilter{Column: k.Value}
+		switch {
+		case val.Kind == yaml.ScalarNode && !isNull(val):
+			f.Values = []string{val.Value}
+		case val.Kind == yaml.SequenceNode && len(val.Content) > 0:
+			for j, item := range val.Content {
+				iv := d.resolve(item)
+				ip := index(p, j)
+				d.setPos(ip, iv)
+				if iv.Kind != yaml.ScalarNode || isNull(iv) {
+					d.errorf(iv, ip, "expected a value such as FINISH or 4, got %s", describe(iv))
+					continue
+				}
+				f.Values = append(f.Values, iv.Value)
+			}
+		default:
+			d.errorf(val, p, "expected a value or a list of values such as FINISH or [FAIL, KILL], got %s", describe(val))
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// trace checks a trace's values (its shape was checked by the decoder).
+func (c *checker) trace(p string, tr *Trace) {
+	if tr == nil {
+		return // a Scenario built in Go: the opener decides
+	}
+	switch {
+	case tr.Dataset != "" && tr.File != "":
+		c.errorf(p+".file", "give either dataset or file, not both")
+	case tr.Dataset == "" && tr.File == "":
+		c.errorf(p+".dataset", "give a dataset or a file to replay")
+	}
+	if tr.Dataset != "" {
+		c.text(p+".dataset", tr.Dataset, 200)
+		if tr.Parts != "" {
+			if _, err := ParseParts(tr.Parts, 0); err != nil {
+				c.errorf(p+".parts", "%s", err.Error())
+			}
+		}
+		if len(tr.Columns) > 0 {
+			c.errorf(p+".columns", "%q applies only to a file; a data set's columns come from the registry", "columns")
+		}
+	}
+	if tr.File != "" && tr.Dataset == "" {
+		c.text(p+".file", tr.File, 0)
+		if tr.Parts != "" {
+			c.errorf(p+".parts", "%q applies only to a dataset; a file is read whole", "parts")
+		}
+		if len(tr.Columns) == 0 {
+			c.errorf(p+".columns", "a file needs its column names (it has no header row)")
+		}
+		for i, col := range tr.Columns {
+			if col == "" {
+				c.errorf(index(p+".columns", i), "must not be empty")
+			}
+		}
+		if tr.TimeColumn == "" {
+			c.errorf(p+".time_column", "a file needs its time column")
+		}
+		if tr.TimeUnit == "" {
+			c.errorf(p+".time_unit", "a file needs the unit of its time column (%s)", orList(TimeUnits))
+		}
+		column := func(path, name string) {
+			if name == "" || contains(tr.Columns, name) || len(tr.Columns) == 0 {
+				return
+			}
+			if s := suggest(name, tr.Columns); s != "" {
+				c.errorf(path, "unknown column %s; did you mean %q?", quote(name), s)
+			} else {
+				c.errorf(path, "unknown column %s; columns are %s", quote(name), strings.Join(tr.Columns, ", "))
+			}
+		}
+		column(p+".time_column", tr.TimeColumn)
+		column(p+".key_column", tr.KeyColumn)
+		for _, f := range tr.Filter {
+			column(p+".filter."+keySegment(f.Column), f.Column)
+		}
+	}
+	if tr.TimeUnit != "" {
+		c.enum(p+".time_unit", "time unit", tr.TimeUnit, TimeUnits)
+	}
+	switch s := tr.Speedup; {
+	case !(s > 0) || math.IsInf(s, 0):
+		c.errorf(p+".speedup", "must be greater than 0 (seconds of the trace per simulated second), got %s", formatFloat(s))
+	case s > MaxSpeedup:
+		c.errorf(p+".speedup", "must be at most %s, got %s", formatFloat(MaxSpeedup), formatFloat(s))
+	}
+	c.nonNegativeDuration(p+".max_delay", tr.MaxDelay)
+	c.enum(p+".malformed", "mode", tr.Malformed, traceMalformed)
+	for _, f := range tr.Filter {
+		fp := p + ".filter." + keySegment(f.Column)
+		if f.Column == "" {
+			c.errorf(p+".filter", "a filter needs a column name")
+		}
+		if len(f.Values) == 0 {
+			c.errorf(fp, "a filter needs at least one value")
+		}
+	}
+}
+
+// jsTrace is the schema of an arrival's trace.
+func jsTrace() obj {
+	column := func(desc string) obj { return obj{"description": desc, "type": "string", "minLength": 1} }
+	o := jsObject("What process trace replays: a data set of the registry (dataset, parts) or a CSV file (file, columns), CSV or gzip-compressed CSV without a header row. Records come at the trace's timestamps, shifted so that the first is at 0, divided by speedup. Required for process trace.", obj{
+		"dataset": obj{"description": "Name of a data set of the registry, such as clusterdata-2011-2/task_events (dspalab datasets list). From the cache, else the embedded offline sample. Give dataset or file.", "type": "string", "minLength": 1},
+		"parts": obj{
+			"description": "Part files of the data set: 1, 0-2, 0,3-5 or all. Default: the data set's default parts.",
+			"anyOf":       []any{obj{"type": "string", "pattern": `^\s*(all|\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*)\s*$`}, obj{"type": "integer", "minimum": 0}},
+		},
+		"file": obj{"description": "A CSV or CSV.gz file without a header row, relative to the scenario file's directory. Give dataset or file.", "type": "string", "minLength": 1},
+		"columns": obj{
+			"description": "Names of the file's columns, in order (only with file; a data set's come from the registry).",
+			"type":        "array", "minItems": 1, "uniqueItems": true, "items": obj{"type": "string", "minLength": 1},
+		},
+		"time_column": column("Column of the event timestamps. Default: the data set's; required with file."),
+		"time_unit":   jsEnum("Unit of the time column: ns, us, ms or s. Default: the data set's; required with file.", TimeUnits, ""),
+		"key_column":  column("Column of the record keys (keyBy): an integer id below 2^32 is the key itself, other values are hashed; rows with an empty key are skipped and counted. Default: the data set's key column; for a file, each record's number."),
+		"speedup":     obj{"description": "Seconds of the trace replayed per simulated second (servingSpeedFactor): 60 replays a minute of events per second. Default 1.", "type": "number", "exclusiveMinimum": 0, "maximum": MaxSpeedup, "default": 1},
+		"max_delay":   jsDuration("Largest random serving delay of an event, in trace time (maxEventDelaySecs): each event is delayed by a draw from a normal distribution with mean and standard deviation max_delay/2, cut to [0, max_delay], so records arrive out of event-time order. Default 0.", "0s"),
+		"filter": obj{
+			"description": "Keep only rows whose column holds one of the values given, e.g. {event_type: FINISH} or {event_type: [FAIL, KILL]}; a data set's codes may be named. All columns given must match.",
+			"type":        "object", "minProperties": 1,
+			"additionalProperties": obj{"anyOf": []any{
+				obj{"type": []string{"string", "number", "boolean"}},
+				obj{"type": "array", "minItems": 1, "items": obj{"type": []string{"string", "number", "boolean"}}},
+			}},
+		},
+		"malformed": jsEnum("What a malformed line does: skip (skipped and counted, the default) or strict (the run stops with the line's number).", traceMalformed, TraceSkip),
+	})
+	o["oneOf"] = []any{
+		obj{"required": []string{"dataset"}, "properties": obj{"file": false, "columns": false}},
+		obj{"required": []string{"file", "columns", "time_column", "time_unit"}, "properties": obj{"dataset": false, "parts": false}},
+	}
+	return o
+}

@@ -1,0 +1,70 @@
+package plot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agnivade/levenshtein"
+)
+
+// UnknownError is a name asked for (a metric, vertex or parameter) that
+// the data does not have. Its message lists the valid names and suggests
+// the nearest.
+type UnknownError struct {
+	What  string   // "metric", "vertex", "parameter"
+	Name  string   // the name asked for
+	Valid []string // the names the data has
+	In    string   // where it was looked for (a run directory), if known
+	// Note, if set, is said after the list (for example how to name an
+	// ambiguous metric).
+	Note string
+}
+
+func (e *UnknownError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown %s %q", e.What, e.Name)
+	if e.In != "" {
+		fmt.Fprintf(&b, " in %s", e.In)
+	}
+	if len(e.Valid) == 0 {
+		fmt.Fprintf(&b, "; there are no %s", plural(e.What))
+	} else {
+		fmt.Fprintf(&b, "; %s: %s", plural(e.What), strings.Join(e.Valid, ", "))
+		if s := nearest(e.Name, e.Valid); s != "" {
+			fmt.Fprintf(&b, " (did you mean %s?)", s)
+		}
+	}
+	if e.Note != "" {
+		b.WriteString("; " + e.Note)
+	}
+	return b.String()
+}
+
+func plural(what string) string {
+	if what == "vertex" {
+		return "vertices"
+	}
+	return what + "s"
+}
+
+// NoDataError says that there is nothing to draw: every value asked for
+// is missing or not a number.
+type NoDataError struct{ Msg string }
+
+func (e *NoDataError) Error() string { return "no data to plot: " + e.Msg }
+
+// nearest returns the name in names nearest to typed, or "" when none is
+// close.
+func nearest(typed string, names []string) string {
+	best, bestDist := "", 0
+	for _, n := range names {
+		d := levenshtein.ComputeDistance(strings.ToLower(typed), strings.ToLower(n))
+		if best == "" || d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	if best != "" && bestDist <= max(2, len(typed)/3) {
+		return best
+	}
+	return ""
+}

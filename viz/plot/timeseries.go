@@ -1,0 +1,301 @@
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// DefaultMetrics are the panels of a time-series figure when none are
+// asked for: throughput, back-pressure and tail latency.
+var DefaultMetrics = []string{"in_rate_rps", "backpressured_ms_per_s", "latency_p99_ms"}
+
+// TimeSeriesOptions choose what TimeSeries draws.
+type TimeSeriesOptions struct {
+	// Metrics are columns of timeseries.csv, one panel each;
+	// DefaultMetrics when empty.
+	Metrics []string
+	// Vertices to draw; all when empty.
+	Vertices []string
+	// Subtasks draws a line per subtask instead of per vertex (the runs'
+	// series must have been read with TimeseriesFilter.Subtasks).
+	Subtasks bool
+	// Title replaces the default title (the scenarios and seeds).
+	Title string
+}
+
+// TimeSeries draws metrics over simulated time: a panel per metric, a
+// line per vertex (or subtask) and run. Runs are overlaid, told apart by
+// dashes (and named in the legend); each panel shades the warmup and the
+// checkpoints (completed and failed), and marks failures and recoveries
+// with vertical lines. A gap in a line is an interval without a value (no
+// record left the vertex). It returns an *UnknownError for a metric or
+// vertex the runs lack, and a *NoDataError when no panel has a value.
+func TimeSeries(runs []*Run, o TimeSeriesOptions) (*Figure, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("plot: no runs to draw")
+	}
+	metrics := o.Metrics
+	if len(metrics) == 0 {
+		metrics = DefaultMetrics
+	}
+	sel, err := selectSeries(runs, metrics, o.Vertices, o.Subtasks)
+	if err != nil {
+		return nil, err
+	}
+	fig := newFigure(o.Title)
+	if fig.Title == "" {
+		fig.Title = runsTitle(runs)
+	}
+	end := 0.0
+	for _, r := range runs {
+		end = max(end, r.End())
+	}
+	styles := seriesStyles(runs, sel)
+	deco := decorations(runs, true)
+	var empty []string
+	for i, m := range metrics {
+		p := newPlot()
+		words, unit := describeMetric(m)
+		p.Title.Text = words
+		p.Y.Label.Text = unit
+		if i == len(metrics)-1 {
+			p.X.Label.Text = "simulated time (s)"
+		}
+		p.Add(deco.plotters...)
+		drawn := false
+		ymin, ymax := math.Inf(1), math.Inf(-1)
+		for _, s := range sel {
+			ys := s.series.Values[m]
+			xs := s.series.Time
+			thumb, ok := addLine(p, xs, ys, styles[s.key])
+			if i == 0 {
+				fig.AddLegend(s.legend, thumb)
+			}
+			if ok {
+				drawn = true
+				for _, y := range ys {
+					if !math.IsNaN(y) && !math.IsInf(y, 0) {
+						ymin, ymax = min(ymin, y), max(ymax, y)
+					}
+				}
+			}
+		}
+		p.X.Min, p.X.Max = 0, math.Max(end, 1e-9)
+		switch {
+		case !drawn:
+			empty = append(empty, m)
+			p.Add(&note{Text: fmt.Sprintf("no values of %s for %s", m, namesOf(sel))})
+			p.Y.Min, p.Y.Max = 0, 1
+		case perSecondMetric(m):
+			p.Y.Min, p.Y.Max = 0, 1000
+		default:
+			setYRange(p, ymin, ymax)
+		}
+		fig.Panels = append(fig.Panels, p)
+	}
+	deco.addLegend(fig)
+	if len(empty) == len(metrics) {
+		return nil, &NoDataError{Msg: fmt.Sprintf("%s %s no values for %s (an empty or all-NaN column: a latency has none when no record left the vertex)",
+			strings.Join(metrics, ", "), hasHave(len(metrics)), namesOf(sel))}
+	}
+	return fig, nil
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
+
+// selected is a series chosen for a figure.
+type selected struct {
+	run    int
+	series *Series
+	key    string // identity for styles: run and series name
+	name   string // the series' name
+	legend string
+}
+
+// selectSeries picks the series of the vertices asked for (all if none)
+// from every run, checking that the runs have the metrics and vertices.
+func selectSeries(runs []*Run, metrics, vertices []string, subtasks bool) ([]selected, error) {
+	var sel []selected
+	for ri, r := range runs {
+		ts := r.Timeseries
+		if ts == nil {
+			return nil, fmt.Errorf("plot: run %s has no time series", r.Label)
+		}
+		for _, m := range metrics {
+			if !slices.Contains(ts.Metrics, m) {
+				return nil, &UnknownError{What: "metric", Name: m, Valid: ts.Metrics, In: r.Label}
+			}
+		}
+		for _, v := range vertices {
+			if !slices.Contains(ts.Vertices, v) {
+				return nil, &UnknownError{What: "vertex", Name: v, Valid: ts.Vertices, In: r.Label}
+			}
+		}
+		for _, s := range ts.Series {
+			if len(vertices) > 0 && !slices.Contains(vertices, s.Vertex) || (s.Subtask >= 0) != subtasks {
+				continue
+			}
+			legend := s.Name()
+			if len(runs) > 1 {
+				legend = r.Label + ": " + legend
+			}
+			sel = append(sel, selected{run: ri, series: s, key: fmt.Sprintf("%d\x00%s", ri, s.Name()), name: s.Name(), legend: legend})
+		}
+	}
+	if len(sel) == 0 {
+		what := "vertex rows (subtask -1)"
+		if subtasks {
+			what = "subtask rows"
+		}
+		return nil, &NoDataError{Msg: "the time series have no " + what + " for the vertices asked for"}
+	}
+	return sel, nil
+}
+
+// seriesStyles gives each selected series its line style: a color per
+// series name (a color per run when only one name is drawn), dashes per
+// run.
+func seriesStyles(runs []*Run, sel []selected) map[string]draw.LineStyle {
+	var names []string
+	for _, s := range sel {
+		if !slices.Contains(names, s.name) {
+			names = append(names, s.name)
+		}
+	}
+	styles := map[string]draw.LineStyle{}
+	for _, s := range sel {
+		switch {
+		case len(names) == 1:
+			styles[s.key] = lineStyle(s.run, 0)
+		case len(runs) == 1:
+			styles[s.key] = lineStyle(slices.Index(names, s.name), 0)
+		default:
+			styles[s.key] = lineStyle(slices.Index(names, s.name), s.run)
+		}
+	}
+	return styles
+}
+
+// namesOf lists the series names of sel, without repeats.
+func namesOf(sel []selected) string {
+	var names []string
+	for _, s := range sel {
+		if !slices.Contains(names, s.name) {
+			names = append(names, s.name)
+		}
+	}
+	if len(names) > 6 {
+		return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
+	}
+	return strings.Join(names, ", ")
+}
+
+// decoration is what marks a run's events on a panel: shaded spans (the
+// warmup, checkpoints) and vertical lines (failures, recoveries), with
+// their legend entries.
+type decoration struct {
+	plotters []gplot.Plotter
+	legend   []legendEntry
+}
+
+func (d *decoration) add(p gplot.Plotter, name string, thumb gplot.Thumbnailer) {
+	d.plotters = append(d.plotters, p)
+	d.legend = append(d.legend, legendEntry{name, []gplot.Thumbnailer{thumb}})
+}
+
+// addLegend adds the decoration's entries to fig's legend.
+func (d decoration) addLegend(fig *Figure) { fig.legend = append(fig.legend, d.legend...) }
+
+// decorations returns the marks of the runs' events: with withSpans, the
+// warmup (of the first run) and the checkpoints, completed and failed, as
+// shaded spans; always, the failures and recoveries as vertical lines.
+func decorations(runs []*Run, withSpans bool) decoration {
+	var d decoration
+	if w := runs[0].Warmup(); w > 0 && withSpans {
+		sp := &spans{From: []float64{0}, To: []float64{w}, Fill: warmupFill}
+		d.add(sp, "warmup (not in statistics)", sp)
+	}
+	ok := &spans{Fill: checkpointFill}
+	bad := &spans{Fill: checkpointFailedFill}
+	fail := &vlines{Style: draw.LineStyle{Color: failureColor, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(5), vg.Points(2.5)}}}
+	rec := &vlines{Style: draw.LineStyle{Color: recoveryColor, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}}
+	for _, r := range runs {
+		for _, c := range r.Checkpoints {
+			sp := ok
+			if c.Failed() {
+				sp = bad
+			}
+			sp.From, sp.To = append(sp.From, c.Start), append(sp.To, c.End)
+		}
+		for _, m := range r.Markers {
+			if m.Kind == MarkerFailure {
+				fail.X = append(fail.X, m.Time)
+			} else {
+				rec.X = append(rec.X, m.Time)
+			}
+		}
+	}
+	if withSpans && len(ok.From) > 0 {
+		d.add(ok, "checkpoint in progress", ok)
+	}
+	if withSpans && len(bad.From) > 0 {
+		d.add(bad, "checkpoint that failed", bad)
+	}
+	if len(fail.X) > 0 {
+		d.add(fail, "failure", fail)
+	}
+	if len(rec.X) > 0 {
+		d.add(rec, "recovery", rec)
+	}
+	return d
+}
+
+// setYRange sets p's Y axis to hold [lo, hi], from 0 for data that is not
+// negative, and a unit range around constant data.
+func setYRange(p *gplot.Plot, lo, hi float64) {
+	if lo >= 0 {
+		lo = 0
+	}
+	if hi <= lo {
+		hi = lo + math.Max(1, math.Abs(lo))
+	}
+	p.Y.Min, p.Y.Max = lo, hi+(hi-lo)*0.04
+}
+
+// runsTitle names the runs of a figure: "backpressure, seed 1" for one,
+// "backpressure: 3 runs" for several of the same scenario.
+func runsTitle(runs []*Run) string {
+	var scen []string
+	for _, r := range runs {
+		name := r.Label
+		if r.Summary != nil && r.Summary.Scenario != "" {
+			name = r.Summary.Scenario
+		}
+		if !slices.Contains(scen, name) {
+			scen = append(scen, name)
+		}
+	}
+	t := strings.Join(scen, ", ")
+	if len(runs) == 1 {
+		if s := runs[0].Summary; s != nil {
+			t += fmt.Sprintf(", seed %d", s.Seed)
+			if s.Partial {
+				t += " (partial run)"
+			}
+		}
+		return t
+	}
+	return fmt.Sprintf("%s: %d runs", t, len(runs))
+}

@@ -1,0 +1,415 @@
+package plot
+
+import (
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// SweepFile is the name of a sweep's table (`dspalab sweep --out DIR`).
+const SweepFile = "sweep.csv"
+
+// Sweep is a sweep.csv: a row per run with the columns "run", the
+// parameters (named by their paths), "seed", then the metrics.
+type Sweep struct {
+	Params  []string
+	Metrics []string
+	Header  []string
+	Rows    [][]string
+}
+
+// ReadSweep reads a sweep.csv. It returns an error for a CSV without the
+// run and seed columns.
+func ReadSweep(r io.Reader) (*Sweep, error) {
+	cr := csv.NewReader(r)
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", SweepFile, err)
+	}
+	if len(recs) == 0 {
+		return nil, &NoDataError{Msg: SweepFile + " is empty"}
+	}
+	h := recs[0]
+	seed := slices.Index(h, "seed")
+	if len(h) == 0 || h[0] != "run" || seed < 0 {
+		return nil, fmt.Errorf("%s has no run and seed columns: is it the output of dspalab sweep?", SweepFile)
+	}
+	return &Sweep{Params: h[1:seed], Metrics: h[seed+1:], Header: h, Rows: recs[1:]}, nil
+}
+
+// ResolveMetric returns the metric column a name means: the column of that
+// name, else the only column ending in "."+name (so "out.latency_p99_ms"
+// means "vertices.out.latency_p99_ms"). It returns an *UnknownError that
+// lists the metrics, or the columns a short name could mean.
+func (s *Sweep) ResolveMetric(name string) (string, error) {
+	return resolve(name, s.Metrics, "metric", compactMetrics(s.Metrics))
+}
+
+// ResolveParam returns the parameter column a name means, as
+// ResolveMetric does.
+func (s *Sweep) ResolveParam(name string) (string, error) {
+	return resolve(name, s.Params, "parameter", s.Params)
+}
+
+func resolve(name string, cols []string, what string, valid []string) (string, error) {
+	if slices.Contains(cols, name) {
+		return name, nil
+	}
+	var matches []string
+	for _, c := range cols {
+		if strings.HasSuffix(c, "."+name) {
+			matches = append(matches, c)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return "", &UnknownError{What: what, Name: name, Valid: valid}
+	}
+	return "", &UnknownError{What: what, Name: name, Valid: matches, Note: "the name is ambiguous: give one of these in full"}
+}
+
+// compactMetrics lists metric columns for a message, with the per-vertex
+// columns folded into one pattern.
+func compactMetrics(cols []string) []string {
+	var out, vertices, fields []string
+	for _, c := range cols {
+		rest, ok := strings.CutPrefix(c, "vertices.")
+		if !ok {
+			out = append(out, c)
+			continue
+		}
+		i := strings.LastIndex(rest, ".")
+		if i < 0 {
+			out = append(out, c)
+			continue
+		}
+		if v := rest[:i]; !slices.Contains(vertices, v) {
+			vertices = append(vertices, v)
+		}
+		if f := rest[i+1:]; !slices.Contains(fields, f) {
+			fields = append(fields, f)
+		}
+	}
+	if len(vertices) > 0 {
+		out = append(out, fmt.Sprintf("vertices.VERTEX.FIELD with VERTEX one of %s and FIELD one of %s",
+			strings.Join(vertices, ", "), strings.Join(fields, ", ")))
+	}
+	return out
+}
+
+// TradeoffOptions choose what Tradeoff draws.
+type TradeoffOptions struct {
+	// X is the parameter on the horizontal axis; it may be left empty
+	// when the sweep has one parameter.
+	X string
+	// Y are metrics, a panel each.
+	Y []string
+	// Title replaces the default title.
+	Title string
+}
+
+// Tradeoff draws metrics of a sweep against one of its parameters: for
+// each combination of the other parameters a line through the mean over
+// the seeds, with a band from the minimum to the maximum. Parameter values
+// with units (50/s, 250ms, 32KiB, 1Gbit/s) are placed by their value, in
+// records/s, seconds, bytes or bytes/s; values that are not numbers are
+// spread evenly in the order of the sweep. It returns an *UnknownError
+// for a parameter or metric the sweep lacks, and a *NoDataError when a
+// metric has no numbers.
+func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
+	if len(s.Params) == 0 {
+		return nil, errors.New("the sweep has no parameters (it ran with no --set): there is nothing to put on the x axis")
+	}
+	xname := o.X
+	if xname == "" {
+		if len(s.Params) > 1 {
+			return nil, &UnknownError{What: "parameter", Name: "", Valid: s.Params, Note: "name the x axis with -x"}
+		}
+		xname = s.Params[0]
+	}
+	xcol, err := s.ResolveParam(xname)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Y) == 0 {
+		return nil, &UnknownError{What: "metric", Name: "", Valid: compactMetrics(s.Metrics), Note: "name one with -y"}
+	}
+	var ycols []string
+	for _, y := range o.Y {
+		c, err := s.ResolveMetric(y)
+		if err != nil {
+			return nil, err
+		}
+		ycols = append(ycols, c)
+	}
+	if len(s.Rows) == 0 {
+		return nil, &NoDataError{Msg: SweepFile + " has no runs"}
+	}
+	col := func(name string) int { return slices.Index(s.Header, name) }
+	xi := col(xcol)
+	xs, unit, categories := placeValues(s.Rows, xi)
+	var others []int // the other parameters that take several values
+	for _, p := range s.Params {
+		if p != xcol && distinct(s.Rows, col(p)) > 1 {
+			others = append(others, col(p))
+		}
+	}
+	groupOf := func(row []string) string {
+		parts := make([]string, len(others))
+		for i, c := range others {
+			parts[i] = shortName(s.Header[c], s.Params) + "=" + row[c]
+		}
+		return strings.Join(parts, ", ")
+	}
+	var groups []string
+	for _, row := range s.Rows {
+		if g := groupOf(row); !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	seeds := map[string]bool{}
+	for _, row := range s.Rows {
+		seeds[row[len(s.Params)+1]] = true
+	}
+	fig := newFigure(o.Title)
+	if fig.Title == "" {
+		fig.Title = fmt.Sprintf("Sweep of %s: %d runs, %d seeds per point", xcol, len(s.Rows), len(seeds))
+	}
+	for pi, ycol := range ycols {
+		yi := col(ycol)
+		p := newPlot()
+		words, u := describeMetric(ycol)
+		p.Title.Text = words
+		p.Y.Label.Text = u
+		if pi == len(ycols)-1 {
+			p.X.Label.Text = xcol
+			if unit != "" {
+				p.X.Label.Text += " (" + unit + ")"
+			}
+		}
+		ymin, ymax := math.Inf(1), math.Inf(-1)
+		drawn := false
+		var notNumber string
+		var bandThumb *spans
+		for gi, g := range groups {
+			byX := map[float64][]float64{}
+			for ri, row := range s.Rows {
+				if groupOf(row) != g || math.IsNaN(xs[ri]) {
+					continue
+				}
+				v := parseNum(row[yi])
+				if math.IsNaN(v) {
+					if row[yi] != "" && notNumber == "" {
+						notNumber = row[yi]
+					}
+					continue
+				}
+				byX[xs[ri]] = append(byX[xs[ri]], v)
+			}
+			var keys []float64
+			for x := range byX {
+				keys = append(keys, x)
+			}
+			sort.Float64s(keys)
+			var mean, lo, hi plotter.XYs
+			for _, x := range keys {
+				vs := byX[x]
+				sum, mn, mx := 0.0, math.Inf(1), math.Inf(-1)
+				for _, v := range vs {
+					sum += v
+					mn, mx = min(mn, v), max(mx, v)
+				}
+				mean = append(mean, plotter.XY{X: x, Y: sum / float64(len(vs))})
+				lo = append(lo, plotter.XY{X: x, Y: mn})
+				hi = append(hi, plotter.XY{X: x, Y: mx})
+				ymin, ymax = min(ymin, mn), max(ymax, mx)
+			}
+			if len(mean) == 0 {
+				continue
+			}
+			drawn = true
+			sty := lineStyle(gi, 0)
+			band := bandPolygon(lo, hi, sty.Color)
+			if band != nil {
+				p.Add(band)
+			}
+			l, pts, err := plotter.NewLinePoints(mean)
+			if err != nil {
+				continue
+			}
+			l.LineStyle = sty
+			pts.GlyphStyle = draw.GlyphStyle{Color: sty.Color, Radius: vg.Points(2.4), Shape: draw.CircleGlyph{}}
+			p.Add(l, pts)
+			if pi == 0 {
+				name := g
+				if name == "" {
+					name = "mean"
+					if len(seeds) > 1 {
+						name = fmt.Sprintf("mean over %d seeds", len(seeds))
+					}
+				}
+				fig.AddLegend(name, l, pts)
+				if band != nil && bandThumb == nil {
+					bandThumb = &spans{Fill: rgba(0x808080, 70)}
+				}
+			}
+		}
+		if bandThumb != nil {
+			fig.AddLegend("min to max over the seeds", bandThumb)
+		}
+		if !drawn {
+			if notNumber != "" {
+				return nil, &NoDataError{Msg: fmt.Sprintf("%s is not a number (values such as %q); choose a numeric metric", ycol, notNumber)}
+			}
+			return nil, &NoDataError{Msg: fmt.Sprintf("%s has no values in %s", ycol, SweepFile)}
+		}
+		setYRange(p, ymin, ymax)
+		if strings.HasSuffix(ycol, "_ratio") {
+			p.Y.Min, p.Y.Max = 0, 1.02
+		}
+		xmin, xmax := math.Inf(1), math.Inf(-1)
+		for _, x := range xs {
+			if !math.IsNaN(x) {
+				xmin, xmax = min(xmin, x), max(xmax, x)
+			}
+		}
+		pad := (xmax - xmin) * 0.04
+		if pad == 0 {
+			pad = 0.5
+		}
+		p.X.Min, p.X.Max = xmin-pad, xmax+pad
+		switch {
+		case categories != nil:
+			p.NominalX(categories...)
+			p.X.Min, p.X.Max = -0.5, float64(len(categories))-0.5
+		case len(valueTicks(s.Rows, xi, xs)) <= 12:
+			// the swept values, as written
+			p.X.Tick.Marker = gplot.ConstantTicks(valueTicks(s.Rows, xi, xs))
+		}
+		fig.Panels = append(fig.Panels, p)
+	}
+	return fig, nil
+}
+
+// shortName returns the last part of a parameter's path when no other
+// parameter's ends the same ("distribution" for
+// operators.server.service_time.distribution), else the whole path.
+func shortName(path string, params []string) string {
+	last := func(p string) string { return p[strings.LastIndex(p, ".")+1:] }
+	for _, p := range params {
+		if p != path && last(p) == last(path) {
+			return path
+		}
+	}
+	return last(path)
+}
+
+// distinct counts the values of column c.
+func distinct(rows [][]string, c int) int {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r[c]] = true
+	}
+	return len(seen)
+}
+
+// valueTicks returns a tick at each distinct value of column c, labelled
+// as written in the sweep.
+func valueTicks(rows [][]string, c int, xs []float64) []gplot.Tick {
+	var ticks []gplot.Tick
+	seen := map[float64]bool{}
+	for i, row := range rows {
+		if math.IsNaN(xs[i]) || seen[xs[i]] {
+			continue
+		}
+		seen[xs[i]] = true
+		ticks = append(ticks, gplot.Tick{Value: xs[i], Label: row[c]})
+	}
+	slices.SortFunc(ticks, func(a, b gplot.Tick) int { return cmp.Compare(a.Value, b.Value) })
+	return ticks
+}
+
+// bandPolygon returns the band between lo and hi (nil when they are the
+// same everywhere, as with one seed).
+func bandPolygon(lo, hi plotter.XYs, c color.Color) *plotter.Polygon {
+	same := true
+	for i := range lo {
+		if lo[i].Y != hi[i].Y {
+			same = false
+		}
+	}
+	if same {
+		return nil
+	}
+	ring := append(plotter.XYs{}, lo...)
+	for i := len(hi) - 1; i >= 0; i-- {
+		ring = append(ring, hi[i])
+	}
+	pg, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil
+	}
+	r, g, b, _ := c.RGBA()
+	pg.Color = rgba(uint32(r>>8)<<16|uint32(g>>8)<<8|uint32(b>>8), 56)
+	pg.LineStyle.Width = 0
+	return pg
+}
+
+// placeValues returns the x position of every row's value in column c:
+// numbers as they are, or all values read with one of the scenario
+// format's units (with the unit's name), else the values' order of first
+// appearance (with the values, as categories).
+func placeValues(rows [][]string, c int) (xs []float64, unit string, categories []string) {
+	parsers := []struct {
+		unit  string
+		parse func(string) (float64, error)
+	}{
+		{"", func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }},
+		{"s", func(s string) (float64, error) { d, err := scenario.ParseDuration(s); return d.Seconds(), err }},
+		{"records/s", scenario.ParseRate},
+		{"bytes", func(s string) (float64, error) { n, err := scenario.ParseByteSize(s); return float64(n), err }},
+		{"bytes/s", scenario.ParseBandwidth},
+	}
+	for _, p := range parsers {
+		xs = make([]float64, len(rows))
+		ok := true
+		for i, row := range rows {
+			v, err := p.parse(row[c])
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				ok = false
+				break
+			}
+			xs[i] = v
+		}
+		if ok {
+			return xs, p.unit, nil
+		}
+	}
+	xs = make([]float64, len(rows))
+	for i, row := range rows {
+		k := slices.Index(categories, row[c])
+		if k < 0 {
+			categories = append(categories, row[c])
+			k = len(categories) - 1
+		}
+		xs[i] = float64(k)
+	}
+	return xs, "", categories
+}

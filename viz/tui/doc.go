@@ -1,0 +1,23 @@
+// Package tui is dspalab's live view: a bubbletea terminal UI that runs a
+// simulation while the user watches, the way Flink's web UI shows a real
+// job, but slowed down, paused and poked at will (dspalab watch, dspalab
+// run --tui).
+//
+// The simulator is single-threaded, so the simulation runs on a goroutine
+// of its own (the engine), never inside bubbletea's Update: the engine
+// advances simulated time at the chosen speed (0.1× up to as fast as
+// possible), applies the user's commands between two steps (pause, step,
+// speed, restart, and actions injected with sim.Sim.Inject), and hands the
+// UI immutable snapshots, at most 30 a wall second, the latest replacing
+// one not yet drawn. The model draws the job graph in topological order
+// (rates, input-buffer occupancy, back-pressure status in Flink's colours),
+// the subtasks of the selected vertex (busy, back-pressured and idle time),
+// sparklines of throughput and p99 latency over the last minute of
+// simulated time, checkpoints, delivery counters, source lag and the event
+// log.
+//
+// Files: engine.go (the simulation's goroutine), snapshot.go (the observer
+// and the snapshots), graph.go (the job graph read from the scenario),
+// model.go (the bubbletea model), components.go (drawing), keymap.go,
+// styles.go, messages.go, run.go (Run).
+package tui

@@ -1,0 +1,102 @@
+package tui
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// frame runs the live view of sc in a bubbletea program (teatest) at a
+// fixed size, with the engine in the test mode: it presses keys, advances
+// the simulation to simulated time to, and returns the program's last
+// frame once the snapshot of that instant has arrived, and the program's
+// output. The frame is the same on every run.
+func frame(t *testing.T, sc *scenario.Scenario, w, h int, keys []string, to des.Time, opts ...tea.ProgramOption) (string, []byte) {
+	t.Helper()
+	job := testJob(sc)
+	e := manualEngine(t, job)
+	m := newModel(job, e)
+	m.quitWhen = func(s *Snapshot) bool { return s.Now >= to }
+	if len(opts) == 0 {
+		opts = []tea.ProgramOption{tea.WithColorProfile(colorprofile.Ascii)}
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(opts...))
+	for _, k := range keys {
+		tm.Send(press(k))
+	}
+	tm.Send(advanceMsg{to})
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(model)
+	out, err := io.ReadAll(tm.FinalOutput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := fm.View()
+	if !view.AltScreen {
+		t.Error("the view is not on the alternate screen")
+	}
+	lines := strings.Split(view.Content, "\n")
+	if len(lines) != h {
+		t.Errorf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("line %d is %d wide, more than %d", i+1, ansi.StringWidth(l), w)
+		}
+	}
+	return ansi.Strip(view.Content) + "\n", out
+}
+
+// TestGolden compares frames of the back-pressure scenario at fixed
+// simulated instants with testdata/TestGolden/*.golden (go test -update
+// rewrites them).
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w, h int
+		keys []string
+		to   des.Time
+	}{
+		{"start_100x30", 100, 30, nil, 0},
+		{"warmup_5s_100x30", 100, 30, []string{"space"}, 5 * des.Second},
+		{"parse_30s_100x30", 100, 30, []string{"down"}, 30 * des.Second},
+		{"enrich_60s_80x24", 80, 24, []string{"down", "down", "-", "-"}, 60 * des.Second},
+		{"finished_120s_100x30", 100, 30, []string{"up"}, 120 * des.Second},
+		{"help_20s_80x24", 80, 24, []string{"?"}, 20 * des.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := frame(t, builtin(t, "backpressure"), tc.w, tc.h, tc.keys, tc.to)
+			golden.RequireEqual(t, got)
+		})
+	}
+}
+
+// TestNoColor checks that NO_COLOR removes every colour from what the
+// program writes, and only then.
+func TestNoColor(t *testing.T) {
+	colour := func(out []byte) bool {
+		s := string(out)
+		return strings.Contains(s, "[38;") || strings.Contains(s, "[48;") || strings.Contains(s, ";38;") || strings.Contains(s, ";48;")
+	}
+	env := []string{"TERM=xterm-256color", "COLORTERM=truecolor", "TTY_FORCE=1"}
+	_, out := frame(t, builtin(t, "backpressure"), 100, 30, nil, 30*des.Second, tea.WithEnvironment(env))
+	if !colour(out) {
+		t.Fatal("no colour on a true-colour terminal: the check below proves nothing")
+	}
+	_, out = frame(t, builtin(t, "backpressure"), 100, 30, nil, 30*des.Second, tea.WithEnvironment(append(env, "NO_COLOR=1")))
+	if colour(out) {
+		t.Errorf("colours with NO_COLOR=1:\n%q", out)
+	}
+	if !strings.Contains(string(out), "HIGH") {
+		t.Error("the statuses are not written without colours")
+	}
+}

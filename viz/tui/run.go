@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dspalab/dspalab/sim"
+)
+
+// MaxSnapshotsPerSecond bounds how often the engine hands the UI a
+// snapshot, in wall time.
+const MaxSnapshotsPerSecond = 30
+
+// Options tune the live view.
+type Options struct {
+	// Speed is the starting speed in simulated seconds per wall second,
+	// rounded to the nearest of Speeds; 0 runs as fast as possible.
+	Speed float64
+	// Paused starts the view paused at time 0.
+	Paused bool
+	// ProgramOptions are passed to bubbletea (input, output, environment);
+	// by default it uses the terminal.
+	ProgramOptions []tea.ProgramOption
+}
+
+// Run shows the live view of job until the user quits (q), and returns the
+// simulation where it stands, for its result and its recorded actions:
+// finished, or partial when the user quit early. Its error is the one that
+// stopped the simulation (a *sim.QueueLimitError, a trace failure), ctx's
+// error when ctx was cancelled (then the simulation is stopped where it
+// was), or the terminal's. The caller must make sure that the terminal is
+// one: bubbletea opens /dev/tty when standard input is not a terminal.
+func Run(ctx context.Context, job Job, opts Options) (*sim.Sim, error) {
+	e, err := newEngine(job, engineConfig{speed: opts.Speed, paused: opts.Paused,
+		minPublish: time.Second / MaxSnapshotsPerSecond})
+	if err != nil {
+		return nil, err
+	}
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go e.run(ectx)
+	p := tea.NewProgram(newModel(job, e), append([]tea.ProgramOption{tea.WithContext(ctx)}, opts.ProgramOptions...)...)
+	_, perr := p.Run()
+	e.send(command{kind: cmdQuit})
+	<-e.done // the engine no longer touches the simulation
+	switch {
+	case ctx.Err() != nil:
+		// The simulation learns of the interruption (its result then
+		// says so); with ctx cancelled it fires no event.
+		e.sim.RunUntil(ctx, e.sim.Now())
+		return e.sim, ctx.Err()
+	case perr != nil && errors.Is(perr, tea.ErrInterrupted):
+		return e.sim, fmt.Errorf("tui: %w", perr)
+	case perr != nil:
+		return e.sim, fmt.Errorf("tui: running the terminal UI: %w", perr)
+	}
+	return e.sim, e.stopErr
+}

@@ -1,0 +1,257 @@
+package tui
+
+import (
+	"math"
+	"strings"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// Snapshot is what the view shows of a run at one instant: a copy made on
+// the simulation's goroutine and never changed afterwards, so the UI reads
+// it without locks.
+type Snapshot struct {
+	// Gen counts the restarts before this run (r).
+	Gen int
+	// Now is the simulated time reached; Duration the scenario's.
+	Now, Duration des.Time
+	// State is running, paused, finished or stopped.
+	State RunState
+	// Speed is the chosen speed in simulated seconds per wall second; 0 is
+	// as fast as possible. WallSpeed is the speed achieved lately (0 when
+	// unknown, and always in the test mode, whose clock is the test's).
+	Speed, WallSpeed float64
+	// SampleTime ends the last metrics interval (0: no sample yet).
+	SampleTime des.Time
+	// Vertices hold the last sample's rows in topological order.
+	Vertices []VertexState
+	// Throughput (records/s into the sinks) and P99 (the largest p99
+	// latency of the sinks, ms) over the last minute of simulated time up
+	// to SampleTime, in HistoryBuckets buckets, oldest first; NaN where
+	// nothing was measured yet.
+	Throughput, P99 []float64
+	// Emitted counts the records the sources emitted; Delivered those the
+	// sinks received.
+	Emitted, Delivered uint64
+	// Events are the latest lines of the event log, oldest first.
+	Events []LogLine
+	// Checkpoints are the checkpoint events of the run, oldest first (none
+	// until the simulator models checkpoints).
+	Checkpoints []LogLine
+	// NotModelled holds the kinds of action (sim.ActionFailure,
+	// sim.ActionCheckpoint) the simulator refused as not simulated yet.
+	NotModelled map[string]bool
+	// Err says why the run stopped (State stopped), or "".
+	Err string
+}
+
+// RunState says whether the simulation advances.
+type RunState int
+
+// Run states.
+const (
+	Running  RunState = iota // advancing at Speed
+	Paused                   // waiting for space or s
+	Finished                 // reached its duration
+	Stopped                  // stopped early by an error (a limit, a failed trace)
+)
+
+// String returns the state in words: "running", "paused", "finished" or
+// "stopped".
+func (s RunState) String() string {
+	switch s {
+	case Running:
+		return "running"
+	case Paused:
+		return "paused"
+	case Finished:
+		return "finished"
+	}
+	return "stopped"
+}
+
+// VertexState is one vertex in the last sample.
+type VertexState struct {
+	sim.Row             // the vertex as a whole (Subtask -1)
+	Subtasks  []sim.Row // by subtask index
+	HaveTotal bool      // the row was sampled (false before the first sample)
+}
+
+// LogLine is one line of the event log.
+type LogLine struct {
+	Time    des.Time
+	Type    string // a sim event type, or LogError for an action refused
+	Vertex  string
+	To      string // new status of a status change
+	Message string
+}
+
+// LogError is the type of a log line that reports an action the simulator
+// refused (such as a failure while failures are not simulated yet).
+const LogError = "error"
+
+// HistoryWindow is how much simulated time the sparklines cover, in
+// HistoryBuckets buckets.
+const (
+	HistoryWindow  = 60 * des.Second
+	HistoryBuckets = 60
+)
+
+// maxLogLines bounds the event log kept (and handed over) per run.
+const maxLogLines = 200
+
+// point is one metrics interval of the sparklines.
+type point struct {
+	t        des.Time
+	dt       des.Time
+	thr, p99 float64
+}
+
+// collector is the sim.Observer of the live view. It runs on the
+// simulation's goroutine, keeps the last sample and a minute of history,
+// and builds snapshots on demand; per sample it only copies rows.
+type collector struct {
+	g         graph
+	rows      []sim.Row // the last sample
+	have      bool
+	sampleAt  des.Time
+	hist      []point // oldest first, from hist[head:]
+	head      int
+	delivered float64
+	events    []LogLine // ring of at most maxLogLines
+	ckpts     []LogLine
+}
+
+func newCollector(g graph) *collector { return &collector{g: g} }
+
+// reset forgets everything: the run starts again.
+func (c *collector) reset() {
+	c.rows, c.have, c.sampleAt = c.rows[:0], false, 0
+	c.hist, c.head, c.delivered = c.hist[:0], 0, 0
+	c.events, c.ckpts = nil, nil
+}
+
+// Sample implements sim.Observer.
+func (c *collector) Sample(s *sim.Sample) {
+	c.rows = append(c.rows[:0], s.Rows...)
+	c.have, c.sampleAt = true, s.Time
+	thr, p99 := 0.0, math.NaN()
+	for i := range s.Rows {
+		r := &s.Rows[i]
+		if r.Kind != sim.KindSink || r.Subtask != -1 {
+			continue
+		}
+		thr += r.InRate
+		if !math.IsNaN(r.LatencyP99) && (math.IsNaN(p99) || r.LatencyP99 > p99) {
+			p99 = r.LatencyP99
+		}
+	}
+	c.delivered += math.Round(thr * s.Interval.Seconds())
+	c.hist = append(c.hist, point{t: s.Time, dt: s.Interval, thr: thr, p99: p99})
+	for c.head < len(c.hist) && c.hist[c.head].t <= s.Time-HistoryWindow {
+		c.head++
+	}
+	if c.head > 1024 && c.head > len(c.hist)/2 {
+		c.hist = append(c.hist[:0], c.hist[c.head:]...)
+		c.head = 0
+	}
+}
+
+// Event implements sim.Observer.
+func (c *collector) Event(e sim.Event) {
+	l := LogLine{Time: e.Time, Type: e.Type, Vertex: e.Vertex, To: e.To, Message: e.Message}
+	c.log(l)
+	if strings.HasPrefix(e.Type, "checkpoint") {
+		c.ckpts = append(c.ckpts, l)
+		if len(c.ckpts) > maxLogLines {
+			c.ckpts = append(c.ckpts[:0:0], c.ckpts[len(c.ckpts)-maxLogLines/2:]...)
+		}
+	}
+}
+
+// log adds a line to the event log.
+func (c *collector) log(l LogLine) {
+	c.events = append(c.events, l)
+	if len(c.events) > maxLogLines {
+		c.events = append(c.events[:0:0], c.events[len(c.events)-maxLogLines/2:]...)
+	}
+}
+
+// snapshot copies what the view needs. emitted is the simulator's count.
+func (c *collector) snapshot(emitted uint64) *Snapshot {
+	s := &Snapshot{SampleTime: c.sampleAt, Emitted: emitted, Delivered: uint64(c.delivered)}
+	s.Vertices = make([]VertexState, len(c.g.vertices))
+	for i, v := range c.g.vertices {
+		s.Vertices[i].Vertex, s.Vertices[i].Kind, s.Vertices[i].Subtask = v.name, v.kind, -1
+		s.Vertices[i].Status = sim.StatusOK
+	}
+	if c.have {
+		vi := 0
+		start := 0
+		for i := range c.rows {
+			r := c.rows[i]
+			if r.Subtask != -1 {
+				continue
+			}
+			for vi < len(s.Vertices) && s.Vertices[vi].Vertex != r.Vertex {
+				vi++
+			}
+			if vi == len(s.Vertices) {
+				break
+			}
+			s.Vertices[vi].Row = r
+			s.Vertices[vi].HaveTotal = true
+			s.Vertices[vi].Subtasks = append([]sim.Row(nil), c.rows[start:i]...)
+			start = i + 1
+		}
+	}
+	s.Throughput, s.P99 = c.buckets()
+	n := min(len(c.events), 64)
+	s.Events = append([]LogLine(nil), c.events[len(c.events)-n:]...)
+	s.Checkpoints = append([]LogLine(nil), c.ckpts...)
+	return s
+}
+
+// buckets averages the throughput and takes the largest p99 of the last
+// minute of samples into HistoryBuckets buckets ending at the last sample;
+// an empty bucket repeats the one before it.
+func (c *collector) buckets() (thr, p99 []float64) {
+	thr = make([]float64, HistoryBuckets)
+	p99 = make([]float64, HistoryBuckets)
+	sumT := make([]float64, HistoryBuckets)
+	sumW := make([]float64, HistoryBuckets)
+	for i := range thr {
+		thr[i], p99[i] = math.NaN(), math.NaN()
+	}
+	if !c.have {
+		return thr, p99
+	}
+	width := HistoryWindow / HistoryBuckets
+	from := c.sampleAt - HistoryWindow
+	for _, p := range c.hist[c.head:] {
+		b := int((p.t - from - 1) / width) // a sample ends its interval: (from, from+width] is bucket 0
+		if b < 0 || b >= HistoryBuckets {
+			continue
+		}
+		w := p.dt.Seconds()
+		sumT[b] += p.thr * w
+		sumW[b] += w
+		if !math.IsNaN(p.p99) && (math.IsNaN(p99[b]) || p.p99 > p99[b]) {
+			p99[b] = p.p99
+		}
+	}
+	seen := false
+	for b := range thr {
+		if sumW[b] > 0 {
+			thr[b] = sumT[b] / sumW[b]
+			seen = true
+		} else if seen && b > 0 {
+			thr[b] = thr[b-1]
+			if math.IsNaN(p99[b]) {
+				p99[b] = p99[b-1]
+			}
+		}
+	}
+	return thr, p99
+}
