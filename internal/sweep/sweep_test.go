@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -427,6 +428,31 @@ sinks:
 	} {
 		if err := doc.Clone().Set(path, "1"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Set(%s): %v, want %q", path, err, want)
+		}
+	}
+}
+
+// A sweep of a trace-replay scenario opens each run's trace (the offline
+// sample here): the records a run emits are the trace's rows in its window.
+func TestTraceScenario(t *testing.T) {
+	dir := t.TempDir()
+	err := Run(context.Background(), Options{Scenario: "cluster-trace", Seeds: 1, OutDir: dir, Version: "test",
+		Params: []Param{{Path: "operators.count.parallelism", Values: []string{"2", "4"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := readCSV(t, filepath.Join(dir, CSVFile))
+	header, rows := recs[0], recs[1:]
+	emitted, lag := col(t, header, "totals.records_emitted"), col(t, header, "totals.source_lag_records")
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rows))
+	}
+	for _, r := range rows {
+		e, _ := strconv.Atoi(r[emitted])
+		l, _ := strconv.Atoi(r[lag])
+		// the same trace rows reach the source in both runs: read + lag
+		if e+l != 14650 {
+			t.Errorf("parallelism %s: emitted %d + lag %d = %d, want the 14650 rows of the window", r[1], e, l, e+l)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dspalab/dspalab/sim/des"
 )
@@ -303,11 +302,9 @@ func TestAliasBomb(t *testing.T) {
 		b.WriteString("]}\n")
 	}
 	b.WriteString("duration: 10s\nsources:\n  - <<: *m12\n")
-	start := time.Now()
+	// (a blow-up would show as a hang, caught by go test's timeout; no
+	// wall-clock assertion here: these machines are noisy)
 	_, err := Parse("bomb.yaml", []byte(b.String()))
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
-		t.Errorf("Parse took %v", elapsed)
-	}
 	want := "bomb.yaml:1:11: the document expands to too many nodes (aliases that refer to aliases?)"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
@@ -483,11 +480,7 @@ func TestLargeScenario(t *testing.T) {
 			fmt.Fprintf(&b, "  - name: o%d\n    input: %s\n    service_time: {mean: 1ms}\n", i, in)
 		}
 		fmt.Fprintf(&b, "sinks:\n  - name: out\n    input: o%d\n", n)
-		start := time.Now()
 		s, err := Parse("big.yaml", []byte(b.String()))
-		if elapsed := time.Since(start); elapsed > 10*time.Second {
-			t.Errorf("dangling=%v: Parse took %v", dangling, elapsed)
-		}
 		if dangling {
 			list, _ := err.(ErrorList)
 			if len(list) != maxErrors+1 || list[0].Error() != `big.yaml:7:12: operators[0].input: unknown vertex "zz1"` {
