@@ -98,14 +98,3 @@ func (s *Sim) fail(*subtask, bool) error {
 func (s *Sim) triggerCheckpoint() error {
 	return fmt.Errorf("sim: checkpoints are %w", ErrNotModelled)
 }
-
-// actionHandler replays recorded actions at their times.
-type actionHandler struct{ s *Sim }
-
-func (h actionHandler) HandleEvent(_ des.Time, i int64) {
-	s := h.s
-	a := s.opts.Actions[i]
-	if err := s.Inject(a); err != nil && s.stopped == nil {
-		s.stopped = fmt.Errorf("sim: replaying action %d (%s at %s): %w", i+1, a.Kind, FormatTime(a.At), err)
-	}
-}

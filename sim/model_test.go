@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -321,3 +322,38 @@ func TestAddNsSaturates(t *testing.T) {
 		t.Errorf("poisson at 1e-300/s: first arrival %d, want Never", at)
 	}
 }
+
+// A replayed action applies at its time, after the events of that instant
+// (the metrics sample at 5s has been taken), as a live injection does.
+func TestReplayedActionTiming(t *testing.T) {
+	sc := mustParse(t, `
+name: replay
+duration: 10s
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`)
+	var samples int
+	obs := &countingObserver{onSample: func(*Sample) { samples++ }}
+	s, err := New(sc, Options{Observer: obs, Actions: []Action{{AtS: 5, Kind: ActionCheckpoint}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.RunUntil(t.Context(), sc.Duration)
+	if !errors.Is(err, ErrNotModelled) {
+		t.Fatalf("err = %v, want ErrNotModelled (checkpoints are not simulated yet)", err)
+	}
+	if s.Now() != 5*des.Second || samples != 5 {
+		t.Errorf("stopped at %v after %d samples, want 5s after the 5th sample", s.Now(), samples)
+	}
+	if _, err := New(sc, Options{Actions: []Action{{AtS: 5, Kind: ActionCheckpoint}, {AtS: 4, Kind: ActionCheckpoint}}}); err == nil {
+		t.Error("actions out of time order must be refused")
+	}
+	if err := s.Inject(Action{Kind: "explode"}); err == nil || !strings.Contains(err.Error(), `unknown action "explode"`) {
+		t.Errorf("unknown action: err = %v", err)
+	}
+}
+
+type countingObserver struct{ onSample func(*Sample) }
+
+func (o *countingObserver) Sample(s *Sample) { o.onSample(s) }
+func (o *countingObserver) Event(Event)      {}

@@ -90,6 +90,7 @@ type Sim struct {
 	stopped    error
 	warmedUp   bool
 	actions    []Action
+	nextAction int // next of opts.Actions to replay
 }
 
 // vertex is a source, operator or sink with its subtasks.
@@ -163,17 +164,18 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	for _, src := range s.sources {
 		src.start()
 	}
+	s.eng.Schedule(s.nextSample(0), s, 0)
 	s.opts.Actions = append([]Action(nil), opts.Actions...) // times are filled in below
 	for i := range s.opts.Actions {
 		a := &s.opts.Actions[i]
 		if a.At == 0 {
 			a.At = des.FromSeconds(a.AtS)
 		}
-		if _, err := s.eng.Schedule(a.At, actionHandler{s}, int64(i)); err != nil {
-			return nil, fmt.Errorf("sim: action %d at %s: %w", i+1, FormatTime(a.At), err)
+		if i > 0 && a.At < s.opts.Actions[i-1].At {
+			return nil, fmt.Errorf("sim: action %d at %s comes before the one it follows (%s): actions must be in time order",
+				i+1, FormatTime(a.At), FormatTime(s.opts.Actions[i-1].At))
 		}
 	}
-	s.eng.Schedule(s.nextSample(0), s, 0)
 	s.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("%s: %d vertices, %d subtasks, seed %d", sc.Name, len(s.vertices), len(s.subtasks), sc.Seed)})
 	return s, nil
 }
@@ -214,7 +216,24 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 	}
 	t = min(t, s.duration)
 	var n uint64
-	for s.eng.NextTime() <= t && s.stopped == nil {
+	for s.stopped == nil {
+		next := s.eng.NextTime()
+		// a replayed action applies after every event at its instant, as
+		// one injected live between two RunUntil calls does
+		if k := s.nextAction; k < len(s.opts.Actions) {
+			if a := s.opts.Actions[k]; a.At < next && a.At <= t {
+				s.eng.RunUntil(a.At)
+				s.nextAction++
+				if err := s.Inject(a); err != nil {
+					s.stopped = fmt.Errorf("sim: replaying action %d (%s at %s): %w", k+1, a.Kind, FormatTime(a.At), err)
+					return s.stopped
+				}
+				continue
+			}
+		}
+		if next > t {
+			break
+		}
 		s.eng.Step()
 		n++
 		if n&0xffff == 0 {

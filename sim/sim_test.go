@@ -306,3 +306,26 @@ func TestCancelledRunIsPartial(t *testing.T) {
 		t.Fatalf("partial=%v simulated=%v emitted=%d", s.Partial, s.SimulatedS, s.Totals.Emitted)
 	}
 }
+
+// timeseries.csv has one row per metrics interval for every subtask and
+// vertex, and one more sample at the end of the warmup when the warmup is
+// not a multiple of the interval.
+func TestTimeseriesRows(t *testing.T) {
+	sc := load(t, "hot-key") // 120s, 1s interval; 1+4+1 subtasks, 3 vertices
+	sc.Warmup = 10*des.Second + 500*des.Millisecond
+	var ts bytes.Buffer
+	w := sim.NewStreamWriter(&ts, nil)
+	if _, err := sim.Run(context.Background(), sc, sim.Options{Observer: w}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Count(ts.Bytes(), []byte("\n"))
+	if want := 1 + (120+1)*(6+3); lines != want {
+		t.Errorf("timeseries.csv has %d lines, want header + 121 samples × 9 rows = %d", lines, want)
+	}
+	if !bytes.Contains(ts.Bytes(), []byte("\n10.5,clicks,source,0,")) {
+		t.Error("no sample at the end of the warmup (10.5s)")
+	}
+}

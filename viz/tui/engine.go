@@ -136,7 +136,8 @@ type engine struct {
 	// notModelled holds the kinds of action the simulator refused as not
 	// simulated yet
 	notModelled map[string]bool
-	published   int // snapshots handed over
+	published   int       // snapshots handed over
+	finishedAt  time.Time // wall time at which the run reached its end
 }
 
 // newEngine builds the first simulation of job (on the caller's
@@ -305,7 +306,7 @@ func (e *engine) runTo(ctx context.Context, t des.Time) {
 		e.state, e.stopErr = Stopped, err
 		e.col.log(LogLine{Time: e.sim.Now(), Type: LogError, Message: "run stopped: " + err.Error()})
 	case e.sim.Now() >= e.sim.Duration():
-		e.state = Finished
+		e.state, e.finishedAt = Finished, e.cfg.now()
 	}
 }
 
