@@ -358,7 +358,9 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 			}
 			offered += out
 		}
-		if offered > 0 && v.InRate < overloadShortage*offered {
+		// a queue grows only behind a saturated server; a shortfall
+		// without one is records still in buffers
+		if offered > 0 && v.InRate < overloadShortage*offered && v.Busy >= busyThreshold {
 			d := Diagnosis{Kind: DiagnosisOverloaded, Vertex: v.Name, Evidence: []string{
 				fmt.Sprintf("%s takes in %s records/s while its inputs send %s records/s", v.Name, rateText(v.InRate), rateText(offered)),
 				fmt.Sprintf("%s is busy %s; nothing is back-pressured because its input queue is unbounded", v.Name, pct(v.Busy))}}

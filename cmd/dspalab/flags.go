@@ -119,3 +119,28 @@ func (v recordsValue) Set(s string) error {
 }
 
 func (recordsValue) Type() string { return "number" }
+
+// bytesValue is a positive byte size in the scenario format's units
+// ("4GiB", "500MB").
+type bytesValue struct{ n *int64 }
+
+func (v bytesValue) String() string {
+	if v.n == nil || *v.n == 0 {
+		return ""
+	}
+	return scenario.FormatByteSize(*v.n)
+}
+
+func (v bytesValue) Set(s string) error {
+	n, err := scenario.ParseByteSize(s)
+	if err != nil {
+		return err
+	}
+	if n <= 0 {
+		return fmt.Errorf("must be positive, got %s", s)
+	}
+	*v.n = n
+	return nil
+}
+
+func (bytesValue) Type() string { return "bytes" }

@@ -19,10 +19,11 @@ func newRunCmd() *cobra.Command {
 		duration  des.Time
 		maxEvents = float64(runner.DefaultMaxEvents)
 		maxRate   = float64(runner.DefaultMaxEventRate)
+		maxRows   = float64(runner.DefaultMaxRows)
 		live      liveFlags
 	)
 	opts.Limits = runner.Limits{MaxSubtasks: runner.DefaultMaxSubtasks, MaxDuration: runner.DefaultMaxDuration,
-		MaxQueued: runner.DefaultMaxQueued}
+		MaxQueued: runner.DefaultMaxQueued, MaxMemory: runner.DefaultMaxMemory}
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO]",
 		Short: "Simulate a scenario and print its summary",
@@ -83,6 +84,8 @@ same.
 			}
 			opts.Limits.MaxEvents = maxEvents
 			opts.Limits.MaxEventRate = maxRate
+			opts.Limits.MaxRows = maxRows
+			opts.Limits.WritesOutputs = opts.OutDir != ""
 			opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			opts.Progress = isTerminal(opts.Stderr)
 			if err := live.apply(cmd, args, &opts); err != nil {
@@ -106,6 +109,8 @@ same.
 	f.Var(countValue{&maxEvents}, "max-events", "refuse scenarios with more estimated events (event rate x seconds)")
 	f.Var(countValue{&maxRate}, "max-event-rate", "refuse scenarios with more estimated events per simulated second (records through every vertex, plus metrics rows)")
 	f.Var(recordsValue{&opts.Limits.MaxQueued}, "max-queued", "stop the run when more records than this are queued at once (the outputs are then partial)")
+	f.Var(bytesValue{&opts.Limits.MaxMemory}, "max-memory", "refuse scenarios whose channels, zipf key tables and subtasks need more memory, e.g. 8GiB")
+	f.Var(countValue{&maxRows}, "max-rows", "with --out, refuse scenarios that would write more rows of timeseries.csv")
 	live.flags(cmd)
 	return cmd
 }

@@ -25,6 +25,20 @@ const (
 	// DefaultMaxQueued is in records: at about 100 bytes a queued record,
 	// some 2 GB of memory.
 	DefaultMaxQueued = 2e7
+	// DefaultMaxMemory is in bytes: the estimated memory of the job's
+	// structures (channels, zipf key tables, subtasks), before any record.
+	DefaultMaxMemory = 4 << 30
+	// DefaultMaxRows is the most rows of timeseries.csv a run with --out
+	// may write: at about 100 bytes a row, some 2 GB.
+	DefaultMaxRows = 2e7
+)
+
+// Rough memory costs of the job's structures, measured on the simulator
+// (a 2048 x 2048 all-to-all edge takes about 1.2 GB).
+const (
+	bytesPerChannel = 300
+	bytesPerZipfKey = 8
+	bytesPerSubtask = 2048
 )
 
 // Limits bound what Run agrees to simulate: a scenario over any of the
@@ -49,6 +63,14 @@ type Limits struct {
 	// flow control (capacity: unbounded) an overloaded operator's queue
 	// grows without bound, and memory with it.
 	MaxQueued int64
+	// MaxMemory bounds Estimate.Memory, in bytes (--max-memory).
+	MaxMemory int64
+	// MaxRows bounds Estimate.Rows when the run writes its outputs
+	// (WritesOutputs; --max-rows).
+	MaxRows float64
+	// WritesOutputs says the run writes timeseries.csv (--out), so that
+	// MaxRows applies.
+	WritesOutputs bool
 }
 
 // withDefaults fills the zero fields of l.
@@ -67,6 +89,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxQueued <= 0 {
 		l.MaxQueued = DefaultMaxQueued
+	}
+	if l.MaxMemory <= 0 {
+		l.MaxMemory = DefaultMaxMemory
+	}
+	if l.MaxRows <= 0 {
+		l.MaxRows = DefaultMaxRows
 	}
 	return l
 }
@@ -99,6 +127,15 @@ type Estimate struct {
 	EventRate float64
 	// Events is EventRate times the duration in simulated seconds.
 	Events float64
+	// Channels are the subtask-to-subtask channels of all edges; ZipfKeys
+	// the keys of all zipf key tables.
+	Channels, ZipfKeys int64
+	// Memory is the estimated bytes of the job's structures before any
+	// record: channels, zipf key tables and subtasks.
+	Memory int64
+	// Rows is the number of rows of timeseries.csv: one per subtask and
+	// per vertex at every metrics sample.
+	Rows float64
 }
 
 // Measure estimates the size of a run of sc by following the records
@@ -124,6 +161,19 @@ func Measure(sc *scenario.Scenario) Estimate { return measure(sc, nil) }
 // out).
 func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
 	e := Estimate{Duration: sc.Duration}
+	par := map[string]int{} // parallelism by vertex
+	for _, s := range sc.Sources {
+		par[s.Name] = s.Parallelism
+		if s.Keys.Distribution == scenario.KeysZipf {
+			e.ZipfKeys += int64(s.Keys.Count)
+		}
+	}
+	for _, o := range sc.Operators {
+		par[o.Name] = o.Parallelism
+	}
+	for _, k := range sc.Sinks {
+		par[k.Name] = k.Parallelism
+	}
 	out := map[string]float64{}   // records per second a vertex emits
 	recv := map[string]receiver{} // operators and sinks by name
 	for _, s := range sc.Sources {
@@ -153,6 +203,7 @@ func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
 		var in float64
 		for _, u := range v.inputs {
 			in = finite(in + out[u])
+			e.Channels += channels(v.partitioning, par[u], v.parallelism)
 		}
 		if v.partitioning == scenario.PartitionBroadcast {
 			e.ByBroadcast = e.ByBroadcast || (in > 0 && v.parallelism > 1)
@@ -171,9 +222,30 @@ func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
 		interval = des.Second // the simulator's default
 	}
 	e.MetricsRows = float64(e.Subtasks+e.Vertices) / interval.Seconds()
+	e.Rows = float64(e.Subtasks+e.Vertices) * math.Ceil(float64(sc.Duration)/float64(interval))
+	e.Memory = e.Channels*bytesPerChannel + e.ZipfKeys*bytesPerZipfKey + int64(e.Subtasks)*bytesPerSubtask
 	e.EventRate = finite(e.Records + e.MetricsRows)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e
+}
+
+// gigabytes formats a byte count for messages in GiB: "1.3GiB", "4GiB".
+func gigabytes(b float64) string {
+	return strconv.FormatFloat(math.Round(b/(1<<30)*100)/100, 'f', -1, 64) + "GiB"
+}
+
+// channels counts the channels of an edge from pu to pd subtasks.
+func channels(partitioning string, pu, pd int) int64 {
+	switch partitioning {
+	case scenario.PartitionForward:
+		return int64(pd)
+	case scenario.PartitionRescale:
+		return int64(max(pu, pd))
+	}
+	if partitioning == "" && pu == pd { // the default is forward then
+		return int64(pd)
+	}
+	return int64(pu) * int64(pd)
 }
 
 // finite caps x at the largest float64, so that absurd rates (a long chain
@@ -253,6 +325,15 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 	if e.Events > l.MaxEvents {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s events (%s, over %s) exceed the limit of %s; shorten duration, %s, or raise --max-events",
 			label, Sci(e.Events, 1), e.explain(), sim.FormatTime(e.Duration), Sci(l.MaxEvents, -1), e.advice()))
+	}
+	if e.Memory > l.MaxMemory {
+		errs = append(errs, fmt.Errorf("scenario %q: about %s of memory before any record (%d channels, %d zipf keys, %d subtasks) exceeds the limit of %s; lower the parallelism of all-to-all edges or the zipf key counts, or raise --max-memory",
+			label, gigabytes(float64(e.Memory)), e.Channels, e.ZipfKeys, e.Subtasks, gigabytes(float64(l.MaxMemory))))
+	}
+	if l.WritesOutputs && e.Rows > l.MaxRows {
+		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of timeseries.csv (%d subtasks and vertices every %s over %s, some %s) exceed the limit of %s; lengthen metrics.interval, shorten the duration, or raise --max-rows",
+			label, Sci(e.Rows, 1), e.Subtasks+e.Vertices, sim.FormatTime(max(sc.Metrics.Interval, des.Millisecond)), sim.FormatTime(e.Duration),
+			gigabytes(e.Rows*100), Sci(l.MaxRows, -1)))
 	}
 	return errors.Join(errs...)
 }

@@ -304,10 +304,34 @@ sinks:
 	e := Measure(sc)
 	// Offered: a 2 x 10; b 100/4 + 20*3/4 = 40; c (10*50 + 30*50)/100 = 20.
 	// op and out receive the 80 too; the metrics rows are (8 + 5) / 1s.
+	// Channels: a 2x3 + b 1x3 + c 1x3 into op, op 3x1 into out = 15;
+	// memory 15 x 300 B + 8 subtasks x 2 KiB; rows 13 x 100 samples.
 	want := Estimate{Subtasks: 8, Vertices: 5, Duration: 100 * des.Second, Offered: 80, Records: 240,
-		Busiest: "op", BusiestRate: 80, MetricsRows: 13, EventRate: 253, Events: 25300}
+		Busiest: "op", BusiestRate: 80, MetricsRows: 13, EventRate: 253, Events: 25300,
+		Channels: 15, Memory: 15*300 + 8*2048, Rows: 1300}
 	if e != want {
 		t.Errorf("Measure =\n%+v\nwant\n%+v", e, want)
+	}
+}
+
+func TestMemoryAndRowsLimits(t *testing.T) {
+	sc := parse(t, `duration: 168h
+workers: {count: 1024, slots: 4}
+sources:
+  - {name: s, parallelism: 4000, arrival: {process: constant, rate: 0.001/s}, keys: {count: 10000000, distribution: zipf}}
+sinks:
+  - {name: o, input: s, partitioning: rebalance, parallelism: 4000}
+`)
+	err := CheckLimits("m.yaml", sc, Limits{MaxSubtasks: 1e4, MaxDuration: 200 * des.Hour, WritesOutputs: true})
+	want := `scenario "m.yaml": about 4.56GiB of memory before any record (16000000 channels, 10000000 zipf keys, 8000 subtasks) exceeds the limit of 4GiB; lower the parallelism of all-to-all edges or the zipf key counts, or raise --max-memory
+scenario "m.yaml": about 4.8e9 rows of timeseries.csv (8002 subtasks and vertices every 1s over 168h, some 450.72GiB) exceed the limit of 2e7; lengthen metrics.interval, shorten the duration, or raise --max-rows`
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckLimits =\n%v\nwant\n%s", err, want)
+	}
+	// without outputs the rows are not written, so they do not count
+	err = CheckLimits("m.yaml", sc, Limits{MaxSubtasks: 1e4, MaxDuration: 200 * des.Hour, MaxMemory: 8 << 30})
+	if err != nil {
+		t.Errorf("raised memory limit, no outputs: %v", err)
 	}
 }
 
