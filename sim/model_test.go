@@ -293,7 +293,7 @@ func TestFormatTime(t *testing.T) {
 		t    des.Time
 		want string
 	}{
-		{120 * des.Second, "120s"}, {13881500 * des.Microsecond, "13.882s"}, {2 * des.Millisecond, "2ms"}, {250 * des.Microsecond, "0.25ms"},
+		{120 * des.Second, "120s"}, {13881500 * des.Microsecond, "13.882s"}, {2 * des.Millisecond, "2ms"}, {250 * des.Microsecond, "250µs"}, {1500 * des.Microsecond, "1.5ms"}, {des.Never, "2562047h47m16.8s"},
 		{0, "0s"}, {200 * des.Hour, "200h"}, {4*des.Hour + 4*des.Minute + 19735*des.Millisecond, "4h4m19.7s"},
 		{1000 * des.Second, "16m40s"}, {100000 * des.Second, "27h46m40s"},
 	} {

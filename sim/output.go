@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
 	"io"
 	"math"
 	"strconv"
@@ -180,36 +181,33 @@ func WriteTable(w io.Writer, s *Summary) error {
 func seconds(x float64) string { return FormatTime(des.FromSeconds(x)) }
 
 // FormatTime formats simulated time for people, the same way everywhere:
-// milliseconds below a second ("20ms", "0.25ms"), seconds below 1000s to
-// the millisecond ("120s", "13.882s"), hours, minutes and seconds above
-// ("200h", "4h4m19.7s", "16m40s").
+// scenario.FormatDuration of t rounded to the microsecond below a second,
+// to the millisecond below 1000s, and to the tenth of a second
+// above ("250µs", "20ms", "13.882s", "4h4m19.7s").
 func FormatTime(t des.Time) string {
-	if t < 0 {
-		return "-" + FormatTime(-t)
+	neg := t < 0
+	if neg {
+		t = -t
 	}
-	if t == 0 {
-		return "0s"
+	var unit des.Time
+	switch {
+	case t < des.Microsecond:
+		unit = 1
+	case t < des.Second:
+		unit = des.Microsecond
+	case t < 1000*des.Second:
+		unit = des.Millisecond
+	default:
+		unit = 100 * des.Millisecond
 	}
-	if t < des.Second {
-		return strconv.FormatFloat(math.Round(t.Milliseconds()*1000)/1000, 'f', -1, 64) + "ms"
+	if t <= des.Never-unit/2 {
+		t += unit / 2
 	}
-	if t < 1000*des.Second {
-		return strconv.FormatFloat(math.Round(t.Seconds()*1000)/1000, 'f', -1, 64) + "s"
+	t = t / unit * unit
+	if neg {
+		return "-" + scenario.FormatDuration(t)
 	}
-	t = (t + 50*des.Millisecond) / (100 * des.Millisecond) * (100 * des.Millisecond) // tenths
-	h, rest := t/des.Hour, t%des.Hour
-	m, rest := rest/des.Minute, rest%des.Minute
-	var b strings.Builder
-	if h > 0 {
-		fmt.Fprintf(&b, "%dh", h)
-	}
-	if m > 0 {
-		fmt.Fprintf(&b, "%dm", m)
-	}
-	if rest > 0 {
-		b.WriteString(strconv.FormatFloat(rest.Seconds(), 'f', -1, 64) + "s")
-	}
-	return b.String()
+	return scenario.FormatDuration(t)
 }
 
 func minBusy(ss []SubtaskSummary) float64 {

@@ -139,7 +139,7 @@ func (s *Sim) takeSample(now des.Time) {
 	s.lastSample = now
 	if !s.warmedUp && s.warmup > 0 && now >= s.warmup {
 		s.warmedUp = true
-		s.emit(Event{Type: EventWarmupEnded, Message: "statistics start at " + s.warmup.String()})
+		s.emit(Event{Type: EventWarmupEnded, Message: "statistics start at " + FormatTime(s.warmup)})
 	}
 	if s.opts.Observer != nil {
 		s.opts.Observer.Sample(smp)

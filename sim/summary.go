@@ -131,7 +131,7 @@ func (s *Sim) Result() *Result {
 		reason := stopReason(s.stopped)
 		s.emit(Event{Type: EventRunStopped, Message: fmt.Sprintf("stopped at %s of %s (%s): outputs are partial", seconds(now.Seconds()), seconds(s.duration.Seconds()), reason)})
 	} else {
-		s.emit(Event{Type: EventRunFinished, Message: fmt.Sprintf("finished at %s", now)})
+		s.emit(Event{Type: EventRunFinished, Message: "finished at " + FormatTime(now)})
 	}
 	from := min(s.warmup, now)
 	win := now - from // empty when stopped inside the warmup

@@ -287,10 +287,43 @@ func ParseBandwidth(s string) (float64, error) {
 	return v * mul, nil
 }
 
-// FormatDuration formats simulated time t (nanoseconds) as ParseDuration
-// reads it, like Go's time.Duration: "250ms", "1.5s", "1m30s", "0s".
+// FormatDuration formats simulated time exactly, so that ParseDuration
+// reads it back, and readably: nanoseconds below a microsecond, "999µs"
+// below a millisecond, "20ms" / "0.25ms" below a second, seconds below
+// 1000s ("120s", "13.8815s"), hours, minutes and seconds above ("200h",
+// "4h4m19.735s", "16m40s"). sim.FormatTime rounds before calling it.
 func FormatDuration(t des.Time) string {
-	return time.Duration(t).String()
+	if t < 0 {
+		if t == math.MinInt64 {
+			return "-" + FormatDuration(des.Never) + "1ns" // never reached in practice
+		}
+		return "-" + FormatDuration(-t)
+	}
+	switch {
+	case t == 0:
+		return "0s"
+	case t < des.Microsecond:
+		return strconv.FormatInt(int64(t), 10) + "ns"
+	case t < des.Millisecond:
+		return strconv.FormatFloat(float64(t)/1e3, 'f', -1, 64) + "µs"
+	case t < des.Second:
+		return strconv.FormatFloat(float64(t)/1e6, 'f', -1, 64) + "ms"
+	case t < 1000*des.Second:
+		return strconv.FormatFloat(float64(t)/1e9, 'f', -1, 64) + "s"
+	}
+	h, rest := t/des.Hour, t%des.Hour
+	m, rest := rest/des.Minute, rest%des.Minute
+	var b strings.Builder
+	if h > 0 {
+		b.WriteString(strconv.FormatInt(int64(h), 10) + "h")
+	}
+	if m > 0 {
+		b.WriteString(strconv.FormatInt(int64(m), 10) + "m")
+	}
+	if rest > 0 {
+		b.WriteString(strconv.FormatFloat(float64(rest)/1e9, 'f', -1, 64) + "s")
+	}
+	return b.String()
 }
 
 // FormatRate formats a rate in records per simulated second as ParseRate

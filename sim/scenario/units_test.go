@@ -194,7 +194,7 @@ func TestParseBandwidth(t *testing.T) {
 
 func TestFormat(t *testing.T) {
 	durations := map[des.Time]string{
-		0: "0s", 250 * des.Millisecond: "250ms", 1500 * des.Millisecond: "1.5s", 90 * des.Minute: "1h30m0s", 100: "100ns",
+		0: "0s", 250 * des.Millisecond: "250ms", 1500 * des.Millisecond: "1.5s", 90 * des.Minute: "1h30m", 100: "100ns",
 	}
 	for in, want := range durations {
 		if got := FormatDuration(in); got != want {

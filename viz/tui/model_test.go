@@ -247,7 +247,7 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("rateText(%v) = %q, want %q", x, got, want)
 		}
 	}
-	for ms, want := range map[float64]string{25: "25ms", 9810: "9.81s", 0.5: "0.5ms"} {
+	for ms, want := range map[float64]string{25: "25ms", 9810: "9.81s", 0.5: "500µs"} {
 		if got := msText(ms); got != want {
 			t.Errorf("msText(%v) = %q, want %q", ms, got, want)
 		}
