@@ -54,7 +54,7 @@ func (a Action) String() string {
 	switch a.Kind {
 	case ActionFailure:
 		if a.Worker {
-			return fmt.Sprintf("failure injected into the worker of %s[%d]", a.Vertex, a.Subtask)
+			return fmt.Sprintf("failure injected into the worker that runs %s[%d]", a.Vertex, a.Subtask)
 		}
 		return fmt.Sprintf("failure injected into %s[%d]", a.Vertex, a.Subtask)
 	case ActionCheckpoint:
@@ -92,9 +92,9 @@ func (s *Sim) subtaskOf(vertex string, i int) (*subtask, error) {
 
 // fail and triggerCheckpoint are where fault tolerance plugs in.
 func (s *Sim) fail(*subtask, bool) error {
-	return fmt.Errorf("sim: failures are %w", ErrNotModelled)
+	return fmt.Errorf("failures are %w", ErrNotModelled)
 }
 
 func (s *Sim) triggerCheckpoint() error {
-	return fmt.Errorf("sim: checkpoints are %w", ErrNotModelled)
+	return fmt.Errorf("checkpoints are %w", ErrNotModelled)
 }

@@ -27,6 +27,9 @@ type Event struct {
 }
 
 func statusMessage(vertex string, r Row) string {
-	return fmt.Sprintf("%s is %s: back-pressured %.0f ms/s, busy %.0f ms/s (max over subtasks)",
-		vertex, r.Status, r.Backpressured, r.Busy)
+	if r.Subtask < 0 && r.Busy+r.Backpressured > 1000.5 { // maxima of different subtasks
+		return fmt.Sprintf("%s is %s: its most back-pressured subtask waits %.0f ms/s for buffers; its busiest works %.0f ms/s",
+			vertex, r.Status, r.Backpressured, r.Busy)
+	}
+	return fmt.Sprintf("%s is %s: back-pressured %.0f ms/s, busy %.0f ms/s", vertex, r.Status, r.Backpressured, r.Busy)
 }

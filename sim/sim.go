@@ -225,7 +225,7 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 				s.eng.RunUntil(a.At)
 				s.nextAction++
 				if err := s.Inject(a); err != nil {
-					s.stopped = fmt.Errorf("sim: replaying action %d (%s at %s): %w", k+1, a.Kind, FormatTime(a.At), err)
+					s.stopped = fmt.Errorf("replaying action %d (%s at %s): %w", k+1, a.Kind, FormatTime(a.At), err)
 					return s.stopped
 				}
 				continue

@@ -127,9 +127,10 @@ func (s *Sim) Result() *Result {
 	if now > s.lastSample {
 		s.takeSample(now)
 	}
+	stopped := ""
 	if partial {
-		reason := stopReason(s.stopped)
-		s.emit(Event{Type: EventRunStopped, Message: fmt.Sprintf("stopped at %s of %s (%s): outputs are partial", seconds(now.Seconds()), seconds(s.duration.Seconds()), reason)})
+		stopped = stoppedText(s.stopped, now, s.duration)
+		s.emit(Event{Type: EventRunStopped, Message: stopped + "; the outputs are partial"})
 	} else {
 		s.emit(Event{Type: EventRunFinished, Message: "finished at " + FormatTime(now)})
 	}
@@ -141,9 +142,9 @@ func (s *Sim) Result() *Result {
 		Partial: partial, Window: Window{FromS: from.Seconds(), ToS: now.Seconds()},
 	}
 	if partial {
-		sum.PartialReason = fmt.Sprintf("stopped at %s of %s: %s", seconds(now.Seconds()), seconds(s.duration.Seconds()), stopReason(s.stopped))
+		sum.PartialReason = stopped
 		if win == 0 {
-			sum.PartialReason += "; inside the warmup, so the window holds no statistics"
+			sum.PartialReason += "; inside the warmup, so there are no statistics yet"
 		}
 	}
 	winSec := win.Seconds()
@@ -216,21 +217,29 @@ func (s *Sim) Result() *Result {
 	sum.Totals.Delivered = s.delivered
 	sum.Totals.InFlight = s.inFlight()
 	sum.Totals.Events = s.eng.Fired()
-	sum.Diagnosis = diagnose(s, sum.Vertices)
+	if win > 0 {
+		sum.Diagnosis = diagnose(s, sum.Vertices)
+	} else {
+		sum.Diagnosis = Diagnosis{Kind: DiagnosisNone, Evidence: []string{},
+			Message: fmt.Sprintf("no statistics yet: the run stopped at %s, inside the warmup (%s)", FormatTime(now), FormatTime(s.warmup))}
+	}
 	return &Result{Summary: sum}
 }
 
-// stopReason says in words why a run stopped early.
-func stopReason(err error) string {
+// stoppedText says in words how a run stopped early: "interrupted at 13.9s
+// of 120s", "stopped at 5s of 120s" (by its caller, e.g. a person quitting
+// the live view), "stopped at 1.3s of 60s: <the error>".
+func stoppedText(err error, now, duration des.Time) string {
+	at := fmt.Sprintf("at %s of %s", FormatTime(now), FormatTime(duration))
 	switch {
 	case err == nil:
-		return "stopped"
+		return "stopped " + at
 	case errors.Is(err, context.Canceled):
-		return "interrupted"
+		return "interrupted " + at
 	case errors.Is(err, context.DeadlineExceeded):
-		return "time limit reached"
+		return "stopped " + at + ": time limit reached"
 	}
-	return err.Error()
+	return "stopped " + at + ": " + err.Error()
 }
 
 // inFlight counts records inside the job: in buffers, in service and held
@@ -326,7 +335,7 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 			d.Kind = DiagnosisBottleneck
 			if !skewed(&d, v) {
 				d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; give it more parallelism or make it faster",
-					v.Name, pct(v.Busy), strings.Join(held, " and "))
+					v.Name, pct(v.Busy), andList(held))
 			}
 		case skewed(&d, v):
 		case hasRemoteInput(s.vertices[end]):
@@ -343,7 +352,7 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 			// vertex that is not busy on average came and went
 			d.Kind = DiagnosisIntermittent
 			d.Message = fmt.Sprintf("back-pressure came and went: %s was held back part of the time by %s, busy %s on average; see timeseries.csv for when",
-				strings.Join(held, " and "), v.Name, pct(v.Busy))
+				andList(held), v.Name, pct(v.Busy))
 			d.Evidence[0] += ": it was the bottleneck while the pressure lasted"
 		}
 		return d
@@ -391,6 +400,17 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 		msg += fmt.Sprintf(" (the busiest, %s, is busy %s)", busiest, pct(b))
 	}
 	return Diagnosis{Kind: DiagnosisNone, Message: msg, Evidence: []string{}}
+}
+
+// andList joins names as a sentence does: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // followBackpressure starts at the first back-pressured vertex (in

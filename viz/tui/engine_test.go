@@ -130,8 +130,8 @@ func TestEngineInject(t *testing.T) {
 		what := describeAction(a)
 		refused := LogError + " " + what + ": "
 		switch {
-		case strings.Contains(log, refused+"sim: failures are not simulated yet"),
-			strings.Contains(log, refused+"sim: checkpoints are not simulated yet"):
+		case strings.Contains(log, refused+"failures are not simulated yet"),
+			strings.Contains(log, refused+"checkpoints are not simulated yet"):
 			if !s.NotModelled[a.Kind] {
 				t.Errorf("%s refused as not modelled, but the snapshot does not say so", what)
 			}
