@@ -2,8 +2,10 @@ package datasets
 
 import (
 	"crypto/md5"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -157,6 +160,10 @@ const (
 	VerifyCorrupt = "CORRUPT" // a checksum or the size differs
 	VerifyNoSums  = "no sums" // nothing to compare with
 	VerifyError   = "error"   // the file could not be read
+	// VerifyMismatch: the checksums match (or none are known) but the
+	// file does not hold the rows the registry declares, which the
+	// limits estimate relies on: the registry is wrong.
+	VerifyMismatch = "MISMATCH"
 )
 
 // VerifyResult is the check of one cached part.
@@ -201,9 +208,22 @@ func (c Cache) Verify(ds *Dataset, n int) VerifyResult {
 			diffs = append(diffs, d+" (registry)")
 		}
 	}
+	var rowsDiff string
+	if k := ds.Info(n); k.Rows > 0 && len(diffs) == 0 {
+		rows, err := CountRows(res.Path, func() (io.ReadCloser, error) { return os.Open(res.Path) })
+		switch {
+		case err != nil:
+			res.Status, res.Detail = VerifyError, err.Error()
+			return res
+		case rows != k.Rows:
+			rowsDiff = rowsMismatch(rows, k.Rows, ds.Origin)
+		}
+	}
 	switch {
 	case len(diffs) > 0:
 		res.Status, res.Detail = VerifyCorrupt, strings.Join(diffs, "; ")
+	case rowsDiff != "":
+		res.Status, res.Detail = VerifyMismatch, rowsDiff
 	case len(against) == 0:
 		res.Status, res.Detail = VerifyNoSums, fmt.Sprintf("%d bytes, CRC32C %s; no recorded checksums to compare with", sums.size, sums.CRC32C())
 	default:
@@ -262,4 +282,76 @@ func (c Cache) RemoveAll() (files int, bytes int64, err error) {
 func globEscape(p string) string {
 	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`)
 	return r.Replace(p)
+}
+
+// rowsMismatch says that a file holds rows rows where the registry origin
+// declares declared.
+func rowsMismatch(rows, declared int64, origin string) string {
+	return fmt.Sprintf("%s, but the %s registry declares %d (the limits estimate uses the declared rows): correct rows in the registry",
+		plural(rows, "row"), origin, declared)
+}
+
+// plural says "1 row" or "2 rows".
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.FormatInt(n, 10) + " " + word + "s"
+}
+
+// CountRows counts the lines of a CSV or CSV.gz file (malformed ones too)
+// as a trace Reader reads them; name is for messages.
+func CountRows(name string, open func() (io.ReadCloser, error)) (int64, error) {
+	r := NewReader(&TraceSpec{Files: []TraceFile{{Name: name, Open: open}}, Key: -1, TimeUnit: 1, Speedup: 1}, 0, 1)
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err == io.EOF {
+			return r.Stats().Lines, nil
+		} else if err != nil {
+			return r.Stats().Lines, err
+		}
+	}
+}
+
+// VerifySample checks the offline sample of ds, if it has one: that its
+// file holds the rows the registry declares (and its SHA-256, if given).
+// Part is the sample's part and Path its file.
+func VerifySample(ds *Dataset) (VerifyResult, bool) {
+	s := ds.Sample
+	if s == nil {
+		return VerifyResult{}, false
+	}
+	res := VerifyResult{Part: s.Part, Path: "sample/" + s.File}
+	if ds.Origin != "built-in" {
+		res.Path = filepath.Join(ds.dir, s.File)
+	}
+	open := func() (io.ReadCloser, error) { return ds.sampleOpen() }
+	f, err := open()
+	if err != nil {
+		res.Status, res.Detail = VerifyError, err.Error()
+		return res, true
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		res.Status, res.Detail = VerifyError, err.Error()
+		return res, true
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); s.SHA256 != "" && sum != s.SHA256 {
+		res.Status, res.Detail = VerifyCorrupt, fmt.Sprintf("SHA-256 %s instead of %s (registry)", sum, s.SHA256)
+		return res, true
+	}
+	rows, err := CountRows(res.Path, open)
+	switch {
+	case err != nil:
+		res.Status, res.Detail = VerifyError, err.Error()
+	case s.Rows > 0 && rows != s.Rows:
+		res.Status, res.Detail = VerifyMismatch, rowsMismatch(rows, s.Rows, ds.Origin)
+	case s.Rows > 0:
+		res.Status, res.Detail = VerifyOK, fmt.Sprintf("%s match the registry", plural(rows, "row"))
+	default:
+		res.Status, res.Detail = VerifyNoSums, fmt.Sprintf("%s; the registry declares none", plural(rows, "row"))
+	}
+	return res, true
 }

@@ -192,6 +192,9 @@ func Fetch(ctx context.Context, c Cache, ds *Dataset, parts []int, opts FetchOpt
 	}
 	client, err := newClient(ctx, opts)
 	if err != nil {
+		for _, i := range todo {
+			results[i].Err = err // none of them was fetched
+		}
 		return results, err
 	}
 	defer client.Close()

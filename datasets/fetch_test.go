@@ -402,6 +402,17 @@ func TestFetchErrors(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "course/parts: cannot reach "+addr+" (no network?): ") {
 		t.Errorf("no network: %v", err)
 	}
+
+	// --auth without credentials: every part failed, none fetched
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", filepath.Join(t.TempDir(), "none.json"))
+	opts.Auth = true
+	res, err := Fetch(context.Background(), c, ds, []int{0, 1}, opts)
+	if err == nil || !strings.HasPrefix(err.Error(), "datasets: no Application Default Credentials for --auth (run gcloud auth application-default login): ") {
+		t.Errorf("no credentials: %v", err)
+	}
+	if len(res) != 2 || res[0].Err == nil || res[1].Err == nil || res[0].Cached || res[1].Cached {
+		t.Errorf("no credentials: results %+v", res)
+	}
 }
 
 // Listing the bucket; STORAGE_EMULATOR_HOST is honoured without an

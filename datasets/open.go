@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -31,14 +32,29 @@ type Replay struct {
 	Spec TraceSpec
 	// What says what is replayed ("clusterdata-2011-2/task_events part
 	// 1", "file rides.csv.gz"), From where it comes from ("the cache
-	// (PATH)", "the embedded offline sample (...)", "PATH"), and Hint what
-	// to do for more ("" or a command).
+	// (PATH)", "the embedded offline sample (...)", the file's PATH, or ""
+	// when that is the file as the scenario names it), and Hint what to do
+	// for more ("" or a command).
 	What, From, Hint string
 	// Rows is the number of rows the trace holds (in its window, before
 	// filters) and Span the simulated time from its first to its last
 	// row, when the registry knows them (0 otherwise).
 	Rows int64
 	Span des.Time
+	// Origin says in a few words where the data comes from: "cache",
+	// "embedded offline sample", "offline sample FILE" or "file PATH"
+	// (for a record of the run, such as a sweep's).
+	Origin string
+	// Extent says what the data holds and how to get more, for a warning
+	// when a run lasts longer than the trace ("the offline sample holds
+	// the first 30 minutes of part 1; fetch the data set for more"), or "".
+	Extent string
+	// Lines is the number of lines the registry declares for the files
+	// replayed (all rows, before the window too), or 0 if not known; a
+	// reader that reads the whole trace can check it (Registry names the
+	// registry that declares it).
+	Lines    int64
+	Registry string
 }
 
 // Rate returns the mean records per simulated second of the whole trace
@@ -201,9 +217,20 @@ func resolveDataset(seed uint64, source string, tr *scenario.Trace, env Env, p s
 			rp.From += " and " + strconv.Itoa(len(parts)-1) + " more"
 		}
 		rp.From += ")"
+		rp.Origin = "cache"
 		if rows > 0 && last > first {
 			rp.Rows, rp.Span = rows, spanOf(last-first, ds.TimeUnit, rp.Spec.Speedup)
+			trace := time.Duration(spanOf(last-first, ds.TimeUnit, 1)).Round(time.Second)
+			rp.Extent = fmt.Sprintf("%s holds %s of the trace; more parts or a lower speedup replay longer", rp.What, trace)
 		}
+		for _, n := range parts {
+			if ds.Info(n).Rows <= 0 {
+				rp.Lines = 0
+				break
+			}
+			rp.Lines += ds.Info(n).Rows
+		}
+		rp.Registry = ds.Origin
 	case ds.Sample != nil && len(parts) == 1 && parts[0] == ds.Sample.Part:
 		s := ds.Sample
 		rp.Spec.Files = []TraceFile{{Name: "sample/" + s.File, Open: func() (io.ReadCloser, error) { return ds.sampleOpen() }}}
@@ -211,10 +238,16 @@ func resolveDataset(seed uint64, source string, tr *scenario.Trace, env Env, p s
 		if ds.Origin != "built-in" {
 			rp.From = fmt.Sprintf("the offline sample %s (%s, %d rows)", filepath.Join(ds.dir, s.File), s.Description, s.Rows)
 		}
+		rp.Origin = "embedded offline sample"
+		if ds.Origin != "built-in" {
+			rp.Origin = "offline sample " + filepath.Join(ds.dir, s.File)
+		}
 		rp.Hint = fmt.Sprintf("for the whole part: dspalab datasets fetch %s --parts %d", ds.Name, s.Part)
+		rp.Extent = fmt.Sprintf("the offline sample holds %s; fetch the data set for more", s.Description)
 		if s.Rows > 0 && s.Last > s.First {
 			rp.Rows, rp.Span = s.Rows, spanOf(s.Last-s.First, ds.TimeUnit, rp.Spec.Speedup)
 		}
+		rp.Lines, rp.Registry = s.Rows, ds.Origin
 	default:
 		msg := fmt.Sprintf("%s %s not in the cache; fetch with: dspalab datasets fetch %s --parts %s",
 			partsWord(missing), map[bool]string{true: "is", false: "are"}[len(missing) == 1], ds.Name, formatParts(missing))
@@ -242,7 +275,11 @@ func resolveFile(seed uint64, source string, tr *scenario.Trace, env Env, p stri
 		fail(p+".file", "%s is a directory, not a CSV file", path)
 		return nil
 	}
-	rp := &Replay{Spec: TraceSpec{Columns: tr.Columns}, What: "file " + tr.File, From: path}
+	// From repeats nothing: "" when the path is the file as written
+	rp := &Replay{Spec: TraceSpec{Columns: tr.Columns}, What: "file " + tr.File, Origin: "file " + path}
+	if path != tr.File {
+		rp.From = path
+	}
 	if !fillSpec(seed, source, tr, nil, &rp.Spec, p, fail) {
 		return nil
 	}

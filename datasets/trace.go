@@ -80,6 +80,25 @@ type TraceStats struct {
 	// First and Last are the first and last timestamps kept, in the time
 	// unit of the trace (valid when Records > 0).
 	First, Last int64
+	// End is the event time of the latest record kept (of all subtasks),
+	// on the simulated clock: when the trace's input ends (plus at most
+	// MaxDelay/Speedup of serving delay).
+	End des.Time
+	// EOF is true once the reader has read the trace to its end (not
+	// stopped by an error or Close): the counts are then the whole trace's.
+	EOF bool
+}
+
+// MalformedError is the error of a malformed line in strict mode: the
+// file, the line (1-based) and what is wrong with it.
+type MalformedError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("line %d of %s is malformed: %s (malformed: strict)", e.Line, e.File, e.Msg)
 }
 
 // Reader streams the records of one subtask's share of a trace, in
@@ -215,6 +234,7 @@ func (r *Reader) Next() (sim.TraceRecord, error) {
 			return sim.TraceRecord{}, err
 		case !ok:
 			r.done = true
+			r.stats.EOF = true
 			if r.cur != nil {
 				r.cur.Close()
 				r.cur = nil
@@ -262,20 +282,20 @@ func (r *Reader) delay() des.Time {
 func (r *Reader) readOwn() (rec sim.TraceRecord, ok bool, err error) {
 	spec := r.spec
 	for {
-		row, where, err := r.row()
+		row, file, line, err := r.row()
 		if err != nil || row == nil {
 			return rec, false, err
 		}
 		r.stats.Lines++
 		if len(row) != len(spec.Columns) {
-			if err := r.malformed(where, fmt.Sprintf("expected %d columns, got %d", len(spec.Columns), len(row))); err != nil {
+			if err := r.malformed(file, line, fmt.Sprintf("expected %d columns, got %d", len(spec.Columns), len(row))); err != nil {
 				return rec, false, err
 			}
 			continue
 		}
 		ts, err := parseTimestamp(row[spec.Time])
 		if err != nil {
-			if err := r.malformed(where, fmt.Sprintf("%s %s", spec.Columns[spec.Time], err)); err != nil {
+			if err := r.malformed(file, line, fmt.Sprintf("%s %s", spec.Columns[spec.Time], err)); err != nil {
 				return rec, false, err
 			}
 			continue
@@ -318,6 +338,7 @@ func (r *Reader) readOwn() (rec sim.TraceRecord, ok bool, err error) {
 		}
 		r.stats.Records++
 		r.stats.Last = ts
+		r.stats.End = max(r.stats.End, event)
 		n := r.kept
 		r.kept++
 		if n%int64(r.parallelism) != int64(r.subtask) {
@@ -341,42 +362,43 @@ func (r *Reader) pass(row []string) bool {
 	return true
 }
 
-// malformed counts a malformed line, or returns the error in strict mode.
-func (r *Reader) malformed(where, msg string) error {
+// malformed counts a malformed line, or returns a *MalformedError in
+// strict mode.
+func (r *Reader) malformed(file string, line int, msg string) error {
 	if r.spec.Strict {
-		return fmt.Errorf("%s: %s (malformed: strict)", where, msg)
+		return &MalformedError{File: file, Line: line, Msg: msg}
 	}
 	r.stats.Malformed++
 	if r.stats.FirstMalformed == "" {
-		r.stats.FirstMalformed = where + ": " + msg
+		r.stats.FirstMalformed = file + ":" + strconv.Itoa(line) + ": " + msg
 	}
 	return nil
 }
 
-// row returns the next row of the trace and where it is ("file:line"), nil
-// at the end, or an error reading a file.
-func (r *Reader) row() ([]string, string, error) {
+// row returns the next row of the trace and where it is (file and line),
+// nil at the end, or an error reading a file.
+func (r *Reader) row() ([]string, string, int, error) {
 	for {
 		if r.csv == nil {
 			if r.file+1 >= len(r.spec.Files) {
-				return nil, "", nil
+				return nil, "", 0, nil
 			}
 			if err := r.openNext(); err != nil {
-				return nil, "", err
+				return nil, "", 0, err
 			}
 		}
 		rec, err := r.csv.Read()
 		name := r.spec.Files[r.file].Name
 		if err == nil {
 			line, _ := r.csv.FieldPos(0)
-			return rec, name + ":" + strconv.Itoa(line), nil
+			return rec, name, line, nil
 		}
 		var pe *csv.ParseError
 		switch {
 		case errors.As(err, &pe) && pe.Err != csv.ErrFieldCount && !isReadError(pe.Err):
 			r.stats.Lines++
-			if err := r.malformed(fmt.Sprintf("%s:%d", name, pe.StartLine), pe.Err.Error()); err != nil {
-				return nil, "", err
+			if err := r.malformed(name, pe.StartLine, pe.Err.Error()); err != nil {
+				return nil, "", 0, err
 			}
 			continue
 		case errors.Is(err, io.EOF):
@@ -385,9 +407,9 @@ func (r *Reader) row() ([]string, string, error) {
 			continue
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			line, _ := r.csv.FieldPos(0)
-			return nil, "", fmt.Errorf("%s: the file is truncated (unexpected end of the gzip stream near line %d); fetch or copy it again", name, line)
+			return nil, "", 0, fmt.Errorf("%s: the file is truncated (unexpected end of the gzip stream near line %d); fetch or copy it again", name, line)
 		default:
-			return nil, "", fmt.Errorf("%s: reading: %w", name, err)
+			return nil, "", 0, fmt.Errorf("%s: reading: %w", name, err)
 		}
 	}
 }

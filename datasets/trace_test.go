@@ -105,7 +105,7 @@ func TestReplayRealFiles(t *testing.T) {
 				t.Errorf("event times %v .. %v, want 0 .. %v", recs[0].EventTime, recs[len(recs)-1].EventTime, span)
 			}
 			st := r.Stats()
-			want := TraceStats{Lines: int64(c.rows), Records: int64(c.rows), Emitted: int64(c.rows), First: c.first, Last: c.last}
+			want := TraceStats{Lines: int64(c.rows), Records: int64(c.rows), Emitted: int64(c.rows), First: c.first, Last: c.last, End: span, EOF: true}
 			if st != want {
 				t.Errorf("stats %+v, want %+v", st, want)
 			}
@@ -266,7 +266,7 @@ func TestReplayBadLines(t *testing.T) {
 		keys = append(keys, rec.Key)
 	}
 	want := TraceStats{Lines: 12, Records: 6, Emitted: 6, Malformed: 4, BeforeWindow: 1, AfterWindow: 1, OutOfOrder: 1,
-		FirstMalformed: "bad.csv:3: expected 3 columns, got 1", First: 1000, Last: 10000}
+		FirstMalformed: "bad.csv:3: expected 3 columns, got 1", First: 1000, Last: 10000, End: 9 * des.Second, EOF: true}
 	if st := r.Stats(); st != want || !slices.Equal(keys, []uint32{1, 2, 7, 8, 9, 10}) {
 		t.Errorf("keys %v, stats %+v; want %+v", keys, st, want)
 	}
@@ -277,9 +277,15 @@ func TestReplayBadLines(t *testing.T) {
 	}
 
 	spec.Strict = true
-	_, err = readAll(t, NewReader(spec, 0, 1))
-	if err == nil || err.Error() != "bad.csv:3: expected 3 columns, got 1 (malformed: strict)" {
+	sr := NewReader(spec, 0, 1)
+	_, err = readAll(t, sr)
+	var me *MalformedError
+	if !errors.As(err, &me) || *me != (MalformedError{File: "bad.csv", Line: 3, Msg: "expected 3 columns, got 1"}) ||
+		err.Error() != "line 3 of bad.csv is malformed: expected 3 columns, got 1 (malformed: strict)" {
 		t.Errorf("strict: %v", err)
+	}
+	if sr.Stats().EOF {
+		t.Error("strict: a reader stopped by an error is not at the end of the trace")
 	}
 }
 

@@ -126,9 +126,7 @@ func (src *source) traceErr() error {
 // start schedules the first arrival.
 func (src *source) start() {
 	if src.mode == srcQueued {
-		if at := src.gen.next(); at != des.Never {
-			src.t.s.eng.Schedule(at, src.t, evArrive)
-		}
+		src.scheduleArrival()
 		return
 	}
 	src.draw()
@@ -138,10 +136,16 @@ func (src *source) start() {
 	}
 }
 
-// draw takes the time of the next record from the arrival process.
+// draw takes the time of the next record from the arrival process. A
+// trace that fails stops the run after the current event.
 func (src *source) draw() {
 	src.vt = src.gen.next()
 	src.ended = src.vt == des.Never
+	if src.ended && src.trace != nil && src.t.s.stopped == nil {
+		if err := src.traceErr(); err != nil {
+			src.t.s.stopped = err
+		}
+	}
 }
 
 // available returns when the next record can be read, or false when none
@@ -271,10 +275,23 @@ func (src *source) arrive(now des.Time) {
 	} else {
 		src.dropped++
 	}
-	if at := src.gen.next(); at != des.Never {
-		src.t.s.eng.Schedule(at, src.t, evArrive)
-	}
+	src.scheduleArrival()
 	src.advance(now)
+}
+
+// scheduleArrival schedules the next arrival of a source that buffers or
+// drops; a trace that fails stops the run after the current event.
+func (src *source) scheduleArrival() {
+	at := src.gen.next()
+	if at != des.Never {
+		src.t.s.eng.Schedule(at, src.t, evArrive)
+		return
+	}
+	if src.trace != nil && src.t.s.stopped == nil {
+		if err := src.traceErr(); err != nil {
+			src.t.s.stopped = err
+		}
+	}
 }
 
 // unblocked resumes the source after its record in hand was written.

@@ -72,7 +72,7 @@ func TestTraceReplay(t *testing.T) {
 func TestTraceErrorStopsRun(t *testing.T) {
 	bad := errors.New("line 3: expected 13 columns, got 2")
 	open := func(string, int, int) (Trace, error) {
-		return &sliceTrace{recs: []TraceRecord{{Arrival: des.Second, EventTime: des.Second, Key: 1}}, err: bad}, nil
+		return &sliceTrace{recs: []TraceRecord{{Arrival: 1500 * des.Millisecond, EventTime: des.Second, Key: 1}}, err: bad}, nil
 	}
 	s, err := New(traceScenario(t), Options{OpenTrace: open})
 	if err != nil {
@@ -82,6 +82,11 @@ func TestTraceErrorStopsRun(t *testing.T) {
 	var te *TraceError
 	if !errors.As(err, &te) || !errors.Is(err, bad) || te.Source != "src" {
 		t.Fatalf("err = %v, want a TraceError wrapping the reader's error", err)
+	}
+	// the reader fails when the source draws the record after the first,
+	// right after writing it at 1.5s: the run stops there
+	if s.Now() != 1500*des.Millisecond || te.At != 1500*des.Millisecond {
+		t.Errorf("stopped at %v (error at %v), want 1.5s", s.Now(), te.At)
 	}
 	if !s.Result().Summary.Partial {
 		t.Error("a run stopped by a trace error must be partial")

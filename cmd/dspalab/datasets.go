@@ -177,7 +177,10 @@ cache. Parts already cached are skipped (--force fetches them again).`,
 		Long: `Recompute the size, CRC32C and MD5 of cached parts (default: every cached
 part of the data set) and compare them with the object's attributes
 recorded at fetch time and with the registry's. Exit status 1 when a part
-is corrupt or, with --parts, missing.`,
+is corrupt or, with --parts, missing. The rows of each file are counted
+and compared with the rows the registry declares, and the data set's
+offline sample, if any, is checked too (without --parts): a mismatch means
+the registry is wrong (the limits estimate relies on its rows).`,
 		Args:              usage(cobra.ExactArgs(1)),
 		ValidArgsFunction: names,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -185,28 +188,48 @@ is corrupt or, with --parts, missing.`,
 			if err != nil {
 				return err
 			}
-			if !cmd.Flags().Changed("parts") {
+			out := cmd.OutOrStdout()
+			withSample := !cmd.Flags().Changed("parts")
+			if withSample {
 				parts = slices.DeleteFunc(parts, func(n int) bool { return !c.Has(ds, n) })
 				if len(parts) == 0 {
-					_, err := fmt.Fprintf(cmd.OutOrStdout(), "no part of %s is in the cache\n", ds.Name)
-					return err
+					if _, err := fmt.Fprintf(out, "no part of %s is in the cache\n", ds.Name); err != nil {
+						return err
+					}
 				}
 			}
 			var failed []string
+			mismatched := 0
 			for _, n := range parts {
 				r := c.Verify(ds, n)
-				if r.Status != datasets.VerifyOK && r.Status != datasets.VerifyNoSums {
+				switch r.Status {
+				case datasets.VerifyOK, datasets.VerifyNoSums:
+				case datasets.VerifyMismatch:
+					mismatched++
+				default:
 					failed = append(failed, fmt.Sprint(n))
 				}
-				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "part %d: %s: %s (%s)\n", n, r.Status, r.Detail, r.Path); err != nil {
+				if _, err := fmt.Fprintf(out, "part %d: %s: %s (%s)\n", n, r.Status, r.Detail, r.Path); err != nil {
 					return err
 				}
 			}
-			if len(failed) > 0 {
-				return fmt.Errorf("%d of %d parts failed; fetch again with: dspalab datasets fetch %s --force --parts %s",
-					len(failed), len(parts), ds.Name, strings.Join(failed, ","))
+			if r, ok := datasets.VerifySample(ds); ok && withSample {
+				if r.Status == datasets.VerifyMismatch || r.Status == datasets.VerifyCorrupt || r.Status == datasets.VerifyError {
+					mismatched++
+				}
+				if _, err := fmt.Fprintf(out, "sample of part %d: %s: %s (%s)\n", r.Part, r.Status, r.Detail, r.Path); err != nil {
+					return err
+				}
 			}
-			return nil
+			var errs []error
+			if len(failed) > 0 {
+				errs = append(errs, fmt.Errorf("%d of %d parts failed; fetch again with: dspalab datasets fetch %s --force --parts %s",
+					len(failed), len(parts), ds.Name, strings.Join(failed, ",")))
+			}
+			if mismatched > 0 {
+				errs = append(errs, fmt.Errorf("%s: the files do not match the %s registry (%d mismatched); correct the registry", ds.Name, ds.Origin, mismatched))
+			}
+			return errors.Join(errs...)
 		},
 	}
 	partsFlag(verify, "to verify (default: every cached part)")

@@ -74,7 +74,8 @@ func TestDatasetsFetchCommand(t *testing.T) {
 		t.Errorf("a second fetch:\n%s", stderr)
 	}
 	stdout, _ := run(0, "datasets", "verify", "clusterdata-2011-2/task_events")
-	if want := "part 1: ok: 924634 bytes, CRC32C 01jBPA==, MD5 H0zmR2yxGwh0SgOLK/4dRQ== match the object's attributes and the registry (" + path + ")\n"; stdout != want {
+	if want := "part 1: ok: 924634 bytes, CRC32C 01jBPA==, MD5 H0zmR2yxGwh0SgOLK/4dRQ== match the object's attributes and the registry (" + path + ")\n" +
+		"sample of part 1: ok: 25294 rows match the registry (sample/task_events-part-00001-first-30min.csv.gz)\n"; stdout != want {
 		t.Errorf("verify: %q, want %q", stdout, want)
 	}
 	if stdout, _ := run(0, "datasets", "path", "clusterdata-2011-2/task_events"); stdout != path+"\n" {

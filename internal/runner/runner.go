@@ -167,7 +167,7 @@ func Run(ctx context.Context, opts Options) error {
 				out.abort()
 			}
 		}()
-		simOpts.Observer = out.writer
+		simOpts.Observer = tr.observe(out.writer)
 	}
 	var prog *progress
 	if opts.Progress && opts.Live == nil {
@@ -178,7 +178,7 @@ func Run(ctx context.Context, opts Options) error {
 	var s *sim.Sim
 	var runErr error
 	if opts.Live != nil {
-		s, runErr = runLive(ctx, opts, label, sc, simOpts, &out)
+		s, runErr = runLive(ctx, opts, label, sc, simOpts, &out, tr)
 	} else if s, runErr = sim.New(sc, simOpts); runErr == nil {
 		runErr = s.RunUntil(ctx, sc.Duration)
 	}
@@ -220,7 +220,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("printing the summary: %w", err), stopped)
 	}
-	if err := tr.report(stderr); err != nil {
+	if err := tr.report(stderr, label); err != nil {
 		return errors.Join(err, stopped)
 	}
 	if out != nil && !opts.JSON {
@@ -233,7 +233,7 @@ func Run(ctx context.Context, opts Options) error {
 
 // runLive hands the run to opts.Live. Every start but the first starts
 // the output files again (*out), so that they hold the last run started.
-func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scenario, simOpts sim.Options, out **outputs) (*sim.Sim, error) {
+func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scenario, simOpts sim.Options, out **outputs, tr *traces) (*sim.Sim, error) {
 	started := false
 	start := func(obs sim.Observer) (*sim.Sim, error) {
 		o := simOpts
@@ -247,7 +247,7 @@ func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scena
 				}
 				*out = fresh
 			}
-			o.Observer = teeObserver{(*out).writer, obs}
+			o.Observer = teeObserver{tr.observe((*out).writer), obs}
 		} else {
 			o.Observer = obs
 		}

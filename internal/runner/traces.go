@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,12 +133,19 @@ func (t *traces) describe(w io.Writer, label string) error {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: source %s replays %s from %s\n", label, s.Name, rp.What, rp.From)
+		if rp.From != "" {
+			fmt.Fprintf(&b, "%s: source %s replays %s from %s\n", label, s.Name, rp.What, rp.From)
+		} else {
+			fmt.Fprintf(&b, "%s: source %s replays %s\n", label, s.Name, rp.What)
+		}
 		if rp.Hint != "" {
 			fmt.Fprintf(&b, "%s: (%s)\n", label, rp.Hint)
 		}
 		if rp.Rate() == 0 {
 			fmt.Fprintf(&b, "%s: the limits estimate leaves out source %s: the rate of its trace is not known before it is read\n", label, s.Name)
+		}
+		if end, ok := t.knownEnd(s.Name); ok {
+			fmt.Fprintf(&b, "%s: warning: %s\n", label, t.endMessage(s.Name, end, rp.Extent))
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -147,27 +155,23 @@ func (t *traces) describe(w io.Writer, label string) error {
 }
 
 // report writes, for each trace source, what its readers read: the rows,
-// the records replayed and the rows skipped, by reason.
-func (t *traces) report(w io.Writer) error {
+// the records replayed and the rows skipped, by reason; then warnings
+// about what reading the whole trace showed: a trace with no rows or no
+// records, one that ended early (when its end was not known before the
+// run), rows that differ from the registry's.
+func (t *traces) report(w io.Writer, label string) error {
 	if t == nil {
 		return nil
 	}
 	var b strings.Builder
+	var warnings []string
 	for _, s := range t.sc.Sources {
-		rs := t.readers[s.Name]
-		if len(rs) == 0 {
+		st, ok := t.stats(s.Name)
+		if !ok {
 			continue
 		}
-		// every reader reads the whole trace: the one that got furthest
-		// (a replayable source's log) has the counts of the run
-		st := rs[0].Stats()
-		for _, r := range rs[1:] {
-			if r.Stats().Lines > st.Lines {
-				st = r.Stats()
-			}
-		}
 		rp := t.replays[s.Name]
-		fmt.Fprintf(&b, "trace of %s: %d rows read, %d records", s.Name, st.Lines, st.Records)
+		fmt.Fprintf(&b, "trace of %s: %s read, %s", s.Name, plural(st.Lines, "row"), plural(st.Records, "record"))
 		var skipped []string
 		add := func(n int64, what string) {
 			if n > 0 {
@@ -187,9 +191,28 @@ func (t *traces) report(w io.Writer) error {
 			b.WriteString("; skipped: " + strings.Join(skipped, ", "))
 		}
 		if st.OutOfOrder > 0 {
-			fmt.Fprintf(&b, "; %d rows out of timestamp order", st.OutOfOrder)
+			fmt.Fprintf(&b, "; %s out of timestamp order", plural(st.OutOfOrder, "row"))
 		}
 		b.WriteString("\n")
+		if !st.EOF {
+			continue // stopped early: the counts are not the whole trace's
+		}
+		switch {
+		case st.Lines == 0:
+			warnings = append(warnings, fmt.Sprintf("the trace of source %s has no rows: %s is empty", s.Name, rp.What))
+		case st.Records == 0:
+			warnings = append(warnings, fmt.Sprintf("the trace of source %s has no records: all %s were skipped", s.Name, plural(st.Lines, "row")))
+		}
+		if rp.Lines > 0 && st.Lines != rp.Lines {
+			warnings = append(warnings, fmt.Sprintf("the trace of source %s has %s, but the %s registry declares %d for %s (the limits estimate used the declared rows): correct the registry",
+				s.Name, plural(st.Lines, "row"), rp.Registry, rp.Lines, rp.What))
+		}
+		if _, known := t.knownEnd(s.Name); !known && st.Records > 0 && t.endsEarly(st.End) {
+			warnings = append(warnings, t.endMessage(s.Name, st.End, ""))
+		}
+	}
+	for _, m := range warnings {
+		fmt.Fprintf(&b, "%s: warning: %s\n", label, m)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("printing the trace statistics: %w", err)
@@ -214,12 +237,23 @@ func (t *traces) close() {
 // TraceStoppedError is returned by Run when a trace could not be read (a
 // malformed line in strict mode, a truncated file): the run stopped there,
 // and its outputs (written and printed) are partial.
+//
+// A source reads one record ahead, so the simulator meets a bad line when
+// the source has written the record before it, and stops there: the
+// message names the file and line.
 type TraceStoppedError struct {
 	Err *sim.TraceError
 }
 
 func (e *TraceStoppedError) Error() string {
-	return fmt.Sprintf("run stopped: %v; the outputs are partial", e.Err)
+	var me *datasets.MalformedError
+	if errors.As(e.Err.Err, &me) {
+		return fmt.Sprintf("run stopped at %s simulated: line %d of %s, in the trace of source %s, is malformed: %s (malformed: strict; skip would skip and count it); "+
+			"the source reads one record ahead, so the run stopped when it wrote the record before that line; the outputs are partial",
+			sim.FormatTime(e.Err.At), me.Line, me.File, e.Err.Source, me.Msg)
+	}
+	return fmt.Sprintf("run stopped at %s simulated: reading the trace of source %s (subtask %d): %v; the outputs are partial",
+		sim.FormatTime(e.Err.At), e.Err.Source, e.Err.Subtask, e.Err.Err)
 }
 
 func (e *TraceStoppedError) Unwrap() error { return e.Err }

@@ -268,6 +268,9 @@ func (d *decoder) traceFilter(v *yaml.Node, path string) []TraceFilter {
 				}
 				f.Values = append(f.Values, iv.Value)
 			}
+		case val.Kind == yaml.SequenceNode:
+			d.errorf(val, p, "the list of values is empty; give at least one value, such as FINISH or [FAIL, KILL], or leave the column out")
+			continue
 		default:
 			d.errorf(val, p, "expected a value or a list of values such as FINISH or [FAIL, KILL], got %s", describe(val))
 			continue

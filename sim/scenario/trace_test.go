@@ -109,7 +109,7 @@ var traceErrorCases = []struct {
       trace: {dataset: a/b, parts: "x", filter: {event_type: [], user: {a: 1}, 7: [1, [2]]}}
 `, []string{
 		`t.yaml:7:36: sources[0].arrival.trace.parts: expected parts such as 1, 0-2, 0,3-5 or all, got "x"`,
-		`t.yaml:7:62: sources[0].arrival.trace.filter.event_type: expected a value or a list of values such as FINISH or [FAIL, KILL], got a list`,
+		`t.yaml:7:62: sources[0].arrival.trace.filter.event_type: the list of values is empty; give at least one value, such as FINISH or [FAIL, KILL], or leave the column out`,
 		`t.yaml:7:72: sources[0].arrival.trace.filter.user: expected a value or a list of values such as FINISH or [FAIL, KILL], got a mapping`,
 		`t.yaml:7:87: sources[0].arrival.trace.filter.7[1]: expected a value such as FINISH or 4, got a list`,
 	}},
