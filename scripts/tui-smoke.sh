@@ -8,9 +8,11 @@
 #
 # It checks what a person would look at: the view draws, keys act (pause,
 # step, speed, selection, help, restart, the failure and checkpoint keys
-# report what the simulator says), it survives a resize to 80x24, NO_COLOR
-# removes the colours, and quitting prints the summary and writes the
-# outputs with actions.jsonl.
+# report what the simulator says), keys do nothing under the help, it
+# survives a resize to 80x24 (the graph's columns labelled, the subtask rows
+# whole), NO_COLOR removes the colours, quitting (q) prints the summary and
+# writes the outputs with actions.jsonl (exit 0), --speed takes a speed
+# between the steps, and ctrl+c interrupts (exit 130).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +50,7 @@ capture running
 expect running 'dspalab watch'
 expect running 'JOB GRAPH'
 expect running 'running · 10×'
+expect running 'BUSY +BACKPR\. +BUFFERS +STATUS'
 tmux capture-pane -e -p -t "$session" | grep -q $'\e\\[[0-9;]*38;' || fail "no colours on a colour terminal"
 
 key Space
@@ -82,6 +85,10 @@ expect actions 'checkpoint'
 key '?'
 capture help
 expect help 'Reading the view'
+key Space
+capture help-space
+expect help-space '‖ paused'
+expect help-space 'Reading the view'
 key Escape
 
 tmux resize-window -t "$session" -x 80 -y 24
@@ -91,6 +98,8 @@ expect small-80x24 'JOB GRAPH'
 expect small-80x24 'EVENTS'
 widest="$(LC_ALL=C.UTF-8 wc -L <"$work/$(printf '%02d' "$n")-small-80x24.txt")"
 [ "$widest" -le 80 ] || fail "a line $widest wide at 80x24"
+expect small-80x24 'BUFFERS +STATUS'
+expect small-80x24 '› #0 .* out +[0-9.k]+/s'
 
 key r
 capture restarted
@@ -122,5 +131,18 @@ if grep -q $'\e\\[[0-9;]*[34]8;' "$work/no-color.ansi"; then
 fi
 grep -q 'HIGH' "$work/no-color.ansi" || fail "NO_COLOR: the statuses are not shown"
 key q
+tmux kill-session -t "$session"
+
+# --speed between the steps, and ctrl+c: an interrupt, exit status 130
+tmux new-session -d -s "$session" -x 80 -y 24 \
+	"TERM=xterm-256color '$work/dspalab' watch '$scenario' --speed 3; echo \"EXIT=\$?\"; sleep 60"
+sleep 2
+capture speed-3
+expect speed-3 'running · 3×'
+key C-c
+sleep 1
+capture interrupted
+expect interrupted 'PARTIAL: interrupted at'
+expect interrupted 'EXIT=130'
 
 echo "tui-smoke: ok; captures in $work"

@@ -22,16 +22,22 @@ Runs: a panel per metric (-m, columns of timeseries.csv such as
 in_rate_rps, backpressured_ms_per_s, busy_ms_per_s, queued_records,
 latency_p99_ms; default in_rate_rps,backpressured_ms_per_s,latency_p99_ms)
 over simulated time, a line per vertex (--vertex to choose, --subtasks for
-a line per subtask). Several run directories are overlaid, with a legend.
+a line per subtask; past 10, those with the highest mean of the first
+metric). Sources draw their output rate in the input-rate panel, as
+"NAME (out)". Several run directories are overlaid, with a legend.
 The warmup and checkpoints are shaded, failures and recoveries marked.
-  --cdf      the distribution of end-to-end latency at the sinks (or --vertex)
-  --heatmap  back-pressured time (or -m METRIC) per vertex or subtask over time
+  --cdf      the distribution of end-to-end latency at the sinks (or --vertex),
+             estimated from each interval's percentiles; crosses mark the
+             exact ones of summary.json
+  --heatmap  back-pressured time (or -m METRIC) per vertex or subtask over
+             time; the warmup is shaded paler, failures and recoveries
+             marked, grey cells have no value
 
 Sweeps: a metric (-y, a column of sweep.csv such as
 vertices.out.latency_p99_ms, or its unique ending, out.latency_p99_ms)
 against a swept parameter (-x PATH): the mean over the seeds with a band
 from the minimum to the maximum, a line per combination of the other
-parameters.
+parameters. Values that are not numbers are categories, drawn as points.
 
 An unknown metric, vertex or parameter is a usage error that lists the
 valid ones.

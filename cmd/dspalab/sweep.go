@@ -40,6 +40,12 @@ Past one machine: --shard I/N runs only the runs whose number is I modulo N
 (I from 0, as JOB_COMPLETION_INDEX), and 'dspalab sweep merge' joins the
 shards' directories into the files one machine would have written.
 
+A run stopped by --max-queued keeps its row (partial=true), sweep.json
+lists it in partial_runs and the exit status is 1. Interrupted (Ctrl-C),
+the completed runs are written, marked partial, with exit status 130; if
+DIR holds a complete sweep, they go to sweep.partial.csv and
+sweep.partial.json instead, and the complete sweep is kept.
+
 Plot the result with: dspalab plot DIR/sweep.csv -x PATH -y METRIC
 
 ` + exitCodesHelp,

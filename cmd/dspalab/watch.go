@@ -35,16 +35,19 @@ It takes the flags of 'dspalab run'; 'dspalab run --tui' is the same command.
 Keys:
   space      pause or resume
   s          step one metrics interval (and pause)
-  + / -      faster / slower (simulated seconds per wall second: 0.1x up to max)
+  + / -      faster / slower, in steps (simulated seconds per wall second:
+             0.1, 0.2, 0.5, 1, 2, 5 ... 1000, max)
   up/down, tab, shift+tab
              select a vertex: its subtasks show below the graph
-  left/right select a subtask
+  left/right select a subtask (both wrap around, as up/down do)
   f / F      inject a failure into the selected subtask / its worker
   c          trigger a checkpoint now
   r          restart from the beginning
-  ?          help
+  ?          help (? or esc closes it; while it is open, other keys do not act)
   q          quit: the summary of the run so far is printed (and written
-             with --out), as 'dspalab run' prints it
+             with --out), as 'dspalab run' prints it; exit status 0
+  ctrl+c     interrupt, as in 'dspalab run': the same, marked interrupted,
+             and the exit status is 130
 
 The actions injected (f, F, c) are recorded with their simulated times;
 with --out DIR they are written to DIR/actions.jsonl beside the other
@@ -96,8 +99,18 @@ func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Option
 		}
 		opts.Progress = false
 		speed := l.speed
+		// ctrl+c in the view interrupts the run as SIGINT does: the view
+		// cancels the command's context, so that the run ends as
+		// interrupted (exit status 130), not quit (q, exit status 0)
+		parent := cmd.Context()
+		if parent == nil {
+			parent = context.Background()
+		}
+		ctx, interrupt := context.WithCancel(parent)
+		cmd.SetContext(ctx)
 		opts.Live = func(ctx context.Context, r runner.LiveRun) (*sim.Sim, error) {
-			return tui.Run(ctx, tui.Job{Label: r.Label, Scenario: r.Scenario, Start: r.Start}, tui.Options{Speed: speed})
+			return tui.Run(ctx, tui.Job{Label: r.Label, Scenario: r.Scenario, Start: r.Start},
+				tui.Options{Speed: speed, Interrupt: interrupt})
 		}
 	} else if cmd.Flags().Changed("speed") {
 		return usagef("--speed sets the speed of the live view: use it with --tui or dspalab watch")
@@ -116,7 +129,8 @@ func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Option
 }
 
 // speedValue is --speed: simulated seconds per wall second from 0.1 to
-// 1000, or "max" (stored as 0): as fast as possible.
+// 1000, any value (the view starts at it; + and - then step through
+// tui.Speeds), or "max" (stored as 0): as fast as possible.
 type speedValue struct{ s *float64 }
 
 func (v speedValue) String() string {
@@ -135,7 +149,7 @@ func (v speedValue) Set(s string) error {
 		return nil
 	}
 	x, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(s, "x"), "×"), 64)
-	if err != nil || !(x >= 0.1 && x <= 1000) {
+	if err != nil || !(x >= tui.MinSpeed && x <= tui.MaxSpeed) {
 		return &flagValueError{fmt.Sprintf("--speed must be a number of simulated seconds per wall second from 0.1 to 1000, or max; got %q", s)}
 	}
 	*v.s = x

@@ -6,15 +6,18 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/internal/sweep"
 	"github.com/dspalab/dspalab/viz/plot"
 )
 
@@ -65,6 +68,10 @@ func Plot(opts PlotOptions) error {
 	if len(opts.Inputs) == 0 {
 		return &runner.OptionError{Err: errors.New("name a run directory (dspalab run --out DIR) or a sweep.csv")}
 	}
+	if err := checkParent(out); err != nil {
+		return err
+	}
+	opts.Inputs = dedupe(opts.Inputs, opts.Stderr)
 	fig, err := drawPlot(opts)
 	if err != nil {
 		var ue *plot.UnknownError
@@ -104,6 +111,9 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sweepFile, err)
 		}
+		if err := readManifest(sweepFile, s); err != nil {
+			return nil, err
+		}
 		return plot.Tradeoff(s, plot.TradeoffOptions{X: opts.X, Y: opts.Y, Title: opts.Title})
 	}
 	switch {
@@ -127,6 +137,10 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	case len(opts.Metrics) == 0:
 		filter.Metrics = plot.DefaultMetrics
 	}
+	if !opts.CDF && !opts.Heatmap && slices.Contains(filter.Metrics, plot.InRateMetric) {
+		// the input-rate panel draws the sources' output rate
+		filter.Optional = []string{plot.OutRateMetric}
+	}
 	runs, err := readRuns(opts.Inputs, filter)
 	if err != nil {
 		return nil, err
@@ -144,9 +158,11 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	return plot.TimeSeries(runs, plot.TimeSeriesOptions{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks, Title: opts.Title})
 }
 
-// sweepInput tells whether the inputs are a sweep: a file (a sweep.csv
-// under any name) or a directory with a sweep.csv and no timeseries.csv.
-// It returns the CSV's path.
+// sweepInput tells whether the inputs are a sweep: a .csv file other
+// than a run's (a sweep.csv under any name), or a directory with a
+// sweep.csv (else a sweep.partial.csv) and no timeseries.csv. It returns
+// the CSV's path, and an error for a file that is neither a run directory
+// nor a sweep's CSV.
 func sweepInput(inputs []string) (string, bool, error) {
 	for _, in := range inputs {
 		fi, err := os.Stat(in)
@@ -157,18 +173,89 @@ func sweepInput(inputs []string) (string, bool, error) {
 			return "", false, err
 		}
 		if !fi.IsDir() {
-			if strings.HasSuffix(in, ".csv") && filepath.Base(in) == plot.TimeseriesFile {
+			base := filepath.Base(in)
+			switch {
+			case base == plot.TimeseriesFile:
 				return "", false, fmt.Errorf("%s is a run's time series: name its directory, %s", in, filepath.Dir(in))
+			case base == sweep.ManifestFile || base == sweep.PartialManifestFile:
+				csvFile := strings.TrimSuffix(in, ".json") + ".csv"
+				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv; did you mean %s?", in, plot.TimeseriesFile, csvFile)
+			case base == plot.SummaryFile || base == plot.EventsFile || base == plot.CheckpointsFile:
+				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv; did you mean its directory, %s?", in, plot.TimeseriesFile, filepath.Dir(in))
+			case !strings.EqualFold(filepath.Ext(in), ".csv"):
+				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv", in, plot.TimeseriesFile)
 			}
 			return in, true, nil
 		}
-		_, errS := os.Stat(filepath.Join(in, plot.SweepFile))
-		_, errT := os.Stat(filepath.Join(in, plot.TimeseriesFile))
-		if errS == nil && errT != nil {
-			return filepath.Join(in, plot.SweepFile), true, nil
+		if _, err := os.Stat(filepath.Join(in, plot.TimeseriesFile)); err == nil {
+			continue
+		}
+		for _, name := range []string{sweep.CSVFile, sweep.PartialCSVFile} {
+			if _, err := os.Stat(filepath.Join(in, name)); err == nil {
+				return filepath.Join(in, name), true, nil
+			}
 		}
 	}
 	return "", false, nil
+}
+
+// readManifest reads the manifest next to a sweep's CSV (sweep.json for
+// sweep.csv, sweep.partial.json for sweep.partial.csv), if there is one,
+// into what the figure says of the sweep: the runs and seeds asked for
+// and whether it was interrupted.
+func readManifest(csvFile string, s *plot.Sweep) error {
+	name := strings.TrimSuffix(csvFile, filepath.Ext(csvFile)) + ".json"
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var m sweep.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	s.AskedRuns, s.AskedSeeds, s.Interrupted = m.ShardRuns, m.Seeds, m.Partial
+	return nil
+}
+
+// dedupe drops inputs that name a directory given before (by cleaned
+// absolute path), saying so on w.
+func dedupe(inputs []string, w io.Writer) []string {
+	var out []string
+	seen := map[string]string{}
+	for _, in := range inputs {
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			abs = filepath.Clean(in)
+		}
+		if first, ok := seen[abs]; ok {
+			if w != nil {
+				fmt.Fprintf(w, "note: %s is %s again; drawing it once\n", in, first)
+			}
+			continue
+		}
+		seen[abs] = in
+		out = append(out, in)
+	}
+	return out
+}
+
+// checkParent refuses an output file whose directory does not exist:
+// Plot creates no directories.
+func checkParent(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("writing %s: directory %s does not exist", path, dir)
+	case err != nil:
+		return fmt.Errorf("writing %s: %w", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("writing %s: %s is not a directory", path, dir)
+	}
+	return nil
 }
 
 // readRuns reads run directories, labelled by their paths as given.
@@ -185,14 +272,14 @@ func readRuns(dirs []string, f plot.TimeseriesFilter) ([]*plot.Run, error) {
 }
 
 // writeFile writes a file through a temporary file in the same directory,
-// renamed over path only when write succeeded.
+// renamed over path only when write succeeded. The directory must exist.
 func writeFile(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("writing %s: it is not a regular file", path)
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := checkParent(path); err != nil {
+		return err
 	}
 	f, err := os.CreateTemp(dir, ".dspalab-tmp-*")
 	if err != nil {

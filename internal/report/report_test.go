@@ -56,7 +56,11 @@ func TestReport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "sub", "report.html")
+	missing := filepath.Join(t.TempDir(), "sub")
+	if err := Write(Options{RunDir: dir, Output: filepath.Join(missing, "report.html")}); err == nil || err.Error() != "writing "+filepath.Join(missing, "report.html")+": directory "+missing+" does not exist" {
+		t.Errorf("report into a missing directory: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "report.html")
 	var stderr bytes.Buffer
 	if err := Write(Options{RunDir: dir, Output: out, Version: "v9", Stderr: &stderr}); err != nil {
 		t.Fatal(err)
@@ -157,7 +161,6 @@ func TestPlot(t *testing.T) {
 		"heat.svg":       {Inputs: []string{a}, Heatmap: true, Subtasks: true},
 		"busyheat.svg":   {Inputs: []string{a}, Heatmap: true, Metrics: []string{"busy_ms_per_s"}},
 		"sweep.png":      {Inputs: []string{filepath.Join(fixtures, "sweep.csv")}, X: "rate", Y: []string{"departures.latency_p99_ms"}},
-		"x/y/deep.svg":   {Inputs: []string{a}},
 	} {
 		opts.Output = filepath.Join(tmp, name)
 		var stderr bytes.Buffer
@@ -201,7 +204,19 @@ func TestPlotErrors(t *testing.T) {
 		"missing":        {PlotOptions{Inputs: []string{"nope"}}, "nope does not exist", false},
 		"timeseries.csv": {PlotOptions{Inputs: []string{filepath.Join(a, "timeseries.csv")}}, "name its directory", false},
 		"not a run":      {PlotOptions{Inputs: []string{t.TempDir()}}, "has no timeseries.csv", false},
+		"summary.json": {PlotOptions{Inputs: []string{filepath.Join(a, "summary.json")}},
+			filepath.Join(a, "summary.json") + ": expected a run directory (with timeseries.csv) or a sweep.csv; did you mean its directory, " + a + "?", false},
+		"a text file": {PlotOptions{Inputs: []string{filepath.Join(a, "events.txt")}}, "", false},
+		"no directory": {PlotOptions{Inputs: []string{a}, Output: filepath.Join(out, "x", "p.png")},
+			"writing " + filepath.Join(out, "x", "p.png") + ": directory " + filepath.Join(out, "x") + " does not exist", false},
 	} {
+		if name == "a text file" {
+			// any file but a run's or a CSV
+			f := filepath.Join(t.TempDir(), "notes.txt")
+			os.WriteFile(f, []byte("x"), 0o644)
+			c.opts.Inputs = []string{f}
+			c.want = f + ": expected a run directory (with timeseries.csv) or a sweep.csv"
+		}
 		if c.opts.Output == "" {
 			c.opts.Output = out
 		}
@@ -210,7 +225,8 @@ func TestPlotErrors(t *testing.T) {
 		switch {
 		case err == nil:
 			t.Errorf("%s: no error", name)
-		case !strings.Contains(err.Error(), c.want):
+		case !strings.Contains(err.Error(), c.want),
+			(strings.Contains(name, "json") || name == "a text file" || name == "no directory") && err.Error() != c.want:
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		case errors.As(err, &oe) != c.option:
 			t.Errorf("%s: usage error %v, want %v", name, !c.option, c.option)
@@ -222,5 +238,25 @@ func TestPlotErrors(t *testing.T) {
 	var nd *plot.NoDataError
 	if err := Plot(PlotOptions{Inputs: []string{a}, Metrics: []string{"latency_p99_ms"}, Vertices: []string{"sensors"}, Output: out}); !errors.As(err, &nd) {
 		t.Errorf("no data: %v", err)
+	}
+}
+
+// TestPlotDedupe: a run directory named twice (by different paths) is
+// drawn once, with a note.
+func TestPlotDedupe(t *testing.T) {
+	a := filepath.Join(fixtures, "run-a")
+	abs, _ := filepath.Abs(a)
+	out := filepath.Join(t.TempDir(), "p.svg")
+	var stderr bytes.Buffer
+	if err := Plot(PlotOptions{Inputs: []string{a, abs + string(filepath.Separator)}, Output: out, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	want := "note: " + abs + string(filepath.Separator) + " is " + a + " again; drawing it once\nwrote " + out + "\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	b, _ := os.ReadFile(out)
+	if bytes.Contains(b, []byte(": sensors")) {
+		t.Error("the run was overlaid on itself")
 	}
 }

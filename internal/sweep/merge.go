@@ -98,6 +98,8 @@ func Merge(opts MergeOptions) error {
 	m := first.manifest
 	m.Shard = Shard{0, 1}.String()
 	m.ShardRuns, m.CompletedRuns, m.Partial = m.Runs, m.Runs, false
+	var descs []string
+	m.PartialRuns, descs = partialRuns(first.header, all)
 	csvData, err := encodeCSV(first.header, all)
 	if err != nil {
 		return fmt.Errorf("sweep merge: %w", err)
@@ -109,8 +111,11 @@ func Merge(opts MergeOptions) error {
 		return fmt.Errorf("sweep merge: %w", err)
 	}
 	if opts.Stderr != nil {
-		fmt.Fprintf(opts.Stderr, "wrote %s, %s: %d runs from %d shards\n",
-			filepath.Join(opts.OutDir, CSVFile), filepath.Join(opts.OutDir, ManifestFile), m.Runs, n)
+		fmt.Fprintf(opts.Stderr, "wrote %s, %s: %s from %s\n",
+			filepath.Join(opts.OutDir, CSVFile), filepath.Join(opts.OutDir, ManifestFile), plural(m.Runs, "run"), plural(n, "shard"))
+	}
+	if len(descs) > 0 {
+		return &PartialRunsError{Runs: descs, Total: m.Runs}
 	}
 	return nil
 }
@@ -140,7 +145,7 @@ func readShard(dir string) (*shardOutput, error) {
 		return nil, fmt.Errorf("sweep merge: %s: bad shard: %v", filepath.Join(dir, ManifestFile), err)
 	}
 	if m.Partial || m.CompletedRuns != m.ShardRuns {
-		return nil, fmt.Errorf("sweep merge: %s holds a sweep that was interrupted (%d of %d runs); run shard %s again", dir, m.CompletedRuns, m.ShardRuns, m.Shard)
+		return nil, fmt.Errorf("sweep merge: %s holds a sweep that was interrupted (%d of %s); run shard %s again", dir, m.CompletedRuns, plural(m.ShardRuns, "run"), m.Shard)
 	}
 	f, err := os.Open(filepath.Join(dir, CSVFile))
 	if err != nil {
@@ -157,7 +162,7 @@ func readShard(dir string) (*shardOutput, error) {
 	}
 	s.header, s.rows = recs[0], recs[1:]
 	if len(s.rows) != m.ShardRuns {
-		return nil, fmt.Errorf("sweep merge: %s has %d runs, its %s says %d", filepath.Join(dir, CSVFile), len(s.rows), ManifestFile, m.ShardRuns)
+		return nil, fmt.Errorf("sweep merge: %s has %s, its %s says %d", filepath.Join(dir, CSVFile), plural(len(s.rows), "run"), ManifestFile, m.ShardRuns)
 	}
 	seen := map[int]bool{}
 	for _, row := range s.rows {

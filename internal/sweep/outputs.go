@@ -32,9 +32,27 @@ func openOutputs(dir string) (*outputs, error) {
 	return o, nil
 }
 
+// holdsComplete reports whether the directory holds the sweep.csv of a
+// complete sweep: one whose sweep.json does not say it was interrupted
+// (or that has no sweep.json that can be read).
+func (o *outputs) holdsComplete() bool {
+	if _, err := os.Stat(o.path(CSVFile)); err != nil {
+		return false
+	}
+	data, err := os.ReadFile(o.path(ManifestFile))
+	if err != nil {
+		return true
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return true
+	}
+	return !m.Partial
+}
+
 // check makes sure each output file is missing or a regular file.
 func (o *outputs) check() error {
-	for _, name := range []string{CSVFile, ManifestFile} {
+	for _, name := range []string{CSVFile, ManifestFile, PartialCSVFile, PartialManifestFile} {
 		p := o.path(name)
 		fi, err := os.Lstat(p)
 		switch {
@@ -50,13 +68,13 @@ func (o *outputs) check() error {
 
 func (o *outputs) path(name string) string { return filepath.Join(o.dir, name) }
 
-// commit writes the CSV and the manifest.
-func (o *outputs) commit(header []string, rows [][]string, m *Manifest) error {
+// commit writes the CSV and the manifest under the names given.
+func (o *outputs) commit(csvName, manifestName string, header []string, rows [][]string, m *Manifest) error {
 	csvData, err := encodeCSV(header, rows)
 	if err != nil {
 		return fmt.Errorf("writing outputs: %w", err)
 	}
-	return writeFiles(o.dir, csvData, m)
+	return writeNamed(o.dir, csvName, manifestName, csvData, m)
 }
 
 // encodeManifest writes m as indented JSON.
@@ -71,6 +89,12 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 // writeFiles writes sweep.csv and sweep.json into dir atomically, each
 // through a temporary file in dir; sweep.json last.
 func writeFiles(dir string, csvData []byte, m *Manifest) error {
+	return writeNamed(dir, CSVFile, ManifestFile, csvData, m)
+}
+
+// writeNamed writes the CSV and the manifest as writeFiles does, under
+// the names given.
+func writeNamed(dir, csvName, manifestName string, csvData []byte, m *Manifest) error {
 	manifest, err := encodeManifest(m)
 	if err != nil {
 		return fmt.Errorf("writing outputs: %w", err)
@@ -82,7 +106,7 @@ func writeFiles(dir string, csvData []byte, m *Manifest) error {
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{CSVFile, csvData}, {ManifestFile, manifest}} {
+	}{{csvName, csvData}, {manifestName, manifest}} {
 		if err := writeAtomic(o.path(f.name), f.data); err != nil {
 			return fmt.Errorf("writing outputs: %w", err)
 		}

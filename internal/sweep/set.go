@@ -215,7 +215,7 @@ func element(n *yaml.Node, segs []string, at string) (*yaml.Node, int, error) {
 		if i >= 0 && i < len(n.Content) {
 			return n.Content[i], 1, nil
 		}
-		return nil, 0, fmt.Errorf("%s has %d elements (indexes 0 to %d), no element %d", at, len(n.Content), len(n.Content)-1, i)
+		return nil, 0, fmt.Errorf("%s has %s (indexes 0 to %d), no element %d", at, plural(len(n.Content), "element"), len(n.Content)-1, i)
 	}
 	what := "element"
 	if v, ok := vertexLists[at]; ok {

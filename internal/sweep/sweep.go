@@ -38,7 +38,16 @@ import (
 const (
 	CSVFile      = "sweep.csv"  // one row per run
 	ManifestFile = "sweep.json" // what was swept; written last
+	// An interrupted sweep whose output directory holds a complete
+	// sweep writes these instead, next to it, and leaves the complete
+	// one as it was.
+	PartialCSVFile      = "sweep.partial.csv"
+	PartialManifestFile = "sweep.partial.json"
 )
+
+// PartialColumn is the column of sweep.csv that is "true" in the row of a
+// run stopped before its end (by Limits.MaxQueued).
+const PartialColumn = "partial"
 
 // Fixed columns of sweep.csv: the run's number in the grid comes first,
 // then one column per parameter (named by its path), then the seed, then
@@ -98,8 +107,12 @@ type Manifest struct {
 	CompletedRuns int    `json:"completed_runs"`
 	// Partial is true when the sweep was interrupted: sweep.csv lacks
 	// some of the shard's runs.
-	Partial bool   `json:"partial"`
-	Version string `json:"dspalab_version"`
+	Partial bool `json:"partial"`
+	// PartialRuns are the numbers of the runs that were stopped before
+	// their end by a limit (--max-queued): their rows say partial=true.
+	// Empty, not null, when there are none.
+	PartialRuns []int  `json:"partial_runs"`
+	Version     string `json:"dspalab_version"`
 }
 
 // InterruptedError is returned by Run when its context was cancelled. The
@@ -108,13 +121,84 @@ type Manifest struct {
 type InterruptedError struct {
 	Done, Total int
 	Err         error
+	// CSV is the file the completed runs were written to; Kept, if
+	// set, is the complete sweep.csv of an earlier sweep that was left
+	// as it was (CSV is then sweep.partial.csv next to it).
+	CSV, Kept string
 }
 
 func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("sweep interrupted after %d of %d runs; the outputs hold those and are marked partial", e.Done, e.Total)
+	msg := fmt.Sprintf("sweep interrupted after %d of %s", e.Done, plural(e.Total, "run"))
+	switch {
+	case e.Kept != "":
+		return msg + fmt.Sprintf("; %s holds those, marked partial (%s, of an earlier complete sweep, was kept)", e.CSV, e.Kept)
+	case e.CSV != "":
+		return msg + fmt.Sprintf("; %s holds those, marked partial", e.CSV)
+	}
+	return msg + "; the outputs hold those and are marked partial"
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// PartialRunsError is returned by Run and Merge when runs of the sweep
+// were stopped before their end by a limit (--max-queued): the outputs are
+// written, those runs' rows say partial=true and sweep.json lists them in
+// partial_runs. It gives exit status 1.
+type PartialRunsError struct {
+	// Runs describe the partial runs: "run 1 (path=value, seed 2)".
+	Runs  []string
+	Total int
+}
+
+func (e *PartialRunsError) Error() string {
+	list := e.Runs
+	more := ""
+	if len(list) > maxListed {
+		list, more = list[:maxListed], fmt.Sprintf(" and %d more", len(e.Runs)-maxListed)
+	}
+	if len(e.Runs) == 1 {
+		return fmt.Sprintf("1 of %s was stopped early by a limit (--max-queued) and is partial: %s; its row in %s says partial=true and %s lists it in partial_runs",
+			plural(e.Total, "run"), list[0], CSVFile, ManifestFile)
+	}
+	return fmt.Sprintf("%d of %d runs were stopped early by a limit (--max-queued) and are partial: %s%s; their rows in %s say partial=true and %s lists them in partial_runs",
+		len(e.Runs), e.Total, strings.Join(list, ", "), more, CSVFile, ManifestFile)
+}
+
+// maxListed bounds the runs a message names.
+const maxListed = 10
+
+// plural returns "1 run", "2 runs".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// partialRuns returns the numbers of the rows whose partial column is
+// "true", with a description of each ("run 1 (path=value, seed 2)").
+func partialRuns(header []string, rows [][]string) ([]int, []string) {
+	pc := slices.Index(header, PartialColumn)
+	sc := slices.Index(header, SeedColumn)
+	runs, descs := []int{}, []string(nil)
+	if pc < 0 || sc < 0 {
+		return runs, nil
+	}
+	for _, row := range rows {
+		if pc >= len(row) || row[pc] != "true" {
+			continue
+		}
+		n, _ := strconv.Atoi(row[0])
+		runs = append(runs, n)
+		var parts []string
+		for c := 1; c < sc; c++ {
+			parts = append(parts, header[c]+"="+row[c])
+		}
+		parts = append(parts, "seed "+row[sc])
+		descs = append(descs, fmt.Sprintf("run %d (%s)", n, strings.Join(parts, ", ")))
+	}
+	return runs, descs
+}
 
 // As lets errors.As find a *runner.InterruptedError, so that
 // runner.ExitCode gives the exit status of an interrupted command.
@@ -220,9 +304,12 @@ func sameSet(a, b []string) bool {
 // OutDir/sweep.csv and OutDir/sweep.json. It checks every run before
 // starting any (see newPlan for the errors), then simulates them on
 // Options.Workers goroutines, each with its own simulator. A run stopped by
-// Limits.MaxQueued gives a row marked partial, as `dspalab run` would. When
-// ctx is cancelled the runs in progress stop, the completed ones are
-// written, and Run returns an *InterruptedError.
+// Limits.MaxQueued gives a row marked partial, as `dspalab run` would; the
+// files are written, sweep.json lists such runs in partial_runs, and Run
+// returns a *PartialRunsError naming them. When ctx is cancelled the runs
+// in progress stop, the completed ones are written (to sweep.partial.csv
+// and sweep.partial.json when OutDir holds a complete sweep, which is
+// kept), and Run returns an *InterruptedError.
 func Run(ctx context.Context, opts Options) error {
 	stderr := opts.Stderr
 	if stderr == nil {
@@ -270,7 +357,14 @@ func Run(ctx context.Context, opts Options) error {
 	m := p.manifest
 	m.CompletedRuns = done
 	m.Partial = done < len(p.runs)
-	if err := out.commit(p.header, rows, &m); err != nil {
+	var descs []string
+	m.PartialRuns, descs = partialRuns(p.header, rows)
+	csvName, manifestName, kept := CSVFile, ManifestFile, ""
+	if m.Partial && out.holdsComplete() {
+		// never replace a complete sweep with a partial one
+		csvName, manifestName, kept = PartialCSVFile, PartialManifestFile, out.path(CSVFile)
+	}
+	if err := out.commit(csvName, manifestName, p.header, rows, &m); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
@@ -278,10 +372,17 @@ func Run(ctx context.Context, opts Options) error {
 	if m.Shard != "0/1" {
 		shard = fmt.Sprintf(" (shard %s of a sweep of %d)", m.Shard, m.Runs)
 	}
-	fmt.Fprintf(stderr, "wrote %s, %s: %d runs%s on %d workers in %s\n",
-		out.path(CSVFile), out.path(ManifestFile), done, shard, workers, elapsed.Round(time.Millisecond))
+	count := plural(done, "run")
 	if m.Partial {
-		return &InterruptedError{Done: done, Total: len(p.runs), Err: ctx.Err()}
+		count = fmt.Sprintf("%d of %s", done, plural(len(p.runs), "run"))
+	}
+	fmt.Fprintf(stderr, "wrote %s, %s: %s%s on %s in %s\n",
+		out.path(csvName), out.path(manifestName), count, shard, plural(workers, "worker"), elapsed.Round(time.Millisecond))
+	if m.Partial {
+		return &InterruptedError{Done: done, Total: len(p.runs), Err: ctx.Err(), CSV: out.path(csvName), Kept: kept}
+	}
+	if len(descs) > 0 {
+		return &PartialRunsError{Runs: descs, Total: len(p.runs)}
 	}
 	return nil
 }

@@ -6,12 +6,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -421,7 +424,7 @@ sinks:
 	}
 	for path, want := range map[string]string{
 		"sources.nope.arrival.rate": `sources has no source named "nope"; sources: s.1`,
-		"sources.3.arrival.rate":    "sources has 1 elements (indexes 0 to 0), no element 3",
+		"sources.3.arrival.rate":    "sources has 1 element (indexes 0 to 0), no element 3",
 		"operators.op.input.x":      `operators.op.input is a value ("s.1")`,
 		"operators":                 "operators is a list, not a value",
 		"a..b":                      "has an empty part",
@@ -454,5 +457,151 @@ func TestTraceScenario(t *testing.T) {
 		if e+l != 14650 {
 			t.Errorf("parallelism %s: emitted %d + lag %d = %d, want the 14650 rows of the window", r[1], e, l, e+l)
 		}
+	}
+}
+
+// TestPartialRuns: a run stopped by --max-queued keeps its row (partial=
+// true); the sweep's files are written, sweep.json lists the run in
+// partial_runs, and Run returns a *PartialRunsError (exit status 1) that
+// names it. Merge carries the list through to the same files.
+func TestPartialRuns(t *testing.T) {
+	params := []Param{{Path: "sources.src.arrival.rate", Values: []string{"10/s", "2000/s"}}}
+	limits := runner.Limits{MaxQueued: 100}
+	whole := t.TempDir()
+	err := Run(context.Background(), Options{Scenario: tiny, Params: params, OutDir: whole, Limits: limits, Version: "test"})
+	const want = "1 of 2 runs was stopped early by a limit (--max-queued) and is partial: run 1 (sources.src.arrival.rate=2000/s, seed 1); its row in sweep.csv says partial=true and sweep.json lists it in partial_runs"
+	var pe *PartialRunsError
+	if !errors.As(err, &pe) || err.Error() != want {
+		t.Fatalf("sweep with a partial run: %v\nwant: %s", err, want)
+	}
+	if code := runner.ExitCode(err); code != runner.ExitFailure {
+		t.Errorf("exit status %d, want %d", code, runner.ExitFailure)
+	}
+	data, _ := os.ReadFile(filepath.Join(whole, ManifestFile))
+	if !bytes.Contains(data, []byte("\"partial\": false,\n  \"partial_runs\": [\n    1\n  ],")) {
+		t.Errorf("sweep.json does not list run 1 in partial_runs:\n%s", data)
+	}
+	recs := readCSV(t, filepath.Join(whole, CSVFile))
+	if p := col(t, recs[0], PartialColumn); recs[1][p] != "false" || recs[2][p] != "true" {
+		t.Errorf("partial column: %q, %q; want false, true", recs[1][p], recs[2][p])
+	}
+
+	var dirs []string
+	for i := range 2 {
+		d := t.TempDir()
+		err := Run(context.Background(), Options{Scenario: tiny, Params: params, OutDir: d, Limits: limits, Version: "test", Shard: Shard{i, 2}})
+		if i == 0 && err != nil || i == 1 && !errors.As(err, &pe) {
+			t.Fatalf("shard %d/2: %v", i, err)
+		}
+		dirs = append(dirs, d)
+	}
+	merged := t.TempDir()
+	if err := Merge(MergeOptions{Dirs: dirs, OutDir: merged}); !errors.As(err, &pe) || err.Error() != want {
+		t.Fatalf("merging shards with a partial run: %v\nwant: %s", err, want)
+	}
+	for _, f := range []string{CSVFile, ManifestFile} {
+		a, _ := os.ReadFile(filepath.Join(whole, f))
+		b, _ := os.ReadFile(filepath.Join(merged, f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("merged %s differs from the whole sweep's", f)
+		}
+	}
+}
+
+// TestPartialRunsError: singular and plural, and at most 10 runs named.
+func TestPartialRunsError(t *testing.T) {
+	var runs []string
+	for i := range 12 {
+		runs = append(runs, "run "+strconv.Itoa(i)+" (seed 1)")
+	}
+	got := (&PartialRunsError{Runs: runs, Total: 40}).Error()
+	want := "12 of 40 runs were stopped early by a limit (--max-queued) and are partial: run 0 (seed 1), run 1 (seed 1), run 2 (seed 1), run 3 (seed 1), run 4 (seed 1), run 5 (seed 1), run 6 (seed 1), run 7 (seed 1), run 8 (seed 1), run 9 (seed 1) and 2 more; their rows in sweep.csv say partial=true and sweep.json lists them in partial_runs"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	got = (&PartialRunsError{Runs: runs[:1], Total: 1}).Error()
+	if !strings.HasPrefix(got, "1 of 1 run was stopped early") {
+		t.Errorf("one run: %s", got)
+	}
+}
+
+// TestInterruptedKeepsComplete: an interrupted sweep into a directory
+// that holds a complete sweep writes sweep.partial.csv and
+// sweep.partial.json next to it and leaves the complete one as it was; a
+// directory that holds only an interrupted sweep gets sweep.csv replaced.
+func TestInterruptedKeepsComplete(t *testing.T) {
+	dir := t.TempDir()
+	if err := Run(context.Background(), Options{Scenario: tiny, Params: tinyParams(), OutDir: dir, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, CSVFile))
+	beforeM, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr bytes.Buffer
+	err := Run(ctx, Options{Scenario: tiny, Params: tinyParams(), OutDir: dir, Version: "test", Stderr: &stderr, Workers: 1})
+	csvPath, partialPath := filepath.Join(dir, CSVFile), filepath.Join(dir, PartialCSVFile)
+	want := "sweep interrupted after 0 of 4 runs; " + partialPath + " holds those, marked partial (" + csvPath + ", of an earlier complete sweep, was kept)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("interrupted sweep: %v\nwant: %s", err, want)
+	}
+	if !strings.HasPrefix(stderr.String(), "wrote "+partialPath+", "+filepath.Join(dir, PartialManifestFile)+": 0 of 4 runs on 1 worker in ") {
+		t.Errorf("closing line: %q", stderr.String())
+	}
+	after, _ := os.ReadFile(csvPath)
+	afterM, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if !bytes.Equal(before, after) || !bytes.Equal(beforeM, afterM) {
+		t.Error("the complete sweep was replaced by an interrupted one")
+	}
+	var m Manifest
+	data, _ := os.ReadFile(filepath.Join(dir, PartialManifestFile))
+	if err := json.Unmarshal(data, &m); err != nil || !m.Partial {
+		t.Errorf("sweep.partial.json: %+v, %v", m, err)
+	}
+
+	// an interrupted sweep replaces an interrupted one
+	other := t.TempDir()
+	for range 2 {
+		err = Run(ctx, Options{Scenario: tiny, Params: tinyParams(), OutDir: other})
+		if want := "sweep interrupted after 0 of 4 runs; " + filepath.Join(other, CSVFile) + " holds those, marked partial"; err == nil || err.Error() != want {
+			t.Fatalf("interrupted sweep: %v\nwant: %s", err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(other, PartialCSVFile)); err == nil {
+		t.Error("an interrupted sweep over an interrupted one wrote sweep.partial.csv")
+	}
+}
+
+// emptyTrace is a trace with no records.
+type emptyTrace struct{}
+
+func (emptyTrace) Next() (sim.TraceRecord, error) { return sim.TraceRecord{}, io.EOF }
+
+// TestWorkersRunAtOnce: with 2 workers two simulations are in progress at
+// the same time. Each run opens its trace inside sim.Run; the opener
+// waits until two runs have called it, which never happens if the runs
+// were serialised (no lock around sim.Run, no serialising writer).
+func TestWorkersRunAtOnce(t *testing.T) {
+	var mu sync.Mutex
+	callers := 0
+	both := make(chan struct{})
+	open := func(string, int, int) (sim.Trace, error) {
+		mu.Lock()
+		callers++
+		if callers == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		select {
+		case <-both:
+			return emptyTrace{}, nil
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("no second run started while this one was running")
+		}
+	}
+	err := Run(context.Background(), Options{Scenario: "cluster-trace", Seeds: 2, Workers: 2, OutDir: t.TempDir(), OpenTrace: open,
+		Params: []Param{{Path: "duration", Values: []string{"1s"}}}})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

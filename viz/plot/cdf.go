@@ -120,10 +120,12 @@ func LatencyCDF(runs []*Run, o CDFOptions) (*Figure, error) {
 			}
 		}
 	}
+	fig.Caption = append(fig.Caption, "The curves are estimated from each interval's p50, p90, p99 and max latency in timeseries.csv, weighted by its records.")
 	if len(marks.XYs) > 0 {
 		marks.GlyphStyle = draw.GlyphStyle{Color: rgb(0x222222), Radius: vg.Points(2.6), Shape: draw.CrossGlyph{}}
 		p.Add(marks)
 		fig.AddLegend("p50, p90, p99, max of summary.json", marks)
+		fig.Caption = append(fig.Caption, "The crosses are the exact p50, p90, p99 and max of summary.json, over the same window.")
 	}
 	if logX {
 		p.X.Scale = gplot.LogScale{}

@@ -70,6 +70,8 @@ type TimeseriesFilter struct {
 	// Subtasks keeps the subtask rows (subtask >= 0) instead of the rows
 	// of whole vertices (subtask -1).
 	Subtasks bool
+	// Optional are columns kept too when the file has them.
+	Optional []string
 }
 
 // ReadTimeseries reads a timeseries.csv (sim.TimeseriesColumns, or any CSV
@@ -110,6 +112,13 @@ func ReadTimeseries(r io.Reader, f TimeseriesFilter) (*Timeseries, error) {
 	for _, m := range keep {
 		if !slices.Contains(ts.Metrics, m) {
 			return nil, &UnknownError{What: "metric", Name: m, Valid: ts.Metrics}
+		}
+	}
+	if f.Metrics != nil {
+		for _, m := range f.Optional {
+			if slices.Contains(ts.Metrics, m) && !slices.Contains(keep, m) {
+				keep = append(slices.Clone(keep), m)
+			}
 		}
 	}
 	wantVertex := map[string]bool{}

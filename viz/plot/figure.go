@@ -59,6 +59,10 @@ type Figure struct {
 	// Width of the whole figure and height of each panel.
 	Width, PanelHeight vg.Length
 
+	// Caption holds lines of text under the panels: what the figure
+	// leaves out, how a curve was estimated.
+	Caption []string
+
 	legend   []legendEntry
 	colorBar *gplot.Plot
 }
@@ -86,7 +90,24 @@ func (f *Figure) Size() (w, h vg.Length) {
 	if f.colorBar != nil {
 		h += colorBarHeight
 	}
-	return f.Width, h
+	return f.Width, h + f.captionHeight()
+}
+
+func (f *Figure) captionStyle() text.Style {
+	return text.Style{
+		Color:   color.Gray{Y: 50},
+		Font:    font.From(sans, 9),
+		XAlign:  draw.XLeft,
+		YAlign:  draw.YBottom,
+		Handler: gplot.DefaultTextHandler,
+	}
+}
+
+func (f *Figure) captionHeight() vg.Length {
+	if len(f.Caption) == 0 {
+		return 0
+	}
+	return f.captionStyle().Height(strings.Join(f.Caption, "\n")) + vg.Points(margin)
 }
 
 const (
@@ -119,6 +140,10 @@ func (f *Figure) Draw(c draw.Canvas) {
 		c.FillText(f.titleStyle(), vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(margin)}, f.Title)
 	}
 	body := draw.Crop(c, vg.Points(margin), -vg.Points(margin), vg.Points(margin), -f.titleHeight())
+	if len(f.Caption) > 0 {
+		c.FillText(f.captionStyle(), vg.Point{X: c.Min.X + vg.Points(2*margin), Y: c.Min.Y + vg.Points(margin)}, strings.Join(f.Caption, "\n"))
+		body = draw.Crop(body, 0, 0, f.captionHeight(), 0)
+	}
 	if len(f.legend) > 0 {
 		ll := gplot.NewLegend()
 		ll.TextStyle.Font = font.From(sans, 9)

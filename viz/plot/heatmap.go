@@ -7,6 +7,7 @@ import (
 	"math"
 
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -75,6 +76,12 @@ func Heatmap(runs []*Run, o HeatmapOptions) (*Figure, error) {
 		lo, hi = lo-0.5, hi+0.5
 	}
 	pal := heatColors(metric)
+	type labels struct {
+		p     *gplot.Plot
+		names []string // top to bottom
+	}
+	var panels []labels
+	noData := false
 	for ri, r := range runs {
 		var rows []*Series
 		for _, s := range sel {
@@ -90,12 +97,19 @@ func Heatmap(runs []*Run, o HeatmapOptions) (*Figure, error) {
 			p.Title.Text = r.Label
 		}
 		g := newGrid(rows, metric)
-		p.Add(&heatCells{g: g, pal: pal, lo: lo, hi: hi, nan: rgb(0xE4E4E4)})
+		p.Add(&heatCells{g: g, pal: pal, lo: lo, hi: hi, nan: noDataColor})
+		for _, col := range g.z {
+			for _, v := range col {
+				noData = noData || math.IsNaN(v)
+			}
+		}
 		names := make([]string, len(rows))
 		for i, s := range rows {
-			names[len(rows)-1-i] = s.Name()
+			names[i] = s.Name()
 		}
-		p.NominalY(names...)
+		panels = append(panels, labels{p, names})
+		p.Y.Min, p.Y.Max = -0.5, float64(len(rows))-0.5
+		p.Y.Tick.Label.Font = font.From(sans, 9)
 		p.Y.Padding, p.X.Padding = 0, 0
 		p.X.Min, p.X.Max = 0, g.end
 		d := decorations([]*Run{r}, false)
@@ -107,9 +121,56 @@ func Heatmap(runs []*Run, o HeatmapOptions) (*Figure, error) {
 		fig.PanelHeight = max(fig.PanelHeight, vg.Length(len(rows))*0.3*vg.Inch+1.1*vg.Inch)
 	}
 	fig.PanelHeight = min(fig.PanelHeight, 9*vg.Inch)
+	thinned := 0
+	for _, l := range panels {
+		k := labelStep(len(l.names), fig.PanelHeight)
+		l.p.Y.Tick.Marker = rowTicks(l.names, k)
+		thinned = max(thinned, k)
+	}
+	if thinned > 1 {
+		fig.Caption = append(fig.Caption, fmt.Sprintf("Rows are labelled every %d: the first from the top and every %dth after it.", thinned, thinned))
+	}
+	if noData {
+		nd := &spans{Fill: noDataColor}
+		fig.AddLegend("no data (no value in the interval)", nd)
+	}
 	fig.Panels[len(fig.Panels)-1].X.Label.Text = "simulated time (s)"
 	fig.colorBar = colorBar(metric, pal, lo, hi)
 	return fig, nil
+}
+
+// noDataColor fills the cells of a heatmap without a value.
+var noDataColor = rgb(0xE4E4E4)
+
+// rowLabelHeight is the height a row label needs.
+var rowLabelHeight = vg.Points(11)
+
+// labelStep returns k such that labelling every k-th of n rows in a panel
+// of height h keeps the labels apart.
+func labelStep(n int, h vg.Length) int {
+	avail := h - 1.1*vg.Inch // the panel's title and time axis
+	if n == 0 || avail <= 0 {
+		return 1
+	}
+	per := avail / vg.Length(n)
+	return max(1, int(math.Ceil(float64(rowLabelHeight/per))))
+}
+
+// rowTicks labels every k-th row from the top; names are top to bottom,
+// the top row at n-1.
+func rowTicks(names []string, k int) gplot.ConstantTicks {
+	n := len(names)
+	var ticks gplot.ConstantTicks
+	for i, name := range names {
+		t := gplot.Tick{Value: float64(n - 1 - i)}
+		if i%k == 0 {
+			t.Label = name
+		} else if n > 60 {
+			continue // no tick marks where they would be a solid bar
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
 }
 
 // grid is a heatmap's data: a column per interval, a row per series (the
@@ -302,6 +363,32 @@ func colorBar(metric string, pal colors, lo, hi float64) *gplot.Plot {
 	if metric == DefaultHeatmapMetric {
 		p.X.Label.Text += ":  OK ≤ 100 < LOW ≤ 500 < HIGH"
 		p.X.Tick.Marker = gplot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 100, Label: "100"}, {Value: 500, Label: "500"}, {Value: 1000, Label: "1000"}}
+		return p
 	}
+	p.X.Tick.Marker = endTicks(lo, hi)
 	return p
+}
+
+// endTicks returns round ticks between lo and hi with lo and hi labelled
+// too (the ends of a color scale), dropping round labels too near an end.
+func endTicks(lo, hi float64) gplot.ConstantTicks {
+	nice := niceTicks{}.Ticks(lo, hi)
+	step := (hi - lo) / 5
+	var labelled []float64
+	for _, t := range nice {
+		if t.Label != "" {
+			labelled = append(labelled, t.Value)
+		}
+	}
+	if len(labelled) > 1 {
+		step = labelled[1] - labelled[0]
+	}
+	ticks := gplot.ConstantTicks{{Value: lo, Label: formatTick(lo, step/10)}}
+	for _, t := range nice {
+		if t.Label != "" && (t.Value-lo < (hi-lo)*0.08 || hi-t.Value < (hi-lo)*0.08) {
+			continue
+		}
+		ticks = append(ticks, t)
+	}
+	return append(ticks, gplot.Tick{Value: hi, Label: formatTick(hi, step/10)})
 }

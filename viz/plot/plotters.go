@@ -17,6 +17,8 @@ import (
 type spans struct {
 	From, To []float64
 	Fill     color.Color
+	// Edge, if set, draws a line at the end of each span.
+	Edge color.Color
 }
 
 // Plot implements gplot.Plotter.
@@ -39,6 +41,10 @@ func (s *spans) Plot(c draw.Canvas, p *gplot.Plot) {
 		path.Line(vg.Point{X: x0, Y: c.Max.Y})
 		path.Close()
 		c.Fill(path)
+		if s.Edge != nil && s.To[i] <= p.X.Max {
+			c.StrokeLine2(draw.LineStyle{Color: s.Edge, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}, x1, c.Min.Y, x1, c.Max.Y)
+			c.SetColor(s.Fill)
+		}
 	}
 }
 
@@ -46,6 +52,9 @@ func (s *spans) Plot(c draw.Canvas, p *gplot.Plot) {
 func (s *spans) Thumbnail(c *draw.Canvas) {
 	c.SetColor(s.Fill)
 	c.Fill(c.Rectangle.Path())
+	if s.Edge != nil {
+		c.StrokeLine2(draw.LineStyle{Color: s.Edge, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}, c.Max.X, c.Min.Y, c.Max.X, c.Max.Y)
+	}
 }
 
 // vlines draws vertical lines at X over the whole height of a panel

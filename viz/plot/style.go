@@ -80,6 +80,8 @@ var (
 	checkpointFill       = rgba(0x4A90D9, 46)
 	checkpointFailedFill = rgba(0xF08C00, 70)
 	warmupFill           = rgba(0x000000, 16)
+	warmupWash           = rgba(0xFFFFFF, 110) // over a heatmap: paler
+	warmupEdge           = rgb(0x333333)
 	failureColor         = rgb(0xC0001A)
 	recoveryColor        = rgb(0x1B7F3B)
 )

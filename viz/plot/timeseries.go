@@ -16,6 +16,19 @@ import (
 // asked for: throughput, back-pressure and tail latency.
 var DefaultMetrics = []string{"in_rate_rps", "backpressured_ms_per_s", "latency_p99_ms"}
 
+// The input and output rate columns. A source has no input: in a panel
+// of InRateMetric it is drawn with its OutRateMetric (what it emits, the
+// job's input), named "NAME (out)" in the legend.
+const (
+	InRateMetric  = "in_rate_rps"
+	OutRateMetric = "out_rate_rps"
+)
+
+// maxSeries bounds the series (vertices or subtasks) of a time-series
+// figure, one color each: with more, those with the highest mean of the
+// first metric are drawn, and the caption says so.
+var maxSeries = len(palette)
+
 // TimeSeriesOptions choose what TimeSeries draws.
 type TimeSeriesOptions struct {
 	// Metrics are columns of timeseries.csv, one panel each;
@@ -53,6 +66,34 @@ func TimeSeries(runs []*Run, o TimeSeriesOptions) (*Figure, error) {
 	if fig.Title == "" {
 		fig.Title = runsTitle(runs)
 	}
+	// sources draw their output rate in an input-rate panel
+	values := func(s selected, m string) []float64 {
+		if m == InRateMetric && s.series.Kind == "source" {
+			if out, ok := s.series.Values[OutRateMetric]; ok {
+				return out
+			}
+		}
+		return s.series.Values[m]
+	}
+	var outSources bool
+	if slices.Contains(metrics, InRateMetric) {
+		for i, s := range sel {
+			if s.series.Kind == "source" && s.series.Values[OutRateMetric] != nil {
+				sel[i].legend += " (out)"
+				outSources = true
+			}
+		}
+	}
+	var shown, total int
+	sel, shown, total = busiest(sel, func(s selected) []float64 { return values(s, metrics[0]) })
+	if shown < total {
+		what := "vertices"
+		if o.Subtasks {
+			what = "subtasks"
+		}
+		words, _ := describeMetric(metrics[0])
+		fig.Caption = append(fig.Caption, fmt.Sprintf("%d of %d %s shown: those with the highest mean %s", shown, total, what, words))
+	}
 	end := 0.0
 	for _, r := range runs {
 		end = max(end, r.End())
@@ -64,6 +105,9 @@ func TimeSeries(runs []*Run, o TimeSeriesOptions) (*Figure, error) {
 		p := newPlot()
 		words, unit := describeMetric(m)
 		p.Title.Text = words
+		if m == InRateMetric && outSources {
+			p.Title.Text += " (of sources: their output rate)"
+		}
 		p.Y.Label.Text = unit
 		if i == len(metrics)-1 {
 			p.X.Label.Text = "simulated time (s)"
@@ -72,7 +116,7 @@ func TimeSeries(runs []*Run, o TimeSeriesOptions) (*Figure, error) {
 		drawn := false
 		ymin, ymax := math.Inf(1), math.Inf(-1)
 		for _, s := range sel {
-			ys := s.series.Values[m]
+			ys := values(s, m)
 			xs := s.series.Time
 			thumb, ok := addLine(p, xs, ys, styles[s.key])
 			if i == 0 {
@@ -113,6 +157,56 @@ func hasHave(n int) string {
 		return "has"
 	}
 	return "have"
+}
+
+// busiest keeps the maxSeries series names (across runs) whose values
+// have the highest mean, in their order, and returns how many names it
+// kept of how many.
+func busiest(sel []selected, values func(selected) []float64) ([]selected, int, int) {
+	var names []string
+	sum, count := map[string]float64{}, map[string]int{}
+	for _, s := range sel {
+		if !slices.Contains(names, s.name) {
+			names = append(names, s.name)
+		}
+		for _, v := range values(s) {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				sum[s.name] += v
+				count[s.name]++
+			}
+		}
+	}
+	if len(names) <= maxSeries {
+		return sel, len(names), len(names)
+	}
+	mean := func(n string) float64 {
+		if count[n] == 0 {
+			return math.Inf(-1)
+		}
+		return sum[n] / float64(count[n])
+	}
+	ranked := slices.Clone(names)
+	slices.SortStableFunc(ranked, func(a, b string) int {
+		ma, mb := mean(a), mean(b)
+		switch {
+		case ma > mb:
+			return -1
+		case ma < mb:
+			return 1
+		}
+		return 0
+	})
+	keep := map[string]bool{}
+	for _, n := range ranked[:maxSeries] {
+		keep[n] = true
+	}
+	var out []selected
+	for _, s := range sel {
+		if keep[s.name] {
+			out = append(out, s)
+		}
+	}
+	return out, maxSeries, len(names)
 }
 
 // selected is a series chosen for a figure.
@@ -218,13 +312,18 @@ func (d *decoration) add(p gplot.Plotter, name string, thumb gplot.Thumbnailer) 
 // addLegend adds the decoration's entries to fig's legend.
 func (d decoration) addLegend(fig *Figure) { fig.legend = append(fig.legend, d.legend...) }
 
-// decorations returns the marks of the runs' events: with withSpans, the
-// warmup (of the first run) and the checkpoints, completed and failed, as
-// shaded spans; always, the failures and recoveries as vertical lines.
+// decorations returns the marks of the runs' events: the warmup (of the
+// first run) shaded; with withSpans, the checkpoints, completed and
+// failed, as shaded spans; always, the failures and recoveries as vertical
+// lines.
 func decorations(runs []*Run, withSpans bool) decoration {
 	var d decoration
-	if w := runs[0].Warmup(); w > 0 && withSpans {
+	if w := runs[0].Warmup(); w > 0 {
 		sp := &spans{From: []float64{0}, To: []float64{w}, Fill: warmupFill}
+		if !withSpans {
+			// over a heatmap's colors: a wash and a line at its end
+			sp.Fill, sp.Edge = warmupWash, warmupEdge
+		}
 		d.add(sp, "warmup (not in statistics)", sp)
 	}
 	ok := &spans{Fill: checkpointFill}
@@ -297,5 +396,15 @@ func runsTitle(runs []*Run) string {
 		}
 		return t
 	}
-	return fmt.Sprintf("%s: %d runs", t, len(runs))
+	partial := 0
+	for _, r := range runs {
+		if r.Summary != nil && r.Summary.Partial {
+			partial++
+		}
+	}
+	t = fmt.Sprintf("%s: %d runs", t, len(runs))
+	if partial > 0 {
+		t += fmt.Sprintf(" (%d of them partial)", partial)
+	}
+	return t
 }

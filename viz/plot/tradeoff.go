@@ -14,7 +14,9 @@ import (
 	"strings"
 
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -31,6 +33,81 @@ type Sweep struct {
 	Metrics []string
 	Header  []string
 	Rows    [][]string
+	// What the sweep asked for, from its sweep.json (0 when unknown):
+	// the runs (of its shard) and the seeds per combination; Interrupted
+	// when it stopped before all its runs.
+	AskedRuns, AskedSeeds int
+	Interrupted           bool
+}
+
+// partialRows counts the rows whose partial column is "true": runs
+// stopped early by a limit.
+func (s *Sweep) partialRows() int {
+	c := slices.Index(s.Header, "partial")
+	n := 0
+	for _, r := range s.Rows {
+		if c >= 0 && c < len(r) && r[c] == "true" {
+			n++
+		}
+	}
+	return n
+}
+
+// title is the default title of a trade-off figure: the runs, the seeds
+// per point (present, and asked when fewer), and whether the sweep is
+// partial (interrupted, or with runs stopped early).
+func (s *Sweep) title(xcol string) string {
+	runs := count(len(s.Rows), "run")
+	if s.AskedRuns > len(s.Rows) {
+		runs = fmt.Sprintf("%d of %s", len(s.Rows), count(s.AskedRuns, "run"))
+	}
+	// the seeds of each combination of the parameters
+	seedCol := len(s.Params) + 1
+	perPoint := map[string]map[string]bool{}
+	for _, r := range s.Rows {
+		k := strings.Join(r[1:seedCol], "\x00")
+		if perPoint[k] == nil {
+			perPoint[k] = map[string]bool{}
+		}
+		perPoint[k][r[seedCol]] = true
+	}
+	lo, hi := -1, 0
+	for _, seeds := range perPoint {
+		if lo < 0 || len(seeds) < lo {
+			lo = len(seeds)
+		}
+		hi = max(hi, len(seeds))
+	}
+	lo = max(lo, 0)
+	seeds := count(hi, "seed") + " per point"
+	switch {
+	case lo != hi && s.AskedSeeds > 0:
+		seeds = fmt.Sprintf("%d to %d of %d seeds per point", lo, hi, s.AskedSeeds)
+	case lo != hi:
+		seeds = fmt.Sprintf("%d to %d seeds per point", lo, hi)
+	case s.AskedSeeds > hi:
+		seeds = fmt.Sprintf("%d of %d seeds per point", hi, s.AskedSeeds)
+	}
+	t := fmt.Sprintf("Sweep of %s: %s, %s", xcol, runs, seeds)
+	var why []string
+	if s.Interrupted {
+		why = append(why, "interrupted")
+	}
+	if n := s.partialRows(); n > 0 {
+		why = append(why, count(n, "run")+" stopped early")
+	}
+	if len(why) > 0 {
+		t += " (partial sweep: " + strings.Join(why, ", ") + ")"
+	}
+	return t
+}
+
+// count returns "1 run", "2 runs".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // ReadSweep reads a sweep.csv. It returns an error for a CSV without the
@@ -190,7 +267,17 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 	}
 	fig := newFigure(o.Title)
 	if fig.Title == "" {
-		fig.Title = fmt.Sprintf("Sweep of %s: %d runs, %d seeds per point", xcol, len(s.Rows), len(seeds))
+		fig.Title = s.title(xcol)
+	}
+	ticks := valueTicks(s.Rows, xi, xs)
+	asWritten := categories == nil && unit != "" && len(ticks) <= 12
+	// categories: points side by side, no lines between them
+	dodge := func(gi int) float64 {
+		if categories == nil || len(groups) < 2 {
+			return 0
+		}
+		w := min(0.5, 0.16*float64(len(groups)))
+		return -w/2 + w*float64(gi)/float64(len(groups)-1)
 	}
 	for pi, ycol := range ycols {
 		yi := col(ycol)
@@ -200,14 +287,14 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 		p.Y.Label.Text = u
 		if pi == len(ycols)-1 {
 			p.X.Label.Text = xcol
-			if unit != "" {
+			if unit != "" && !asWritten {
 				p.X.Label.Text += " (" + unit + ")"
 			}
 		}
 		ymin, ymax := math.Inf(1), math.Inf(-1)
 		drawn := false
 		var notNumber string
-		var bandThumb *spans
+		var bandThumb gplot.Thumbnailer
 		for gi, g := range groups {
 			byX := map[float64][]float64{}
 			for ri, row := range s.Rows {
@@ -236,9 +323,10 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 					sum += v
 					mn, mx = min(mn, v), max(mx, v)
 				}
-				mean = append(mean, plotter.XY{X: x, Y: sum / float64(len(vs))})
-				lo = append(lo, plotter.XY{X: x, Y: mn})
-				hi = append(hi, plotter.XY{X: x, Y: mx})
+				px := x + dodge(gi)
+				mean = append(mean, plotter.XY{X: px, Y: sum / float64(len(vs))})
+				lo = append(lo, plotter.XY{X: px, Y: mn})
+				hi = append(hi, plotter.XY{X: px, Y: mx})
 				ymin, ymax = min(ymin, mn), max(ymax, mx)
 			}
 			if len(mean) == 0 {
@@ -246,7 +334,14 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 			}
 			drawn = true
 			sty := lineStyle(gi, 0)
-			band := bandPolygon(lo, hi, sty.Color)
+			var band gplot.Plotter
+			if categories != nil {
+				if bars := rangeBars(mean, lo, hi, sty.Color); bars != nil {
+					band = bars
+				}
+			} else if pg := bandPolygon(lo, hi, sty.Color); pg != nil {
+				band = pg
+			}
 			if band != nil {
 				p.Add(band)
 			}
@@ -256,7 +351,15 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 			}
 			l.LineStyle = sty
 			pts.GlyphStyle = draw.GlyphStyle{Color: sty.Color, Radius: vg.Points(2.4), Shape: draw.CircleGlyph{}}
-			p.Add(l, pts)
+			var thumbs []gplot.Thumbnailer
+			if categories != nil {
+				pts.GlyphStyle.Radius = vg.Points(3)
+				p.Add(pts)
+				thumbs = []gplot.Thumbnailer{pts}
+			} else {
+				p.Add(l, pts)
+				thumbs = []gplot.Thumbnailer{l, pts}
+			}
 			if pi == 0 {
 				name := g
 				if name == "" {
@@ -265,9 +368,13 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 						name = fmt.Sprintf("mean over %d seeds", len(seeds))
 					}
 				}
-				fig.AddLegend(name, l, pts)
+				fig.AddLegend(name, thumbs...)
 				if band != nil && bandThumb == nil {
-					bandThumb = &spans{Fill: rgba(0x808080, 70)}
+					if bars, ok := band.(*plotter.YErrorBars); ok {
+						bandThumb = barThumb{bars.LineStyle}
+					} else {
+						bandThumb = &spans{Fill: rgba(0x808080, 70)}
+					}
 				}
 			}
 		}
@@ -299,9 +406,9 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 		case categories != nil:
 			p.NominalX(categories...)
 			p.X.Min, p.X.Max = -0.5, float64(len(categories))-0.5
-		case len(valueTicks(s.Rows, xi, xs)) <= 12:
-			// the swept values, as written
-			p.X.Tick.Marker = gplot.ConstantTicks(valueTicks(s.Rows, xi, xs))
+		case len(ticks) <= 12:
+			// the swept values, as written, where their labels fit
+			p.X.Tick.Marker = gplot.ConstantTicks(spaceTicks(ticks, p.X.Min, p.X.Max, axisWidth(fig)))
 		}
 		fig.Panels = append(fig.Panels, p)
 	}
@@ -344,6 +451,74 @@ func valueTicks(rows [][]string, c int, xs []float64) []gplot.Tick {
 	}
 	slices.SortFunc(ticks, func(a, b gplot.Tick) int { return cmp.Compare(a.Value, b.Value) })
 	return ticks
+}
+
+// axisWidth estimates the width of a figure's x axis: the figure less
+// the legend column and the y axis.
+func axisWidth(f *Figure) vg.Length {
+	return f.Width * 0.55
+}
+
+// spaceTicks blanks the labels of ticks that would overlap the label of
+// a tick kept before them (from the left), on an axis of width w
+// showing [lo, hi]: the values stay marked, the labels readable.
+func spaceTicks(ticks []gplot.Tick, lo, hi float64, w vg.Length) []gplot.Tick {
+	sty := text.Style{Font: font.From(sans, 9), Handler: gplot.DefaultTextHandler}
+	gap := vg.Points(6)
+	out := make([]gplot.Tick, len(ticks))
+	right := vg.Length(math.Inf(-1))
+	for i, t := range ticks {
+		out[i] = t
+		if hi <= lo {
+			continue
+		}
+		x := w * vg.Length((t.Value-lo)/(hi-lo))
+		half := sty.Width(t.Label) / 2
+		if x-half < right+gap {
+			out[i].Label = ""
+			continue
+		}
+		right = x + half
+	}
+	return out
+}
+
+// rangeBars returns vertical bars from lo to hi at each mean's x (nil
+// when they are the same everywhere, as with one seed).
+func rangeBars(mean, lo, hi plotter.XYs, c color.Color) *plotter.YErrorBars {
+	same := true
+	errs := make(plotter.YErrors, len(mean))
+	for i := range mean {
+		if lo[i].Y != hi[i].Y {
+			same = false
+		}
+		errs[i] = struct{ Low, High float64 }{mean[i].Y - lo[i].Y, hi[i].Y - mean[i].Y}
+	}
+	if same {
+		return nil
+	}
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYs
+		plotter.YErrors
+	}{mean, errs})
+	if err != nil {
+		return nil
+	}
+	bars.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2)}
+	bars.CapWidth = vg.Points(6)
+	return bars
+}
+
+// barThumb is the legend's thumbnail of range bars.
+type barThumb struct{ style draw.LineStyle }
+
+// Thumbnail implements gplot.Thumbnailer.
+func (b barThumb) Thumbnail(c *draw.Canvas) {
+	x := (c.Min.X + c.Max.X) / 2
+	w := vg.Points(3)
+	c.StrokeLine2(b.style, x, c.Min.Y, x, c.Max.Y)
+	c.StrokeLine2(b.style, x-w, c.Min.Y, x+w, c.Min.Y)
+	c.StrokeLine2(b.style, x-w, c.Max.Y, x+w, c.Max.Y)
 }
 
 // bandPolygon returns the band between lo and hi (nil when they are the

@@ -40,8 +40,9 @@ func (m model) render() string {
 	return strings.Join(lines[:min(len(lines), h)], "\n")
 }
 
-// header is the title line (scenario, state, speed, simulated time) and a
-// line that says what is going on.
+// header is the title line (scenario, state, speed, simulated time) and
+// the lines that say what is going on: the description, or why the run
+// stopped (wrapped, on up to three lines).
 func (m model) header(w int) []string {
 	st := m.st
 	left := st.title.Render("dspalab watch") + " · " + st.bold.Render(m.label) + st.faint.Render(fmt.Sprintf(" · seed %d", m.seed))
@@ -50,41 +51,93 @@ func (m model) header(w int) []string {
 		return []string{left, st.faint.Render("starting…")}
 	}
 	icon := map[RunState]string{Running: "▶", Paused: "‖", Finished: "■", Stopped: "✗"}[s.State]
-	right := fmt.Sprintf("%s %s · %s  %s / %s ", icon, s.State, speedText(s), sim.FormatTime(s.Now), sim.FormatTime(s.Duration))
+	// every field has a fixed width, so that nothing moves as time passes
+	state := padLeft(fmt.Sprintf("%s %s · %s", icon, s.State, speedText(s)), 14)
+	right := fmt.Sprintf("%s  %s / %s ", state, clockText(s.Now, s.Duration), sim.FormatTime(s.Duration))
 	frac := 0.0
 	if s.Duration > 0 {
-		frac = float64(s.Now) / float64(s.Duration)
+		frac = min(max(float64(s.Now)/float64(s.Duration), 0), 1)
 	}
-	barW := min(20, max(w-lipgloss.Width(left)-lipgloss.Width(right)-7, 0))
-	if barW >= 5 {
-		right += bar(colorTitle, barW).ViewAs(frac)
-	}
-	right += fmt.Sprintf(" %3.0f%%", 100*frac)
+	pct := fmt.Sprintf(" %3.0f%%", 100*frac)
+	// the bar keeps 5 cells at least: the title gives way first
+	barW := min(20, max(w-lipgloss.Width(left)-lipgloss.Width(right)-len(pct)-2, 5))
+	right += bar(colorTitle, barW).ViewAs(frac) + pct
+	left = ansi.Truncate(left, max(w-lipgloss.Width(right)-1, 0), "…")
 	line1 := left + strings.Repeat(" ", max(w-lipgloss.Width(left)-lipgloss.Width(right), 1)) + right
-	var line2 string
 	switch {
 	case s.Err != "":
-		line2 = st.err.Render("stopped at " + sim.FormatTime(s.Now) + ": " + s.Err)
+		// the whole reason, on three lines at most; the summary printed
+		// after quitting has it all
+		const hint, cut = " (q quits and prints the summary)", "… (see the summary after q)"
+		text := "stopped at " + sim.FormatTime(s.Now) + ": " + stripSim(s.Err)
+		wrapped := strings.Split(ansi.Wrap(text+hint, max(w, 1), " "), "\n")
+		if len(wrapped) > 3 {
+			wrapped = strings.Split(ansi.Wrap(text, max(w, 1), " "), "\n")
+		}
+		if len(wrapped) > 3 {
+			wrapped = wrapped[:3]
+			wrapped[2] = ansi.Truncate(ansi.Truncate(wrapped[2], max(w-lipgloss.Width(cut), 0), "")+cut, w, "")
+		}
+		lines := []string{line1}
+		for _, l := range wrapped {
+			lines = append(lines, st.err.Render(l))
+		}
+		return lines
 	case s.State == Finished:
-		line2 = st.bold.Render("finished: r restarts, q quits and prints the summary")
+		return []string{line1, st.bold.Render("finished: r restarts, q quits and prints the summary")}
 	case s.Gen > 0:
-		line2 = st.faint.Render(fmt.Sprintf("restart %d · %s", s.Gen, m.desc))
-	default:
-		line2 = st.faint.Render(m.desc)
+		return []string{line1, st.faint.Render(fmt.Sprintf("restart %d · %s", s.Gen, m.desc))}
 	}
-	return []string{line1, line2}
+	return []string{line1, st.faint.Render(m.desc)}
+}
+
+// padLeft pads s with spaces on the left to n cells.
+func padLeft(s string, n int) string {
+	return strings.Repeat(" ", max(n-lipgloss.Width(s), 0)) + s
+}
+
+// padRight pads s with spaces on the right to n cells.
+func padRight(s string, n int) string {
+	return s + strings.Repeat(" ", max(n-lipgloss.Width(s), 0))
+}
+
+// fit truncates s to n cells (with …) and pads it to n cells; right
+// aligns it to the right.
+func fit(s string, n int, right bool) string {
+	s = ansi.Truncate(s, n, "…")
+	if right {
+		return padLeft(s, n)
+	}
+	return padRight(s, n)
+}
+
+// clockText is simulated time now in seconds with a fixed width, that of
+// the run's duration: "  5.0s" of 120s, so that the header does not move.
+func clockText(now, duration des.Time) string {
+	prec := 1
+	if duration >= 1000*des.Second {
+		prec = 0
+	}
+	width := len(strconv.FormatFloat(duration.Seconds(), 'f', prec, 64)) + 1
+	return padLeft(strconv.FormatFloat(now.Seconds(), 'f', prec, 64)+"s", width)
 }
 
 // speedText is the chosen speed, and as fast as possible the speed
-// achieved: "1×", "0.1×", "max ≈ 1.2k×".
+// achieved: "1×", "0.1×", "3×", "max ≈  1.2k×".
 func speedText(s *Snapshot) string {
 	if s.Speed > 0 {
-		return strconv.FormatFloat(s.Speed, 'f', -1, 64) + "×"
+		return sig3(s.Speed) + "×"
 	}
 	if s.WallSpeed > 0 && s.State == Running {
-		return "max ≈ " + human(s.WallSpeed) + "×"
+		return "max ≈ " + padLeft(human(s.WallSpeed), 5) + "×"
 	}
 	return "max"
+}
+
+// stripSim removes the "sim: " prefixes of the simulator's errors, which
+// say where an error comes from in the code, not what happened.
+func stripSim(msg string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(msg, "sim: "), ": sim: ", ": ")
 }
 
 // bar returns a progress bubble of width w, filled in colour c.
@@ -93,65 +146,51 @@ func bar(c color.Color, w int) progress.Model {
 		progress.WithFillCharacters('█', '░'), progress.WithColors(c))
 }
 
-// footer is the short key help.
+// footer is the short key help; while the help is open, how to close it.
 func (m model) footer(w int) string {
+	if m.showHelp {
+		return m.st.faint.Render("? or esc closes the help · q quits · ctrl+c interrupts")
+	}
 	h := m.help
 	h.SetWidth(w)
 	return h.ShortHelpView(m.keys.ShortHelp())
 }
 
+// Least heights of the panes of the body, titles included.
+const (
+	metricsH   = 4 // the charts and counters
+	minEventsH = 3 // the title and two lines
+	minSubRows = 4 // subtask rows (fewer when the vertex has fewer)
+	maxSubRows = 8
+)
+
 // body lays out the panes in height h: the job graph, the subtasks of the
 // selected vertex, the charts and counters, and the event log with what is
-// left.
+// left. The subtasks keep minSubRows rows; the graph scrolls.
 func (m model) body(w, h int) []string {
-	const metricsH = 4
-	graph := m.graphLines(w)
-	subs, selRow := m.subtaskLines(w)
-	// least heights: a title and one line each, the metrics, two log lines
-	gH, sH := min(len(graph), 2), min(len(subs), 2)
-	rest := h - gH - sH - metricsH - 3
-	grow := func(have *int, want int) {
-		add := max(min(want-*have, rest), 0)
-		*have += add
-		rest -= add
+	v := m.g.vertices[m.sel]
+	graphH := 2 + len(m.graphBody(w, m.graphLayout(w)))
+	subH := 1 + v.parallelism
+	// least heights first (the title, the column header and the selected
+	// vertex; the title and minSubRows rows), in the order of the panes
+	take := func(want int) int {
+		n := max(min(want, h), 0)
+		h -= n
+		return n
 	}
-	grow(&gH, len(graph))
-	grow(&sH, min(len(subs), 9))
+	gH := take(min(graphH, 3))
+	sH := take(min(subH, 1+minSubRows))
+	mH := take(metricsH)
+	h -= minEventsH
+	gH += take(graphH - gH)
+	sH += take(min(subH, 1+maxSubRows) - sH)
+	h += minEventsH
 	var out []string
-	out = append(out, m.window(graph, gH)...)
-	out = append(out, subWindow(subs, selRow, sH)...)
-	out = append(out, m.metricsLines(w)...)
-	out = append(out, m.eventLines(w, max(h-len(out), 0))...)
-	return out[:min(len(out), h)]
-}
-
-// window shows n lines of the graph, the title and those around the
-// selected vertex.
-func (m model) window(lines []string, n int) []string {
-	if n >= len(lines) || n < 2 {
-		return lines[:max(min(n, len(lines)), 0)]
-	}
-	// the selected vertex's line: title, then vertex i at line 1 + 2i at
-	// most (arrow lines between)
-	selLine := 1
-	for i, l := range lines {
-		if strings.HasPrefix(ansi.Strip(l), "›") {
-			selLine = i
-			break
-		}
-	}
-	first := min(max(selLine-(n-1)/2, 1), len(lines)-(n-1))
-	return append([]string{m.graphTitle(true)}, lines[first:first+n-1]...)
-}
-
-// subWindow shows n lines of the subtask pane: the title and the rows
-// around the selected one, lines[sel].
-func subWindow(lines []string, sel, n int) []string {
-	if n >= len(lines) || n < 2 {
-		return lines[:max(min(n, len(lines)), 0)]
-	}
-	first := min(max(sel-(n-1)/2, 1), len(lines)-(n-1))
-	return append([]string{lines[0]}, lines[first:first+n-1]...)
+	out = append(out, m.graphPanel(w, gH)...)
+	out = append(out, m.subtaskPanel(w, sH)...)
+	out = append(out, m.metricsLines(w)[:mH]...)
+	out = append(out, m.eventLines(w, h)...)
+	return out
 }
 
 // vertexState returns the snapshot's state of vertex i (zero before the
@@ -173,28 +212,106 @@ func (m model) graphTitle(scrolled bool) string {
 	return m.st.title.Render("JOB GRAPH") + m.st.faint.Render("  "+sel+" · back-pressure: OK ≤ 10% < LOW ≤ 50% < HIGH")
 }
 
-// graphLines draws the job graph in topological order: one line per vertex
-// (parallelism, rates, input-buffer occupancy, status) with arrows between.
-func (m model) graphLines(w int) []string {
-	st := m.st
-	lines := []string{m.graphTitle(false)}
-	nameW := 4
+// graphLayout holds the widths of the job graph's columns for a width;
+// a width of 0 drops the column.
+type graphLayout struct {
+	name, kind, par, in, out, busy, bp, buf int
+	bar                                     bool // the buffers column draws a bar
+}
+
+// Widths of the job graph's columns (the status column fits the longest
+// status and its header).
+const (
+	statusW  = 6 // "STATUS"; the statuses are at most 4 wide (HIGH)
+	barCells = 10
+	colGap   = 2
+)
+
+// graphLayout fits the job graph's columns in w cells: it drops the least
+// important ones first (the kind, the buffer bar, the parallelism, the
+// rates, the buffers, busy and back-pressured time), never the status, and
+// gives names what is left, truncating long ones.
+func (m model) graphLayout(w int) graphLayout {
+	longest := len("VERTEX")
 	for _, v := range m.g.vertices {
-		nameW = max(nameW, lipgloss.Width(v.name))
+		longest = max(longest, lipgloss.Width(v.name))
 	}
-	// fixed columns take 66 cells; names get the rest, 6 at least
-	nameW = min(nameW, max(w-66, 6))
+	minName := min(longest, 8)
+	l := graphLayout{kind: 8, par: 4, in: 8, out: 8, busy: 4, bp: 7, buf: barCells + 5, bar: true}
+	width := func() int {
+		n := 2 + statusW
+		for _, c := range []int{l.kind, l.par, l.in, l.out, l.busy, l.bp, l.buf} {
+			if c > 0 {
+				n += c + colGap
+			}
+		}
+		return n + colGap // after the name
+	}
+	drops := []func(){
+		func() { l.kind = 0 },
+		func() { l.buf, l.bar = 11, false },
+		func() { l.par = 0 },
+		func() { l.out = 0 },
+		func() { l.in = 0 },
+		func() { l.buf = 0 },
+		func() { l.bp = 0 },
+		func() { l.busy = 0 },
+	}
+	for _, drop := range drops {
+		if width()+minName <= w {
+			break
+		}
+		drop()
+	}
+	l.name = max(min(longest, w-width()), min(minName, 4))
+	return l
+}
+
+// graphHeader is the job graph's column header.
+func (m model) graphHeader(l graphLayout) string {
+	cells := []string{"  " + fit("VERTEX", l.name, false)}
+	add := func(width int, head string, right bool) {
+		if width > 0 {
+			cells = append(cells, fit(head, width, right))
+		}
+	}
+	add(l.kind, "KIND", false)
+	add(l.par, "P", true)
+	add(l.in, "IN", true)
+	add(l.out, "OUT", true)
+	add(l.busy, "BUSY", true)
+	add(l.bp, "BACKPR.", true)
+	add(l.buf, "BUFFERS", false)
+	cells = append(cells, "STATUS")
+	return m.st.faint.Render(strings.Join(cells, strings.Repeat(" ", colGap)))
+}
+
+// graphLine is a line of the job graph below its header: a vertex, or the
+// edge into the vertex after it.
+type graphLine struct {
+	text   string
+	vertex int  // the vertex of the line, or of the line after an edge
+	edge   bool // an edge line: "↓ hash"
+}
+
+// graphBody draws the job graph in topological order: one line per vertex
+// (parallelism, rates, busy and back-pressured time as the maximum over its
+// subtasks, input-buffer occupancy of its fullest subtask or a source's
+// lag, status) with its input edges above it.
+func (m model) graphBody(w int, l graphLayout) []graphLine {
+	st := m.st
+	var lines []graphLine
 	for i, v := range m.g.vertices {
 		if i > 0 && v.kind != sim.KindSource {
 			arrow := "   ↓ " + v.partitioning
 			if len(v.inputs) != 1 || v.inputs[0] != m.g.vertices[i-1].name {
 				arrow += " from " + strings.Join(v.inputs, ", ")
 			}
-			lines = append(lines, st.faint.Render(arrow))
+			lines = append(lines, graphLine{text: st.faint.Render(ansi.Truncate(arrow, w, "…")), vertex: i, edge: true})
 		}
 		vs := m.vertexState(i)
 		marker := "  "
-		name := fmt.Sprintf("%-*s", nameW, ansi.Truncate(v.name, nameW, "…"))
+		name := fit(v.name, l.name, false)
 		if i == m.sel {
 			marker = "› "
 			name = st.selected.Render(name)
@@ -206,9 +323,8 @@ func (m model) graphLines(w int) []string {
 		if v.kind == sim.KindSink {
 			out = "-"
 		}
-		if !vs.HaveTotal {
-			in, out = "", ""
-		}
+		busy, bp := pctText(vs.Busy/10), pctText(vs.Backpressured/10)
+		status := vs.Status
 		var buf string
 		switch {
 		case v.kind == sim.KindSource:
@@ -216,25 +332,98 @@ func (m model) graphLines(w int) []string {
 			if vs.Dropped > 0 {
 				buf += " drop " + countText(int64(vs.Dropped))
 			}
-			buf = fmt.Sprintf("%-16s", buf)
 		case v.unbounded:
-			buf = fmt.Sprintf("%-16s", "queue "+countText(int64(vs.QueuedRecords)))
+			buf = "queue " + countText(int64(vs.QueuedRecords))
 		default:
 			frac := 0.0 // of the fullest subtask, as a hot subtask is what matters
 			for _, r := range vs.Subtasks {
 				frac = max(frac, v.occupancy(r.Subtask, r.QueuedBuffers))
 			}
-			buf = bar(statusColor(vs.Status), 10).ViewAs(frac) + fmt.Sprintf(" %4.0f%%", 100*frac)
+			buf = pctText(100 * frac)
+			if l.bar {
+				buf = bar(statusColor(vs.Status), barCells).ViewAs(frac) + " " + buf
+			}
 		}
-		status := vs.Status
 		if !vs.HaveTotal {
-			status = ""
+			in, out, busy, bp, status = "", "", "", "", ""
 		}
-		lines = append(lines, fmt.Sprintf("%s%s %-8s %4s  in %8s  out %8s  %s  %s",
-			marker, name, v.kind, "p"+strconv.Itoa(v.parallelism), in, out, buf, st.status(status).Render(status)))
+		cells := []string{marker + name}
+		add := func(width int, s string, right bool) {
+			if width > 0 {
+				cells = append(cells, fit(s, width, right))
+			}
+		}
+		add(l.kind, v.kind, false)
+		add(l.par, "p"+strconv.Itoa(v.parallelism), true)
+		add(l.in, in, true)
+		add(l.out, out, true)
+		add(l.busy, busy, true)
+		add(l.bp, bp, true)
+		add(l.buf, buf, false)
+		cells = append(cells, st.status(status).Render(status))
+		lines = append(lines, graphLine{text: strings.Join(cells, strings.Repeat(" ", colGap)), vertex: i})
 	}
 	return lines
 }
+
+// graphPanel is the job graph in n lines at most: its title, its column
+// header and the lines around the selected vertex, with "↑ 2 more" and
+// "↓ 12 more" where vertices are out of sight.
+func (m model) graphPanel(w, n int) []string {
+	l := m.graphLayout(w)
+	body := m.graphBody(w, l)
+	k := n - 2 // lines for the body
+	if k >= len(body) {
+		all := append([]string{m.graphTitle(false), m.graphHeader(l)}, texts(body)...)
+		return all[:min(max(n, 0), len(all))]
+	}
+	head := []string{m.graphTitle(true), m.graphHeader(l)}
+	if k <= 0 {
+		return head[:max(n, 0)]
+	}
+	selLine := 0
+	for i, gl := range body {
+		if !gl.edge && gl.vertex == m.sel {
+			selLine = i
+		}
+	}
+	if k < 3 { // the selected vertex, and below it an edge or a vertex
+		return append(head, texts(body[selLine:min(selLine+k, len(body))])...)
+	}
+	first := min(max(selLine-(k-1)/2, 0), len(body)-k)
+	end := first + k
+	shown := texts(body[first:end])
+	// out of sight: the vertices whose lines are hidden or replaced by a
+	// "more" line
+	more := func(lines []graphLine) int {
+		c := 0
+		for _, gl := range lines {
+			if !gl.edge {
+				c++
+			}
+		}
+		return c
+	}
+	if first > 0 {
+		shown[0] = m.st.faint.Render(fmt.Sprintf("   ↑ %d more", more(body[:first+1])))
+	}
+	if end < len(body) {
+		shown[k-1] = m.st.faint.Render(fmt.Sprintf("   ↓ %d more", more(body[end-1:])))
+	}
+	return append(head, shown...)
+}
+
+// texts returns the texts of graph lines.
+func texts(lines []graphLine) []string {
+	out := make([]string, len(lines))
+	for i, gl := range lines {
+		out[i] = gl.text
+	}
+	return out
+}
+
+// pctText formats a percentage: "  7%", "100%".
+func pctText(p float64) string { return fmt.Sprintf("%3.0f%%", p) }
 
 func statusColor(s string) color.Color {
 	switch s {
@@ -246,56 +435,70 @@ func statusColor(s string) color.Color {
 	return colorOK
 }
 
-// subtaskRows is how many subtasks on each side of the selected one
-// subtaskLines draws (the pane shows fewer).
-const subtaskRows = 12
-
-// subtaskLines draws the selected vertex's subtasks around the selected
-// one: a bar of busy, back-pressured and idle time per subtask, so that
-// skew shows. It returns the title and the rows, and the index of the
-// selected row.
-func (m model) subtaskLines(w int) ([]string, int) {
+// subtaskPanel draws n lines at most: the title, with the rows shown
+// ("1–4 of 64") when they are not all, and the selected vertex's subtasks
+// around the selected one: a bar of busy, back-pressured and idle time per
+// subtask, so that skew shows.
+func (m model) subtaskPanel(w, n int) []string {
+	if n <= 0 {
+		return nil
+	}
 	st := m.st
 	v := m.g.vertices[m.sel]
 	vs := m.vertexState(m.sel)
-	title := st.title.Render("SUBTASKS of "+v.name) + st.faint.Render(fmt.Sprintf(" (p%d)  ←/→ select · ", v.parallelism)) +
+	k := min(n-1, v.parallelism)
+	first := min(max(m.sub-(k-1)/2, 0), v.parallelism-k)
+	where := fmt.Sprintf(" (p%d)", v.parallelism)
+	if k < v.parallelism {
+		where += fmt.Sprintf(" %d–%d of %d", first+1, first+k, v.parallelism)
+	}
+	title := st.title.Render("SUBTASKS of "+ansi.Truncate(v.name, 24, "…")) + st.faint.Render(where+"  ←/→ select · ") +
 		st.busy.Render("█") + st.faint.Render(" busy ") + st.bp.Render("▒") + st.faint.Render(" back-pressured ") + st.idle.Render("░") + st.faint.Render(" idle")
 	lines := []string{title}
-	lo, hi := max(m.sub-subtaskRows, 0), min(m.sub+subtaskRows+1, v.parallelism)
-	sel := 1 + m.sub - lo
-	if len(vs.Subtasks) == 0 {
-		for i := lo; i < hi; i++ {
-			marker := "  "
-			if i == m.sub {
-				marker = "› "
-			}
-			lines = append(lines, st.faint.Render(fmt.Sprintf("%s#%-2d w%-2d no sample yet", marker, i, i/m.g.slots)))
-		}
-		return lines, sel
-	}
-	barW := min(max(w-78, 10), 30)
-	for _, r := range vs.Subtasks[lo:min(hi, len(vs.Subtasks))] {
+	idxW := len(strconv.Itoa(v.parallelism - 1))
+	wkW := len(strconv.Itoa((v.parallelism - 1) / m.g.slots))
+	for i := first; i < first+k; i++ {
 		marker := "  "
-		if r.Subtask == m.sub {
+		if i == m.sub {
 			marker = "› "
 		}
+		id := fmt.Sprintf("%s#%-*d  w%-*d", marker, idxW, i, wkW, i/m.g.slots)
+		if i >= len(vs.Subtasks) {
+			lines = append(lines, st.faint.Render(id+"  no sample yet"))
+			continue
+		}
+		r := vs.Subtasks[i]
 		var extra string
 		switch {
 		case r.Kind == sim.KindSource:
 			extra = fmt.Sprintf("out %7s  lag %s", rateText(r.OutRate), countText(r.SourceLag))
 		case v.unbounded:
-			extra = fmt.Sprintf("queue %-5s in %7s", countText(int64(r.QueuedRecords)), rateText(r.InRate))
+			extra = fmt.Sprintf("queue %-5s  in %7s", countText(int64(r.QueuedRecords)), rateText(r.InRate))
 		default:
-			extra = fmt.Sprintf("buf %3.0f%%  in %7s", 100*v.occupancy(r.Subtask, r.QueuedBuffers), rateText(r.InRate))
+			extra = fmt.Sprintf("buf %s  in %7s", pctText(100*v.occupancy(r.Subtask, r.QueuedBuffers)), rateText(r.InRate))
 		}
-		if w >= 90 && r.Kind == sim.KindOperator {
-			extra += fmt.Sprintf(" out %7s", rateText(r.OutRate))
+		if r.Kind == sim.KindOperator {
+			extra += fmt.Sprintf("  out %7s", rateText(r.OutRate))
 		}
-		lines = append(lines, fmt.Sprintf("%s#%-2d w%-2d %s %3.0f%% busy %3.0f%% bp %3.0f%% idle  %s %s",
-			marker, r.Subtask, r.Subtask/m.g.slots, m.timeBar(r, barW), r.Busy/10, r.Backpressured/10, r.Idle/10,
-			st.status(r.Status).Render(fmt.Sprintf("%-4s", r.Status)), extra))
+		times := fmt.Sprintf("%s busy %s bp", pctText(r.Busy/10), pctText(r.Backpressured/10))
+		idle := fmt.Sprintf(" %s idle", pctText(r.Idle/10))
+		status := st.status(r.Status).Render(fmt.Sprintf("%-4s", r.Status))
+		// the bar takes what is left, 10 cells at least: the idle
+		// percentage (which the bar shows) gives way first, then the
+		// worker
+		fixed := func() int {
+			return lipgloss.Width(id) + 1 + len(times) + lipgloss.Width(idle) + 2 + 4 + 2 + lipgloss.Width(extra) + 1
+		}
+		if w-fixed() < 10 {
+			idle = ""
+		}
+		if w-fixed() < 8 {
+			id = fmt.Sprintf("%s#%-*d", marker, idxW, i)
+		}
+		barW := min(max(w-fixed(), 6), 30)
+		lines = append(lines, fmt.Sprintf("%s %s %s%s  %s  %s", id, m.timeBar(r, barW), times, idle, status, extra))
 	}
-	return lines, sel
+	return lines
 }
 
 // timeBar is a bar of w cells split into busy, back-pressured and idle
@@ -316,27 +519,23 @@ func (m model) metricsLines(w int) []string {
 	st := m.st
 	leftW := w / 2
 	rightW := w - leftW - 1
+	textW := max(leftW-1, 0) // a space before the separator
 	s := m.snap
 	if s == nil {
 		s = &Snapshot{}
 	}
 	const labelW = 12
-	sparkW := max(min(leftW-labelW-10, HistoryBuckets), 4)
+	const valueW = 8 // " 10.0/s", " 24.5s": values are padded to it
+	sparkW := max(min(textW-labelW-valueW, HistoryBuckets), 4)
 	thr, p99 := "", ""
 	if len(s.Throughput) > 0 {
-		thr = sparkline(s.Throughput, sparkW, false) + " " + rateText(last(s.Throughput))
-		p99 = sparkline(s.P99, sparkW, true) + " " + msText(last(s.P99))
-	}
-	var lag []string
-	for i, v := range m.g.vertices {
-		if v.kind == sim.KindSource {
-			lag = append(lag, fmt.Sprintf("%s %s", v.name, countText(m.vertexState(i).SourceLag)))
-		}
+		thr = sparkline(s.Throughput, sparkW, false) + padLeft(rateText(last(s.Throughput)), valueW)
+		p99 = sparkline(s.P99, sparkW, true) + padLeft(msText(last(s.P99)), valueW)
 	}
 	left := []string{
 		st.title.Render(fmt.Sprintf("%-*s", labelW, "THROUGHPUT")) + st.ok.Render(thr),
 		st.title.Render(fmt.Sprintf("%-*s", labelW, "P99 LATENCY")) + st.low.Render(p99),
-		st.title.Render(fmt.Sprintf("%-*s", labelW, "SOURCE LAG")) + strings.Join(lag, " · ") + st.faint.Render(" records"),
+		st.title.Render(fmt.Sprintf("%-*s", labelW, "SOURCE LAG")) + m.lagText(textW-labelW),
 		st.faint.Render("charts: the last 60s, at the sinks"),
 	}
 	right := m.checkpointLines(s, rightW)
@@ -345,10 +544,39 @@ func (m model) metricsLines(w int) []string {
 		st.faint.Render("duplicated –, lost – (not simulated)"))
 	out := make([]string, 4)
 	for i := range out {
-		l := ansi.Truncate(left[i], leftW, "…")
+		l := ansi.Truncate(left[i], textW, "…")
 		out[i] = l + strings.Repeat(" ", max(leftW-lipgloss.Width(l), 0)) + st.faint.Render("│") + ansi.Truncate(right[i], rightW, "…")
 	}
 	return out
+}
+
+// lagText is the lag of every source in w cells: "sensors 2430 records",
+// "a 1 · b 0 records"; the sources that do not fit are counted, "a 1
+// record · +3 more", and no name is cut.
+func (m model) lagText(w int) string {
+	var items []string
+	var lags []int64
+	for i, v := range m.g.vertices {
+		if v.kind == sim.KindSource {
+			lag := m.vertexState(i).SourceLag
+			lags = append(lags, lag)
+			items = append(items, fmt.Sprintf("%s %s", v.name, countText(lag)))
+		}
+	}
+	for n := len(items); n > 0; n-- {
+		unit := " records"
+		if n == 1 && lags[0] == 1 {
+			unit = " record"
+		}
+		text := strings.Join(items[:n], " · ") + m.st.faint.Render(unit)
+		if n < len(items) {
+			text += fmt.Sprintf(" · +%d more", len(items)-n)
+		}
+		if lipgloss.Width(text) <= w || n == 1 {
+			return text
+		}
+	}
+	return ""
 }
 
 // checkpointLines are two lines: a timeline of the last minute (◐ in
@@ -406,7 +634,7 @@ func (m model) eventLines(w, h int) []string {
 	evs := m.snap.Events
 	evs = evs[max(len(evs)-(h-1), 0):]
 	for _, e := range evs {
-		msg := e.Message
+		msg := ansi.Truncate(stripSim(e.Message), max(w-11, 1), "…")
 		switch {
 		case e.Type == LogError:
 			msg = st.err.Render(msg)
@@ -421,11 +649,17 @@ func (m model) eventLines(w, h int) []string {
 }
 
 // helpBody is the help overlay: the keys and how to read the panes, in a
-// box in the middle of the body.
+// box in the middle of the body; in too few lines, the box is cut short
+// and says so.
 func (m model) helpBody(w, h int) []string {
 	st := m.st
+	boxW := min(w, 86)
+	inner := boxW - 4 // border and padding
+	if inner < 10 || h < 3 {
+		return nil
+	}
 	hm := m.help
-	hm.SetWidth(max(min(w, 86)-4, 20))
+	hm.SetWidth(inner)
 	text := strings.Join([]string{
 		st.title.Render("Keys"),
 		hm.FullHelpView(m.keys.FullHelp()),
@@ -433,13 +667,18 @@ func (m model) helpBody(w, h int) []string {
 		st.title.Render("Reading the view"),
 		"Status is a vertex's back-pressured time, as Flink's web UI shows it:",
 		"  " + st.ok.Render("OK") + " ≤ 10% < " + st.low.Render("LOW") + " ≤ 50% < " + st.high.Render("HIGH") + "; the busy vertex after HIGH ones is the bottleneck.",
-		"Buffers: input-gate network buffers in use (exclusive + floating), fullest subtask.",
+		"BUSY, BACKPR.: busy and back-pressured time, the most of any subtask.",
+		"BUFFERS: input-gate network buffers in use, fullest subtask (sources: lag).",
 		"Charts: the last minute of simulated time; speed is simulated s per wall s.",
 		"f, F and c act at once and are recorded (--out DIR writes actions.jsonl,",
 		"which dspalab run --replay reproduces); what the simulator refuses is",
-		"said in the event log. ? or esc closes this help.",
+		"said in the event log. q quits; ctrl+c interrupts, as in dspalab run.",
 	}, "\n")
-	box := st.box.Width(min(w, 86)).Render(text)
+	lines := strings.Split(ansi.Wrap(text, inner, " "), "\n")
+	if len(lines) > h-2 {
+		lines = append(lines[:h-3], st.faint.Render("(more: make the terminal taller)"))
+	}
+	box := st.box.Width(boxW).Render(strings.Join(lines, "\n"))
 	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 	return strings.Split(placed, "\n")
 }
@@ -541,11 +780,44 @@ func countText(n int64) string {
 	return human(float64(n))
 }
 
-// msText formats a latency in milliseconds: "25ms", "9.81s"; "–" when
-// nothing was measured.
+// msText formats a latency in milliseconds to 3 significant digits:
+// "504ms", "24.5s", "28s", "500µs"; "–" when nothing was measured.
 func msText(ms float64) string {
 	if math.IsNaN(ms) {
 		return "–"
 	}
-	return sim.FormatTime(des.Time(math.Round(ms * float64(des.Millisecond))))
+	r := roundSig(ms, 3)
+	switch {
+	case r < 1:
+		return sig3(ms*1000) + "µs"
+	case r < 1000:
+		return sig3(ms) + "ms"
+	case r < 1000e3:
+		return sig3(ms/1000) + "s"
+	}
+	return sim.FormatTime(des.Time(math.Round(ms/1000)) * des.Second)
+}
+
+// roundSig rounds x to n significant digits.
+func roundSig(x float64, n int) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	p := math.Pow(10, float64(n-1)-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}
+
+// sig3 formats x to 3 significant digits without trailing zeros: "504",
+// "24.5", "28", "0.25".
+func sig3(x float64) string {
+	r := roundSig(x, 3)
+	prec := 0
+	if a := math.Abs(r); a > 0 && a < 100 {
+		prec = 2 - int(math.Floor(math.Log10(a)))
+	}
+	s := strconv.FormatFloat(r, 'f', prec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }

@@ -5,16 +5,18 @@
 //
 // The simulator is single-threaded, so the simulation runs on a goroutine
 // of its own (the engine), never inside bubbletea's Update: the engine
-// advances simulated time at the chosen speed (0.1× up to as fast as
-// possible), applies the user's commands between two steps (pause, step,
+// advances simulated time at the chosen speed (any from 0.1× to 1000×, or
+// as fast as possible), applies the user's commands between two steps (pause, step,
 // speed, restart, and actions injected with sim.Sim.Inject), and hands the
 // UI immutable snapshots, at most 30 a wall second, the latest replacing
 // one not yet drawn. The model draws the job graph in topological order
-// (rates, input-buffer occupancy, back-pressure status in Flink's colours),
+// (rates, busy and back-pressured time, input-buffer occupancy,
+// back-pressure status in Flink's colours; scrolled when it does not fit),
 // the subtasks of the selected vertex (busy, back-pressured and idle time),
 // sparklines of throughput and p99 latency over the last minute of
 // simulated time, checkpoints, delivery counters, source lag and the event
-// log.
+// log. q quits; ctrl+c is an interrupt, as SIGINT is for dspalab run
+// (Options.Interrupt).
 //
 // Files: engine.go (the simulation's goroutine), snapshot.go (the observer
 // and the snapshots), graph.go (the job graph read from the scenario),

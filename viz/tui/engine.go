@@ -26,29 +26,54 @@ type Job struct {
 }
 
 // Speeds are the speeds + and - step through, in simulated seconds per wall
-// second; 0 is as fast as possible.
+// second; 0 is as fast as possible. A run may start at any speed from
+// MinSpeed to MaxSpeed (--speed 3): + and - then go on from the nearest
+// step above or below it.
 var Speeds = []float64{0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 0}
 
-// speedIndex returns the index in Speeds of the speed nearest to s (0 or
-// +Inf: as fast as possible).
-func speedIndex(s float64) int {
-	if s <= 0 || s > Speeds[len(Speeds)-2] {
-		return len(Speeds) - 1
+// MinSpeed and MaxSpeed bound a finite speed.
+const (
+	MinSpeed = 0.1
+	MaxSpeed = 1000
+)
+
+// clampSpeed returns the speed s within [MinSpeed, MaxSpeed], or 0 (as
+// fast as possible) for 0, a negative speed or one above MaxSpeed.
+func clampSpeed(s float64) float64 {
+	if !(s > 0) || s > MaxSpeed {
+		return 0
 	}
-	best := 0
-	for i, v := range Speeds[:len(Speeds)-1] {
-		if abs(v-s) < abs(Speeds[best]-s) {
-			best = i
-		}
-	}
-	return best
+	return max(s, MinSpeed)
 }
 
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
+// fasterSpeed returns the step of Speeds after s: the least step above it,
+// or 0 (as fast as possible) after the last; 0 stays 0.
+func fasterSpeed(s float64) float64 {
+	if s == 0 {
+		return 0
 	}
-	return x
+	for _, v := range Speeds[:len(Speeds)-1] {
+		if v > s*(1+1e-9) {
+			return v
+		}
+	}
+	return 0
+}
+
+// slowerSpeed returns the step of Speeds before s: the greatest step below
+// it (the last finite step below as fast as possible), and the least one
+// at the least.
+func slowerSpeed(s float64) float64 {
+	steps := Speeds[:len(Speeds)-1]
+	if s == 0 {
+		return steps[len(steps)-1]
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i] < s*(1-1e-9) {
+			return steps[i]
+		}
+	}
+	return steps[0]
 }
 
 // cmdKind is what a command asks of the engine.
@@ -74,7 +99,7 @@ type command struct {
 
 // engineConfig tunes an engine.
 type engineConfig struct {
-	speed  float64 // initial speed (see Speeds); 0 as fast as possible
+	speed  float64 // initial speed (MinSpeed to MaxSpeed); 0 as fast as possible
 	paused bool    // start paused
 	// manual is the test mode: simulated time advances only by commands
 	// (cmdAdvance, cmdStep), never by the wall clock, and every command is
@@ -120,7 +145,7 @@ type engine struct {
 	sim      *sim.Sim
 	gen      int
 	state    RunState
-	speedIdx int
+	spd      float64 // the speed; 0 as fast as possible
 	stopErr  error
 	interval des.Time
 	warmup   des.Time
@@ -146,7 +171,7 @@ func newEngine(job Job, cfg engineConfig) (*engine, error) {
 	cfg.defaults()
 	e := &engine{job: job, cfg: cfg, col: newCollector(newGraph(job.Scenario)),
 		cmds: make(chan command, 64), out: make(chan *Snapshot, 1), done: make(chan struct{}),
-		speedIdx: speedIndex(cfg.speed), notModelled: map[string]bool{}, interval: job.Scenario.Metrics.Interval, warmup: job.Scenario.Warmup}
+		spd: clampSpeed(cfg.speed), notModelled: map[string]bool{}, interval: job.Scenario.Metrics.Interval, warmup: job.Scenario.Warmup}
 	if e.interval <= 0 {
 		e.interval = des.Second
 	}
@@ -185,7 +210,7 @@ func (e *engine) start() error {
 }
 
 // speed returns the current speed (0: as fast as possible).
-func (e *engine) speed() float64 { return Speeds[e.speedIdx] }
+func (e *engine) speed() float64 { return e.spd }
 
 // run is the simulation's goroutine: it returns on cmdQuit or when ctx is
 // cancelled, and closes out and done.
@@ -330,9 +355,9 @@ func (e *engine) handle(ctx context.Context, c command) bool {
 		}
 		e.runTo(ctx, e.nextSample(e.sim.Now()))
 	case cmdFaster:
-		e.speedIdx = min(e.speedIdx+1, len(Speeds)-1)
+		e.spd = fasterSpeed(e.spd)
 	case cmdSlower:
-		e.speedIdx = max(e.speedIdx-1, 0)
+		e.spd = slowerSpeed(e.spd)
 	case cmdAdvance:
 		e.runTo(ctx, c.to)
 	case cmdRestart:

@@ -8,6 +8,7 @@ type keyMap struct {
 	Next, Prev, Left, Right     key.Binding
 	Fail, FailWorker, Ckpt      key.Binding
 	Restart, Help, Close, Quit  key.Binding
+	Interrupt                   key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -26,7 +27,8 @@ func newKeyMap() keyMap {
 		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
-		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Quit:       key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Interrupt:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "interrupt")),
 	}
 }
 
@@ -47,6 +49,6 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart},
 		{k.Next, k.Prev, k.Left, k.Right},
-		{k.Fail, k.FailWorker, k.Ckpt, k.Help, k.Quit},
+		{k.Fail, k.FailWorker, k.Ckpt, k.Help, k.Quit, k.Interrupt},
 	}
 }

@@ -32,6 +32,8 @@ type model struct {
 	snap          *Snapshot
 	sel, sub      int // selected vertex (topological index) and subtask
 	showHelp      bool
+	// interrupted says the user quit with ctrl+c: an interrupt, not q.
+	interrupted bool
 
 	// quitWhen, in tests, quits at the first snapshot it accepts.
 	quitWhen func(*Snapshot) bool
@@ -94,12 +96,17 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
+	case key.Matches(msg, k.Interrupt):
+		m.interrupted = true
+		return m, tea.Quit
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
 	case key.Matches(msg, k.Close):
 		m.showHelp = false
+	case m.showHelp:
+		// the help is open: only ?, esc, q and ctrl+c act
 	case key.Matches(msg, k.Pause):
 		m.ctl.send(command{kind: cmdTogglePause})
 	case key.Matches(msg, k.Step):
@@ -115,9 +122,10 @@ func (m model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Prev):
 		m.sel, m.sub = (m.sel+len(m.g.vertices)-1)%len(m.g.vertices), 0
 	case key.Matches(msg, k.Left):
-		m.sub = max(m.sub-1, 0)
+		p := m.g.vertices[m.sel].parallelism
+		m.sub = (m.sub + p - 1) % p
 	case key.Matches(msg, k.Right):
-		m.sub = min(m.sub+1, m.g.vertices[m.sel].parallelism-1)
+		m.sub = (m.sub + 1) % m.g.vertices[m.sel].parallelism
 	case key.Matches(msg, k.Fail), key.Matches(msg, k.FailWorker):
 		v := m.g.vertices[m.sel]
 		m.ctl.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure,

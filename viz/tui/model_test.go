@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/dspalab/dspalab/sim"
@@ -80,10 +81,10 @@ func TestKeysSelect(t *testing.T) {
 		{"right", pos{1, 1}},
 		{"l", pos{1, 2}},
 		{"right", pos{1, 3}},
-		{"right", pos{1, 3}}, // the last subtask stays selected
+		{"right", pos{1, 0}}, // wraps around, as ↑/↓ do
+		{"left", pos{1, 3}},
 		{"left", pos{1, 2}},
 		{"h", pos{1, 1}},
-		{"left", pos{1, 0}},
 		{"left", pos{1, 0}},
 		{"tab", pos{2, 0}},
 		{"j", pos{0, 0}}, // wraps around
@@ -137,15 +138,34 @@ func TestKeysHelpAndQuit(t *testing.T) {
 	if m.showHelp {
 		t.Fatal("esc did not close the help")
 	}
-	for _, k := range []string{"q", "ctrl+c"} {
-		_, cmd := update(t, m, press(k))
-		if cmd == nil {
-			t.Fatalf("%s returned no command", k)
-		}
-		if _, ok := cmd().(tea.QuitMsg); !ok {
-			t.Errorf("%s did not quit", k)
+	// while the help is open, only ?, esc, q and ctrl+c act
+	m, _ = update(t, m, press("?"))
+	for _, k := range []string{"space", "s", "+", "-", "r", "f", "F", "c", "down", "right", "tab"} {
+		m2, cmd := update(t, m, press(k))
+		if cmd != nil || !m2.showHelp || m2.sel != 0 || m2.sub != 0 {
+			t.Errorf("key %q acted while the help was open", k)
 		}
 	}
+	if len(ctl.sent) != 0 {
+		t.Errorf("keys under the help sent %+v", ctl.sent)
+	}
+	// q quits; ctrl+c quits as an interrupt; with the help open or not
+	for _, help := range []bool{false, true} {
+		m.showHelp = help
+		for _, k := range []string{"q", "ctrl+c"} {
+			m2, cmd := update(t, m, press(k))
+			if cmd == nil {
+				t.Fatalf("%s returned no command", k)
+			}
+			if _, ok := cmd().(tea.QuitMsg); !ok {
+				t.Errorf("%s did not quit", k)
+			}
+			if m2.interrupted != (k == "ctrl+c") {
+				t.Errorf("%s: interrupted %v", k, m2.interrupted)
+			}
+		}
+	}
+	m.showHelp = false
 	for _, k := range []string{"x", "enter", "1"} {
 		m2, cmd := update(t, m, press(k))
 		if cmd != nil || m2.sel != m.sel || m2.showHelp != m.showHelp {
@@ -247,7 +267,8 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("rateText(%v) = %q, want %q", x, got, want)
 		}
 	}
-	for ms, want := range map[float64]string{25: "25ms", 9810: "9.81s", 0.5: "500µs"} {
+	for ms, want := range map[float64]string{25: "25ms", 9810: "9.81s", 0.5: "500µs", 503.863: "504ms",
+		28000: "28s", 24449: "24.4s", 999.7: "1s", 0.0123: "12.3µs", 2e6: "33m20s"} {
 		if got := msText(ms); got != want {
 			t.Errorf("msText(%v) = %q, want %q", ms, got, want)
 		}
@@ -260,9 +281,32 @@ func TestFormatting(t *testing.T) {
 	if got := speedText(&Snapshot{WallSpeed: 12345, State: Running}); got != "max ≈ 12.3k×" {
 		t.Errorf("speedText at max = %q", got)
 	}
-	for s, want := range map[float64]int{0.1: 0, 0.12: 0, 3: 4, 7: 5, 1000: 12, 5000: 13, 0: 13} {
-		if got := speedIndex(s); got != want {
-			t.Errorf("speedIndex(%v) = %d, want %d", s, got, want)
+	for s, want := range map[float64]string{3: "3×", 2.5: "2.5×", 0.25: "0.25×", 123.456: "123×", 1.23456: "1.23×"} {
+		if got := speedText(&Snapshot{Speed: s}); got != want {
+			t.Errorf("speedText(%v) = %q, want %q", s, got, want)
+		}
+	}
+	// any speed from 0.1 to 1000 is kept; + and - go on from the steps
+	// around it
+	for _, tc := range []struct{ s, clamped, faster, slower float64 }{
+		{0.1, 0.1, 0.2, 0.1},
+		{0.12, 0.12, 0.2, 0.1},
+		{1, 1, 2, 0.5},
+		{3, 3, 5, 2},
+		{7, 7, 10, 5},
+		{1000, 1000, 0, 500},
+		{0.01, 0.1, 0.2, 0.1},
+		{5000, 0, 0, 1000},
+		{0, 0, 0, 1000},
+	} {
+		if got := clampSpeed(tc.s); got != tc.clamped {
+			t.Errorf("clampSpeed(%v) = %v, want %v", tc.s, got, tc.clamped)
+		}
+		if got := fasterSpeed(tc.clamped); got != tc.faster {
+			t.Errorf("fasterSpeed(%v) = %v, want %v", tc.clamped, got, tc.faster)
+		}
+		if got := slowerSpeed(tc.clamped); got != tc.slower {
+			t.Errorf("slowerSpeed(%v) = %v, want %v", tc.clamped, got, tc.slower)
 		}
 	}
 }
@@ -303,14 +347,104 @@ sinks:
 		m, _ = update(t, m, press("right"))
 	}
 	view := ansi.Strip(m.render())
-	if !strings.Contains(view, "› #41 w10") || !strings.Contains(view, "SUBTASKS of a (p60)") {
+	if !strings.Contains(view, "› #41  w10") || !strings.Contains(view, "SUBTASKS of a (p60) 41–44 of 60") {
 		t.Errorf("subtask 41 of a is not shown:\n%s", view)
 	}
+	// scrolling never leaves an edge without its vertex at the top
 	for range 7 {
 		m, _ = update(t, m, press("down"))
+		lines := strings.Split(ansi.Strip(m.render()), "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "  VERTEX") && strings.HasPrefix(lines[i+1], "   ↓ ") && !strings.Contains(lines[i+1], "more") {
+				t.Errorf("an edge without its vertex at the top of the graph:\n%s", strings.Join(lines, "\n"))
+			}
+		}
 	}
 	view = ansi.Strip(m.render())
-	if !strings.Contains(view, "› out ") || !strings.Contains(view, "JOB GRAPH") {
+	if !strings.Contains(view, "› out ") || !strings.Contains(view, "JOB GRAPH") || !strings.Contains(view, "   ↑ 4 more") {
 		t.Errorf("the last vertex is not shown:\n%s", view)
+	}
+}
+
+// TestGraphKeepsStatus checks that a long vertex name never pushes the
+// status out of its row, and that busy and back-pressured time are shown
+// with the buffers' column labelled, at every width from 40 cells.
+func TestGraphKeepsStatus(t *testing.T) {
+	sc, err := scenario.Parse("wide.yaml", []byte(wideYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := testJob(sc)
+	e := manualEngine(t, job)
+	e.send(command{kind: cmdAdvance, to: 3 * des.Second})
+	snap := next(t, e, at(3*des.Second))
+	for w := 40; w <= 160; w++ {
+		m := newModel(job, e)
+		m.width, m.height, m.snap = w, 40, snap
+		view := ansi.Strip(m.render())
+		if w >= 80 && (!strings.Contains(view, "BUSY") || !strings.Contains(view, "BACKPR.") || !strings.Contains(view, "BUFFERS")) {
+			t.Errorf("%d wide: no BUSY, BACKPR. or BUFFERS column:\n%s", w, view)
+		}
+		rows := 0
+		for _, gl := range m.graphBody(w, m.graphLayout(w)) {
+			l := ansi.Strip(gl.text)
+			if gl.edge {
+				continue
+			}
+			rows++
+			if !strings.HasSuffix(l, "OK") && !strings.HasSuffix(l, "LOW") && !strings.HasSuffix(l, "HIGH") {
+				t.Errorf("%d wide: the status is cut: %q", w, l)
+			}
+			if lipgloss.Width(l) > w {
+				t.Errorf("%d wide: %q is too wide", w, l)
+			}
+			if !strings.Contains(view, l) {
+				t.Errorf("%d wide: %q is not shown", w, l)
+			}
+		}
+		if rows != len(m.g.vertices) {
+			t.Errorf("%d wide: %d vertex rows", w, rows)
+		}
+	}
+}
+
+// TestHeaderStaysPut checks that the header's fields keep their places as
+// simulated time passes (and the bar stays), whatever the time's width.
+func TestHeaderStaysPut(t *testing.T) {
+	m, _ := fakeModel(t)
+	for _, w := range []int{80, 100} {
+		m.width = w
+		var want int
+		for i, now := range []des.Time{0, 123 * des.Microsecond, 5500 * des.Millisecond, 99999 * des.Millisecond, 120 * des.Second} {
+			m.snap = &Snapshot{Now: now, Duration: 120 * des.Second, Speed: 1}
+			line := ansi.Strip(m.header(w)[0])
+			at := strings.Index(line, "/ 120s")
+			if i == 0 {
+				want = at
+			}
+			if at != want || lipgloss.Width(line) != w {
+				t.Errorf("%d wide, at %s: %q (\"/ 120s\" at %d, want %d)", w, now, line, at, want)
+			}
+			if !strings.Contains(line, "░░░░") && !strings.Contains(line, "████") {
+				t.Errorf("%d wide, at %s: no progress bar: %q", w, now, line)
+			}
+		}
+	}
+}
+
+// TestEventWording checks the wording of the event log and the lag: no
+// "sim: " prefix, "1 record".
+func TestEventWording(t *testing.T) {
+	m, _ := fakeModel(t)
+	m.width, m.height = 100, 30
+	m.snap = &Snapshot{Duration: 120 * des.Second, Vertices: make([]VertexState, 3),
+		Events: []LogLine{{Type: LogError, Message: "failure of count[0]: sim: failures are not simulated yet"}}}
+	m.snap.Vertices[0].SourceLag = 1
+	view := ansi.Strip(m.render())
+	if strings.Contains(view, "sim: ") || !strings.Contains(view, "failure of count[0]: failures are not simulated yet") {
+		t.Errorf("the event log shows the sim: prefix:\n%s", view)
+	}
+	if !strings.Contains(view, "SOURCE LAG  clicks 1 record ") {
+		t.Errorf("the lag of one record:\n%s", view)
 	}
 }

@@ -18,8 +18,15 @@ const MaxSnapshotsPerSecond = 30
 // Options tune the live view.
 type Options struct {
 	// Speed is the starting speed in simulated seconds per wall second,
-	// rounded to the nearest of Speeds; 0 runs as fast as possible.
+	// from MinSpeed to MaxSpeed (+ and - then step through Speeds); 0 runs
+	// as fast as possible.
 	Speed float64
+	// Interrupt is called when the user presses ctrl+c in the view, which
+	// then stops as SIGINT would stop the run: Interrupt should cancel
+	// ctx (as the command's signal handler does), so that the caller sees
+	// the interruption. Without it, Run cancels a context of its own.
+	// q quits normally.
+	Interrupt func()
 	// Paused starts the view paused at time 0.
 	Paused bool
 	// ProgramOptions are passed to bubbletea (input, output, environment);
@@ -27,12 +34,13 @@ type Options struct {
 	ProgramOptions []tea.ProgramOption
 }
 
-// Run shows the live view of job until the user quits (q), and returns the
-// simulation where it stands, for its result and its recorded actions:
-// finished, or partial when the user quit early. Its error is the one that
-// stopped the simulation (a *sim.QueueLimitError, a trace failure), ctx's
-// error when ctx was cancelled (then the simulation is stopped where it
-// was), or the terminal's. The caller must make sure that the terminal is
+// Run shows the live view of job until the user quits (q) or interrupts
+// it (ctrl+c), and returns the simulation where it stands, for its result
+// and its recorded actions: finished, or partial when the user quit early.
+// Its error is the one that stopped the simulation (a
+// *sim.QueueLimitError, a trace failure), ctx's error when ctx was
+// cancelled or the user pressed ctrl+c (then the simulation is stopped
+// where it was, as interrupted), or the terminal's. The caller must make sure that the terminal is
 // one: bubbletea opens /dev/tty when standard input is not a terminal.
 func Run(ctx context.Context, job Job, opts Options) (*sim.Sim, error) {
 	e, err := newEngine(job, engineConfig{speed: opts.Speed, paused: opts.Paused,
@@ -44,9 +52,20 @@ func Run(ctx context.Context, job Job, opts Options) (*sim.Sim, error) {
 	defer cancel()
 	go e.run(ectx)
 	p := tea.NewProgram(newModel(job, e), append([]tea.ProgramOption{tea.WithContext(ctx)}, opts.ProgramOptions...)...)
-	_, perr := p.Run()
+	final, perr := p.Run()
 	e.send(command{kind: cmdQuit})
 	<-e.done // the engine no longer touches the simulation
+	if fm, ok := final.(model); ok && fm.interrupted && perr == nil {
+		// ctrl+c: an interrupt, as SIGINT is for dspalab run
+		if opts.Interrupt != nil {
+			opts.Interrupt()
+		}
+		if ctx.Err() == nil {
+			var stop context.CancelFunc
+			ctx, stop = context.WithCancel(ctx)
+			stop()
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		// The simulation learns of the interruption (its result then
