@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
-
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -207,17 +205,5 @@ func Apply(doc *Document, label string, params []Param, vals []string) (*scenari
 	return sc, nil
 }
 
-// nearest returns the name nearest to typed, or "" when none is close.
-func nearest(typed string, names []string) string {
-	best, bestDist := "", 0
-	for _, n := range names {
-		d := levenshtein.ComputeDistance(strings.ToLower(typed), strings.ToLower(n))
-		if best == "" || d < bestDist {
-			best, bestDist = n, d
-		}
-	}
-	if best != "" && bestDist <= max(2, len(typed)/3) {
-		return best
-	}
-	return ""
-}
+// nearest is the did-you-mean of every dspalab message.
+func nearest(typed string, names []string) string { return scenario.Nearest(typed, names) }

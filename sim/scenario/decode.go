@@ -593,7 +593,12 @@ func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string
 
 // suggest returns the option nearest to word by edit distance (ignoring
 // case), or "" if none is near enough to be a likely typo.
-func suggest(word string, options []string) string {
+func suggest(word string, options []string) string { return Nearest(word, options) }
+
+// Nearest returns the option nearest to word by edit distance (ignoring
+// case), or "" if none is near enough to be a likely typo: the did-you-mean
+// of every dspalab message (field names, vertices, metrics, parameters).
+func Nearest(word string, options []string) string {
 	n := utf8.RuneCountInString(word)
 	if n == 0 || n > 100 {
 		return ""

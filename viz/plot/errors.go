@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // UnknownError is a name asked for (a metric, vertex or parameter) that
@@ -53,18 +53,5 @@ type NoDataError struct{ Msg string }
 
 func (e *NoDataError) Error() string { return "no data to plot: " + e.Msg }
 
-// nearest returns the name in names nearest to typed, or "" when none is
-// close.
-func nearest(typed string, names []string) string {
-	best, bestDist := "", 0
-	for _, n := range names {
-		d := levenshtein.ComputeDistance(strings.ToLower(typed), strings.ToLower(n))
-		if best == "" || d < bestDist {
-			best, bestDist = n, d
-		}
-	}
-	if best != "" && bestDist <= max(2, len(typed)/3) {
-		return best
-	}
-	return ""
-}
+// nearest is the did-you-mean of every dspalab message.
+func nearest(typed string, names []string) string { return scenario.Nearest(typed, names) }
