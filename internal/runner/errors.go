@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +20,8 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &ie):
-		return ExitInterrupted
+	case errors.As(err, &ie), errors.Is(err, context.Canceled):
+		return ExitInterrupted // Ctrl-C cancels the command's context
 	case errors.As(err, &oe):
 		return ExitUsage
 	default:

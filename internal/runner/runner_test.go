@@ -775,3 +775,20 @@ func TestValidateListShow(t *testing.T) {
 		t.Errorf("ShowScenario(tandom) = %v", err)
 	}
 }
+
+// Ctrl-C cancels the command's context: any command stopped by it (a
+// fetch, a sweep, a run) exits 130.
+func TestExitCodeOfCancellation(t *testing.T) {
+	wrapped := fmt.Errorf("fetching part 1: %w", context.Canceled)
+	for err, want := range map[error]int{
+		nil:                         ExitOK,
+		wrapped:                     ExitInterrupted,
+		&InterruptedError{}:         ExitInterrupted,
+		&OptionError{}:              ExitUsage,
+		errors.New("no such file"): ExitFailure,
+	} {
+		if got := ExitCode(err); got != want {
+			t.Errorf("ExitCode(%v) = %d, want %d", err, got, want)
+		}
+	}
+}
