@@ -781,10 +781,10 @@ func TestValidateListShow(t *testing.T) {
 func TestExitCodeOfCancellation(t *testing.T) {
 	wrapped := fmt.Errorf("fetching part 1: %w", context.Canceled)
 	for err, want := range map[error]int{
-		nil:                         ExitOK,
-		wrapped:                     ExitInterrupted,
-		&InterruptedError{}:         ExitInterrupted,
-		&OptionError{}:              ExitUsage,
+		nil:                        ExitOK,
+		wrapped:                    ExitInterrupted,
+		&InterruptedError{}:        ExitInterrupted,
+		&OptionError{}:             ExitUsage,
 		errors.New("no such file"): ExitFailure,
 	} {
 		if got := ExitCode(err); got != want {
