@@ -90,11 +90,7 @@ func (s *Sim) subtaskOf(vertex string, i int) (*subtask, error) {
 	return nil, fmt.Errorf("sim: no vertex %q", vertex)
 }
 
-// fail and triggerCheckpoint are where fault tolerance plugs in.
+// fail is where failures plug in (checkpoint.go triggers checkpoints).
 func (s *Sim) fail(*subtask, bool) error {
 	return fmt.Errorf("failures are %w", ErrNotModelled)
-}
-
-func (s *Sim) triggerCheckpoint() error {
-	return fmt.Errorf("checkpoints are %w", ErrNotModelled)
 }

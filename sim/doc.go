@@ -21,6 +21,10 @@
 //   - back-pressure monitoring: per-subtask busy / idle / back-pressured time
 //     and the OK (<= 10%), LOW (<= 50%), HIGH thresholds of Flink's web UI
 //     ("Monitoring Back Pressure", Flink documentation);
+//   - aligned checkpoints: barriers injected at the sources travel with the
+//     records; a subtask with several inputs blocks each input whose
+//     barrier arrived until all have (asynchronous barrier snapshotting,
+//     Carbone et al. 2015); snapshots take no time yet;
 //   - key groups: key group = murmurHash(key) mod max parallelism, subtask =
 //     key group * parallelism / max parallelism (Flink's
 //     KeyGroupRangeAssignment).

@@ -24,6 +24,8 @@ type Event struct {
 	From    string // status change: old status
 	To      string // status change: new status
 	Message string // one line for people
+	// Checkpoint is the checkpoint id of checkpoint events.
+	Checkpoint int64
 }
 
 func statusMessage(vertex string, r Row) string {

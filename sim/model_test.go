@@ -334,13 +334,13 @@ sinks: [{name: out, input: src}]
 `)
 	var samples int
 	obs := &countingObserver{onSample: func(*Sample) { samples++ }}
-	s, err := New(sc, Options{Observer: obs, Actions: []Action{{AtS: 5, Kind: ActionCheckpoint}}})
+	s, err := New(sc, Options{Observer: obs, Actions: []Action{{AtS: 5, Kind: ActionFailure, Vertex: "src"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = s.RunUntil(t.Context(), sc.Duration)
 	if !errors.Is(err, ErrNotModelled) {
-		t.Fatalf("err = %v, want ErrNotModelled (checkpoints are not simulated yet)", err)
+		t.Fatalf("err = %v, want ErrNotModelled (failures are not simulated yet)", err)
 	}
 	if s.Now() != 5*des.Second || samples != 5 {
 		t.Errorf("stopped at %v after %d samples, want 5s after the 5th sample", s.Now(), samples)

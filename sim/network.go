@@ -34,6 +34,7 @@ type channel struct {
 	backlogSeen  int // sender backlog announced with the last buffer
 	inAvail      bool
 	waitingFloat bool
+	blocked      bool // aligned checkpoint: the barrier came here first
 }
 
 // partition is the output of one subtask on one edge: Flink's result
@@ -168,14 +169,14 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 	g.queuedBufs++
 	g.queuedRecs += n
 	g.owner.arrive(now, n)
-	if !c.inAvail {
+	if !c.inAvail && !c.blocked {
 		c.inAvail = true
 		g.avail.push(c)
 	}
 	if g.owner.state == stateIdle {
 		g.owner.pull(now)
 	}
-	if !c.part.unbounded {
+	if !c.part.unbounded && b.barrier == 0 { // a barrier takes no buffer of the sender's pool
 		c.part.poolFree++
 		c.from.unblock(now, c.part)
 	}
@@ -215,16 +216,28 @@ func (c *channel) announce(now des.Time, n int) {
 // arrived, as Flink's input gate does; a buffer is recycled (and its credit
 // returned) when its last record is taken.
 func (g *gate) next(now des.Time, r *Record, arrived *des.Time) bool {
-	if g.cur == nil {
+	for g.cur == nil {
 		if g.avail.len() == 0 {
 			return false
 		}
 		c := g.avail.pop()
-		g.cur, g.curCh = c.queue.pop(), c
-		if c.queue.len() > 0 {
-			g.avail.push(c)
+		c.inAvail = false
+		if c.blocked { // aligning: read no further from it
+			continue
+		}
+		b := c.queue.pop()
+		if b.barrier != 0 {
+			id := b.barrier
+			g.queuedBufs--
+			g.owner.s.freeBuffer(b)
+			g.recycle(now, c)
+			g.owner.onBarrier(now, c, id)
 		} else {
-			c.inAvail = false
+			g.cur, g.curCh = b, c
+		}
+		if c.queue.len() > 0 && !c.blocked && !c.inAvail {
+			c.inAvail = true
+			g.avail.push(c)
 		}
 	}
 	b := g.cur

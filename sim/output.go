@@ -83,12 +83,13 @@ func (sw *StreamWriter) Sample(s *Sample) {
 
 // eventJSON is the shape of one line of events.jsonl.
 type eventJSON struct {
-	TimeS   float64 `json:"time_s"`
-	Type    string  `json:"type"`
-	Vertex  string  `json:"vertex,omitempty"`
-	From    string  `json:"from,omitempty"`
-	To      string  `json:"to,omitempty"`
-	Message string  `json:"message"`
+	TimeS      float64 `json:"time_s"`
+	Type       string  `json:"type"`
+	Vertex     string  `json:"vertex,omitempty"`
+	From       string  `json:"from,omitempty"`
+	To         string  `json:"to,omitempty"`
+	Checkpoint int64   `json:"checkpoint_id,omitempty"`
+	Message    string  `json:"message"`
 }
 
 // Event writes e as one JSON line.
@@ -96,7 +97,7 @@ func (sw *StreamWriter) Event(e Event) {
 	if sw.ev == nil || sw.err != nil {
 		return
 	}
-	b, err := json.Marshal(eventJSON{TimeS: round6(e.Time.Seconds()), Type: e.Type, Vertex: e.Vertex, From: e.From, To: e.To, Message: e.Message})
+	b, err := json.Marshal(eventJSON{TimeS: round6(e.Time.Seconds()), Type: e.Type, Vertex: e.Vertex, From: e.From, To: e.To, Checkpoint: e.Checkpoint, Message: e.Message})
 	if err == nil {
 		b = append(b, '\n')
 		_, err = sw.ev.Write(b)
@@ -167,6 +168,16 @@ func WriteTable(w io.Writer, s *Summary) error {
 	fmt.Fprintf(&b, "\nrecords: %d emitted, %d delivered, %d in flight, %d dropped", t.Emitted, t.Delivered, t.InFlight, t.Dropped)
 	if t.SourceLag > 0 {
 		fmt.Fprintf(&b, "; source lag %d records", t.SourceLag)
+	}
+	if c := s.Checkpoints; c != nil {
+		fmt.Fprintf(&b, "\ncheckpoints (%s, every %s, timeout %s): %d triggered, %d completed, %d failed",
+			c.Mode, seconds(c.IntervalS), seconds(c.TimeoutS), c.Triggered, c.Completed, c.Failed)
+		if c.Completed > 0 {
+			fmt.Fprintf(&b, "; last took %s, longest %s", FormatTime(des.Time(c.LastDuration*1e6)), FormatTime(des.Time(c.MaxDuration*1e6)))
+		}
+		if c.Triggered > 0 {
+			fmt.Fprintf(&b, "; longest alignment %s, start delay %s", FormatTime(des.Time(c.MaxAlignment*1e6)), FormatTime(des.Time(c.MaxStartDelay*1e6)))
+		}
 	}
 	fmt.Fprintf(&b, "\nbusy and back-pressured are the maximum over a vertex's subtasks; status: OK <= 10%% < LOW <= 50%% < HIGH\n")
 	fmt.Fprintf(&b, "\ndiagnosis: %s\n", s.Diagnosis.Message)

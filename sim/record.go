@@ -26,6 +26,7 @@ type buffer struct {
 	next    int      // read position at the receiver
 	arrived des.Time // when it reached the receiver
 	backlog int      // sender backlog announced with it (credit-based flow control)
+	barrier int64    // a checkpoint barrier (its id) instead of records
 }
 
 // serviceDist draws service times of one vertex.

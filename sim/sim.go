@@ -90,7 +90,8 @@ type Sim struct {
 	stopped    error
 	warmedUp   bool
 	actions    []Action
-	nextAction int // next of opts.Actions to replay
+	nextAction int          // next of opts.Actions to replay
+	ckpt       *coordinator // nil without checkpoints
 }
 
 // vertex is a source, operator or sink with its subtasks.
@@ -165,6 +166,9 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		src.start()
 	}
 	s.eng.Schedule(s.nextSample(0), s, 0)
+	if sc.Checkpoint.Mode == scenario.CheckpointAligned {
+		s.ckpt = newCoordinator(s, sc.Checkpoint)
+	}
 	s.opts.Actions = append([]Action(nil), opts.Actions...) // times are filled in below
 	for i := range s.opts.Actions {
 		a := &s.opts.Actions[i]
@@ -342,7 +346,7 @@ func (s *Sim) newBuffer() *buffer {
 
 func (s *Sim) freeBuffer(b *buffer) {
 	b.recs = b.recs[:0]
-	b.bytes, b.next, b.backlog = 0, 0, 0
+	b.bytes, b.next, b.backlog, b.barrier = 0, 0, 0, 0
 	s.freeBufs = append(s.freeBufs, b)
 }
 

@@ -294,9 +294,13 @@ func (src *source) scheduleArrival() {
 	}
 }
 
-// unblocked resumes the source after its record in hand was written.
+// unblocked resumes the source after its record in hand was written; the
+// checkpoint barriers triggered meanwhile go out first.
 func (src *source) unblocked(now des.Time) {
 	src.emitted(now)
+	if len(src.t.pendingBarriers) > 0 {
+		src.t.emitBarriers(now)
+	}
 	src.advance(now)
 }
 

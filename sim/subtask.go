@@ -64,6 +64,12 @@ type subtask struct {
 	departed uint64  // departures inside the window
 
 	src *source
+
+	// aligned checkpoints
+	pendingBarriers []int64  // sources: barriers to emit once the record in hand is written
+	aligning        int64    // the checkpoint whose barriers are coming in, or 0
+	barriersSeen    int      // of aligning, on how many input channels
+	alignStart      des.Time // when its first barrier came
 }
 
 // setState accounts the time since the last change to the old state.

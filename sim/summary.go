@@ -14,6 +14,9 @@ import (
 // Result is the outcome of a run.
 type Result struct {
 	Summary Summary
+	// Checkpoints are the checkpoints that completed or failed, in the
+	// order they ended (checkpoints.csv); nil without checkpoints.
+	Checkpoints []CheckpointStats
 }
 
 // Summary is summary.json: the statistics of a run over its window
@@ -37,6 +40,8 @@ type Summary struct {
 	Totals        Totals          `json:"totals"`
 	Vertices      []VertexSummary `json:"vertices"`
 	Diagnosis     Diagnosis       `json:"diagnosis"`
+	// Checkpoints sums up the checkpoints (absent without checkpoints).
+	Checkpoints *CheckpointSummary `json:"checkpoints,omitempty"`
 }
 
 // Window is the span the statistics cover, in simulated seconds.
@@ -223,7 +228,13 @@ func (s *Sim) Result() *Result {
 		sum.Diagnosis = Diagnosis{Kind: DiagnosisNone, Evidence: []string{},
 			Message: fmt.Sprintf("no statistics yet: the run stopped at %s, inside the warmup (%s)", FormatTime(now), FormatTime(s.warmup))}
 	}
-	return &Result{Summary: sum}
+	res := &Result{Summary: sum}
+	if s.ckpt != nil {
+		cs := s.ckpt.sum
+		res.Summary.Checkpoints = &cs
+		res.Checkpoints = append([]CheckpointStats(nil), s.ckpt.stats...)
+	}
+	return res
 }
 
 // stoppedText says in words how a run stopped early: "interrupted at 13.9s

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/dspalab/dspalab/scenarios"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,7 +142,12 @@ func TestRunReplay(t *testing.T) {
 
 	actions := []sim.Action{{At: 5 * des.Second, AtS: 5, Kind: sim.ActionCheckpoint}}
 	out := filepath.Join(dir, "checkpoint")
-	err := Run(context.Background(), Options{Duration: &d, OutDir: out, Actions: actions})
+	bp, _ := scenarios.Get("backpressure")
+	withCheckpoints := filepath.Join(dir, "bp-checkpoints.yaml")
+	if err := os.WriteFile(withCheckpoints, append(bp, "checkpoint: {mode: aligned, interval: 100s}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Run(context.Background(), Options{Scenario: withCheckpoints, Duration: &d, OutDir: out, Actions: actions})
 	if errors.Is(err, sim.ErrNotModelled) {
 		if _, serr := os.Stat(filepath.Join(out, SummaryFile)); !errors.Is(serr, os.ErrNotExist) {
 			t.Errorf("a failed replay wrote outputs: %v", serr)

@@ -20,6 +20,9 @@ const (
 	// ActionsFile holds the actions of a live or replayed run, one JSON
 	// sim.Action a line: what --replay reads.
 	ActionsFile = "actions.jsonl"
+	// CheckpointsFile holds one row per checkpoint (sim.CheckpointColumns)
+	// of a scenario with checkpointing.
+	CheckpointsFile = "checkpoints.csv"
 )
 
 // OutputFiles are the files Run writes into Options.OutDir, in order
@@ -40,10 +43,12 @@ type outputs struct {
 	tmp     string       // the temporary directory inside dir
 	names   []string     // the files written
 	actions []sim.Action // what commit writes into ActionsFile, if among names
-	files   map[string]*os.File
-	ts, ev  *bufio.Writer
-	writer  *sim.StreamWriter
-	removed bool
+	// checkpoints is what commit writes into CheckpointsFile, if among names
+	checkpoints []sim.CheckpointStats
+	files       map[string]*os.File
+	ts, ev      *bufio.Writer
+	writer      *sim.StreamWriter
+	removed     bool
 }
 
 // openOutputs creates dir if missing, a temporary directory inside it, and
@@ -52,10 +57,17 @@ type outputs struct {
 // replaced (see checkDestinations).
 func openOutputs(dir string) (*outputs, error) { return openOutputFiles(dir, OutputFiles) }
 
-// openOutputsWithActions is openOutputs for a live or replayed run: its
-// files include ActionsFile, which commit fills with outputs.actions.
-func openOutputsWithActions(dir string) (*outputs, error) {
-	return openOutputFiles(dir, append(OutputFiles[:len(OutputFiles):len(OutputFiles)], ActionsFile))
+// outputNames are the files of a run: OutputFiles, ActionsFile for a live
+// or replayed run, CheckpointsFile with checkpointing.
+func outputNames(actions, checkpoints bool) []string {
+	names := slices.Clone(OutputFiles)
+	if actions {
+		names = append(names, ActionsFile)
+	}
+	if checkpoints {
+		names = append(names, CheckpointsFile)
+	}
+	return names
 }
 
 func openOutputFiles(dir string, names []string) (*outputs, error) {
@@ -101,6 +113,9 @@ func (o *outputs) commit(sum *sim.Summary) error {
 	if f := o.files[ActionsFile]; err == nil && f != nil {
 		err = WriteActions(f, o.actions)
 	}
+	if f := o.files[CheckpointsFile]; err == nil && f != nil {
+		err = sim.WriteCheckpointsCSV(f, o.checkpoints)
+	}
 	if err == nil {
 		err = sim.WriteSummaryJSON(o.files[SummaryFile], sum)
 	}
@@ -122,9 +137,11 @@ func (o *outputs) commit(sum *sim.Summary) error {
 		o.abort()
 		return err
 	}
-	order := renameOrder
-	if slices.Contains(o.names, ActionsFile) {
-		order = slices.Insert(slices.Clone(order), len(order)-1, ActionsFile)
+	order := slices.Clone(renameOrder)
+	for _, extra := range []string{ActionsFile, CheckpointsFile} {
+		if slices.Contains(o.names, extra) {
+			order = slices.Insert(order, len(order)-1, extra) // before summary.json
+		}
 	}
 	for i, name := range order {
 		if err := os.Rename(filepath.Join(o.tmp, name), filepath.Join(o.dir, name)); err != nil {

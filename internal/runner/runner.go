@@ -155,11 +155,8 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	if opts.OutDir != "" {
-		open := openOutputs
-		if opts.Actions != nil || opts.Live != nil {
-			open = openOutputsWithActions
-		}
-		if out, err = open(opts.OutDir); err != nil {
+		names := outputNames(opts.Actions != nil || opts.Live != nil, sc.Checkpoint.Mode == scenario.CheckpointAligned)
+		if out, err = openOutputFiles(opts.OutDir, names); err != nil {
 			return err
 		}
 		defer func() {
@@ -208,6 +205,7 @@ func Run(ctx context.Context, opts Options) error {
 	// the files first: a closed or broken stdout must not lose them
 	if out != nil {
 		out.actions = s.Actions()
+		out.checkpoints = res.Checkpoints
 		if err := out.commit(&res.Summary); err != nil {
 			return errors.Join(err, stopped)
 		}
@@ -240,7 +238,7 @@ func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scena
 		if *out != nil {
 			if started {
 				(*out).abort()
-				fresh, err := openOutputsWithActions(opts.OutDir)
+				fresh, err := openOutputFiles(opts.OutDir, (*out).names)
 				if err != nil {
 					*out = nil
 					return nil, err

@@ -24,7 +24,7 @@ import (
 // documentation. The JSON Schema (schema.go) has the same keys; a test
 // checks that they agree.
 var (
-	topFields         = []string{"name", "description", "seed", "duration", "warmup", "workers", "network", "sources", "operators", "sinks", "metrics"}
+	topFields         = []string{"name", "description", "seed", "duration", "warmup", "workers", "network", "sources", "operators", "sinks", "metrics", "checkpoint"}
 	workersFields     = []string{"count", "slots"}
 	networkFields     = []string{"buffer_size", "buffers_per_channel", "floating_buffers", "buffer_timeout", "latency", "bandwidth", "capacity"}
 	sourceFields      = []string{"name", "parallelism", "arrival", "keys", "record_size", "max_rate", "replayable", "on_backpressure", "buffer_limit"}
@@ -35,6 +35,7 @@ var (
 	sinkFields        = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "network"}
 	serviceTimeFields = []string{"distribution", "mean", "min", "max", "stddev"}
 	metricsFields     = []string{"interval"}
+	checkpointFields  = []string{"mode", "interval", "timeout", "min_pause", "max_concurrent"}
 )
 
 // renamedFields maps old or likely spellings of a field, in lower case, to
@@ -54,6 +55,11 @@ var (
 	distributions   = []string{DistConstant, DistExponential, DistUniform, DistLognormal}
 	partitionings   = []string{PartitionForward, PartitionRebalance, PartitionHash, PartitionBroadcast, PartitionRescale}
 	capacities      = []string{string(Bounded), string(Unbounded)}
+	checkpointModes = []string{CheckpointNone, CheckpointAligned}
+	// unsimulatedModes are checkpoint modes of Flink (and of DESIGN.md)
+	// that the simulator does not have yet: named, they get a message
+	// saying so rather than "unknown mode".
+	unsimulatedModes = []string{"unaligned", "stop-the-world"}
 )
 
 // Which variants each variant-specific field applies to.
@@ -85,6 +91,15 @@ var (
 		DistUniform:     {"min", "max"},
 		DistLognormal:   {"mean", "stddev"},
 	}
+	checkpointApplies = map[string][]string{
+		"interval":       {CheckpointAligned},
+		"timeout":        {CheckpointAligned},
+		"min_pause":      {CheckpointAligned},
+		"max_concurrent": {CheckpointAligned},
+	}
+	checkpointRequires = map[string][]string{
+		CheckpointAligned: {"interval"},
+	}
 )
 
 // Defaults of the format.
@@ -99,7 +114,16 @@ const (
 	defaultBufferLimit    = 10000
 	defaultSelectivity    = 1.0
 	defaultMetricInterval = des.Second
+	defaultCkptTimeout    = 10 * des.Minute // Flink's execution.checkpointing.timeout
+	defaultMaxConcurrent  = 1               // Flink's execution.checkpointing.max-concurrent-checkpoints
 )
+
+// DefaultCheckpointing returns the checkpoint setting of a scenario that
+// says nothing: mode none, with the defaults the other fields take when a
+// mode is given (timeout 10m, min_pause 0, max_concurrent 1, as Flink's).
+func DefaultCheckpointing() Checkpointing {
+	return Checkpointing{Mode: CheckpointNone, Timeout: defaultCkptTimeout, MaxConcurrent: defaultMaxConcurrent}
+}
 
 // Bounds of the max parallelism (number of key groups) of a vertex, as in
 // Flink's KeyGroupRangeAssignment: the default max parallelism is at least
@@ -847,11 +871,12 @@ func orList(words []string) string {
 // scenario decodes the root mapping.
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	s := &Scenario{
-		File:    d.file,
-		Seed:    defaultSeed,
-		Workers: Workers{Count: defaultWorkerCount, Slots: defaultWorkerSlots},
-		Network: DefaultNetwork(),
-		Metrics: Metrics{Interval: defaultMetricInterval},
+		File:       d.file,
+		Seed:       defaultSeed,
+		Workers:    Workers{Count: defaultWorkerCount, Slots: defaultWorkerSlots},
+		Network:    DefaultNetwork(),
+		Metrics:    Metrics{Interval: defaultMetricInterval},
+		Checkpoint: DefaultCheckpointing(),
 	}
 	s.positions = d.pos
 	root = d.resolve(root)
@@ -880,6 +905,9 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	}
 	if mm := d.sub(m, "metrics", metricsFields); mm != nil {
 		d.duration(mm, "interval", &s.Metrics.Interval)
+	}
+	if cm := d.sub(m, "checkpoint", checkpointFields); cm != nil {
+		d.checkpoint(cm, &s.Checkpoint)
 	}
 	items, path := d.list(m, "sources", "expected a list of sources")
 	for i, item := range items {
@@ -929,6 +957,25 @@ func (d *decoder) network(m *mapping, out *Network) {
 	var c string
 	if d.str(m, "capacity", &c) {
 		out.Capacity = Capacity(c)
+	}
+}
+
+// checkpoint applies the fields given in m to out. The fields other than
+// mode apply only to a checkpoint mode: with mode none, given or by
+// default, they are errors, as a variant's fields are.
+func (d *decoder) checkpoint(m *mapping, out *Checkpointing) {
+	d.str(m, "mode", &out.Mode)
+	d.duration(m, "interval", &out.Interval)
+	d.duration(m, "timeout", &out.Timeout)
+	d.duration(m, "min_pause", &out.MinPause)
+	d.integer(m, "max_concurrent", &out.MaxConcurrent)
+	switch {
+	case !m.has("mode"):
+		if !m.suggested["mode"] { // a misspelt mode was reported
+			d.checkVariant(m, "mode", CheckpointNone+" (the default)", checkpointApplies, nil)
+		}
+	case contains(checkpointModes, out.Mode) && !d.bad[join(m.path, "mode")]:
+		d.checkVariant(m, "mode", out.Mode, checkpointApplies, checkpointRequires)
 	}
 }
 

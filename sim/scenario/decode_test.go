@@ -77,7 +77,8 @@ func TestParseDesignExample(t *testing.T) {
 			Parallelism: 1, MaxParallelism: 128,
 			ServiceTime: ServiceTime{Distribution: DistConstant}, Network: net,
 		}},
-		Metrics: Metrics{Interval: des.Second},
+		Metrics:    Metrics{Interval: des.Second},
+		Checkpoint: Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1},
 	}
 	if got := withoutPositions(s); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
@@ -121,6 +122,9 @@ func TestDefaults(t *testing.T) {
 	if net.BufferSize != 32<<10 || net.BuffersPerChannel != 2 || net.FloatingBuffers != 8 ||
 		net.BufferTimeout != 100*des.Millisecond || net.Latency != des.Millisecond || net.Bandwidth != 1e9/8 || net.Capacity != Bounded {
 		t.Errorf("DefaultNetwork = %+v", net)
+	}
+	if want := (Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MinPause: 0, MaxConcurrent: 1}); s.Checkpoint != want || DefaultCheckpointing() != want {
+		t.Errorf("checkpoint = %+v, DefaultCheckpointing = %+v, want %+v", s.Checkpoint, DefaultCheckpointing(), want)
 	}
 	src := s.Sources[0]
 	wantSrc := Source{
@@ -456,6 +460,10 @@ func TestParseFeatures(t *testing.T) {
 	if got := s.Sinks[1]; got.Partitioning != PartitionRebalance || !reflect.DeepEqual(got.Inputs, []string{"rules"}) || got.Parallelism != 1 {
 		t.Errorf("alerts = %+v", got)
 	}
+	if got, want := s.Checkpoint, (Checkpointing{Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: 90 * des.Second,
+		MinPause: 500 * des.Millisecond, MaxConcurrent: 2}); got != want {
+		t.Errorf("checkpoint = %+v, want %+v", got, want)
+	}
 	want := []string{"steady", "random", "bursts", "daily", "parse", "union", "count", "rules", "out", "alerts"}
 	if got := s.Topo(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Topo = %v, want %v", got, want)
@@ -577,5 +585,86 @@ func TestValidateBuiltNewChecks(t *testing.T) {
 	b.Description = string([]byte{'a', 0xff})
 	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "description: must be one line of printable text (found bytes that are not UTF-8)") {
 		t.Errorf("invalid UTF-8: %v", err)
+	}
+}
+
+// A checkpoint block fills the defaults of the fields it leaves out, and
+// keeps where each field was given.
+func TestCheckpointDecode(t *testing.T) {
+	const base = "duration: 1m\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\n"
+	for _, c := range []struct {
+		yaml string
+		want Checkpointing
+	}{
+		{"", Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
+		{"checkpoint:\n", Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
+		{"checkpoint: {}\n", Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
+		{"checkpoint: {mode: none}\n", Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
+		{"checkpoint: {mode: aligned, interval: 10s}\n",
+			Checkpointing{Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
+		{"checkpoint: {mode: aligned, interval: 10s, timeout: 1m, min_pause: 0s, max_concurrent: 1}\n",
+			Checkpointing{Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: des.Minute, MaxConcurrent: 1}},
+		{"x-ckpt: &ckpt {mode: aligned, interval: 2s, max_concurrent: 3}\ncheckpoint: {<<: *ckpt, min_pause: 250ms, interval: 1500ms}\n",
+			Checkpointing{Mode: CheckpointAligned, Interval: 1500 * des.Millisecond, Timeout: 10 * des.Minute, MinPause: 250 * des.Millisecond, MaxConcurrent: 3}},
+	} {
+		s, err := Parse("c.yaml", []byte(base+c.yaml))
+		if err != nil {
+			t.Errorf("%q: %v", c.yaml, err)
+			continue
+		}
+		if s.Checkpoint != c.want {
+			t.Errorf("%q: got %+v, want %+v", c.yaml, s.Checkpoint, c.want)
+		}
+	}
+	s := mustParse(t, "c.yaml", base+"checkpoint:\n  mode: aligned\n  interval: 10s\n")
+	if l, c := s.Pos("checkpoint.interval"); l != 6 || c != 13 {
+		t.Errorf("Pos(checkpoint.interval) = %d:%d, want 6:13", l, c)
+	}
+	if l, c := s.Pos("checkpoint.timeout"); l != 5 || c != 3 {
+		t.Errorf("Pos(checkpoint.timeout) = %d:%d, want 5:3 (the mapping, a default)", l, c)
+	}
+}
+
+// Validate checks the checkpoint setting of a Scenario built in Go: a zero
+// Checkpointing is mode none, and with mode none the other fields are not
+// used, so not checked.
+func TestValidateBuiltCheckpoint(t *testing.T) {
+	s := mustParse(t, "ok.yaml", "duration: 10s\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\n")
+	b := withoutPositions(s)
+	b.File = ""
+	for _, cp := range []Checkpointing{
+		{},
+		{Mode: CheckpointNone, Interval: -1, Timeout: -1, MinPause: -1, MaxConcurrent: -1},
+		{Mode: CheckpointAligned, Interval: des.Second, Timeout: des.Minute, MaxConcurrent: 1},
+		{Mode: CheckpointAligned, Interval: MinCheckpointInterval, Timeout: 1, MaxConcurrent: 100},
+	} {
+		b.Checkpoint = cp
+		if err := b.Validate(); err != nil {
+			t.Errorf("%+v: %v", cp, err)
+		}
+	}
+	for _, c := range []struct {
+		cp   Checkpointing
+		want string
+	}{
+		{Checkpointing{Mode: CheckpointAligned},
+			"checkpoint.interval: must be greater than 0, got 0s\n" +
+				"checkpoint.timeout: must be greater than 0, got 0s\n" +
+				"checkpoint.max_concurrent: must be at least 1, got 0"},
+		{Checkpointing{Mode: CheckpointAligned, Interval: des.Second, Timeout: des.Minute, MinPause: -des.Millisecond, MaxConcurrent: 1},
+			"checkpoint.min_pause: must not be negative, got -1ms"},
+		{Checkpointing{Mode: "unaligned", Interval: des.Second},
+			`checkpoint.mode: mode "unaligned" is not simulated yet; use aligned or none`},
+		{Checkpointing{Mode: "Stop-The-World"},
+			`checkpoint.mode: mode "Stop-The-World" is not simulated yet; use aligned or none`},
+		{Checkpointing{Mode: "Aligned"},
+			`checkpoint.mode: unknown mode "Aligned"; did you mean "aligned"?`},
+		{Checkpointing{Mode: "periodic"},
+			`checkpoint.mode: unknown mode "periodic"; expected none or aligned`},
+	} {
+		b.Checkpoint = c.cp
+		if err := b.Validate(); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: got:\n%v\nwant:\n%s", c.cp, err, c.want)
+		}
 	}
 }

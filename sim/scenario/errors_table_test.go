@@ -12,6 +12,18 @@ var errorCases = []struct {
 	yaml string
 	want []string // empty: the scenario is valid
 }{
+	{"an interval under Flink's minimum checkpoint interval", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+checkpoint: {mode: aligned, interval: 1ms}
+`,
+		[]string{
+			`t.yaml:8:39: checkpoint.interval: must be at least 10ms (Flink's minimum checkpoint interval), got 1ms`,
+		}},
 	{"zipf with too many keys", `duration: 10s
 sources:
   - name: src
@@ -50,7 +62,7 @@ sinks:
     input: src
 `,
 		[]string{
-			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, workers, network, sources, operators, sinks, metrics`,
+			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, workers, network, sources, operators, sinks, metrics, checkpoint`,
 		}},
 	{"case and dash typos", `Duration: 10s
 sources:
@@ -751,6 +763,157 @@ sinks:
 			`t.yaml:22:18: operators[1].selectivity: must be at most 1000 (each input record emits that many output records), got 1000.5`,
 			`t.yaml:27:18: sinks[0].parallelism: expected a whole number, got -99999999999999999999999, which is too small (at least -2147483648)`,
 		}},
+	{"checkpoint mode unknown", `duration: 10s
+checkpoint: {mode: algined, interval: 10s}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:20: checkpoint.mode: unknown mode "algined"; did you mean "aligned"?`,
+		}},
+	{"checkpoint modes not simulated", `duration: 10s
+checkpoint: {mode: unaligned, interval: 10s}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:20: checkpoint.mode: mode "unaligned" is not simulated yet; use aligned or none`,
+		}},
+	{"checkpoint stop-the-world", `duration: 10s
+checkpoint:
+  mode: stop-the-world
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:3:9: checkpoint.mode: mode "stop-the-world" is not simulated yet; use aligned or none`,
+		}},
+	{"checkpoint mode near one not simulated", `duration: 10s
+checkpoint: {mode: stop_the_world, interval: 10s}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:20: checkpoint.mode: unknown mode "stop_the_world"; did you mean "stop-the-world"? It is not simulated yet; use aligned or none`,
+		}},
+	{"checkpoint mode empty", `duration: 10s
+checkpoint: {mode: "", interval: 10s}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:20: checkpoint.mode: unknown mode ""; expected none or aligned`,
+		}},
+	{"checkpoint mode not a string", `duration: 10s
+checkpoint: {mode: [aligned], interval: 10s}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:20: checkpoint.mode: expected a string, got a list`,
+		}},
+	{"checkpoint unknown fields", `duration: 10s
+checkpoint:
+  mode: aligned
+  interval: 10s
+  min-pause: 1s
+  max_concurent: 2
+  tolerable_failures: 3
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:5:3: checkpoint.min-pause: unknown field "min-pause"; did you mean "min_pause"?`,
+			`t.yaml:6:3: checkpoint.max_concurent: unknown field "max_concurent"; did you mean "max_concurrent"?`,
+			`t.yaml:7:3: checkpoint.tolerable_failures: unknown field "tolerable_failures"; valid fields are mode, interval, timeout, min_pause, max_concurrent`,
+		}},
+	{"checkpoint interval missing", `duration: 10s
+checkpoint: {mode: aligned, timeout: 1m}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:13: checkpoint: missing required field "interval" for mode aligned`,
+		}},
+	{"checkpoint misspelt interval reported once", `duration: 10s
+checkpoint: {mode: aligned, intervall: 10s}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:29: checkpoint.intervall: unknown field "intervall"; did you mean "interval"?`,
+		}},
+	{"checkpoint fields without a mode", `duration: 10s
+checkpoint:
+  interval: 10s
+  max_concurrent: 2
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:3:3: checkpoint.interval: "interval" applies only to mode aligned, not none (the default)`,
+			`t.yaml:4:3: checkpoint.max_concurrent: "max_concurrent" applies only to mode aligned, not none (the default)`,
+		}},
+	{"checkpoint fields with mode none", `duration: 10s
+checkpoint: {mode: none, min_pause: 1s, timeout: 1m}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:26: checkpoint.min_pause: "min_pause" applies only to mode aligned, not none`,
+			`t.yaml:2:41: checkpoint.timeout: "timeout" applies only to mode aligned, not none`,
+		}},
+	{"checkpoint misspelt mode reported once", `duration: 10s
+checkpoint: {mdoe: aligned, interval: 10s}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:14: checkpoint.mdoe: unknown field "mdoe"; did you mean "mode"?`,
+		}},
+	{"checkpoint values out of range", `duration: 10s
+checkpoint: {mode: aligned, interval: 0s, timeout: 0, min_pause: -1s, max_concurrent: 0}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:39: checkpoint.interval: must be greater than 0, got 0s`,
+			`t.yaml:2:52: checkpoint.timeout: must be greater than 0, got 0s`,
+			`t.yaml:2:66: checkpoint.min_pause: must not be negative, got -1s`,
+			`t.yaml:2:87: checkpoint.max_concurrent: must be at least 1, got 0`,
+		}},
+	{"checkpoint wrong types and units", `duration: 10s
+checkpoint: {mode: aligned, interval: 10, timeout: 1 minute, max_concurrent: 1.5, min_pause: [1s]}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:39: checkpoint.interval: expected a duration such as 250ms or 2s, got "10" (a number needs a unit)`,
+			`t.yaml:2:52: checkpoint.timeout: expected a duration such as 250ms or 2s, got "1 minute" (unknown unit "minute"; units are ns, us, ms, s, m and h)`,
+			`t.yaml:2:78: checkpoint.max_concurrent: expected a whole number, got 1.5`,
+			`t.yaml:2:94: checkpoint.min_pause: expected a duration such as 250ms or 2s, got a list`,
+		}},
+	{"checkpoint not a mapping", `duration: 10s
+checkpoint: aligned
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:13: checkpoint: expected a mapping, got "aligned"`,
+		}},
+	{"checkpoint settings", `duration: 10s
+checkpoint: {mode: aligned, interval: 10s, timeout: 1m, min_pause: 0s, max_concurrent: 1}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{}},
+	{"checkpoint none or empty", `duration: 10s
+checkpoint: {mode: none}
+x-empty: {checkpoint: {}}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{}},
 	{"merge key errors", `duration: 10s
 x-base: &base {paralelism: 2}
 sources:

@@ -89,11 +89,27 @@ func jsSchema() obj {
 			"metrics": jsObject("Metric sampling.", obj{
 				"interval": jsDuration("Simulated time between metric samples, at least 1ms (each interval writes a row per subtask). Default 1s.", "1s"),
 			}),
+			"checkpoint": jsCheckpoint(),
 		},
 		"patternProperties":    obj{"^x-": obj{"description": "Ignored: a place for YAML anchors (&name) to reuse with aliases (*name)."}},
 		"additionalProperties": false,
 		"required":             []string{"duration", "sources", "sinks"},
 	}
+}
+
+// jsCheckpoint is the schema of the checkpoint setting, as Flink's
+// execution.checkpointing.* options.
+func jsCheckpoint() obj {
+	o := jsObject("Periodic checkpoints, as Flink's execution.checkpointing.* options. Default: none.", obj{
+		"mode": jsEnum("none: no checkpoints; aligned: asynchronous barrier snapshotting with alignment (Carbone et al. 2015): barriers enter at the sources, a task with several inputs blocks each input whose barrier arrived until all have, then snapshots its state and forwards the barrier. unaligned and stop-the-world are not simulated yet. Default none.",
+			checkpointModes, CheckpointNone),
+		"interval":       jsDuration("Simulated time between checkpoint triggers, such as 10s. Required with mode aligned; greater than 0.", nil),
+		"timeout":        jsDuration("A checkpoint not complete this long after its trigger fails (is expired); greater than 0. Default 10m.", "10m"),
+		"min_pause":      jsDuration("Least simulated time between the end of one checkpoint and the next trigger. Default 0.", "0s"),
+		"max_concurrent": jsInteger("Most checkpoints in progress at once. Default 1.", 1, 1),
+	})
+	o["allOf"] = jsVariants("mode", checkpointModes, checkpointApplies, checkpointRequires, CheckpointNone)
+	return o
 }
 
 func jsStr(desc string) obj { return obj{"description": desc, "type": "string"} }

@@ -34,6 +34,9 @@ type Scenario struct {
 	Operators []Operator
 	Sinks     []Sink
 	Metrics   Metrics
+	// Checkpoint configures periodic checkpoints; its zero value, like
+	// the default, is mode none (no checkpoints).
+	Checkpoint Checkpointing
 
 	// positions maps the field paths of the YAML text ("sources[0].arrival.rate")
 	// to where their values were given; see Pos. Nil for a Scenario built
@@ -212,4 +215,21 @@ type Sink struct {
 // Metrics configures sampling.
 type Metrics struct {
 	Interval des.Time // default 1s, at least MinMetricsInterval
+}
+
+// Checkpoint modes.
+const (
+	CheckpointNone    = "none"    // no checkpoints (default)
+	CheckpointAligned = "aligned" // asynchronous barrier snapshotting with alignment (Carbone et al. 2015)
+)
+
+// Checkpointing configures periodic checkpoints, as Flink's
+// execution.checkpointing.* options:
+// https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/fault-tolerance/checkpointing/
+type Checkpointing struct {
+	Mode          string   // none (default) or aligned
+	Interval      des.Time // time between triggers (required unless mode none)
+	Timeout       des.Time // a checkpoint not complete by then fails (default 10m)
+	MinPause      des.Time // least time between the end of one checkpoint and the next trigger (default 0)
+	MaxConcurrent int      // checkpoints in progress at once (default 1)
 }

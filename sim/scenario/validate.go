@@ -29,6 +29,10 @@ const MaxDescriptionLength = 200
 // rows faster than the records they measure.
 const MinMetricsInterval = des.Millisecond
 
+// MinCheckpointInterval is the shortest checkpoint interval, as in Flink
+// (execution.checkpointing.interval must be at least 10ms).
+const MinCheckpointInterval = 10 * des.Millisecond
+
 // MaxRecordSize is the largest record_size, in bytes (the simulator keeps
 // record sizes in 32 bits).
 const MaxRecordSize = 1 << 30
@@ -207,6 +211,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		c.errorf("metrics.interval", "must be at least %s (each interval writes a metrics row per subtask), got %s",
 			FormatDuration(MinMetricsInterval), FormatDuration(s.Metrics.Interval))
 	}
+	c.checkpoint("checkpoint", s.Checkpoint)
 	for i, src := range s.Sources {
 		c.source(index("sources", i), src)
 	}
@@ -257,6 +262,45 @@ func (c *checker) network(path string, n Network, base *Network) {
 	if differs(func(n Network) any { return n.Capacity }) {
 		c.enum(path+".capacity", "capacity", string(n.Capacity), capacities)
 	}
+}
+
+// checkpoint checks a checkpoint setting. Mode "" (a Checkpointing built
+// in Go and left zero) is mode none; with mode none the other fields are
+// not used, so not checked.
+func (c *checker) checkpoint(p string, cp Checkpointing) {
+	mode := cp.Mode
+	if mode == "" && !c.s.given(p+".mode") {
+		mode = CheckpointNone
+	}
+	for _, u := range unsimulatedModes {
+		if strings.EqualFold(mode, u) {
+			c.errorf(p+".mode", "mode %s is not simulated yet; use %s or %s", quote(mode), CheckpointAligned, CheckpointNone)
+			return
+		}
+	}
+	if !contains(checkpointModes, mode) {
+		if sug := suggest(mode, checkpointModes); sug == "" {
+			if u := suggest(mode, unsimulatedModes); u != "" {
+				c.errorf(p+".mode", "unknown mode %s; did you mean %q? It is not simulated yet; use %s or %s",
+					quote(mode), u, CheckpointAligned, CheckpointNone)
+				return
+			}
+		}
+		c.enum(p+".mode", "mode", mode, checkpointModes)
+		return
+	}
+	if mode == CheckpointNone {
+		return
+	}
+	if cp.Interval > 0 && cp.Interval < MinCheckpointInterval {
+		c.errorf(p+".interval", "must be at least %s (Flink's minimum checkpoint interval), got %s",
+			FormatDuration(MinCheckpointInterval), FormatDuration(cp.Interval))
+	} else {
+		c.positiveDuration(p+".interval", cp.Interval)
+	}
+	c.positiveDuration(p+".timeout", cp.Timeout)
+	c.nonNegativeDuration(p+".min_pause", cp.MinPause)
+	c.atLeast(p+".max_concurrent", cp.MaxConcurrent, 1)
 }
 
 func (c *checker) name(path, name string) {

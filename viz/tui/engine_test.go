@@ -135,6 +135,8 @@ func TestEngineInject(t *testing.T) {
 			if !s.NotModelled[a.Kind] {
 				t.Errorf("%s refused as not modelled, but the snapshot does not say so", what)
 			}
+		case strings.Contains(log, refused+"checkpointing is off in this scenario"):
+			// backpressure has no checkpoint block
 		case strings.Contains(log, sim.EventAction+" "+a.String()):
 		default:
 			t.Errorf("the log says nothing of the %s:\n%s", what, log)
