@@ -302,7 +302,7 @@ func TestCollectorBuckets(t *testing.T) {
 // same simulated time. While the simulator refuses every action (failures
 // and checkpoints not simulated yet) there is nothing to replay.
 func TestReplayIsExact(t *testing.T) {
-	sc := builtin(t, "backpressure")
+	sc := builtin(t, "checkpoint-aligned") // its checkpoints can be triggered by hand
 	e := manualEngine(t, testJob(sc))
 	e.send(command{kind: cmdAdvance, to: 21 * des.Second})
 	e.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionCheckpoint}})
