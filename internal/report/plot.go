@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dspalab/dspalab/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -274,30 +275,14 @@ func readRuns(dirs []string, f plot.TimeseriesFilter) ([]*plot.Run, error) {
 // writeFile writes a file through a temporary file in the same directory,
 // renamed over path only when write succeeded. The directory must exist.
 func writeFile(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("writing %s: it is not a regular file", path)
 	}
 	if err := checkParent(path); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".dspalab-tmp-*")
+	err := atomicfile.Write(path, write)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		if strings.Contains(err.Error(), path) || strings.HasPrefix(err.Error(), "plot:") {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dspalab/dspalab/internal/atomicfile"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,26 +119,8 @@ func writeNamed(dir, csvName, manifestName string, csvData []byte, m *Manifest) 
 // writeAtomic writes data to path through a temporary file in the same
 // directory, synced and renamed over path.
 func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".dspalab-tmp-*")
-	if err != nil {
+	return atomicfile.Write(path, func(f io.Writer) error {
+		_, err := f.Write(data)
 		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	})
 }
