@@ -89,16 +89,7 @@ func parseAction(text []byte) (sim.Action, error) {
 // run, and a failure must name a vertex of the job and one of its
 // subtasks.
 func CheckActions(sc *scenario.Scenario, actions []sim.Action) error {
-	par := map[string]int{}
-	for _, s := range sc.Sources {
-		par[s.Name] = s.Parallelism
-	}
-	for _, o := range sc.Operators {
-		par[o.Name] = o.Parallelism
-	}
-	for _, s := range sc.Sinks {
-		par[s.Name] = s.Parallelism
-	}
+	par := sc.Parallelisms()
 	for i, a := range actions {
 		at := a.At
 		if at == 0 {

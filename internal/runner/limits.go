@@ -161,18 +161,11 @@ func Measure(sc *scenario.Scenario) Estimate { return measure(sc, nil) }
 // out).
 func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
 	e := Estimate{Duration: sc.Duration}
-	par := map[string]int{} // parallelism by vertex
+	par := sc.Parallelisms()
 	for _, s := range sc.Sources {
-		par[s.Name] = s.Parallelism
 		if s.Keys.Distribution == scenario.KeysZipf {
 			e.ZipfKeys += int64(s.Keys.Count)
 		}
-	}
-	for _, o := range sc.Operators {
-		par[o.Name] = o.Parallelism
-	}
-	for _, k := range sc.Sinks {
-		par[k.Name] = k.Parallelism
 	}
 	out := map[string]float64{}   // records per second a vertex emits
 	recv := map[string]receiver{} // operators and sinks by name

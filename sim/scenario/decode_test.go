@@ -668,3 +668,11 @@ func TestValidateBuiltCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestParallelisms(t *testing.T) {
+	s := mustParse(t, "p.yaml", "duration: 10s\nworkers: {count: 1, slots: 4}\nsources: [{name: s, parallelism: 2, arrival: {process: constant, rate: 1/s}}]\noperators: [{name: o, input: s, parallelism: 3, service_time: {mean: 1ms}}]\nsinks: [{name: k, input: o}]\n")
+	got := s.Parallelisms()
+	if len(got) != 3 || got["s"] != 2 || got["o"] != 3 || got["k"] != 1 {
+		t.Errorf("Parallelisms = %v, want s:2 o:3 k:1", got)
+	}
+}

@@ -725,6 +725,21 @@ func sccs(out [][]int) [][]int {
 	return comps
 }
 
+// Parallelisms returns the parallelism of every vertex, by name.
+func (s *Scenario) Parallelisms() map[string]int {
+	par := make(map[string]int, len(s.Sources)+len(s.Operators)+len(s.Sinks))
+	for _, v := range s.Sources {
+		par[v.Name] = v.Parallelism
+	}
+	for _, v := range s.Operators {
+		par[v.Name] = v.Parallelism
+	}
+	for _, v := range s.Sinks {
+		par[v.Name] = v.Parallelism
+	}
+	return par
+}
+
 // Topo returns the names of the vertices in a topological order of the job
 // graph: every vertex after its inputs, sources first, ties broken by
 // declaration order (sources, then operators, then sinks, each as listed),

@@ -27,16 +27,7 @@ type vertexInfo struct {
 
 // newGraph reads the job graph of sc.
 func newGraph(sc *scenario.Scenario) graph {
-	par := map[string]int{}
-	for _, s := range sc.Sources {
-		par[s.Name] = s.Parallelism
-	}
-	for _, o := range sc.Operators {
-		par[o.Name] = o.Parallelism
-	}
-	for _, s := range sc.Sinks {
-		par[s.Name] = s.Parallelism
-	}
+	par := sc.Parallelisms()
 	infos := map[string]vertexInfo{}
 	reader := func(name, kind string, p int, inputs []string, part string, net scenario.Network) vertexInfo {
 		v := vertexInfo{name: name, kind: kind, parallelism: p, inputs: inputs, partitioning: part,
