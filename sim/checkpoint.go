@@ -47,16 +47,20 @@ type CheckpointStats struct {
 
 // CheckpointSummary sums up the checkpoints of a run (summary.json).
 type CheckpointSummary struct {
-	Mode          string  `json:"mode"`
-	IntervalS     float64 `json:"interval_s"`
-	TimeoutS      float64 `json:"timeout_s"`
-	Triggered     int     `json:"triggered"`
-	Completed     int     `json:"completed"`
-	Failed        int     `json:"failed"`
-	LastDuration  float64 `json:"last_completed_duration_ms"`
-	MaxDuration   float64 `json:"max_completed_duration_ms"`
-	MaxAlignment  float64 `json:"max_alignment_ms"`
-	MaxStartDelay float64 `json:"max_start_delay_ms"`
+	Mode      string  `json:"mode"`
+	IntervalS float64 `json:"interval_s"`
+	TimeoutS  float64 `json:"timeout_s"`
+	Triggered int     `json:"triggered"`
+	Completed int     `json:"completed"`
+	Failed    int     `json:"failed"`
+	// InProgress were triggered and had neither completed nor failed when
+	// the run ended (they have no row in checkpoints.csv).
+	InProgress int `json:"in_progress"`
+	// LastDuration and MaxDuration are null when none completed.
+	LastDuration  *float64 `json:"last_completed_duration_ms"`
+	MaxDuration   *float64 `json:"max_completed_duration_ms"`
+	MaxAlignment  float64  `json:"max_alignment_ms"`
+	MaxStartDelay float64  `json:"max_start_delay_ms"`
 }
 
 // coordinator is the checkpoint coordinator of the JobManager: it triggers
@@ -159,8 +163,12 @@ func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
 	ck.stats.EndToEnd = ms6(now - ck.trigger)
 	c.finish(now, id, ck)
 	c.sum.Completed++
-	c.sum.LastDuration = ck.stats.EndToEnd
-	c.sum.MaxDuration = max(c.sum.MaxDuration, ck.stats.EndToEnd)
+	d := ck.stats.EndToEnd
+	c.sum.LastDuration = &d
+	if c.sum.MaxDuration == nil || d > *c.sum.MaxDuration {
+		m := d
+		c.sum.MaxDuration = &m
+	}
 	c.s.emit(Event{Type: EventCheckpointCompleted, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d completed in %s (alignment up to %s, start delay up to %s)",
 		id, FormatTime(now-ck.trigger), FormatTime(des.Time(ck.stats.Alignment*1e6)), FormatTime(des.Time(ck.stats.StartDelay*1e6)))})
 	c.tryTrigger(now)

@@ -172,8 +172,11 @@ func WriteTable(w io.Writer, s *Summary) error {
 	if c := s.Checkpoints; c != nil {
 		fmt.Fprintf(&b, "\ncheckpoints (%s, every %s, timeout %s): %d triggered, %d completed, %d failed",
 			c.Mode, seconds(c.IntervalS), seconds(c.TimeoutS), c.Triggered, c.Completed, c.Failed)
-		if c.Completed > 0 {
-			fmt.Fprintf(&b, "; last took %s, longest %s", FormatTime(des.Time(c.LastDuration*1e6)), FormatTime(des.Time(c.MaxDuration*1e6)))
+		if c.InProgress > 0 {
+			fmt.Fprintf(&b, ", %d in progress at the end", c.InProgress)
+		}
+		if c.LastDuration != nil && c.MaxDuration != nil {
+			fmt.Fprintf(&b, "; last took %s, longest %s", FormatTime(des.Time(*c.LastDuration*1e6)), FormatTime(des.Time(*c.MaxDuration*1e6)))
 		}
 		if c.Triggered > 0 {
 			fmt.Fprintf(&b, "; longest alignment %s, start delay %s", FormatTime(des.Time(c.MaxAlignment*1e6)), FormatTime(des.Time(c.MaxStartDelay*1e6)))

@@ -231,6 +231,7 @@ func (s *Sim) Result() *Result {
 	res := &Result{Summary: sum}
 	if s.ckpt != nil {
 		cs := s.ckpt.sum
+		cs.InProgress = len(s.ckpt.pending)
 		res.Summary.Checkpoints = &cs
 		res.Checkpoints = append([]CheckpointStats(nil), s.ckpt.stats...)
 	}

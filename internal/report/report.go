@@ -251,6 +251,9 @@ func extraSections(data []byte) ([]section, error) {
 	var out []section
 	for _, k := range keys {
 		s := section{Title: strings.ReplaceAll(k, "_", " ")}
+		if k == "checkpoints" {
+			s.Title = "checkpoint summary"
+		}
 		flattenJSON("", top[k], &s.Rows)
 		if len(s.Rows) > 0 {
 			out = append(out, s)

@@ -78,7 +78,7 @@ func TestReport(t *testing.T) {
 		"a &lt;b&gt;bold&lt;/b&gt; claim &amp; more",
 		"bottleneck: enrich (busy 100%, not back-pressured) holds back parse and sensors",
 		`<span class="status high">HIGH</span>`,
-		"<h2>checkpoints</h2>", "<code>end_to_end_ms.p50</code>",
+		"<h2>checkpoint summary</h2>", "<code>end_to_end_ms.p50</code>",
 		"Throughput, back-pressure and latency over time", "Back-pressure heatmap", "Latency distribution at the sinks",
 		"<h2>Checkpoints</h2>", "<td>14s</td><td>17.2s</td><td>3.2s</td><td>failed</td>",
 		"<code>recovery_completed</code>", "restored checkpoint 1; sources rewound",

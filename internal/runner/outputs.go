@@ -144,6 +144,9 @@ func (o *outputs) commit(sum *sim.Summary) error {
 		}
 	}
 	for i, name := range order {
+		if name == SummaryFile {
+			o.removeStale()
+		}
 		if err := os.Rename(filepath.Join(o.tmp, name), filepath.Join(o.dir, name)); err != nil {
 			o.abort()
 			if i > 0 {
@@ -190,6 +193,22 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "type " + m.Type().String()
+}
+
+// removeStale removes, from the output directory, the optional files of an
+// earlier run that this run does not write (checkpoints.csv of a run with
+// checkpoints, actions.jsonl of a live run), so that the directory holds
+// one run's files only. Only regular files are removed.
+func (o *outputs) removeStale() {
+	for _, name := range []string{ActionsFile, CheckpointsFile} {
+		if slices.Contains(o.names, name) {
+			continue
+		}
+		p := filepath.Join(o.dir, name)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			os.Remove(p)
+		}
+	}
 }
 
 // abort closes and removes the temporary files. It is safe to call more

@@ -815,7 +815,15 @@ func TestCheckpointsFile(t *testing.T) {
 		t.Errorf("checkpoints.csv:\n%s", data)
 	}
 	sum, _ := os.ReadFile(filepath.Join(out, SummaryFile))
-	if !strings.Contains(string(sum), `"completed": 5`) {
-		t.Errorf("summary.json has no checkpoint section with 5 completed:\n%s", sum)
+	if !strings.Contains(string(sum), `"completed": 5`) || !strings.Contains(string(sum), `"in_progress": 1`) {
+		t.Errorf("summary.json has no checkpoint section with 5 completed, 1 in progress:\n%s", sum)
+	}
+	// a later run without checkpoints into the same directory leaves no
+	// stale checkpoints.csv for plot and report to pick up
+	if err := Run(context.Background(), Options{Scenario: "sensors-1000", OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, CheckpointsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("checkpoints.csv of the earlier run is still there: %v", err)
 	}
 }

@@ -347,7 +347,7 @@ func decorations(runs []*Run, withSpans bool) decoration {
 		}
 	}
 	if withSpans && len(ok.From) > 0 {
-		d.add(ok, "checkpoint in progress", ok)
+		d.add(ok, "checkpoint (trigger to end)", ok)
 	}
 	if withSpans && len(bad.From) > 0 {
 		d.add(bad, "checkpoint that failed", bad)
