@@ -364,7 +364,7 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 			// vertex that is not busy on average came and went
 			d.Kind = DiagnosisIntermittent
 			d.Message = fmt.Sprintf("back-pressure came and went: %s was held back part of the time by %s, busy %s on average; see timeseries.csv for when",
-				andList(held), v.Name, pct(v.Busy))
+				andList(held), v.Name, pct(v.BusyMean))
 			d.Evidence[0] += ": it was the bottleneck while the pressure lasted"
 		}
 		return d
