@@ -39,16 +39,3 @@ func Get(name string) ([]byte, error) {
 	}
 	return b, nil
 }
-
-// Lesson returns the opening comment of a scenario's YAML without the
-// comment markers: what to look at.
-func Lesson(yaml []byte) string {
-	var lines []string
-	for _, l := range strings.Split(string(yaml), "\n") {
-		if !strings.HasPrefix(l, "#") {
-			break
-		}
-		lines = append(lines, strings.TrimSpace(strings.TrimPrefix(l, "#")))
-	}
-	return strings.Join(lines, "\n")
-}

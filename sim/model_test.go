@@ -108,8 +108,8 @@ func TestZipfShares(t *testing.T) {
 	for k := 1; k <= 1000; k++ {
 		h += math.Pow(float64(k), -1.5)
 	}
-	if math.Abs(d.share(0)-1/h) > 1e-12 {
-		t.Fatalf("share of key 0 = %v, want %v", d.share(0), 1/h)
+	if math.Abs(d.cdf[0]-1/h) > 1e-12 {
+		t.Fatalf("share of key 0 = %v, want %v", d.cdf[0], 1/h)
 	}
 	r := des.Stream(1, "zipf")
 	hits := 0

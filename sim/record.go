@@ -105,17 +105,6 @@ func (d *keyDist) sample(r *rand.Rand) uint32 {
 	return uint32(sort.SearchFloat64s(d.cdf, u))
 }
 
-// share returns the probability of key k.
-func (d *keyDist) share(k int) float64 {
-	if d.cdf == nil {
-		return 1 / float64(d.count)
-	}
-	if k == 0 {
-		return d.cdf[0]
-	}
-	return d.cdf[k] - d.cdf[k-1]
-}
-
 // arrivalGen generates the arrival times of one source subtask on its own
 // clock, starting at 0. Constant and schedule arrivals are computed from
 // the cumulative rate, so they do not drift; poisson and bursty draw

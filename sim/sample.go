@@ -27,16 +27,6 @@ func Status(backpressuredRatio float64) string {
 	}
 }
 
-func statusRank(s string) int {
-	switch s {
-	case StatusHigh:
-		return 2
-	case StatusLow:
-		return 1
-	}
-	return 0
-}
-
 // Sample holds the metrics of one interval that ended at Time.
 type Sample struct {
 	Time     des.Time     // end of the interval

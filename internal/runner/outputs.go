@@ -51,12 +51,6 @@ type outputs struct {
 	removed     bool
 }
 
-// openOutputs creates dir if missing, a temporary directory inside it, and
-// the files of the run there (OutputFiles). It refuses, before anything is
-// simulated, an output directory where one of the files could not be
-// replaced (see checkDestinations).
-func openOutputs(dir string) (*outputs, error) { return openOutputFiles(dir, OutputFiles) }
-
 // outputNames are the files of a run: OutputFiles, ActionsFile for a live
 // or replayed run, CheckpointsFile with checkpointing.
 func outputNames(actions, checkpoints bool) []string {
@@ -70,6 +64,10 @@ func outputNames(actions, checkpoints bool) []string {
 	return names
 }
 
+// openOutputFiles creates dir if missing, a temporary directory inside
+// it, and the files names there (see outputNames). It refuses, before
+// anything is simulated, an output directory where one of the files could
+// not be replaced (see checkDestinations).
 func openOutputFiles(dir string, names []string) (*outputs, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("creating output directory: %w", err)

@@ -529,7 +529,7 @@ func TestOutputsAreAtomic(t *testing.T) {
 		}
 	}
 
-	o, err := openOutputs(dir)
+	o, err := openOutputFiles(dir, OutputFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +537,7 @@ func TestOutputsAreAtomic(t *testing.T) {
 	o.abort()
 	check("after abort")
 
-	o, err = openOutputs(dir)
+	o, err = openOutputFiles(dir, OutputFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +547,7 @@ func TestOutputsAreAtomic(t *testing.T) {
 	}
 	check("after a failed commit")
 
-	o, err = openOutputs(dir)
+	o, err = openOutputFiles(dir, OutputFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +561,7 @@ func TestOutputsAreAtomic(t *testing.T) {
 		t.Errorf("%d entries after commit, want %d (no temporary directory left)", len(entries), len(OutputFiles))
 	}
 
-	if _, err := openOutputs(filepath.Join(dir, SummaryFile)); err == nil || !strings.Contains(err.Error(), "creating output directory") {
+	if _, err := openOutputFiles(filepath.Join(dir, SummaryFile), OutputFiles); err == nil || !strings.Contains(err.Error(), "creating output directory") {
 		t.Errorf("an output directory that is a file: err = %v", err)
 	}
 }
@@ -598,16 +598,16 @@ func TestOutputsCheckDestinations(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, TimeseriesFile, "x"), 0o777); err != nil {
 		t.Fatal(err)
 	}
-	_, err := openOutputs(dir)
+	_, err := openOutputFiles(dir, OutputFiles)
 	if want := filepath.Join(dir, TimeseriesFile) + " is a directory, not a file; nothing was replaced"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("openOutputs = %v, want %q", err, want)
+		t.Errorf("openOutputFiles = %v, want %q", err, want)
 	}
 	check("refused at open", SummaryFile, EventsFile)
 
 	// Found at commit, when the directory appeared during the run.
 	os.RemoveAll(filepath.Join(dir, TimeseriesFile))
 	writeFile(t, dir, TimeseriesFile, "old")
-	o, err := openOutputs(dir)
+	o, err := openOutputFiles(dir, OutputFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -626,8 +626,8 @@ func TestOutputsCheckDestinations(t *testing.T) {
 	if err := os.Symlink("elsewhere", filepath.Join(dir, EventsFile)); err != nil {
 		t.Skip("no symbolic links:", err)
 	}
-	if _, err := openOutputs(dir); err == nil || !strings.Contains(err.Error(), "is not a regular file (a symbolic link)") {
-		t.Errorf("openOutputs = %v, want a symbolic link refused", err)
+	if _, err := openOutputFiles(dir, OutputFiles); err == nil || !strings.Contains(err.Error(), "is not a regular file (a symbolic link)") {
+		t.Errorf("openOutputFiles = %v, want a symbolic link refused", err)
 	}
 	check("symbolic link", SummaryFile, TimeseriesFile)
 }

@@ -229,9 +229,6 @@ func TestFromSeconds(t *testing.T) {
 			t.Errorf("FromSeconds(%v) = %d, want %d", c.s, got, c.want)
 		}
 	}
-	if Rate(40) != 25*Millisecond {
-		t.Errorf("Rate(40) = %v", Rate(40))
-	}
 }
 
 func BenchmarkEngineHold(b *testing.B) {

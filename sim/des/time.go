@@ -6,7 +6,6 @@
 package des
 
 import (
-	"fmt"
 	"math"
 	"time"
 )
@@ -56,14 +55,4 @@ func FromSeconds(s float64) Time {
 		return Never
 	}
 	return Time(math.Round(ns))
-}
-
-// Rate returns the interval between events of a process with the given rate
-// in events per simulated second. It panics on a non-positive rate, which
-// callers validate first.
-func Rate(perSecond float64) Time {
-	if !(perSecond > 0) {
-		panic(fmt.Sprintf("des: rate must be positive, got %v", perSecond))
-	}
-	return FromSeconds(1 / perSecond)
 }

@@ -112,8 +112,6 @@ func jsCheckpoint() obj {
 	return o
 }
 
-func jsStr(desc string) obj { return obj{"description": desc, "type": "string"} }
-
 func jsInteger(desc string, min int, def any) obj {
 	o := obj{"description": desc, "type": "integer", "minimum": min}
 	if def != nil {

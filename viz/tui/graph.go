@@ -104,13 +104,3 @@ func channelsInto(partitioning string, d, pu, pd int) int {
 	}
 	return pu
 }
-
-// index returns the position of vertex name, or -1.
-func (g graph) index(name string) int {
-	for i, v := range g.vertices {
-		if v.name == name {
-			return i
-		}
-	}
-	return -1
-}
