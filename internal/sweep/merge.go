@@ -192,6 +192,8 @@ func sameSweep(a, b *shardOutput) error {
 		return differ("the seeds")
 	case ma.Runs != mb.Runs:
 		return differ("the numbers of runs")
+	case !slices.Equal(ma.Data, mb.Data):
+		return differ(fmt.Sprintf("the data the traces replay: %s against %s", strings.Join(ma.Data, "; "), strings.Join(mb.Data, "; ")))
 	case a.shard.Count != b.shard.Count:
 		return fmt.Errorf("sweep merge: %s is shard %s and %s is shard %s: not the same number of shards", a.dir, ma.Shard, b.dir, mb.Shard)
 	case ma.Version != mb.Version:

@@ -113,6 +113,10 @@ type Manifest struct {
 	// Empty, not null, when there are none.
 	PartialRuns []int  `json:"partial_runs"`
 	Version     string `json:"dspalab_version"`
+	// Data says what each trace source replays (runner.TraceSources):
+	// an embedded sample, cached parts or a file; Merge joins only shards
+	// that replayed the same data. Absent without trace sources.
+	Data []string `json:"data,omitempty"`
 }
 
 // InterruptedError is returned by Run when its context was cancelled. The
@@ -284,11 +288,15 @@ func newPlan(opts Options) (*plan, error) {
 	if params == nil {
 		params = []Param{}
 	}
+	traceData, err := runner.TraceSources(label, base)
+	if err != nil {
+		return nil, err
+	}
 	p.manifest = Manifest{
 		Scenario: label, ScenarioSHA256: hex.EncodeToString(sum[:]),
 		Parameters: params, Seeds: seeds, FirstSeed: base.Seed,
 		Runs: grid.Runs(), Shard: shard.String(), ShardRuns: len(p.runs),
-		Version: opts.Version,
+		Version: opts.Version, Data: traceData,
 	}
 	return p, nil
 }

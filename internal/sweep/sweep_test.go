@@ -605,3 +605,40 @@ func TestWorkersRunAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// sweep.json records what the trace sources replayed, and merge refuses
+// shards that replayed different data (a sample here, cached parts there).
+func TestManifestRecordsTraceData(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, dir := range dirs {
+		err := Run(context.Background(), Options{Scenario: "cluster-trace", Seeds: 1, OutDir: dir, Version: "test",
+			Shard: Shard{Index: i, Count: 2}, Params: []Param{{Path: "operators.count.parallelism", Values: []string{"2", "4"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dirs[0], ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Data) != 1 || !strings.HasPrefix(m.Data[0], "tasks: clusterdata-2011-2/task_events part 1 (") {
+		t.Fatalf("sweep.json data = %q, want the task_events trace", m.Data)
+	}
+	// pretend the second shard ran on a machine with another data source
+	other, _ := os.ReadFile(filepath.Join(dirs[1], ManifestFile))
+	var m2 Manifest
+	_ = json.Unmarshal(other, &m2)
+	m2.Data = []string{"tasks: clusterdata-2011-2/task_events part 1 (cache)"}
+	b, _ := json.Marshal(m2)
+	if err := os.WriteFile(filepath.Join(dirs[1], ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = Merge(MergeOptions{Dirs: dirs, OutDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "the data the traces replay") {
+		t.Errorf("merge of shards with different data: err = %v", err)
+	}
+}
