@@ -90,7 +90,18 @@ func (s *Sim) subtaskOf(vertex string, i int) (*subtask, error) {
 	return nil, fmt.Errorf("sim: no vertex %q", vertex)
 }
 
-// fail is where failures plug in (checkpoint.go triggers checkpoints).
-func (s *Sim) fail(*subtask, bool) error {
-	return fmt.Errorf("failures are %w", ErrNotModelled)
+// fail injects a failure of subtask t, or of its whole worker, now.
+func (s *Sim) fail(t *subtask, worker bool) error {
+	switch s.fo.state {
+	case JobFailed, JobLost:
+		return fmt.Errorf("the job has ended (%s): nothing left to fail", s.fo.state)
+	}
+	if worker {
+		s.fo.fail(s.eng.Now(), failureCause{kind: causeWorker, worker: t.worker,
+			text: fmt.Sprintf("worker %d (running %s[%d]) failed", t.worker, t.v.name, t.index)})
+		return nil
+	}
+	s.fo.fail(s.eng.Now(), failureCause{kind: causeTask, t: t, worker: t.worker,
+		text: fmt.Sprintf("task %s[%d] failed", t.v.name, t.index)})
+	return nil
 }

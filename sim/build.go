@@ -31,16 +31,25 @@ func (s *Sim) build() error {
 		kd := newKeyDist(src.Keys)
 		v.keys = &kd
 	}
+	stateOf := map[string]*scenario.KeyedState{}
 	for i := range sc.Operators {
 		op := &sc.Operators[i]
 		v := add(op.Name, KindOperator, op.Parallelism)
 		v.svc, v.selectivity, v.net = newServiceDist(op.ServiceTime), op.Selectivity, op.Network
 		specs[op.Name] = spec{op.Inputs, op.Partitioning, op.MaxParallelism}
+		if op.State != nil && op.State.BytesPerKey > 0 {
+			stateOf[op.Name] = op.State
+		}
+	}
+	sourceSubtasks := 0
+	for i := range sc.Sources {
+		sourceSubtasks += sc.Sources[i].Parallelism
 	}
 	for i := range sc.Sinks {
 		sk := &sc.Sinks[i]
 		v := add(sk.Name, KindSink, sk.Parallelism)
 		v.svc, v.net = newServiceDist(sk.ServiceTime), sk.Network
+		v.sink = newSinkState(sk.Delivery, sourceSubtasks)
 		specs[sk.Name] = spec{sk.Inputs, sk.Partitioning, sk.MaxParallelism}
 	}
 	for _, name := range sc.Topo() {
@@ -54,15 +63,34 @@ func (s *Sim) build() error {
 		return fmt.Errorf("sim: building the job: the job graph has a cycle or an unreachable vertex")
 	}
 	slots := max(sc.Workers.Slots, 1)
-	for _, v := range s.vertices {
+	memory := sc.Workers.Memory
+	if memory <= 0 {
+		memory = 1 << 30
+	}
+	ensureWorker := func(w int) {
+		for len(s.workers) <= w {
+			wk := &worker{index: len(s.workers), memory: memory, s: s}
+			if sc.StateBackend.Type != scenario.BackendRocksDB && len(stateOf) > 0 {
+				wk.gcInterval, wk.gcPerGiB = sc.StateBackend.GCInterval, sc.StateBackend.GCPausePerGiB
+			}
+			s.workers = append(s.workers, wk)
+		}
+	}
+	ensureWorker(max(sc.Workers.Count, 1) - 1)
+	for vi, v := range s.vertices {
 		if v.parallelism < 1 {
 			return fmt.Errorf("sim: building the job: vertex %q has parallelism %d", v.name, v.parallelism)
 		}
+		v.salt = mix64(uint64(vi+1) * 0x9e3779b97f4a7c15)
 		for i := 0; i < v.parallelism; i++ {
-			t := &subtask{s: s, v: v, index: i, worker: i / slots,
+			t := &subtask{s: s, v: v, index: i, worker: i / slots, gid: len(s.subtasks),
 				rng: des.Stream(sc.Seed, v.kind+"/"+v.name+"/"+fmt.Sprint(i)+"/service")}
+			ensureWorker(t.worker)
 			if v.kind != KindSource {
-				t.gate = &gate{owner: t, floatFree: v.net.FloatingBuffers, unbounded: v.net.Capacity == scenario.Unbounded}
+				t.gate = newGate(t)
+			}
+			if ks := stateOf[v.name]; ks != nil {
+				t.keyed = newKeyedState(ks, sc.StateBackend, sc.Checkpoint.Incremental)
 			}
 			v.subtasks = append(v.subtasks, t)
 			s.subtasks = append(s.subtasks, t)
@@ -92,7 +120,7 @@ func (s *Sim) build() error {
 			}
 			u.outputs = append(u.outputs, e)
 			v.inputs = append(v.inputs, e)
-			s.connect(e)
+			s.connect(e, false)
 		}
 	}
 	for i := range sc.Sources {
@@ -102,6 +130,7 @@ func (s *Sim) build() error {
 			if err != nil {
 				return err
 			}
+			src.seq = len(s.sources)
 			t.src = src
 			s.sources = append(s.sources, src)
 		}
@@ -109,17 +138,22 @@ func (s *Sim) build() error {
 	return nil
 }
 
+func newGate(t *subtask) *gate {
+	return &gate{owner: t, floatFree: t.v.net.FloatingBuffers, unbounded: t.v.net.Capacity == scenario.Unbounded}
+}
+
 // connect creates the channels of e: subtask pairs by partitioning, each
-// with the exclusive credit of its receiver.
-func (s *Sim) connect(e *edge) {
+// with the exclusive credit of its receiver. again is true when a failover
+// replaces the channels (the per-edge accounting stays).
+func (s *Sim) connect(e *edge, again bool) {
 	u, v := e.from, e.to
 	net := v.net
 	unb := net.Capacity == scenario.Unbounded
 	for ui, ut := range u.subtasks {
-		p := &partition{s: s, owner: ut, edge: e, unbounded: unb, bufSize: net.BufferSize, bufTimeout: net.BufferTimeout}
+		p := &partition{s: s, owner: ut, edge: e, unbounded: unb, bufSize: net.BufferSize, bufTimeout: net.BufferTimeout, epoch: s.epoch}
 		for _, di := range targets(e.partitioning, ui, u.parallelism, v.parallelism) {
 			dt := v.subtasks[di]
-			c := &channel{s: s, from: ut, to: dt, part: p, gate: dt.gate,
+			c := &channel{s: s, from: ut, to: dt, part: p, gate: dt.gate, epoch: s.epoch,
 				remote: ut.worker != dt.worker, latency: net.Latency, bw: net.Bandwidth,
 				credit: net.BuffersPerChannel, empty: net.BuffersPerChannel}
 			p.chans = append(p.chans, c)
@@ -128,7 +162,25 @@ func (s *Sim) connect(e *edge) {
 		p.poolFree = len(p.chans)*net.BuffersPerChannel + net.FloatingBuffers
 		p.rr = ui % len(p.chans)
 		ut.outs = append(ut.outs, p)
-		ut.bpOut = append(ut.bpOut, 0)
+		if !again {
+			ut.bpOut = append(ut.bpOut, 0)
+		}
+	}
+}
+
+// rewire replaces every channel, partition and input gate with empty ones
+// (a failover: the old ones' events are ignored by their epoch).
+func (s *Sim) rewire() {
+	for _, t := range s.subtasks {
+		t.outs = t.outs[:0:0]
+		if t.gate != nil {
+			t.gate = newGate(t)
+		}
+	}
+	for _, v := range s.vertices {
+		for _, e := range v.outputs {
+			s.connect(e, true)
+		}
 	}
 }
 

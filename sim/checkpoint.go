@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+
+	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -15,6 +18,8 @@ import (
 const (
 	CheckpointCompleted = "completed"
 	CheckpointTimedOut  = "timed_out"
+	// CheckpointFailed is a checkpoint aborted by a failure of the job.
+	CheckpointFailed = "failed"
 )
 
 // Event types of checkpoints.
@@ -26,23 +31,54 @@ const (
 
 // CheckpointStats is one checkpoint as Flink's checkpoint monitoring shows
 // it (one row of checkpoints.csv). Times are simulated; durations in
-// milliseconds.
+// milliseconds; sizes in bytes.
 type CheckpointStats struct {
 	ID       int64   `json:"checkpoint_id"`
 	TriggerS float64 `json:"trigger_time_s"`
-	Status   string  `json:"status"` // completed or timed_out
+	Status   string  `json:"status"` // completed, timed_out or failed
 	// EndToEnd is from the trigger to the last acknowledgement (to the
-	// timeout for a checkpoint that timed out).
+	// timeout or the failure for a checkpoint that did not complete).
 	EndToEnd float64 `json:"end_to_end_duration_ms"`
 	// StartDelay is the longest time from the trigger until a subtask
 	// received its first barrier (a back-pressured source emits its
-	// barrier only once its record in hand is written).
+	// barrier only once its record in hand is written); for
+	// stop-the-world, the time the job took to drain.
 	StartDelay float64 `json:"start_delay_max_ms"`
 	// Alignment is the longest time a subtask spent between its first and
-	// its last barrier, its earlier inputs blocked meanwhile.
+	// its last barrier (aligned: its earlier inputs blocked meanwhile;
+	// unaligned: persisting what arrives on the others).
 	Alignment float64 `json:"alignment_max_ms"`
-	Acked     int     `json:"acknowledged_subtasks"`
-	Subtasks  int     `json:"subtasks"`
+	// Sync and Async are the longest synchronous and asynchronous
+	// (upload) parts of a subtask's snapshot.
+	Sync  float64 `json:"sync_max_ms"`
+	Async float64 `json:"async_max_ms"`
+	// StateSize is the state uploaded (the changes only when
+	// incremental); FullSize the whole state; Persisted the in-flight
+	// data persisted with it (unaligned).
+	StateSize int64  `json:"checkpointed_size_bytes"`
+	FullSize  int64  `json:"full_state_size_bytes"`
+	Persisted int64  `json:"persisted_in_flight_bytes"`
+	Acked     int    `json:"acknowledged_subtasks"`
+	Subtasks  int    `json:"subtasks"`
+	Reason    string `json:"failure_reason,omitempty"`
+	// SubtaskStats holds one entry per subtask that acknowledged, in
+	// subtask order (checkpoint_subtasks.csv).
+	SubtaskStats []SubtaskCheckpointStats `json:"-"`
+}
+
+// SubtaskCheckpointStats is one subtask's part of a checkpoint, as Flink's
+// checkpoint details show it. Durations in milliseconds, sizes in bytes.
+type SubtaskCheckpointStats struct {
+	Vertex     string  `json:"vertex"`
+	Subtask    int     `json:"subtask"`
+	AckS       float64 `json:"acknowledged_s"`
+	StartDelay float64 `json:"start_delay_ms"`
+	Alignment  float64 `json:"alignment_ms"`
+	Sync       float64 `json:"sync_ms"`
+	Async      float64 `json:"async_ms"`
+	StateSize  int64   `json:"checkpointed_size_bytes"`
+	Persisted  int64   `json:"persisted_in_flight_bytes"`
+	acked      bool
 }
 
 // CheckpointSummary sums up the checkpoints of a run (summary.json).
@@ -52,7 +88,9 @@ type CheckpointSummary struct {
 	TimeoutS  float64 `json:"timeout_s"`
 	Triggered int     `json:"triggered"`
 	Completed int     `json:"completed"`
-	Failed    int     `json:"failed"`
+	// Failed counts checkpoints that timed out or were aborted by a
+	// failure of the job.
+	Failed int `json:"failed"`
 	// InProgress were triggered and had neither completed nor failed when
 	// the run ended (they have no row in checkpoints.csv).
 	InProgress int `json:"in_progress"`
@@ -61,6 +99,22 @@ type CheckpointSummary struct {
 	MaxDuration   *float64 `json:"max_completed_duration_ms"`
 	MaxAlignment  float64  `json:"max_alignment_ms"`
 	MaxStartDelay float64  `json:"max_start_delay_ms"`
+	// LastSize is the last completed checkpoint's checkpointed size and
+	// MaxPersisted the most in-flight data one checkpoint persisted, in
+	// bytes.
+	LastSize     int64 `json:"last_checkpointed_size_bytes"`
+	MaxPersisted int64 `json:"max_persisted_in_flight_bytes"`
+	// Overhead is the share of the run (after the warmup) with a
+	// checkpoint in progress; for stop-the-world the sources were held
+	// that long.
+	Overhead float64 `json:"in_progress_ratio"`
+}
+
+// CheckpointObserver, implemented by an Observer, receives each checkpoint
+// with its per-subtask details when it ends (the Result keeps only the
+// summary rows, so that memory does not grow with checkpoints × subtasks).
+type CheckpointObserver interface {
+	Checkpoint(c *CheckpointStats)
 }
 
 // coordinator is the checkpoint coordinator of the JobManager: it triggers
@@ -69,41 +123,83 @@ type CheckpointSummary struct {
 // under back-pressure they queue behind buffered data: aligned checkpoints
 // then take long and may time out, as Flink's do (asynchronous barrier
 // snapshotting, Carbone et al. 2015; "Checkpointing under back-pressure",
-// Flink documentation).
+// Flink documentation). Unaligned barriers overtake the buffered data,
+// which is persisted with the state instead (FLIP-76). Stop-the-world stops
+// the sources, waits until nothing is in flight, and copies all state.
 type coordinator struct {
 	s           *Sim
 	cfg         scenario.Checkpointing
+	store       *storage
 	nextID      int64
 	pending     map[int64]*checkpoint
 	lastTrigger des.Time
 	lastEnd     des.Time
 	armed       bool
+	suspended   bool        // the job is not running (failed, restarting)
+	latest      *checkpoint // the last completed checkpoint: what a recovery restores
+	failedInRow int
+	busySince   des.Time // a checkpoint is in progress since then
+	busyWin     des.Time // time with a checkpoint in progress, after the warmup
 	stats       []CheckpointStats
 	sum         CheckpointSummary
+	recordCuts  bool    // keep per-channel counts at each snapshot (tests)
+	cutLog      [][]Cut // recordCuts: the cuts of completed checkpoints
 }
 
+// checkpoint is one checkpoint in progress, or the latest completed one
+// with what a recovery restores from it.
 type checkpoint struct {
+	id      int64
 	stats   CheckpointStats
 	trigger des.Time
 	timeout des.EventID
+	sub     []SubtaskCheckpointStats // by subtask gid
+	// restore data
+	sources   map[int]sourceSnap      // by source seq
+	keys      map[int]*roaring.Bitmap // keyed state by subtask gid
+	stateSize int64                   // full state bytes
+	chanState map[int][]Record        // persisted input by receiving subtask gid
+	outState  map[int][]Record        // persisted pending output by subtask gid
+	cuts      map[*channel]*Cut
+}
+
+// Cut is what the two ends of a channel counted at their snapshots of one
+// checkpoint: records the sender had written before its barrier, records
+// the receiver had taken before its snapshot. An aligned checkpoint is a
+// consistent cut: the two are equal on every channel.
+type Cut struct {
+	From, To string // "vertex[subtask]"
+	Sent     int64
+	Received int64
 }
 
 func newCoordinator(s *Sim, cfg scenario.Checkpointing) *coordinator {
-	c := &coordinator{s: s, cfg: cfg, pending: map[int64]*checkpoint{}, lastTrigger: -cfg.Interval}
+	c := &coordinator{s: s, cfg: cfg, pending: map[int64]*checkpoint{}, lastTrigger: -cfg.Interval, busySince: -1}
+	bw, lat := cfg.Storage.Bandwidth, cfg.Storage.Latency
+	if bw <= 0 {
+		bw = 100 << 20
+	}
+	c.store = &storage{bw: bw, latency: lat}
 	c.sum = CheckpointSummary{Mode: cfg.Mode, IntervalS: cfg.Interval.Seconds(), TimeoutS: cfg.Timeout.Seconds()}
-	c.arm(cfg.Interval)
+	if cfg.Mode != scenario.CheckpointNone && cfg.Interval > 0 {
+		c.arm(cfg.Interval)
+	}
 	return c
 }
 
 // Event args of the coordinator: 0 checks whether a trigger is due; a
-// positive arg times that checkpoint out.
+// positive arg times that checkpoint out; a negative one looks whether the
+// job has drained for stop-the-world checkpoint -arg.
 func (c *coordinator) HandleEvent(now des.Time, arg int64) {
-	if arg > 0 {
+	switch {
+	case arg > 0:
 		c.timeOut(now, arg)
-		return
+	case arg < 0:
+		c.checkDrained(now, -arg)
+	default:
+		c.armed = false
+		c.tryTrigger(now)
 	}
-	c.armed = false
-	c.tryTrigger(now)
 }
 
 func (c *coordinator) arm(at des.Time) {
@@ -115,10 +211,13 @@ func (c *coordinator) arm(at des.Time) {
 
 // tryTrigger triggers a checkpoint when one is due: an interval after the
 // last trigger, min_pause after the last end, fewer than max_concurrent in
-// progress. Otherwise it waits for the earliest of those moments.
+// progress, the job running. Otherwise it waits for the earliest of those
+// moments.
 func (c *coordinator) tryTrigger(now des.Time) {
 	due := max(c.lastTrigger+c.cfg.Interval, c.lastEnd+c.cfg.MinPause)
 	switch {
+	case c.suspended:
+		return // resume() arms it again
 	case len(c.pending) >= max(c.cfg.MaxConcurrent, 1):
 		return // the end of one calls tryTrigger again
 	case now < due:
@@ -129,31 +228,144 @@ func (c *coordinator) tryTrigger(now des.Time) {
 	c.arm(now + c.cfg.Interval)
 }
 
-// trigger starts checkpoint n at the sources.
+// trigger starts a checkpoint: barriers at the sources, or for
+// stop-the-world a halt of the sources.
 func (c *coordinator) trigger(now des.Time) int64 {
 	c.nextID++
 	id := c.nextID
-	ck := &checkpoint{trigger: now, stats: CheckpointStats{ID: id, TriggerS: round6(now.Seconds()), Subtasks: len(c.s.subtasks)}}
+	n := len(c.s.subtasks)
+	ck := &checkpoint{id: id, trigger: now, stats: CheckpointStats{ID: id, TriggerS: round6(now.Seconds()), Subtasks: n},
+		sub: make([]SubtaskCheckpointStats, n), sources: map[int]sourceSnap{}, keys: map[int]*roaring.Bitmap{},
+		chanState: map[int][]Record{}, outState: map[int][]Record{}}
+	if c.recordCuts {
+		ck.cuts = map[*channel]*Cut{}
+	}
 	c.pending[id] = ck
 	c.lastTrigger = now
 	c.sum.Triggered++
+	if c.busySince < 0 {
+		c.busySince = now
+	}
 	ck.timeout = c.s.eng.After(c.cfg.Timeout, c, id)
 	c.s.emit(Event{Type: EventCheckpointTriggered, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d triggered", id)})
+	if c.cfg.Mode == scenario.CheckpointStopTheWorld {
+		c.s.halted = true
+		for _, t := range c.s.subtasks {
+			for _, p := range t.outs {
+				p.flushAll(now)
+			}
+		}
+		c.checkDrained(now, id)
+		return id
+	}
 	for _, src := range c.s.sources {
 		src.t.pendingBarriers = append(src.t.pendingBarriers, id)
-		if src.t.state != stateBP {
+		if src.t.state != stateBP || c.cfg.Mode == scenario.CheckpointUnaligned {
 			src.t.emitBarriers(now)
 		}
 	}
 	return id
 }
 
-// ack records that subtask t has snapshotted its state for checkpoint id.
-func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
+// checkDrained snapshots every subtask of stop-the-world checkpoint id
+// once nothing is in flight; until then it looks again every millisecond.
+func (c *coordinator) checkDrained(now des.Time, id int64) {
 	ck := c.pending[id]
 	if ck == nil {
 		return
 	}
+	if !c.s.drained() {
+		c.s.eng.After(des.Millisecond, c, -id)
+		return
+	}
+	ck.stats.StartDelay = ms6(now - ck.trigger)
+	for _, t := range c.s.subtasks {
+		ck.sub[t.gid].StartDelay = ck.stats.StartDelay
+		if t.src != nil {
+			ck.sources[t.src.seq] = t.src.snapshot()
+		}
+		t.snapshot(now, ck, 0)
+	}
+}
+
+// drained reports whether no record is in flight: every subtask idle with
+// nothing queued or pending, every channel empty.
+func (s *Sim) drained() bool {
+	for _, t := range s.subtasks {
+		if t.state != stateIdle || len(t.pend) > 0 || len(t.restored) > 0 {
+			return false
+		}
+		if t.src != nil && t.src.fetchng {
+			return false
+		}
+		if g := t.gate; g != nil && (g.queuedRecs > 0 || g.cur != nil) {
+			return false
+		}
+		for _, p := range t.outs {
+			for _, ch := range p.chans {
+				if (ch.cur != nil && len(ch.cur.recs) > 0) || ch.backlog.len() > 0 || ch.inflight.len() > 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// ackEvent acknowledges a subtask's snapshot when its upload is done.
+type ackEvent struct {
+	t     *subtask
+	id    int64
+	epoch uint32
+}
+
+func (a *ackEvent) HandleEvent(now des.Time, _ int64) {
+	if a.epoch == a.t.s.epoch && a.t.s.ckpt != nil {
+		a.t.s.ckpt.ack(now, a.t, a.id)
+	}
+}
+
+// snapshot takes t's snapshot for checkpoint ck: the synchronous part,
+// then the upload of its state (the changes, when incremental) and of the
+// persisted in-flight data to the checkpoint storage; t acknowledges when
+// the upload is done. Transactional sinks pre-commit here.
+func (t *subtask) snapshot(now des.Time, ck *checkpoint, persisted int64) {
+	c := t.s.ckpt
+	st := &ck.sub[t.gid]
+	st.Vertex, st.Subtask, st.Persisted = t.v.name, t.index, persisted
+	t.closeTxn(ck.id)
+	var upload, full int64
+	var sync des.Time
+	if t.keyed != nil {
+		upload, full, sync = t.keyed.snapshotCost()
+		ck.keys[t.gid] = t.keyed.keys.Clone()
+		ck.stateSize += full
+	}
+	st.StateSize = upload
+	st.Sync = ms6(sync)
+	ck.stats.StateSize += upload
+	ck.stats.FullSize += full
+	ck.stats.Persisted += persisted
+	if upload+persisted == 0 && sync == 0 {
+		c.ack(now, t, ck.id)
+		return
+	}
+	done := c.store.transfer(now+sync, upload+persisted)
+	st.Async = ms6(done - now - sync)
+	t.s.eng.Schedule(done, &ackEvent{t: t, id: ck.id, epoch: t.s.epoch}, 0)
+}
+
+// ack records that subtask t has snapshotted its state for checkpoint id.
+func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
+	ck := c.pending[id]
+	if ck == nil || ck.sub[t.gid].acked {
+		return
+	}
+	st := &ck.sub[t.gid]
+	st.acked = true
+	st.AckS = round6(now.Seconds())
+	ck.stats.Sync = max(ck.stats.Sync, st.Sync)
+	ck.stats.Async = max(ck.stats.Async, st.Async)
 	ck.stats.Acked++
 	if ck.stats.Acked < ck.stats.Subtasks {
 		return
@@ -161,21 +373,47 @@ func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
 	c.s.eng.Cancel(ck.timeout)
 	ck.stats.Status = CheckpointCompleted
 	ck.stats.EndToEnd = ms6(now - ck.trigger)
-	c.finish(now, id, ck)
+	c.finish(now, ck)
 	c.sum.Completed++
+	c.failedInRow = 0
 	d := ck.stats.EndToEnd
 	c.sum.LastDuration = &d
+	c.sum.LastSize = ck.stats.StateSize
 	if c.sum.MaxDuration == nil || d > *c.sum.MaxDuration {
 		m := d
 		c.sum.MaxDuration = &m
 	}
-	c.s.emit(Event{Type: EventCheckpointCompleted, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d completed in %s (alignment up to %s, start delay up to %s)",
-		id, FormatTime(now-ck.trigger), FormatTime(des.Time(ck.stats.Alignment*1e6)), FormatTime(des.Time(ck.stats.StartDelay*1e6)))})
+	c.latest = ck
+	if ck.cuts != nil {
+		var cuts []Cut
+		for _, x := range ck.cuts {
+			cuts = append(cuts, *x)
+		}
+		c.cutLog = append(c.cutLog, cuts)
+	}
+	ck.sub, ck.cuts = nil, nil // keep the restore data only
+	for _, v := range c.s.vertices {
+		if v.sink != nil && v.sink.mode == scenario.DeliveryTransactional {
+			for _, st := range v.subtasks {
+				st.commit(now, id)
+			}
+		}
+	}
+	msg := fmt.Sprintf("checkpoint %d completed in %s (alignment up to %s, start delay up to %s", id, FormatTime(now-ck.trigger),
+		FormatTime(des.Time(ck.stats.Alignment*1e6)), FormatTime(des.Time(ck.stats.StartDelay*1e6)))
+	if ck.stats.StateSize > 0 || ck.stats.Persisted > 0 {
+		msg += fmt.Sprintf(", %s of state", formatBytes(ck.stats.StateSize))
+		if ck.stats.Persisted > 0 {
+			msg += fmt.Sprintf(" and %s of in-flight data", formatBytes(ck.stats.Persisted))
+		}
+	}
+	c.s.emit(Event{Type: EventCheckpointCompleted, Checkpoint: id, Message: msg + ")"})
 	c.tryTrigger(now)
 }
 
 // timeOut fails checkpoint id: subtasks still aligning for it give up and
-// unblock their inputs; its barriers still in flight are ignored.
+// unblock their inputs; its barriers still in flight are ignored. More
+// failures in a row than tolerable_failures fail the job.
 func (c *coordinator) timeOut(now des.Time, id int64) {
 	ck := c.pending[id]
 	if ck == nil {
@@ -183,8 +421,9 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 	}
 	ck.stats.Status = CheckpointTimedOut
 	ck.stats.EndToEnd = ms6(now - ck.trigger)
-	c.finish(now, id, ck)
+	c.finish(now, ck)
 	c.sum.Failed++
+	c.failedInRow++
 	for _, t := range c.s.subtasks {
 		if t.aligning == id {
 			t.endAlignment(now)
@@ -193,64 +432,189 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 			}
 		}
 	}
-	c.s.emit(Event{Type: EventCheckpointFailed, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d timed out after %s: %d of %d subtasks acknowledged (barriers wait behind buffered records under back-pressure)",
-		id, FormatTime(c.cfg.Timeout), ck.stats.Acked, ck.stats.Subtasks)})
+	why := "barriers wait behind buffered records under back-pressure"
+	switch {
+	case c.cfg.Mode == scenario.CheckpointStopTheWorld:
+		why = "the job did not drain and copy its state in time"
+	case ck.stats.Acked == ck.stats.Subtasks:
+		why = "uploads to the checkpoint storage did not finish in time"
+	}
+	c.s.emit(Event{Type: EventCheckpointFailed, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d timed out after %s: %d of %d subtasks acknowledged (%s)",
+		id, FormatTime(c.cfg.Timeout), ck.stats.Acked, ck.stats.Subtasks, why)})
+	if tol := c.cfg.TolerableFailures; tol >= 0 && c.failedInRow > tol && c.s.fo != nil {
+		n := c.failedInRow
+		c.s.fo.later(now, func(now des.Time) {
+			c.s.fo.fail(now, failureCause{kind: causeCheckpoint,
+				text: fmt.Sprintf("%d checkpoints failed in a row, more than tolerable_failures (%d)", n, tol)})
+		})
+	}
 	c.tryTrigger(now)
 }
 
-func (c *coordinator) finish(now des.Time, id int64, ck *checkpoint) {
-	delete(c.pending, id)
-	c.lastEnd = now
-	c.sum.MaxAlignment = max(c.sum.MaxAlignment, ck.stats.Alignment)
-	c.sum.MaxStartDelay = max(c.sum.MaxStartDelay, ck.stats.StartDelay)
-	c.stats = append(c.stats, ck.stats)
+// abortAll fails every checkpoint in progress: the job failed.
+func (c *coordinator) abortAll(now des.Time, reason string) {
+	ids := make([]int64, 0, len(c.pending))
+	for id := range c.pending {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	c.s.halted = false // the sources stay stopped: the job is going down
+	for _, id := range ids {
+		ck := c.pending[id]
+		c.s.eng.Cancel(ck.timeout)
+		ck.stats.Status = CheckpointFailed
+		ck.stats.Reason = reason
+		ck.stats.EndToEnd = ms6(now - ck.trigger)
+		c.finish(now, ck)
+		c.sum.Failed++
+		c.s.emit(Event{Type: EventCheckpointFailed, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d aborted: %s", id, reason)})
+	}
 }
 
-// started notes the first barrier of checkpoint id at a subtask.
-func (c *coordinator) started(now des.Time, id int64) {
+func (c *coordinator) finish(now des.Time, ck *checkpoint) {
+	delete(c.pending, ck.id)
+	c.lastEnd = now
+	if len(c.pending) == 0 && c.busySince >= 0 {
+		if w := c.s.warmup; now > w {
+			c.busyWin += now - max(c.busySince, w)
+		}
+		c.busySince = -1
+	}
+	if c.cfg.Mode == scenario.CheckpointStopTheWorld && c.s.halted {
+		c.s.halted = false
+		for _, src := range c.s.sources {
+			if src.t.state == stateIdle {
+				src.advance(now)
+			}
+		}
+	}
+	c.sum.MaxAlignment = max(c.sum.MaxAlignment, ck.stats.Alignment)
+	c.sum.MaxStartDelay = max(c.sum.MaxStartDelay, ck.stats.StartDelay)
+	c.sum.MaxPersisted = max(c.sum.MaxPersisted, ck.stats.Persisted)
+	for _, st := range ck.sub {
+		if st.acked {
+			ck.stats.SubtaskStats = append(ck.stats.SubtaskStats, st)
+		}
+	}
+	if o, ok := c.s.opts.Observer.(CheckpointObserver); ok {
+		o.Checkpoint(&ck.stats)
+	}
+	row := ck.stats
+	row.SubtaskStats = nil
+	c.stats = append(c.stats, row)
+}
+
+// started notes the first barrier of checkpoint id at subtask t.
+func (c *coordinator) started(now des.Time, t *subtask, id int64) {
 	if ck := c.pending[id]; ck != nil {
-		ck.stats.StartDelay = max(ck.stats.StartDelay, ms6(now-ck.trigger))
+		d := ms6(now - ck.trigger)
+		ck.sub[t.gid].StartDelay = d
+		ck.stats.StartDelay = max(ck.stats.StartDelay, d)
 	}
 }
 
 // aligned notes a subtask's alignment time for checkpoint id.
-func (c *coordinator) aligned(id int64, d des.Time) {
+func (c *coordinator) aligned(t *subtask, id int64, d des.Time) {
 	if ck := c.pending[id]; ck != nil {
+		ck.sub[t.gid].Alignment = ms6(d)
 		ck.stats.Alignment = max(ck.stats.Alignment, ms6(d))
 	}
 }
 
 func ms6(d des.Time) float64 { return round6(d.Milliseconds()) }
 
-// emitBarriers writes the pending barriers of a source subtask (it is
-// not holding a record) and acknowledges them: a source's snapshot is its
-// offset.
+// emitBarriers writes the pending barriers of a source subtask and
+// snapshots it: a source's state is its offset. Aligned barriers wait
+// until the source is not holding a record; unaligned ones go at once.
 func (t *subtask) emitBarriers(now des.Time) {
+	c := t.s.ckpt
 	for _, id := range t.pendingBarriers {
-		if t.s.ckpt.pending[id] == nil {
+		ck := c.pending[id]
+		if ck == nil {
 			continue // timed out meanwhile
 		}
-		t.s.ckpt.started(now, id)
-		t.forwardBarrier(now, id)
-		t.s.ckpt.ack(now, t, id)
+		c.started(now, t, id)
+		ck.sources[t.src.seq] = t.src.snapshot()
+		persisted := t.forwardBarrier(now, id, ck)
+		t.snapshot(now, ck, persisted)
 	}
 	t.pendingBarriers = t.pendingBarriers[:0]
 }
 
-// forwardBarrier writes barrier id into every output channel, after the
-// records already written (the current buffer is flushed first).
-func (t *subtask) forwardBarrier(now des.Time, id int64) {
+// forwardBarrier writes barrier id into every output channel. An aligned
+// barrier goes after the records already written (the current buffer is
+// flushed first) and needs credit like a buffer. An unaligned one
+// overtakes the buffers waiting for credit, which are persisted with the
+// snapshot (their bytes are returned); it follows only the bytes already
+// on the wire.
+func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
+	unaligned := t.s.ckpt.cfg.Mode == scenario.CheckpointUnaligned
+	var persisted int64
+	if unaligned && t.state == stateBP && t.src == nil {
+		// outputs of a record already processed, not written yet
+		for _, r := range t.pend[t.pi:] {
+			persisted += int64(r.Size)
+		}
+		ck.outState[t.gid] = append([]Record(nil), t.pend[t.pi:]...)
+	}
 	for _, p := range t.outs {
 		for _, c := range p.chans {
-			if c.cur != nil && len(c.cur.recs) > 0 {
-				p.finish(now, c)
+			if ck.cuts != nil {
+				ck.cut(c).Sent = c.sent
 			}
+			if !unaligned {
+				if c.cur != nil && len(c.cur.recs) > 0 {
+					p.finish(now, c)
+				}
+				b := t.s.newBuffer()
+				b.barrier = id
+				c.backlog.push(b)
+				c.trySend(now)
+				continue
+			}
+			persisted += c.persistUnsent(ck)
 			b := t.s.newBuffer()
-			b.barrier = id
-			c.backlog.push(b)
-			c.trySend(now)
+			b.barrier, b.priority = id, true
+			at := now
+			if c.remote {
+				at = addNs(now, float64(c.latency))
+			}
+			at = max(at, c.lastArrival)
+			c.lastArrival = at
+			c.inflight.push(b)
+			t.s.eng.Schedule(at, c, c.arg(chanDeliver))
 		}
 	}
+	return persisted
+}
+
+// cut returns the cut entry of channel c.
+func (ck *checkpoint) cut(c *channel) *Cut {
+	x := ck.cuts[c]
+	if x == nil {
+		x = &Cut{From: fmt.Sprintf("%s[%d]", c.from.v.name, c.from.index), To: fmt.Sprintf("%s[%d]", c.to.v.name, c.to.index)}
+		ck.cuts[c] = x
+	}
+	return x
+}
+
+// persistUnsent copies the records written to c and not yet sent (its
+// current buffer and its backlog) into ck's channel state of the receiver
+// and returns their bytes.
+func (c *channel) persistUnsent(ck *checkpoint) int64 {
+	var n int64
+	add := func(b *buffer) {
+		if b == nil || b.barrier != 0 {
+			return
+		}
+		ck.chanState[c.to.gid] = append(ck.chanState[c.to.gid], b.recs...)
+		n += b.bytes
+	}
+	for i := 0; i < c.backlog.len(); i++ {
+		add(c.backlog.at(i))
+	}
+	add(c.cur)
+	return n
 }
 
 // onBarrier handles barrier id read from input channel c (aligned mode):
@@ -266,24 +630,88 @@ func (t *subtask) onBarrier(now des.Time, c *channel, id int64) {
 			t.endAlignment(now) // a newer checkpoint overtook the old one
 		}
 		t.aligning, t.barriersSeen, t.alignStart = id, 0, now
-		ck.started(now, id)
+		ck.started(now, t, id)
 	}
 	t.barriersSeen++
 	if t.barriersSeen < len(t.gate.chans) {
 		c.blocked = true
 		return
 	}
-	ck.aligned(id, now-t.alignStart)
+	cp := ck.pending[id]
+	if cp.cuts != nil {
+		for _, in := range t.gate.chans {
+			cp.cut(in).Received = in.recv
+		}
+	}
+	ck.aligned(t, id, now-t.alignStart)
 	t.endAlignment(now)
-	t.forwardBarrier(now, id)
-	ck.ack(now, t, id)
+	t.forwardBarrier(now, id, cp)
+	t.snapshot(now, cp, 0)
 }
 
-// endAlignment unblocks every input channel.
+// onPriorityBarrier handles unaligned barrier id arriving on input
+// channel c, ahead of the data buffered there. At the first barrier of a
+// checkpoint the subtask snapshots at once: it persists every record
+// waiting in its input (and the one in service), forwards the barrier
+// overtaking its output buffers, and keeps persisting what arrives on the
+// inputs whose barrier has not come yet. When the last barrier is in, it
+// uploads the state and the persisted data and acknowledges.
+func (t *subtask) onPriorityBarrier(now des.Time, c *channel, id int64) {
+	co := t.s.ckpt
+	ck := co.pending[id]
+	if ck == nil || id < t.aligning {
+		return
+	}
+	if t.aligning != id {
+		t.endAlignment(now)
+		t.aligning, t.barriersSeen, t.alignStart, t.persisted = id, 0, now, 0
+		co.started(now, t, id)
+		if t.state == stateBusy && !t.gcBusy {
+			t.persistIn(ck, t.cur) // taken, not processed: input of the cut
+		}
+		for _, r := range t.restored[t.restoredNext:] {
+			t.persistIn(ck, r)
+		}
+		g := t.gate
+		if g.cur != nil {
+			for _, r := range g.cur.recs[g.cur.next:] {
+				t.persistIn(ck, r)
+			}
+		}
+		for _, in := range g.chans {
+			for i := 0; i < in.queue.len(); i++ {
+				if b := in.queue.at(i); b.barrier == 0 && b != g.cur {
+					for _, r := range b.recs {
+						t.persistIn(ck, r)
+					}
+				}
+			}
+			in.spill = id
+		}
+		t.persisted += t.forwardBarrier(now, id, ck)
+	}
+	c.spill = 0
+	t.barriersSeen++
+	if t.barriersSeen < len(t.gate.chans) {
+		return
+	}
+	co.aligned(t, id, now-t.alignStart)
+	t.aligning, t.barriersSeen = 0, 0
+	t.snapshot(now, ck, t.persisted)
+}
+
+// persistIn adds r to t's persisted input for checkpoint ck.
+func (t *subtask) persistIn(ck *checkpoint, r Record) {
+	ck.chanState[t.gid] = append(ck.chanState[t.gid], r)
+	t.persisted += int64(r.Size)
+}
+
+// endAlignment unblocks every input channel and stops persisting.
 func (t *subtask) endAlignment(now des.Time) {
 	t.aligning, t.barriersSeen = 0, 0
 	g := t.gate
 	for _, c := range g.chans {
+		c.spill = 0
 		if c.blocked {
 			c.blocked = false
 			if c.queue.len() > 0 && !c.inAvail {
@@ -299,6 +727,9 @@ func (s *Sim) triggerCheckpoint() error {
 	if s.ckpt == nil {
 		return fmt.Errorf("checkpointing is off in this scenario (add checkpoint: {mode: aligned, interval: ...})")
 	}
+	if s.ckpt.suspended {
+		return errors.New("the job is not running (it failed or is restarting)")
+	}
 	if len(s.ckpt.pending) >= max(s.ckpt.cfg.MaxConcurrent, 1) {
 		return errors.New("a checkpoint is already in progress (max_concurrent)")
 	}
@@ -308,7 +739,8 @@ func (s *Sim) triggerCheckpoint() error {
 
 // CheckpointColumns are the columns of checkpoints.csv.
 var CheckpointColumns = []string{"checkpoint_id", "trigger_time_s", "status", "end_to_end_duration_ms",
-	"start_delay_max_ms", "alignment_max_ms", "acknowledged_subtasks", "subtasks"}
+	"start_delay_max_ms", "alignment_max_ms", "sync_max_ms", "async_max_ms", "checkpointed_size_bytes",
+	"full_state_size_bytes", "persisted_in_flight_bytes", "acknowledged_subtasks", "subtasks", "failure_reason"}
 
 // WriteCheckpointsCSV writes checkpoints.csv: one row per checkpoint that
 // completed or failed, in the order they ended.
@@ -319,10 +751,30 @@ func WriteCheckpointsCSV(w io.Writer, stats []CheckpointStats) error {
 	}
 	for _, c := range stats {
 		if err := cw.Write([]string{strconv.FormatInt(c.ID, 10), num(c.TriggerS), c.Status, num(c.EndToEnd),
-			num(c.StartDelay), num(c.Alignment), strconv.Itoa(c.Acked), strconv.Itoa(c.Subtasks)}); err != nil {
+			num(c.StartDelay), num(c.Alignment), num(c.Sync), num(c.Async), strconv.FormatInt(c.StateSize, 10),
+			strconv.FormatInt(c.FullSize, 10), strconv.FormatInt(c.Persisted, 10),
+			strconv.Itoa(c.Acked), strconv.Itoa(c.Subtasks), c.Reason}); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// CheckpointSubtaskColumns are the columns of checkpoint_subtasks.csv.
+var CheckpointSubtaskColumns = []string{"checkpoint_id", "status", "vertex", "subtask", "acknowledged_s",
+	"start_delay_ms", "alignment_ms", "sync_ms", "async_ms", "checkpointed_size_bytes", "persisted_in_flight_bytes"}
+
+// WriteCheckpointSubtaskRows writes the rows of checkpoint_subtasks.csv for
+// checkpoint c: one per subtask that acknowledged it. Write the header
+// (CheckpointSubtaskColumns) first.
+func WriteCheckpointSubtaskRows(cw *csv.Writer, c *CheckpointStats) error {
+	for _, st := range c.SubtaskStats {
+		if err := cw.Write([]string{strconv.FormatInt(c.ID, 10), c.Status, st.Vertex, strconv.Itoa(st.Subtask), num(st.AckS),
+			num(st.StartDelay), num(st.Alignment), num(st.Sync), num(st.Async),
+			strconv.FormatInt(st.StateSize, 10), strconv.FormatInt(st.Persisted, 10)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -25,7 +25,7 @@ func runCheckpoints(t *testing.T, sc *scenario.Scenario) *sim.Result {
 // acknowledges each of them.
 func TestAlignedCheckpointsComplete(t *testing.T) {
 	sc := load(t, "sensors-1000")
-	sc.Checkpoint = scenario.Checkpointing{Mode: scenario.CheckpointAligned, Interval: 10 * des.Second, Timeout: des.Minute, MaxConcurrent: 1}
+	sc.Checkpoint = aligned(10*des.Second, des.Minute)
 	res := runCheckpoints(t, sc)
 	cs := res.Summary.Checkpoints
 	if cs == nil || cs.Triggered != 6 || cs.Completed != 5 || cs.Failed != 0 || cs.InProgress != 1 {
@@ -55,7 +55,7 @@ func TestAlignedCheckpointsComplete(t *testing.T) {
 // about the time the queued records take.
 func TestAlignedCheckpointsUnderBackpressure(t *testing.T) {
 	sc := load(t, "backpressure")
-	sc.Checkpoint = scenario.Checkpointing{Mode: scenario.CheckpointAligned, Interval: 30 * des.Second, Timeout: 20 * des.Second, MaxConcurrent: 1}
+	sc.Checkpoint = aligned(30*des.Second, 20*des.Second)
 	res := runCheckpoints(t, sc)
 	cs := res.Summary.Checkpoints
 	if cs.Completed != 0 || cs.Failed == 0 || cs.LastDuration != nil || cs.MaxDuration != nil {
@@ -145,7 +145,7 @@ func TestCheckpointAction(t *testing.T) {
 	if err := s.Inject(sim.Action{Kind: sim.ActionCheckpoint}); err == nil || !strings.Contains(err.Error(), "checkpointing is off") {
 		t.Errorf("checkpoint without checkpointing: err = %v", err)
 	}
-	sc.Checkpoint = scenario.Checkpointing{Mode: scenario.CheckpointAligned, Interval: time100s, Timeout: des.Minute, MaxConcurrent: 1}
+	sc.Checkpoint = aligned(time100s, des.Minute)
 	s, _ = sim.New(sc, sim.Options{})
 	_ = s.RunUntil(context.Background(), 5*des.Second)
 	if err := s.Inject(sim.Action{Kind: sim.ActionCheckpoint}); err != nil {
@@ -158,3 +158,11 @@ func TestCheckpointAction(t *testing.T) {
 }
 
 const time100s = 100 * des.Second
+
+// aligned returns aligned checkpoints every interval with the given
+// timeout and the other settings at their defaults.
+func aligned(interval, timeout des.Time) scenario.Checkpointing {
+	c := scenario.DefaultCheckpointing()
+	c.Mode, c.Interval, c.Timeout = scenario.CheckpointAligned, interval, timeout
+	return c
+}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -202,7 +201,9 @@ func mustParse(t *testing.T, yaml string) *scenario.Scenario {
 }
 
 // Broadcast sends every record to every receiving subtask; a selectivity
-// of 2.5 emits exactly 5 records per 2 inputs.
+// of 2.5 emits 2 or 3 records per input, decided by a hash of the record
+// id (so that a replayed record is multiplied the same way): 2500 ± a
+// binomial spread, and exactly what outputs() says for the 1000 ids.
 func TestBroadcastAndSelectivity(t *testing.T) {
 	// exactly 1000 records: 100/s for 10s, then nothing
 	sc := mustParse(t, `
@@ -224,16 +225,24 @@ sinks:
 	}
 	_ = s.RunUntil(t.Context(), sc.Duration)
 	sum := s.Result().Summary
-	if got := sum.Vertices[1].RecordsOut; got != 2500 {
-		t.Errorf("split wrote %d records for 1000 inputs at selectivity 2.5, want 2500", got)
+	want := 0
+	for off := uint64(0); off < 1000; off++ {
+		want += outputs(sourceID(0, off), s.vertices[1].salt, 2.5)
+	}
+	if math.Abs(float64(want)-2500) > 3*math.Sqrt(1000*0.25) {
+		t.Errorf("outputs() gives %d records for 1000 inputs at selectivity 2.5, want 2500 ± 47", want)
+	}
+	if got := sum.Vertices[1].RecordsOut; got != uint64(want) {
+		t.Errorf("split wrote %d records for 1000 inputs at selectivity 2.5, want %d", got, want)
 	}
 	for _, st := range sum.Vertices[2].Subtasks {
-		if st.RecordsIn != 2500 {
-			t.Errorf("broadcast receiver %d read %d records, want 2500", st.Index, st.RecordsIn)
+		if st.RecordsIn != uint64(want) {
+			t.Errorf("broadcast receiver %d read %d records, want %d", st.Index, st.RecordsIn, want)
 		}
 	}
-	if sum.Totals.Delivered != 7500 {
-		t.Errorf("delivered %d, want 3 × 2500", sum.Totals.Delivered)
+	d := sum.Delivery
+	if sum.Totals.Delivered != 3*uint64(want) || d.Delivered != 3*uint64(want) || d.Duplicated != 0 {
+		t.Errorf("delivered %d (%d distinct, %d duplicated), want 3 × %d distinct: broadcast copies have ids of their own", sum.Totals.Delivered, d.Delivered, d.Duplicated, want)
 	}
 }
 
@@ -332,18 +341,22 @@ duration: 10s
 sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
 `)
-	var samples int
-	obs := &countingObserver{onSample: func(*Sample) { samples++ }}
+	var samples, samplesAtFailure int
+	var failedAt des.Time = -1
+	obs := &countingObserver{onSample: func(*Sample) { samples++ }, onEvent: func(e Event) {
+		if e.Type == EventFailure {
+			failedAt, samplesAtFailure = e.Time, samples
+		}
+	}}
 	s, err := New(sc, Options{Observer: obs, Actions: []Action{{AtS: 5, Kind: ActionFailure, Vertex: "src"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.RunUntil(t.Context(), sc.Duration)
-	if !errors.Is(err, ErrNotModelled) {
-		t.Fatalf("err = %v, want ErrNotModelled (failures are not simulated yet)", err)
+	if err = s.RunUntil(t.Context(), sc.Duration); err != nil {
+		t.Fatal(err)
 	}
-	if s.Now() != 5*des.Second || samples != 5 {
-		t.Errorf("stopped at %v after %d samples, want 5s after the 5th sample", s.Now(), samples)
+	if failedAt != 5*des.Second || samplesAtFailure != 5 {
+		t.Errorf("failed at %v after %d samples, want 5s after the 5th sample", failedAt, samplesAtFailure)
 	}
 	if _, err := New(sc, Options{Actions: []Action{{AtS: 5, Kind: ActionCheckpoint}, {AtS: 4, Kind: ActionCheckpoint}}}); err == nil {
 		t.Error("actions out of time order must be refused")
@@ -353,7 +366,14 @@ sinks: [{name: out, input: src}]
 	}
 }
 
-type countingObserver struct{ onSample func(*Sample) }
+type countingObserver struct {
+	onSample func(*Sample)
+	onEvent  func(Event)
+}
 
 func (o *countingObserver) Sample(s *Sample) { o.onSample(s) }
-func (o *countingObserver) Event(Event)      {}
+func (o *countingObserver) Event(e Event) {
+	if o.onEvent != nil {
+		o.onEvent(e)
+	}
+}

@@ -2,10 +2,15 @@ package sim
 
 import "github.com/dspalab/dspalab/sim/des"
 
-// Event kinds of a channel (the arg of its events): chanDeliver hands the
-// oldest buffer in flight to the receiver; a positive arg is that many
-// credits arriving at the sender.
+// Event kinds of a channel (the low 32 bits of the arg of its events, the
+// job's epoch above them): chanDeliver hands the oldest buffer in flight to
+// the receiver; a positive kind is that many credits arriving at the
+// sender. A failover replaces every channel; the events of the old ones
+// are ignored.
 const chanDeliver = 0
+
+// arg packs the epoch with kind.
+func (c *channel) arg(kind int64) int64 { return int64(c.epoch)<<32 | kind }
 
 // channel connects one sending subtask to one receiving subtask. It holds
 // both ends of Flink's credit-based protocol: the sender's current buffer,
@@ -19,6 +24,17 @@ type channel struct {
 	remote   bool
 	latency  des.Time
 	bw       float64 // bytes per simulated second
+	epoch    uint32
+
+	// records written into the channel and taken out of it by the
+	// receiver (consistent-cut checks)
+	sent, recv int64
+	// unaligned checkpoints: the checkpoint whose data arriving here the
+	// receiver persists (its barrier has not come on this channel yet);
+	// the time of the last delivery scheduled (a barrier follows what is
+	// on the wire)
+	spill       int64
+	lastArrival des.Time
 
 	// sender side
 	cur      *buffer
@@ -50,6 +66,7 @@ type partition struct {
 	bufTimeout des.Time
 	rr         int
 	flushArmed bool
+	epoch      uint32
 }
 
 // gate is the input gate of a subtask: all its input channels, the order in
@@ -69,17 +86,29 @@ type gate struct {
 
 // HandleEvent runs a channel's deliveries and credit announcements.
 func (c *channel) HandleEvent(now des.Time, arg int64) {
-	if arg == chanDeliver {
+	if uint32(arg>>32) != c.epoch {
+		return // a channel replaced by a failover
+	}
+	kind := arg & 0xffffffff
+	if kind == chanDeliver {
 		c.deliver(now, c.inflight.pop())
 		return
 	}
-	c.credit += int(arg)
+	c.credit += int(kind)
 	c.trySend(now)
 }
 
 // HandleEvent flushes the partition when its buffer timeout expires.
-func (p *partition) HandleEvent(now des.Time, _ int64) {
+func (p *partition) HandleEvent(now des.Time, arg int64) {
+	if uint32(arg) != p.epoch {
+		return
+	}
 	p.flushArmed = false
+	p.flushAll(now)
+}
+
+// flushAll ships every channel's partly filled buffer.
+func (p *partition) flushAll(now des.Time) {
 	for _, c := range p.chans {
 		if c.cur != nil && len(c.cur.recs) > 0 {
 			p.finish(now, c)
@@ -108,12 +137,13 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 	}
 	b.recs = append(b.recs, *r)
 	b.bytes += int64(r.Size)
+	c.sent++
 	switch {
-	case p.bufTimeout == 0 || b.bytes+int64(r.Size) > p.bufSize:
-		p.finish(now, c)
+	case p.bufTimeout == 0 || b.bytes+int64(r.Size) > p.bufSize || p.s.halted:
+		p.finish(now, c) // a stop-the-world checkpoint drains the job at once
 	case !p.flushArmed:
 		p.flushArmed = true
-		p.s.eng.After(p.bufTimeout, p, 0)
+		p.s.eng.After(p.bufTimeout, p, int64(p.epoch))
 	}
 	return true
 }
@@ -136,6 +166,9 @@ func (p *partition) finish(now des.Time, c *channel) {
 // trySend ships backlogged buffers while the receiver has credit.
 func (c *channel) trySend(now des.Time) {
 	unb := c.part.unbounded
+	if c.from.down {
+		return // a failed sender sends nothing
+	}
 	for c.backlog.len() > 0 && (unb || c.credit > 0) {
 		b := c.backlog.pop()
 		b.backlog = c.backlog.len()
@@ -144,12 +177,14 @@ func (c *channel) trySend(now des.Time) {
 		}
 		at := now
 		if c.remote {
-			start := max(now, c.linkFree)
+			start := max(now, c.linkFree, c.s.partitionedUntil(c, now))
 			c.linkFree = addNs(start, float64(b.bytes)/c.bw*float64(des.Second))
 			at = addNs(c.linkFree, float64(c.latency))
 		}
+		at = max(at, c.lastArrival)
+		c.lastArrival = at
 		c.inflight.push(b)
-		c.s.eng.Schedule(at, c, chanDeliver)
+		c.s.eng.Schedule(at, c, c.arg(chanDeliver))
 	}
 }
 
@@ -157,6 +192,21 @@ func (c *channel) trySend(now des.Time) {
 // pool.
 func (c *channel) deliver(now des.Time, b *buffer) {
 	g := c.gate
+	if b.priority { // an unaligned barrier takes no buffer and is not queued
+		id := b.barrier
+		c.s.freeBuffer(b)
+		if !c.to.down {
+			c.to.onPriorityBarrier(now, c, id)
+		}
+		return
+	}
+	if c.spill != 0 && b.barrier == 0 {
+		if ck := c.s.ckpt.pending[c.spill]; ck != nil {
+			for _, r := range b.recs {
+				c.to.persistIn(ck, r)
+			}
+		}
+	}
 	b.arrived = now
 	b.next = 0
 	if !g.unbounded {
@@ -204,11 +254,12 @@ func (c *channel) announce(now des.Time, n int) {
 	if n <= 0 {
 		return
 	}
-	d := des.Time(0)
+	now = c.s.eng.Now()
+	at := now
 	if c.remote {
-		d = c.latency
+		at = addNs(max(now, c.s.partitionedUntil(c, now)), float64(c.latency))
 	}
-	c.s.eng.After(d, c, int64(n))
+	c.s.eng.Schedule(at, c, c.arg(int64(n)))
 }
 
 // next moves the next record into *r and its arrival time into *arrived. It
@@ -244,6 +295,7 @@ func (g *gate) next(now des.Time, r *Record, arrived *des.Time) bool {
 	*r = b.recs[b.next]
 	*arrived = b.arrived
 	b.next++
+	g.curCh.recv++
 	g.queuedRecs--
 	if b.next == len(b.recs) {
 		c := g.curCh

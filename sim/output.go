@@ -21,7 +21,7 @@ var TimeseriesColumns = []string{
 	"in_rate_rps", "out_rate_rps", "queued_records", "queued_buffers",
 	"busy_ms_per_s", "idle_ms_per_s", "backpressured_ms_per_s", "status",
 	"latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_max_ms",
-	"source_lag_records", "dropped_records",
+	"source_lag_records", "dropped_records", "state_bytes",
 }
 
 // WriteSummaryJSON writes s as indented JSON (summary.json).
@@ -67,16 +67,19 @@ func (sw *StreamWriter) Sample(s *Sample) {
 	}
 	t := num(s.Time.Seconds())
 	for _, r := range s.Rows {
-		lag, dropped := "", ""
+		lag, dropped, state := "", "", ""
 		if r.Kind == KindSource {
 			lag, dropped = strconv.FormatInt(r.SourceLag, 10), strconv.FormatUint(r.Dropped, 10)
+		}
+		if r.Kind == KindOperator {
+			state = strconv.FormatInt(r.StateBytes, 10)
 		}
 		rec := sw.rec[:0]
 		rec = append(rec, t, r.Vertex, r.Kind, strconv.Itoa(r.Subtask),
 			num(r.InRate), num(r.OutRate), strconv.Itoa(r.QueuedRecords), strconv.Itoa(r.QueuedBuffers),
 			num(r.Busy), num(r.Idle), num(r.Backpressured), r.Status,
 			num(r.LatencyP50), num(r.LatencyP90), num(r.LatencyP99), num(r.LatencyMax),
-			lag, dropped)
+			lag, dropped, state)
 		sw.fail(sw.ts.Write(rec))
 	}
 }
@@ -180,6 +183,21 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 		if c.Triggered > 0 {
 			fmt.Fprintf(&b, "; longest alignment %s, start delay %s", FormatTime(des.Time(c.MaxAlignment*1e6)), FormatTime(des.Time(c.MaxStartDelay*1e6)))
+		}
+	}
+	if c := s.Checkpoints; c != nil && (c.LastSize > 0 || c.MaxPersisted > 0) {
+		fmt.Fprintf(&b, "; last size %s", formatBytes(c.LastSize))
+		if c.MaxPersisted > 0 {
+			fmt.Fprintf(&b, ", in-flight data persisted up to %s", formatBytes(c.MaxPersisted))
+		}
+	}
+	if d := s.Delivery; d != nil && (len(d.Sinks) > 0) {
+		fmt.Fprintf(&b, "\n%s", deliveryText(d))
+	}
+	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
+		fmt.Fprintf(&b, "\nrecovery: %d failures, %d restarts, %s down; job %s", r.Failures, r.Restarts, seconds(r.DowntimeS), r.JobState)
+		if r.Message != "" {
+			fmt.Fprintf(&b, "\n  %s", r.Message)
 		}
 	}
 	fmt.Fprintf(&b, "\nbusy and back-pressured are the maximum over a vertex's subtasks; status: OK <= 10%% < LOW <= 50%% < HIGH\n")

@@ -12,7 +12,8 @@ import (
 // Record is one record in flight. Only records in flight exist in memory:
 // they live in network buffers and are copied, never allocated one by one.
 type Record struct {
-	ID        uint64   // unique per run (delivery accounting)
+	ID        uint64   // unique per run, the same when replayed (delivery accounting; see sourceID)
+	Origin    uint64   // the id of the source record it derives from
 	EventTime des.Time // when the record happened (its arrival at the source)
 	Ingest    des.Time // when the source emitted it into the job
 	Key       uint32   // key id in [0, keys.count)
@@ -21,12 +22,13 @@ type Record struct {
 
 // buffer is one network buffer: records written by a sender for one channel.
 type buffer struct {
-	recs    []Record
-	bytes   int64
-	next    int      // read position at the receiver
-	arrived des.Time // when it reached the receiver
-	backlog int      // sender backlog announced with it (credit-based flow control)
-	barrier int64    // a checkpoint barrier (its id) instead of records
+	recs     []Record
+	bytes    int64
+	next     int      // read position at the receiver
+	arrived  des.Time // when it reached the receiver
+	backlog  int      // sender backlog announced with it (credit-based flow control)
+	barrier  int64    // a checkpoint barrier (its id) instead of records
+	priority bool     // an unaligned barrier: it overtakes buffered data
 }
 
 // serviceDist draws service times of one vertex.

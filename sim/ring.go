@@ -29,6 +29,9 @@ func (r *ring[T]) pop() T {
 
 func (r *ring[T]) peek() T { return r.buf[r.head] }
 
+// at returns the i-th element from the head.
+func (r *ring[T]) at(i int) T { return r.buf[(r.head+i)&(len(r.buf)-1)] }
+
 func (r *ring[T]) grow() {
 	size := 2 * len(r.buf)
 	if size == 0 {

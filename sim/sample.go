@@ -61,6 +61,9 @@ type Row struct {
 	// Dropped the records a non-replayable source dropped so far. Sources only.
 	SourceLag int64
 	Dropped   uint64
+	// StateBytes is the keyed state held at the end of the interval, in
+	// bytes (operators; 0 when stateless).
+	StateBytes int64
 }
 
 // takeSample closes the current metrics interval.
@@ -90,6 +93,9 @@ func (s *Sim) takeSample(now des.Time) {
 			if t.gate != nil {
 				r.QueuedRecords, r.QueuedBuffers = t.gate.queuedRecs, t.gate.queuedBufs
 			}
+			if t.keyed != nil {
+				r.StateBytes = t.keyed.bytes()
+			}
 			if t.src != nil {
 				r.QueuedRecords = t.src.queued()
 				r.SourceLag = int64(t.src.lag(now))
@@ -107,6 +113,7 @@ func (s *Sim) takeSample(now des.Time) {
 			vr.Backpressured = max(vr.Backpressured, r.Backpressured)
 			vr.SourceLag += r.SourceLag
 			vr.Dropped += r.Dropped
+			vr.StateBytes += r.StateBytes
 		}
 		vr.Status = Status(vr.Backpressured / 1000)
 		if h := v.ivLat; h.Count() > 0 {
@@ -127,6 +134,13 @@ func (s *Sim) takeSample(now des.Time) {
 		}
 	}
 	s.lastSample = now
+	if s.samples++; s.samples%64 == 0 {
+		for _, v := range s.vertices {
+			if v.sink != nil {
+				v.sink.visible.RunOptimize() // runs of consecutive ids take a few bytes
+			}
+		}
+	}
 	if !s.warmedUp && s.warmup > 0 && now >= s.warmup {
 		s.warmedUp = true
 		s.emit(Event{Type: EventWarmupEnded, Message: "statistics start at " + FormatTime(s.warmup)})

@@ -80,11 +80,16 @@ type Sim struct {
 	subtasks []*subtask
 	sources  []*source
 
-	nextID    uint64
-	delivered uint64
+	delivered uint64 // records that reached a sink (visible or not)
+	lost      uint64 // records destroyed for good (see DeliverySummary.Lost)
 	freeBufs  []*buffer
+	workers   []*worker
+	epoch     uint32    // incremented by every failover
+	halted    bool      // a stop-the-world checkpoint holds the sources
+	fo        *failover // failures, restarts and recovery
 
 	lastSample des.Time
+	samples    int
 	sample     Sample
 	events     uint64
 	stopped    error
@@ -106,6 +111,8 @@ type vertex struct {
 	selectivity float64
 	net         scenario.Network
 	keys        *keyDist
+	sink        *sinkState         // sinks: the external system written to
+	salt        uint64             // per-vertex hash salt (selectivity, copies)
 	ivLat       *metrics.Histogram // end-to-end latency at this vertex, this interval
 	winLat      *metrics.Histogram // the same inside the statistics window
 	status      string
@@ -155,6 +162,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: invalid scenario %q: %w", sc.Name, err)
 	}
+	sc = sc.WithDefaults() // zero values of a Scenario built in Go mean the defaults
 	s := &Sim{sc: sc, opts: opts, warmup: sc.Warmup, duration: sc.Duration, interval: sc.Metrics.Interval}
 	if s.interval <= 0 {
 		s.interval = des.Second
@@ -164,10 +172,17 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	}
 	for _, src := range s.sources {
 		src.start()
+		src.initial = src.snapshot()
 	}
 	s.eng.Schedule(s.nextSample(0), s, 0)
-	if sc.Checkpoint.Mode == scenario.CheckpointAligned {
+	if m := sc.Checkpoint.Mode; m != "" && m != scenario.CheckpointNone {
 		s.ckpt = newCoordinator(s, sc.Checkpoint)
+	}
+	s.fo = newFailover(s)
+	for _, w := range s.workers {
+		if w.gcInterval > 0 && w.gcInterval <= s.duration {
+			s.eng.Schedule(w.gcInterval, w, 0)
+		}
 	}
 	s.opts.Actions = append([]Action(nil), opts.Actions...) // times are filled in below
 	for i := range s.opts.Actions {
@@ -202,11 +217,12 @@ func (s *Sim) Now() des.Time { return s.eng.Now() }
 // Duration returns the scenario's duration.
 func (s *Sim) Duration() des.Time { return s.duration }
 
-// Emitted returns how many records the sources have emitted so far.
+// Emitted returns how many records the sources have emitted so far,
+// replays included.
 func (s *Sim) Emitted() uint64 {
 	var n uint64
 	for _, src := range s.sources {
-		n += src.read
+		n += src.emits
 	}
 	return n
 }
@@ -330,11 +346,6 @@ func (s *Sim) nextSample(now des.Time) des.Time {
 	return min(next, s.duration)
 }
 
-func (s *Sim) newID() uint64 {
-	s.nextID++
-	return s.nextID
-}
-
 func (s *Sim) newBuffer() *buffer {
 	if n := len(s.freeBufs); n > 0 {
 		b := s.freeBufs[n-1]
@@ -346,7 +357,7 @@ func (s *Sim) newBuffer() *buffer {
 
 func (s *Sim) freeBuffer(b *buffer) {
 	b.recs = b.recs[:0]
-	b.bytes, b.next, b.backlog, b.barrier = 0, 0, 0, 0
+	b.bytes, b.next, b.backlog, b.barrier, b.priority = 0, 0, 0, 0, false
 	s.freeBufs = append(s.freeBufs, b)
 }
 

@@ -34,14 +34,18 @@ const (
 // the time. Waiting for records to arrive is idle time.
 type source struct {
 	t        *subtask
+	seq      int // sequence number among all source subtasks (record ids)
 	mode     int
 	gen      arrivals  // times of the records to read
 	log      arrivals  // srcLog: appends to the log, for the lag
 	trace    *traceGen // gen, when the source replays a trace (event time and key)
 	keys     *keyDist
 	keyRng   *rand.Rand
+	keyPCG   *rand.PCG // keyRng's state (rewinding)
+	genPCG   *rand.PCG // gen's state when generated (rewinding)
 	size     int32
 	readCost des.Time
+	reopen   func() (arrivals, error) // a fresh gen (trace rewinding)
 
 	vt      des.Time // srcLog, srcPaced: time of the next record (log or producer time)
 	ended   bool     // the arrival process has no more records
@@ -55,9 +59,34 @@ type source struct {
 	fifoKey   ring[uint32]   // srcQueued trace: their keys
 	limit     int
 
-	nextAppend    des.Time
-	appended      uint64
-	read, dropped uint64
+	nextAppend des.Time
+	appended   uint64
+	dropped    uint64
+	nextArr    des.Time // srcQueued: time of the next arrival scheduled
+
+	// Offsets: next is the offset of the next record to emit (a
+	// replayable source rewinds it); accepted, of srcQueued, the offset
+	// the next arrival taken into the buffer gets. maxOffset is one past
+	// the highest offset ever emitted (distinct records emitted);
+	// replayed counts emissions below it; emits counts all emissions.
+	next, accepted      uint64
+	maxOffset, replayed uint64
+	emits               uint64
+	initial             sourceSnap // the position at the start (a rewind without checkpoint)
+	keyBefore           rand.PCG   // the key stream before the last key was drawn
+}
+
+// sourceSnap is a source subtask's checkpointed position: its offset
+// and, to re-read the log from there, the state of its arrival process
+// and key stream.
+type sourceSnap struct {
+	next    uint64
+	vt      des.Time
+	ended   bool
+	gen     arrivalGen
+	genPCG  rand.PCG
+	keyPCG  rand.PCG
+	traceAt uint64 // records of a trace read by then
 }
 
 // arrivals is an arrival process: generated (arrivalGen) or replayed
@@ -71,13 +100,18 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	src := &source{
 		t:      t,
 		keys:   keys,
-		keyRng: des.Stream(seed, base+"/keys"),
+		keyPCG: des.StreamPCG(seed, base+"/keys"),
 		size:   int32(sc.RecordSize),
 		limit:  max(sc.BufferLimit, 1),
 	}
+	src.keyRng = rand.New(src.keyPCG)
 	arr := func() (arrivals, error) {
 		if sc.Arrival.Process != scenario.ArrivalTrace {
-			return newArrivalGen(sc.Arrival, des.Stream(seed, base+"/arrivals")), nil
+			pcg := des.StreamPCG(seed, base+"/arrivals")
+			if src.genPCG == nil {
+				src.genPCG = pcg
+			}
+			return newArrivalGen(sc.Arrival, rand.New(pcg)), nil
 		}
 		if open == nil {
 			return nil, fmt.Errorf("sim: source %s replays a trace, but no trace opener was given (Options.OpenTrace)", sc.Name)
@@ -93,6 +127,9 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 		return nil, err
 	}
 	src.trace, _ = src.gen.(*traceGen)
+	if src.trace != nil {
+		src.reopen = arr
+	}
 	switch {
 	case sc.Replayable:
 		src.mode = srcLog
@@ -132,7 +169,7 @@ func (src *source) start() {
 	src.draw()
 	if !src.ended {
 		src.armed = true
-		src.t.s.eng.Schedule(src.vt+src.offset, src.t, evReady)
+		src.t.at(src.vt+src.offset, evReady)
 	}
 }
 
@@ -163,12 +200,16 @@ func (src *source) available(now des.Time) (des.Time, bool) {
 
 // advance reads and writes records while they are available and the
 // output takes them; it leaves the subtask idle (waiting for a record),
-// busy (reading one) or back-pressured (holding one).
+// busy (reading one) or back-pressured (holding one). A stop-the-world
+// checkpoint holds it idle; a failed or paused subtask does nothing.
 func (src *source) advance(now des.Time) {
 	t := src.t
+	if t.down || t.paused(now) {
+		return
+	}
 	for !src.fetchng && t.state != stateBP {
 		at, ok := src.available(now)
-		if !ok {
+		if !ok || t.s.halted {
 			t.setState(now, stateIdle)
 			return
 		}
@@ -176,14 +217,14 @@ func (src *source) advance(now des.Time) {
 			t.setState(now, stateIdle)
 			if !src.armed {
 				src.armed = true
-				t.s.eng.Schedule(at, t, evReady)
+				t.at(at, evReady)
 			}
 			return
 		}
 		if src.readCost > 0 {
 			t.setState(now, stateBusy)
 			src.fetchng = true
-			t.s.eng.After(src.readCost, t, evFetched)
+			t.after(src.readCost, evFetched)
 			return
 		}
 		if !src.emitNext(now) {
@@ -216,10 +257,19 @@ func (src *source) emitNext(now des.Time) bool {
 	case src.trace != nil:
 		et, key = src.trace.eventTime, src.trace.key
 	default:
+		src.keyBefore = *src.keyPCG
 		key = src.keys.sample(src.keyRng)
 	}
+	id := sourceID(src.seq, src.next)
+	src.next++
+	if src.next > src.maxOffset {
+		src.maxOffset = src.next
+	} else {
+		src.replayed++
+	}
 	t.pend = append(t.pend, Record{
-		ID:        t.s.newID(),
+		ID:        id,
+		Origin:    id,
 		EventTime: et,
 		Ingest:    now,
 		Key:       key,
@@ -235,7 +285,7 @@ func (src *source) emitNext(now des.Time) bool {
 
 // emitted follows the write of the record in hand.
 func (src *source) emitted(now des.Time) {
-	src.read++
+	src.emits++
 	src.t.setState(now, stateIdle)
 	switch src.mode {
 	case srcPaced:
@@ -260,14 +310,17 @@ func (src *source) fetched(now des.Time) {
 	}
 }
 
-// arrive handles evArrive of a source that buffers or drops.
+// arrive handles evArrive of a source that buffers or drops. While the
+// subtask is down (failed, the job restarting) nobody reads the socket:
+// the arrival is dropped.
 func (src *source) arrive(now des.Time) {
 	held := src.fifo.len()
 	if src.t.state == stateBP {
 		held++ // the record in hand
 	}
-	if held < src.limit {
+	if held < src.limit && !src.t.down {
 		src.fifo.push(now)
+		src.accepted++
 		if src.trace != nil {
 			src.fifoEvent.push(src.trace.eventTime)
 			src.fifoKey.push(src.trace.key)
@@ -283,8 +336,9 @@ func (src *source) arrive(now des.Time) {
 // drops; a trace that fails stops the run after the current event.
 func (src *source) scheduleArrival() {
 	at := src.gen.next()
+	src.nextArr = at
 	if at != des.Never {
-		src.t.s.eng.Schedule(at, src.t, evArrive)
+		src.t.at(at, evArrive)
 		return
 	}
 	if src.trace != nil && src.t.s.stopped == nil {
@@ -314,11 +368,62 @@ func (src *source) lag(now des.Time) uint64 {
 		src.appended++
 		src.nextAppend = src.log.next()
 	}
-	if src.appended < src.read {
+	pos := src.next // the offset of the next record to write
+	if src.t.state == stateBP {
+		pos-- // the record in hand is not written yet
+	}
+	if src.appended < pos {
 		return 0
 	}
-	return src.appended - src.read
+	return src.appended - pos
 }
 
 // queued returns the records a source holds in memory (buffer and drop).
 func (src *source) queued() int { return src.fifo.len() }
+
+// snapshot returns the source's position for a checkpoint: the offset of
+// the next record to emit (its record in hand, if any, is not emitted
+// yet) and what is needed to read on from there.
+func (src *source) snapshot() sourceSnap {
+	sn := sourceSnap{next: src.next, vt: src.vt, ended: src.ended, keyPCG: *src.keyPCG}
+	if src.t.state == stateBP && src.mode != srcQueued {
+		// a record in hand (an unaligned barrier passed a back-pressured
+		// source) is not written yet: it comes after the barrier, and a
+		// restored source reads it again
+		sn.next--
+		sn.vt, sn.keyPCG = src.taken, src.keyBefore
+	}
+	if g, ok := src.gen.(*arrivalGen); ok {
+		sn.gen = *g
+		if src.genPCG != nil {
+			sn.genPCG = *src.genPCG
+		}
+	}
+	if src.trace != nil {
+		sn.traceAt = src.trace.n
+	}
+	return sn
+}
+
+// rewind sets a replayable source back to a checkpointed position (or,
+// without a checkpoint, to its start): it re-reads the log from there and
+// emits the same records (ids, keys and event times) again.
+func (src *source) rewind(sn *sourceSnap) error {
+	src.next, src.vt, src.ended = sn.next, sn.vt, sn.ended
+	*src.keyPCG = sn.keyPCG
+	switch g := src.gen.(type) {
+	case *arrivalGen:
+		*g = sn.gen
+		*src.genPCG = sn.genPCG
+	case *traceGen:
+		fresh, err := src.reopen()
+		if err != nil {
+			return err
+		}
+		tg := fresh.(*traceGen)
+		for tg.n < sn.traceAt && tg.next() != des.Never {
+		}
+		src.gen, src.trace = tg, tg
+	}
+	return nil
+}

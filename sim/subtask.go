@@ -15,12 +15,25 @@ const (
 )
 
 // Event kinds of a subtask.
+// The arg of a subtask event packs the job's epoch above the kind: a
+// failover starts a new epoch, and the events of the old one are ignored.
 const (
 	evComplete = 1 // service of the current record ends
 	evArrive   = 2 // a record arrives at a source that buffers or drops
 	evReady    = 3 // a source's next record is due
 	evFetched  = 4 // a source has read its next record
+	evResume   = 5 // a pause of the worker (garbage collection) ended
 )
+
+// at schedules event kind of t at time when, in the current epoch.
+func (t *subtask) at(when des.Time, kind int64) {
+	t.s.eng.Schedule(when, t, int64(t.s.epoch)<<8|kind)
+}
+
+// after schedules event kind of t after d, in the current epoch.
+func (t *subtask) after(d des.Time, kind int64) {
+	t.s.eng.After(d, t, int64(t.s.epoch)<<8|kind)
+}
 
 // subtask is one parallel instance of a vertex, placed in slot index of the
 // cluster.
@@ -29,6 +42,7 @@ type subtask struct {
 	v      *vertex
 	index  int
 	worker int
+	gid    int // index among all subtasks
 
 	state int
 	since des.Time
@@ -42,7 +56,23 @@ type subtask struct {
 
 	cur        Record
 	curArrived des.Time
-	carry      float64 // selectivity accumulator
+
+	// failures: down while failed or restarting; slow multiplies service
+	// times (a straggler); restored holds persisted channel state to be
+	// processed first after a recovery (unaligned checkpoints)
+	down         bool
+	slow         float64
+	restored     []Record
+	restoredNext int
+	resumeArmed  bool
+	gcBusy       bool // busy only because of a pause
+
+	keyed *keyedState // keyed state; nil for a stateless vertex
+
+	// transactional sinks: open and pre-committed transactions
+	txns []txn
+
+	copyBuf Record // copyOf's result
 
 	// pending emission: the records of one input, each written to every
 	// output partition; the cursors survive a block
@@ -70,6 +100,8 @@ type subtask struct {
 	aligning        int64    // the checkpoint whose barriers are coming in, or 0
 	barriersSeen    int      // of aligning, on how many input channels
 	alignStart      des.Time // when its first barrier came
+	persisted       int64    // unaligned: bytes of in-flight data persisted for aligning
+	persistedRecs   []Record // unaligned: the records persisted for aligning
 }
 
 // setState accounts the time since the last change to the old state.
@@ -110,25 +142,81 @@ func (t *subtask) touchN(now des.Time) {
 	t.lastN = now
 }
 
-// HandleEvent runs the subtask's own events.
+// HandleEvent runs the subtask's own events. Events of an older epoch
+// (before a failover) are ignored; a failed subtask only keeps dropping
+// what arrives at its socket; a paused one (garbage collection) does its
+// work when the pause ends.
 func (t *subtask) HandleEvent(now des.Time, arg int64) {
-	switch arg {
+	if uint32(arg>>8) != t.s.epoch {
+		return
+	}
+	kind := arg & 0xff
+	if kind == evArrive {
+		t.src.arrive(now)
+		return
+	}
+	if t.down {
+		return
+	}
+	if p := t.s.workers[t.worker].pausedUntil; p > now && kind != evResume {
+		t.at(p, kind)
+		return
+	}
+	switch kind {
 	case evComplete:
 		t.complete(now)
 		t.pull(now)
-	case evArrive:
-		t.src.arrive(now)
 	case evReady:
 		t.src.ready(now)
 	case evFetched:
 		t.src.fetched(now)
+	case evResume:
+		t.resumeArmed = false
+		if t.gcBusy {
+			t.gcBusy = false
+			t.setState(now, stateIdle) // the pause is over
+		}
+		if t.src != nil {
+			t.src.advance(now)
+		} else {
+			t.pull(now)
+		}
 	}
 }
 
-// pull takes records from the input gate while the subtask is idle.
+// paused reports whether t's worker is in a garbage-collection pause; if
+// so, t is busy (stuck) until it ends and resumes then.
+func (t *subtask) paused(now des.Time) bool {
+	p := t.s.workers[t.worker].pausedUntil
+	if p <= now {
+		return false
+	}
+	if !t.resumeArmed {
+		t.resumeArmed = true
+		t.at(p, evResume)
+	}
+	if t.state == stateIdle {
+		t.gcBusy = true
+		t.setState(now, stateBusy)
+	}
+	return true
+}
+
+// pull takes records while the subtask is idle: first the channel state
+// restored by a recovery, then the input gate.
 func (t *subtask) pull(now des.Time) {
+	if t.down || t.paused(now) {
+		return
+	}
 	for t.state == stateIdle {
-		if !t.gate.next(now, &t.cur, &t.curArrived) {
+		if t.restoredNext < len(t.restored) {
+			t.cur, t.curArrived = t.restored[t.restoredNext], now
+			t.restoredNext++
+			if t.restoredNext == len(t.restored) {
+				t.restored, t.restoredNext = nil, 0
+			}
+			t.arrive(now, 1)
+		} else if !t.gate.next(now, &t.cur, &t.curArrived) {
 			return
 		}
 		t.ivIn++
@@ -137,9 +225,15 @@ func (t *subtask) pull(now des.Time) {
 			t.winIn++
 		}
 		d := t.v.svc.sample(t.rng)
+		if t.keyed != nil {
+			d += t.keyed.access(now, t, t.cur.Key)
+		}
+		if t.slow > 1 {
+			d = des.Time(float64(d)*t.slow + 0.5)
+		}
 		if d > 0 {
 			t.setState(now, stateBusy)
-			t.s.eng.After(d, t, evComplete)
+			t.after(d, evComplete)
 			return
 		}
 		t.complete(now)
@@ -155,19 +249,21 @@ func (t *subtask) complete(now des.Time) {
 		t.sojourn += float64(now - t.curArrived)
 		t.departed++
 	}
-	t.v.observeLatency(now - t.cur.Ingest)
 	if len(t.outs) == 0 {
 		t.s.delivered++
+		t.write(now, &t.cur)
 		t.setState(now, stateIdle)
 		return
 	}
-	t.carry += t.v.selectivity
-	n := int(t.carry)
-	t.carry -= float64(n)
+	t.v.observeLatency(now - t.cur.Ingest)
+	n := 1
+	if t.v.selectivity != 1 {
+		n = outputs(t.cur.ID, t.v.salt, t.v.selectivity)
+	}
 	for i := 0; i < n; i++ {
 		r := t.cur
 		if i > 0 {
-			r.ID = t.s.newID()
+			r.ID = derive(t.cur.ID, t.v.salt+uint64(i))
 		}
 		t.pend = append(t.pend, r)
 	}
@@ -188,7 +284,7 @@ func (t *subtask) emit(now des.Time) bool {
 			p := t.outs[t.pe]
 			if p.edge.part == partBroadcast {
 				for t.pc < len(p.chans) {
-					if !p.write(now, p.chans[t.pc], r) {
+					if !p.write(now, p.chans[t.pc], t.copyOf(r)) {
 						t.blockedOn = p
 						return false
 					}
@@ -199,7 +295,7 @@ func (t *subtask) emit(now des.Time) bool {
 				if t.pch == nil {
 					t.pch = p.choose(r)
 				}
-				if !p.write(now, t.pch, r) {
+				if !p.write(now, t.pch, t.copyOf(r)) {
 					t.blockedOn = p
 					return false
 				}
@@ -219,6 +315,18 @@ func (t *subtask) emit(now des.Time) bool {
 	t.pi = 0
 	t.blockedOn = nil
 	return true
+}
+
+// copyOf returns r as written to the current output edge and channel of
+// emit's cursors: a fan-out's or broadcast's copies other than the first
+// get ids of their own, derived from r's.
+func (t *subtask) copyOf(r *Record) *Record {
+	if t.pe == 0 && t.pc == 0 {
+		return r
+	}
+	t.copyBuf = *r
+	t.copyBuf.ID = derive(r.ID, 1<<62|uint64(t.pe)<<32|uint64(t.pc))
+	return &t.copyBuf
 }
 
 // unblock resumes a subtask back-pressured on p now that p has a buffer.

@@ -42,6 +42,10 @@ type Summary struct {
 	Diagnosis     Diagnosis       `json:"diagnosis"`
 	// Checkpoints sums up the checkpoints (absent without checkpoints).
 	Checkpoints *CheckpointSummary `json:"checkpoints,omitempty"`
+	// Delivery counts records against the ids the sources emitted.
+	Delivery *DeliverySummary `json:"delivery"`
+	// Recovery sums up failures and restarts.
+	Recovery *RecoverySummary `json:"recovery"`
 }
 
 // Window is the span the statistics cover, in simulated seconds.
@@ -172,7 +176,7 @@ func (s *Sim) Result() *Result {
 			ss.Status = Status(ss.Backpressured)
 			ss.RecordsIn, ss.RecordsOut = t.totIn, t.totOut
 			if t.src != nil {
-				ss.RecordsOut = t.src.read
+				ss.RecordsOut = t.src.emits
 			}
 			if t.gate != nil && winSec > 0 {
 				ss.QueueMean = round6(t.area / float64(win))
@@ -229,9 +233,18 @@ func (s *Sim) Result() *Result {
 			Message: fmt.Sprintf("no statistics yet: the run stopped at %s, inside the warmup (%s)", FormatTime(now), FormatTime(s.warmup))}
 	}
 	res := &Result{Summary: sum}
+	res.Summary.Delivery = s.deliverySummary()
+	res.Summary.Recovery = s.fo.summary(now)
 	if s.ckpt != nil {
 		cs := s.ckpt.sum
 		cs.InProgress = len(s.ckpt.pending)
+		busy := s.ckpt.busyWin
+		if s.ckpt.busySince >= 0 && now > s.warmup {
+			busy += now - max(s.ckpt.busySince, s.warmup)
+		}
+		if win > 0 {
+			cs.Overhead = round6(float64(busy) / float64(win))
+		}
 		res.Summary.Checkpoints = &cs
 		res.Checkpoints = append([]CheckpointStats(nil), s.ckpt.stats...)
 	}

@@ -60,6 +60,7 @@ type traceGen struct {
 	key       uint32
 	err       error
 	last      des.Time
+	n         uint64 // records returned
 }
 
 // next returns the arrival time of the next record, or des.Never at the end
@@ -80,6 +81,7 @@ func (g *traceGen) next() des.Time {
 		return des.Never
 	}
 	g.last = r.Arrival
+	g.n++
 	g.eventTime, g.key = r.EventTime, r.Key
 	return r.Arrival
 }

@@ -11,10 +11,17 @@ import (
 // change the draws of another, and the same (seed, name) always gives the
 // same sequence on every platform (PCG from math/rand/v2).
 func Stream(seed uint64, name string) *rand.Rand {
+	return rand.New(StreamPCG(seed, name))
+}
+
+// StreamPCG returns the generator behind Stream(seed, name). Its state is
+// a plain value: copying *p saves the stream's position and assigning the
+// copy back rewinds it (a source rewinding to a checkpoint does so).
+func StreamPCG(seed uint64, name string) *rand.PCG {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
 	n := h.Sum64()
-	return rand.New(rand.NewPCG(splitmix(seed^0x9e3779b97f4a7c15), splitmix(n^seed)))
+	return rand.NewPCG(splitmix(seed^0x9e3779b97f4a7c15), splitmix(n^seed))
 }
 
 // splitmix is the SplitMix64 finaliser; it spreads nearby seeds apart.

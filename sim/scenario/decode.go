@@ -24,27 +24,44 @@ import (
 // documentation. The JSON Schema (schema.go) has the same keys; a test
 // checks that they agree.
 var (
-	topFields         = []string{"name", "description", "seed", "duration", "warmup", "workers", "network", "sources", "operators", "sinks", "metrics", "checkpoint"}
-	workersFields     = []string{"count", "slots"}
+	topFields         = []string{"name", "description", "seed", "duration", "warmup", "workers", "network", "sources", "operators", "sinks", "metrics", "checkpoint", "state_backend", "restart", "high_availability", "failures"}
+	workersFields     = []string{"count", "slots", "memory", "heartbeat_timeout"}
 	networkFields     = []string{"buffer_size", "buffers_per_channel", "floating_buffers", "buffer_timeout", "latency", "bandwidth", "capacity"}
 	sourceFields      = []string{"name", "parallelism", "arrival", "keys", "record_size", "max_rate", "replayable", "on_backpressure", "buffer_limit"}
 	arrivalFields     = []string{"process", "rate", "off_rate", "on_time", "off_time", "schedule", "trace"}
 	stepFields        = []string{"at", "rate"}
 	keysFields        = []string{"count", "distribution", "exponent"}
-	operatorFields    = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "selectivity", "network"}
-	sinkFields        = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "network"}
+	operatorFields    = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "selectivity", "state", "network"}
+	keyedStateFields  = []string{"bytes_per_key"}
+	sinkFields        = []string{"name", "input", "inputs", "partitioning", "parallelism", "max_parallelism", "service_time", "delivery", "network"}
 	serviceTimeFields = []string{"distribution", "mean", "min", "max", "stddev"}
 	metricsFields     = []string{"interval"}
-	checkpointFields  = []string{"mode", "interval", "timeout", "min_pause", "max_concurrent"}
+	checkpointFields  = []string{"mode", "interval", "timeout", "min_pause", "max_concurrent", "tolerable_failures", "incremental", "aligned_timeout", "storage"}
+	storageFields     = []string{"bandwidth", "latency"}
+	backendFields     = []string{"type", "access_time", "gc_interval", "gc_pause_per_gib"}
+	restartFields     = []string{"type", "attempts", "delay", "initial_backoff", "max_backoff", "multiplier", "jitter", "reset_threshold", "max_failures_per_interval", "failure_rate_interval"}
+	haFields          = []string{"type", "leader_election"}
+	failureFields     = []string{"kind", "at", "mtbf", "vertex", "subtask", "worker", "duration", "factor"}
 )
 
-// renamedFields maps old or likely spellings of a field, in lower case, to
-// the field meant, for the did-you-mean of an unknown field where edit
-// distance finds nothing. Bursty's on_time and off_time were on and off,
+// renamedFields maps old or likely spellings of a field, in lower case with
+// dashes as underscores, to the field meant, for the did-you-mean of an
+// unknown field where edit distance finds nothing (it applies only where
+// the field meant is valid). Bursty's on_time and off_time were on and off,
 // which YAML 1.1 tools such as PyYAML read as the booleans true and false.
+// The others are Flink's names of the settings.
 var renamedFields = map[string]string{
-	"on":  "on_time",
-	"off": "off_time",
+	"on":                           "on_time",
+	"off":                          "off_time",
+	"restart_strategy":             "restart",
+	"ha":                           "high_availability",
+	"backend":                      "state_backend",
+	"heartbeat":                    "heartbeat_timeout",
+	"tolerable_failed_checkpoints": "tolerable_failures",
+	"aligned_checkpoint_timeout":   "aligned_timeout",
+	"backoff_multiplier":           "multiplier",
+	"jitter_factor":                "jitter",
+	"reset_backoff_threshold":      "reset_threshold",
 }
 
 // Valid values of the enum fields.
@@ -55,11 +72,12 @@ var (
 	distributions   = []string{DistConstant, DistExponential, DistUniform, DistLognormal}
 	partitionings   = []string{PartitionForward, PartitionRebalance, PartitionHash, PartitionBroadcast, PartitionRescale}
 	capacities      = []string{string(Bounded), string(Unbounded)}
-	checkpointModes = []string{CheckpointNone, CheckpointAligned}
-	// unsimulatedModes are checkpoint modes of Flink (and of DESIGN.md)
-	// that the simulator does not have yet: named, they get a message
-	// saying so rather than "unknown mode".
-	unsimulatedModes = []string{"unaligned", "stop-the-world"}
+	checkpointModes = []string{CheckpointNone, CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned}
+	backends        = []string{BackendHeap, BackendRocksDB}
+	restartTypes    = []string{RestartNone, RestartFixedDelay, RestartExponentialDelay, RestartFailureRate}
+	haTypes         = []string{HANone, HAZooKeeper}
+	deliveries      = []string{DeliveryAtLeastOnce, DeliveryAtMostOnce, DeliveryIdempotent, DeliveryTransactional}
+	failureKinds    = []string{FailureTask, FailureWorker, FailureJobManager, FailureSlowdown, FailureNetworkPartition, FailureStorageOutage}
 )
 
 // Which variants each variant-specific field applies to.
@@ -92,14 +110,56 @@ var (
 		DistLognormal:   {"mean", "stddev"},
 	}
 	checkpointApplies = map[string][]string{
-		"interval":       {CheckpointAligned},
-		"timeout":        {CheckpointAligned},
-		"min_pause":      {CheckpointAligned},
-		"max_concurrent": {CheckpointAligned},
+		"interval":           {CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned},
+		"timeout":            {CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned},
+		"min_pause":          {CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned},
+		"max_concurrent":     {CheckpointAligned, CheckpointUnaligned},
+		"tolerable_failures": {CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned},
+		"incremental":        {CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned},
+		"aligned_timeout":    {CheckpointUnaligned},
+		"storage":            {CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned},
 	}
 	checkpointRequires = map[string][]string{
-		CheckpointAligned: {"interval"},
+		CheckpointStopTheWorld: {"interval"},
+		CheckpointAligned:      {"interval"},
+		CheckpointUnaligned:    {"interval"},
 	}
+	backendApplies = map[string][]string{
+		"gc_interval":      {BackendHeap},
+		"gc_pause_per_gib": {BackendHeap},
+	}
+	restartApplies = map[string][]string{
+		"attempts":                  {RestartFixedDelay, RestartExponentialDelay},
+		"delay":                     {RestartFixedDelay, RestartFailureRate},
+		"initial_backoff":           {RestartExponentialDelay},
+		"max_backoff":               {RestartExponentialDelay},
+		"multiplier":                {RestartExponentialDelay},
+		"jitter":                    {RestartExponentialDelay},
+		"reset_threshold":           {RestartExponentialDelay},
+		"max_failures_per_interval": {RestartFailureRate},
+		"failure_rate_interval":     {RestartFailureRate},
+	}
+	haApplies = map[string][]string{
+		"leader_election": {HAZooKeeper},
+	}
+	failureApplies = map[string][]string{
+		"mtbf":     randomFailureKinds,
+		"vertex":   {FailureTask, FailureSlowdown},
+		"subtask":  {FailureTask, FailureSlowdown},
+		"worker":   {FailureWorker, FailureSlowdown, FailureNetworkPartition},
+		"duration": {FailureSlowdown, FailureNetworkPartition, FailureStorageOutage},
+		"factor":   {FailureSlowdown},
+	}
+	failureRequires = map[string][]string{
+		FailureSlowdown:         {"duration"},
+		FailureNetworkPartition: {"duration"},
+		FailureStorageOutage:    {"duration"},
+	}
+	// randomFailureKinds are the kinds that may be random (mtbf).
+	randomFailureKinds = []string{FailureTask, FailureWorker, FailureJobManager}
+	// targetFields are the fields of a failure that pick what fails; a
+	// random failure (mtbf) picks at random instead.
+	targetFields = []string{"vertex", "subtask", "worker"}
 )
 
 // Defaults of the format.
@@ -116,13 +176,93 @@ const (
 	defaultMetricInterval = des.Second
 	defaultCkptTimeout    = 10 * des.Minute // Flink's execution.checkpointing.timeout
 	defaultMaxConcurrent  = 1               // Flink's execution.checkpointing.max-concurrent-checkpoints
+	defaultTolerable      = -1              // no limit (Flink's default is 0)
+	defaultWorkerMemory   = 1 << 30         // bytes
+	defaultHeartbeat      = 50 * des.Second // Flink's heartbeat.timeout
+	defaultStorageBW      = 100 << 20       // bytes per simulated second
+	defaultStorageLatency = 10 * des.Millisecond
+	defaultHeapAccess     = 100 * des.Nanosecond
+	defaultRocksDBAccess  = 5 * des.Microsecond
+	defaultGCPausePerGiB  = 100 * des.Millisecond
+	defaultRestartDelay   = des.Second // Flink's restart-strategy.fixed-delay.delay
+	defaultInitialBackoff = des.Second // Flink's restart-strategy.exponential-delay.initial-backoff
+	defaultMaxBackoff     = des.Minute // Flink's restart-strategy.exponential-delay.max-backoff
+	defaultMultiplier     = 2.0        // Flink's restart-strategy.exponential-delay.backoff-multiplier
+	defaultJitter         = 0.1        // Flink's restart-strategy.exponential-delay.jitter-factor
+	defaultResetThreshold = des.Hour   // Flink's restart-strategy.exponential-delay.reset-backoff-threshold
+	defaultFailureRateMax = 1          // Flink's restart-strategy.failure-rate.max-failures-per-interval
+	defaultFailureRateIvl = des.Minute // Flink's restart-strategy.failure-rate.failure-rate-interval
+	defaultLeaderElection = 10 * des.Second
+	defaultSlowdownFactor = 10.0
 )
+
+// DefaultWorkers returns the cluster of a scenario that says nothing: one
+// worker with 4 slots, 1 GiB of memory for heap state and Flink's
+// heartbeat timeout of 50s.
+func DefaultWorkers() Workers {
+	return Workers{Count: defaultWorkerCount, Slots: defaultWorkerSlots, Memory: defaultWorkerMemory, HeartbeatTimeout: defaultHeartbeat}
+}
 
 // DefaultCheckpointing returns the checkpoint setting of a scenario that
 // says nothing: mode none, with the defaults the other fields take when a
-// mode is given (timeout 10m, min_pause 0, max_concurrent 1, as Flink's).
+// mode is given (timeout 10m, min_pause 0, max_concurrent 1, as Flink's;
+// tolerable_failures -1, no limit, where Flink's default is 0; not
+// incremental; aligned_timeout 0; DefaultCheckpointStorage).
 func DefaultCheckpointing() Checkpointing {
-	return Checkpointing{Mode: CheckpointNone, Timeout: defaultCkptTimeout, MaxConcurrent: defaultMaxConcurrent}
+	return Checkpointing{Mode: CheckpointNone, Timeout: defaultCkptTimeout, MaxConcurrent: defaultMaxConcurrent,
+		TolerableFailures: defaultTolerable, Storage: DefaultCheckpointStorage()}
+}
+
+// DefaultCheckpointStorage returns the checkpoint storage of a scenario
+// that says nothing: 100 MiB/s (104857600 bytes per simulated second) and
+// 10ms per upload or download.
+func DefaultCheckpointStorage() CheckpointStorage {
+	return CheckpointStorage{Bandwidth: defaultStorageBW, Latency: defaultStorageLatency}
+}
+
+// DefaultStateBackend returns the state backend of a scenario that says
+// nothing: heap, 100ns per state access, no garbage-collection pauses.
+func DefaultStateBackend() StateBackend {
+	return StateBackend{Type: BackendHeap, AccessTime: DefaultAccessTime(BackendHeap)}
+}
+
+// DefaultAccessTime returns the default time of one state access of a
+// state backend type: 100ns for heap, 5µs for rocksdb; 0 for anything else.
+func DefaultAccessTime(backend string) des.Time {
+	switch backend {
+	case BackendHeap:
+		return defaultHeapAccess
+	case BackendRocksDB:
+		return defaultRocksDBAccess
+	}
+	return 0
+}
+
+// DefaultRestart returns the restart strategy of a scenario that says
+// nothing: fixed-delay with no limit on attempts and 1s delay, and the
+// defaults of every other strategy's fields filled in too (as Flink's:
+// exponential-delay from 1s, ×2 up to 1m, jitter 0.1, reset after 1h;
+// failure-rate of at most 1 failure per 1m).
+func DefaultRestart() RestartStrategy {
+	return RestartStrategy{
+		Type:                   RestartFixedDelay,
+		Attempts:               -1,
+		Delay:                  defaultRestartDelay,
+		InitialBackoff:         defaultInitialBackoff,
+		MaxBackoff:             defaultMaxBackoff,
+		Multiplier:             defaultMultiplier,
+		Jitter:                 defaultJitter,
+		ResetThreshold:         defaultResetThreshold,
+		MaxFailuresPerInterval: defaultFailureRateMax,
+		FailureRateInterval:    defaultFailureRateIvl,
+	}
+}
+
+// DefaultHighAvailability returns the JobManager high availability of a
+// scenario that says nothing: none, with the leader election time that
+// zookeeper takes by default (10s).
+func DefaultHighAvailability() HighAvailability {
+	return HighAvailability{Type: HANone, LeaderElection: defaultLeaderElection}
 }
 
 // Bounds of the max parallelism (number of key groups) of a vertex, as in
@@ -177,9 +317,12 @@ func DefaultMaxParallelism(parallelism int) int {
 // the file, each located as file:line:col with its field path, sorted by
 // position: syntax errors, unknown fields (with the nearest valid name),
 // wrong types, bad unit strings, unknown enum values, missing required
-// fields, out-of-range values and job-graph errors (duplicate names,
-// dangling inputs, cycles, forward edges between different parallelisms,
-// more parallelism than slots). Parse never panics.
+// fields, fields that do not apply to the variant given (restart fields of
+// another strategy, failure fields of another kind), out-of-range values,
+// job-graph errors (duplicate names, dangling inputs, cycles, forward edges
+// between different parallelisms, more parallelism than slots, keyed state
+// without keyBy) and failures of vertices, subtasks or workers that do not
+// exist. Parse never panics.
 func Parse(file string, data []byte) (*Scenario, error) {
 	d := &decoder{file: file, bad: map[string]bool{}, pos: map[string]position{}}
 	root, errs := parseYAML(file, data)
@@ -604,7 +747,7 @@ func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string
 		return ""
 	}
 	s := suggest(name, allowed)
-	if r, ok := renamedFields[strings.ToLower(name)]; ok && s == "" && contains(allowed, r) {
+	if r, ok := renamedFields[strings.ReplaceAll(strings.ToLower(name), "-", "_")]; ok && s == "" && contains(allowed, r) {
 		s = r
 	}
 	if s != "" {
@@ -835,6 +978,12 @@ func (d *decoder) sub(m *mapping, key string, allowed []string) *mapping {
 // (named by the enum field kind, e.g. "process"), and required ones that
 // are missing.
 func (d *decoder) checkVariant(m *mapping, kind, variant string, applies, requires map[string][]string) {
+	d.checkVariantAs(m, kind, variant, variant, applies, requires)
+}
+
+// checkVariantAs is checkVariant with the variant shown as label in
+// messages.
+func (d *decoder) checkVariantAs(m *mapping, kind, variant, label string, applies, requires map[string][]string) {
 	if m == nil {
 		return
 	}
@@ -844,7 +993,7 @@ func (d *decoder) checkVariant(m *mapping, kind, variant string, applies, requir
 			continue
 		}
 		d.errorf(f.key, join(m.path, key), "%q applies only to %s %s, not %s",
-			key, kind, orList(applies[key]), variant)
+			key, kind, orList(applies[key]), label)
 	}
 	for _, key := range requires[variant] {
 		if !m.has(key) {
@@ -871,12 +1020,15 @@ func orList(words []string) string {
 // scenario decodes the root mapping.
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	s := &Scenario{
-		File:       d.file,
-		Seed:       defaultSeed,
-		Workers:    Workers{Count: defaultWorkerCount, Slots: defaultWorkerSlots},
-		Network:    DefaultNetwork(),
-		Metrics:    Metrics{Interval: defaultMetricInterval},
-		Checkpoint: DefaultCheckpointing(),
+		File:             d.file,
+		Seed:             defaultSeed,
+		Workers:          DefaultWorkers(),
+		Network:          DefaultNetwork(),
+		Metrics:          Metrics{Interval: defaultMetricInterval},
+		Checkpoint:       DefaultCheckpointing(),
+		StateBackend:     DefaultStateBackend(),
+		Restart:          DefaultRestart(),
+		HighAvailability: DefaultHighAvailability(),
 	}
 	s.positions = d.pos
 	root = d.resolve(root)
@@ -899,6 +1051,8 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	if w := d.sub(m, "workers", workersFields); w != nil {
 		d.integer(w, "count", &s.Workers.Count)
 		d.integer(w, "slots", &s.Workers.Slots)
+		d.size(w, "memory", &s.Workers.Memory)
+		d.duration(w, "heartbeat_timeout", &s.Workers.HeartbeatTimeout)
 	}
 	if n := d.sub(m, "network", networkFields); n != nil {
 		d.network(n, &s.Network)
@@ -908,6 +1062,15 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	}
 	if cm := d.sub(m, "checkpoint", checkpointFields); cm != nil {
 		d.checkpoint(cm, &s.Checkpoint)
+	}
+	if bm := d.sub(m, "state_backend", backendFields); bm != nil {
+		d.stateBackend(bm, &s.StateBackend)
+	}
+	if rm := d.sub(m, "restart", restartFields); rm != nil {
+		d.restart(rm, &s.Restart)
+	}
+	if hm := d.sub(m, "high_availability", haFields); hm != nil {
+		d.highAvailability(hm, &s.HighAvailability)
 	}
 	items, path := d.list(m, "sources", "expected a list of sources")
 	for i, item := range items {
@@ -920,6 +1083,10 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	items, path = d.list(m, "sinks", "expected a list of sinks")
 	for i, item := range items {
 		s.Sinks = append(s.Sinks, d.sink(item, index(path, i), s.Network))
+	}
+	items, path = d.list(m, "failures", "expected a list of failures such as [{kind: worker, at: 30s, worker: 1}]")
+	for i, item := range items {
+		s.Failures = append(s.Failures, d.failure(item, index(path, i)))
 	}
 	d.defaultPartitionings(s)
 	return s
@@ -969,14 +1136,129 @@ func (d *decoder) checkpoint(m *mapping, out *Checkpointing) {
 	d.duration(m, "timeout", &out.Timeout)
 	d.duration(m, "min_pause", &out.MinPause)
 	d.integer(m, "max_concurrent", &out.MaxConcurrent)
-	switch {
-	case !m.has("mode"):
-		if !m.suggested["mode"] { // a misspelt mode was reported
-			d.checkVariant(m, "mode", CheckpointNone+" (the default)", checkpointApplies, nil)
-		}
-	case contains(checkpointModes, out.Mode) && !d.bad[join(m.path, "mode")]:
-		d.checkVariant(m, "mode", out.Mode, checkpointApplies, checkpointRequires)
+	d.integer(m, "tolerable_failures", &out.TolerableFailures)
+	d.boolean(m, "incremental", &out.Incremental)
+	d.duration(m, "aligned_timeout", &out.AlignedTimeout)
+	if sm := d.sub(m, "storage", storageFields); sm != nil {
+		d.bandwidth(sm, "bandwidth", &out.Storage.Bandwidth)
+		d.duration(sm, "latency", &out.Storage.Latency)
 	}
+	d.defaultVariant(m, "mode", out.Mode, CheckpointNone, checkpointModes, checkpointApplies, checkpointRequires)
+}
+
+// defaultVariant checks the variant-specific fields of m against its
+// variant, the enum field kind: against deflt when kind is absent (unless
+// a misspelling of it was reported), else against the value given when it
+// is valid (an invalid one is reported by validation).
+func (d *decoder) defaultVariant(m *mapping, kind, value, deflt string, values []string, applies, requires map[string][]string) {
+	switch {
+	case !m.has(kind):
+		if !m.suggested[kind] {
+			d.checkVariantAs(m, kind, deflt, deflt+" (the default)", applies, nil)
+		}
+	case contains(values, value) && !d.bad[join(m.path, kind)]:
+		d.checkVariant(m, kind, value, applies, requires)
+	}
+}
+
+// stateBackend applies the fields given in m to out. access_time defaults
+// by type, and gc_pause_per_gib to 100ms once gc_interval is on.
+func (d *decoder) stateBackend(m *mapping, out *StateBackend) {
+	d.str(m, "type", &out.Type)
+	d.duration(m, "access_time", &out.AccessTime)
+	d.duration(m, "gc_interval", &out.GCInterval)
+	d.duration(m, "gc_pause_per_gib", &out.GCPausePerGiB)
+	d.defaultVariant(m, "type", out.Type, BackendHeap, backends, backendApplies, nil)
+	if !m.has("access_time") {
+		out.AccessTime = DefaultAccessTime(out.Type)
+	}
+	gcBad := d.bad[join(m.path, "gc_pause_per_gib")] || d.bad[join(m.path, "gc_interval")]
+	switch {
+	case m.has("gc_pause_per_gib") && !m.has("gc_interval") && !gcBad && !m.suggested["gc_interval"]:
+		d.errorf(m.fields["gc_pause_per_gib"].key, join(m.path, "gc_pause_per_gib"),
+			"%q needs gc_interval: garbage collection is off without it", "gc_pause_per_gib")
+	case !m.has("gc_pause_per_gib") && out.GCInterval > 0:
+		out.GCPausePerGiB = defaultGCPausePerGiB
+	}
+}
+
+// restart applies the fields given in m to out (which holds every
+// default): the fields of other strategies than its type are errors.
+func (d *decoder) restart(m *mapping, out *RestartStrategy) {
+	d.str(m, "type", &out.Type)
+	d.integer(m, "attempts", &out.Attempts)
+	d.duration(m, "delay", &out.Delay)
+	d.duration(m, "initial_backoff", &out.InitialBackoff)
+	d.duration(m, "max_backoff", &out.MaxBackoff)
+	d.float(m, "multiplier", &out.Multiplier)
+	d.float(m, "jitter", &out.Jitter)
+	d.duration(m, "reset_threshold", &out.ResetThreshold)
+	d.integer(m, "max_failures_per_interval", &out.MaxFailuresPerInterval)
+	d.duration(m, "failure_rate_interval", &out.FailureRateInterval)
+	d.defaultVariant(m, "type", out.Type, RestartFixedDelay, restartTypes, restartApplies, nil)
+}
+
+// highAvailability applies the fields given in m to out.
+func (d *decoder) highAvailability(m *mapping, out *HighAvailability) {
+	d.str(m, "type", &out.Type)
+	d.duration(m, "leader_election", &out.LeaderElection)
+	d.defaultVariant(m, "type", out.Type, HANone, haTypes, haApplies, nil)
+}
+
+// failure decodes one scripted (at) or random (mtbf) failure.
+func (d *decoder) failure(n *yaml.Node, path string) Failure {
+	f := Failure{Factor: defaultSlowdownFactor}
+	m := d.mapping(n, path, failureFields, mappingOpts{})
+	if m == nil {
+		d.bad[path] = true
+		return f
+	}
+	if !m.has("kind") {
+		d.missing(m, "kind", "")
+	}
+	d.str(m, "kind", &f.Kind)
+	d.duration(m, "at", &f.At)
+	d.duration(m, "mtbf", &f.MTBF)
+	d.str(m, "vertex", &f.Vertex)
+	d.integer(m, "subtask", &f.Subtask)
+	d.integer(m, "worker", &f.Worker)
+	d.duration(m, "duration", &f.Duration)
+	d.float(m, "factor", &f.Factor)
+	if !contains(failureKinds, f.Kind) || d.bad[join(path, "kind")] {
+		return f // an unknown kind is reported by validation
+	}
+	d.checkVariant(m, "kind", f.Kind, failureApplies, failureRequires)
+	keyErr := func(key, format string, args ...any) {
+		if p := join(path, key); !d.bad[p] {
+			d.errorf(m.fields[key].key, p, format, args...)
+		}
+	}
+	random := m.has("mtbf")
+	switch {
+	case random && m.has("at"):
+		keyErr("mtbf", "give either at (one failure at that time) or mtbf (random failures), not both")
+	case !random && !m.has("at") && contains(randomFailureKinds, f.Kind):
+		d.missing(m, "at", ` (or "mtbf" for random failures)`)
+	case !random && !m.has("at"):
+		d.missing(m, "at", "")
+	}
+	if random && contains(randomFailureKinds, f.Kind) {
+		for _, key := range targetFields {
+			if m.has(key) {
+				keyErr(key, "%q does not apply to random failures (mtbf): they strike every worker at random times", key)
+			}
+		}
+		return f
+	}
+	switch {
+	case f.Kind == FailureTask && !m.has("vertex"):
+		d.missing(m, "vertex", " for kind task")
+	case m.has("vertex") && m.has("worker"):
+		keyErr("worker", "give either vertex (one of its subtasks slows down) or worker (all its subtasks do), not both")
+	case m.has("subtask") && !m.has("vertex") && !m.suggested["vertex"]:
+		keyErr("subtask", "%q needs vertex: it picks a subtask of that vertex", "subtask")
+	}
+	return f
 }
 
 var noInputs = map[string]string{
@@ -1164,6 +1446,15 @@ func (d *decoder) operator(n *yaml.Node, path string, base Network) Operator {
 		op.ServiceTime = d.serviceTime(st)
 	}
 	d.float(m, "selectivity", &op.Selectivity)
+	if m.has("state") {
+		op.State = &KeyedState{}
+		if sm := d.sub(m, "state", keyedStateFields); sm != nil {
+			if !sm.has("bytes_per_key") {
+				d.missing(sm, "bytes_per_key", "")
+			}
+			d.size(sm, "bytes_per_key", &op.State.BytesPerKey)
+		}
+	}
 	if nm := d.sub(m, "network", networkFields); nm != nil {
 		d.network(nm, &op.Network)
 	}
@@ -1172,7 +1463,8 @@ func (d *decoder) operator(n *yaml.Node, path string, base Network) Operator {
 
 // sink decodes one sink; base is the scenario's network setting.
 func (d *decoder) sink(n *yaml.Node, path string, base Network) Sink {
-	sk := Sink{Parallelism: defaultParallelism, Network: base, ServiceTime: ServiceTime{Distribution: DistConstant}}
+	sk := Sink{Parallelism: defaultParallelism, Network: base, ServiceTime: ServiceTime{Distribution: DistConstant},
+		Delivery: DeliveryAtLeastOnce}
 	m := d.mapping(n, path, sinkFields, mappingOpts{special: map[string]string{
 		"selectivity": "a sink has no output, so no selectivity",
 	}})
@@ -1192,6 +1484,7 @@ func (d *decoder) sink(n *yaml.Node, path string, base Network) Sink {
 			sk.ServiceTime = d.serviceTime(st)
 		}
 	}
+	d.str(m, "delivery", &sk.Delivery)
 	if nm := d.sub(m, "network", networkFields); nm != nil {
 		d.network(nm, &sk.Network)
 	}

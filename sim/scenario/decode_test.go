@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestParseDesignExample(t *testing.T) {
 		Seed:        1,
 		Duration:    120 * des.Second,
 		Warmup:      10 * des.Second,
-		Workers:     Workers{Count: 2, Slots: 4},
+		Workers:     Workers{Count: 2, Slots: 4, Memory: 1 << 30, HeartbeatTimeout: 50 * des.Second},
 		Network:     net,
 		Sources: []Source{{
 			Name: "sensors", Parallelism: 1,
@@ -75,10 +76,16 @@ func TestParseDesignExample(t *testing.T) {
 		Sinks: []Sink{{
 			Name: "out", Inputs: []string{"enrich"}, Partitioning: PartitionForward,
 			Parallelism: 1, MaxParallelism: 128,
-			ServiceTime: ServiceTime{Distribution: DistConstant}, Network: net,
+			ServiceTime: ServiceTime{Distribution: DistConstant}, Network: net, Delivery: DeliveryAtLeastOnce,
 		}},
-		Metrics:    Metrics{Interval: des.Second},
-		Checkpoint: Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1},
+		Metrics: Metrics{Interval: des.Second},
+		Checkpoint: Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1, TolerableFailures: -1,
+			Storage: CheckpointStorage{Bandwidth: 100 << 20, Latency: 10 * des.Millisecond}},
+		StateBackend: StateBackend{Type: BackendHeap, AccessTime: 100 * des.Nanosecond},
+		Restart: RestartStrategy{Type: RestartFixedDelay, Attempts: -1, Delay: des.Second, InitialBackoff: des.Second,
+			MaxBackoff: des.Minute, Multiplier: 2, Jitter: 0.1, ResetThreshold: des.Hour,
+			MaxFailuresPerInterval: 1, FailureRateInterval: des.Minute},
+		HighAvailability: HighAvailability{Type: HANone, LeaderElection: 10 * des.Second},
 	}
 	if got := withoutPositions(s); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
@@ -115,7 +122,7 @@ sinks:
 func TestDefaults(t *testing.T) {
 	s := mustParse(t, "min.yaml", minimal)
 	net := DefaultNetwork()
-	if s.Seed != 1 || s.Warmup != 0 || s.Workers != (Workers{1, 4}) || s.Network != net || s.Metrics.Interval != des.Second {
+	if s.Seed != 1 || s.Warmup != 0 || s.Workers != (Workers{1, 4, 1 << 30, 50 * des.Second}) || s.Network != net || s.Metrics.Interval != des.Second {
 		t.Errorf("scenario defaults: seed %d warmup %v workers %+v network %+v metrics %+v",
 			s.Seed, s.Warmup, s.Workers, s.Network, s.Metrics)
 	}
@@ -123,7 +130,8 @@ func TestDefaults(t *testing.T) {
 		net.BufferTimeout != 100*des.Millisecond || net.Latency != des.Millisecond || net.Bandwidth != 1e9/8 || net.Capacity != Bounded {
 		t.Errorf("DefaultNetwork = %+v", net)
 	}
-	if want := (Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MinPause: 0, MaxConcurrent: 1}); s.Checkpoint != want || DefaultCheckpointing() != want {
+	if want := (Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MinPause: 0, MaxConcurrent: 1, TolerableFailures: -1,
+		Storage: CheckpointStorage{Bandwidth: 104857600, Latency: 10 * des.Millisecond}}); s.Checkpoint != want || DefaultCheckpointing() != want {
 		t.Errorf("checkpoint = %+v, DefaultCheckpointing = %+v, want %+v", s.Checkpoint, DefaultCheckpointing(), want)
 	}
 	src := s.Sources[0]
@@ -461,12 +469,351 @@ func TestParseFeatures(t *testing.T) {
 		t.Errorf("alerts = %+v", got)
 	}
 	if got, want := s.Checkpoint, (Checkpointing{Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: 90 * des.Second,
-		MinPause: 500 * des.Millisecond, MaxConcurrent: 2}); got != want {
+		MinPause: 500 * des.Millisecond, MaxConcurrent: 2, TolerableFailures: 3, Incremental: true,
+		Storage: CheckpointStorage{Bandwidth: 1e9 / 8, Latency: 5 * des.Millisecond}}); got != want {
 		t.Errorf("checkpoint = %+v, want %+v", got, want)
+	}
+	if got := s.Workers; got != (Workers{Count: 3, Slots: 4, Memory: 2 << 30, HeartbeatTimeout: 10 * des.Second}) {
+		t.Errorf("workers = %+v", got)
+	}
+	if got := s.Operators[2].State; got == nil || *got != (KeyedState{BytesPerKey: 1024}) {
+		t.Errorf("count state = %+v", got)
+	}
+	if s.Operators[0].State != nil {
+		t.Errorf("parse state = %+v, want nil (stateless)", s.Operators[0].State)
+	}
+	if s.Sinks[0].Delivery != DeliveryTransactional || s.Sinks[1].Delivery != DeliveryIdempotent {
+		t.Errorf("deliveries %q, %q", s.Sinks[0].Delivery, s.Sinks[1].Delivery)
+	}
+	if got, want := s.StateBackend, (StateBackend{Type: BackendRocksDB, AccessTime: 2 * des.Microsecond}); got != want {
+		t.Errorf("state backend = %+v, want %+v", got, want)
+	}
+	wantRestart := DefaultRestart()
+	wantRestart.Type, wantRestart.Attempts = RestartExponentialDelay, 10
+	wantRestart.InitialBackoff, wantRestart.MaxBackoff = 500*des.Millisecond, 30*des.Second
+	wantRestart.Multiplier, wantRestart.Jitter, wantRestart.ResetThreshold = 1.5, 0, 10*des.Minute
+	if s.Restart != wantRestart {
+		t.Errorf("restart = %+v, want %+v", s.Restart, wantRestart)
+	}
+	if got := s.HighAvailability; got != (HighAvailability{Type: HAZooKeeper, LeaderElection: 5 * des.Second}) {
+		t.Errorf("high availability = %+v", got)
+	}
+	wantFailures := []Failure{
+		{Kind: FailureTask, At: 30 * des.Second, Vertex: "count", Subtask: 11, Factor: 10},
+		{Kind: FailureWorker, At: 45 * des.Second, Worker: 2, Factor: 10},
+		{Kind: FailureJobManager, At: des.Minute, Factor: 10},
+		{Kind: FailureSlowdown, At: 20 * des.Second, Vertex: "union", Subtask: 3, Duration: 30 * des.Second, Factor: 4},
+		{Kind: FailureSlowdown, At: 90 * des.Second, Worker: 1, Duration: 10 * des.Second, Factor: 10},
+		{Kind: FailureNetworkPartition, At: 50 * des.Second, Worker: 1, Duration: 10 * des.Second, Factor: 10},
+		{Kind: FailureStorageOutage, At: 40 * des.Second, Duration: 2 * des.Minute, Factor: 10},
+		{Kind: FailureTask, At: 0, Vertex: "steady", Factor: 10},
+		{Kind: FailureWorker, MTBF: 10 * des.Minute, Factor: 10},
+		{Kind: FailureTask, MTBF: des.Hour, Factor: 10},
+		{Kind: FailureJobManager, MTBF: 2 * des.Hour, Factor: 10},
+	}
+	if !reflect.DeepEqual(s.Failures, wantFailures) {
+		t.Errorf("failures =\n%+v\nwant\n%+v", s.Failures, wantFailures)
+	}
+	if l, c := s.Pos("failures[3].factor"); l != 100 || c != 66 {
+		t.Errorf("Pos(failures[3].factor) = %d:%d, want 100:66", l, c)
 	}
 	want := []string{"steady", "random", "bursts", "daily", "parse", "union", "count", "rules", "out", "alerts"}
 	if got := s.Topo(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Topo = %v, want %v", got, want)
+	}
+	if got := s.WithDefaults(); !reflect.DeepEqual(got, s) {
+		t.Errorf("WithDefaults changed a parsed scenario:\n%+v\n%+v", got, s)
+	}
+}
+
+// testdata/valid/recovery.yaml holds the variants features.yaml cannot.
+func TestParseRecovery(t *testing.T) {
+	data, err := os.ReadFile("testdata/valid/recovery.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustParse(t, "recovery.yaml", string(data))
+	if got, want := s.Checkpoint, (Checkpointing{Mode: CheckpointUnaligned, Interval: 5 * des.Second, Timeout: 10 * des.Minute,
+		MaxConcurrent: 1, TolerableFailures: -1, AlignedTimeout: des.Second,
+		Storage: CheckpointStorage{Bandwidth: 50 << 20, Latency: 10 * des.Millisecond}}); got != want {
+		t.Errorf("checkpoint = %+v, want %+v", got, want)
+	}
+	if got, want := s.StateBackend, (StateBackend{Type: BackendHeap, AccessTime: 100 * des.Nanosecond,
+		GCInterval: 30 * des.Second, GCPausePerGiB: 250 * des.Millisecond}); got != want {
+		t.Errorf("state backend = %+v, want %+v", got, want)
+	}
+	wantRestart := DefaultRestart()
+	wantRestart.Type, wantRestart.Delay = RestartFailureRate, 5*des.Second
+	wantRestart.MaxFailuresPerInterval, wantRestart.FailureRateInterval = 3, 5*des.Minute
+	if s.Restart != wantRestart {
+		t.Errorf("restart = %+v, want %+v", s.Restart, wantRestart)
+	}
+	if s.HighAvailability != DefaultHighAvailability() {
+		t.Errorf("high availability = %+v", s.HighAvailability)
+	}
+	if s.Sinks[0].Delivery != DeliveryAtMostOnce || s.Sinks[1].Delivery != DeliveryAtLeastOnce {
+		t.Errorf("deliveries %q, %q", s.Sinks[0].Delivery, s.Sinks[1].Delivery)
+	}
+	want := []Failure{
+		{Kind: FailureSlowdown, At: des.Minute, Vertex: "sessions", Subtask: 1, Duration: 20 * des.Second, Factor: 10},
+		{Kind: FailureWorker, At: 2 * des.Minute, Worker: 1, Factor: 10},
+		{Kind: FailureNetworkPartition, At: 3 * des.Minute, Duration: 5 * des.Second, Factor: 10},
+	}
+	if !reflect.DeepEqual(s.Failures, want) {
+		t.Errorf("failures = %+v, want %+v", s.Failures, want)
+	}
+}
+
+// The settings of fault tolerance that a scenario leaves out take their
+// defaults, and those of a given block that are left out too.
+func TestFaultToleranceDefaults(t *testing.T) {
+	s := mustParse(t, "min.yaml", minimal)
+	if s.Workers.Memory != 1<<30 || s.Workers.HeartbeatTimeout != 50*des.Second || DefaultWorkers() != s.Workers {
+		t.Errorf("workers = %+v, DefaultWorkers = %+v", s.Workers, DefaultWorkers())
+	}
+	if want := (StateBackend{Type: BackendHeap, AccessTime: 100 * des.Nanosecond}); s.StateBackend != want || DefaultStateBackend() != want {
+		t.Errorf("state backend = %+v, DefaultStateBackend = %+v, want %+v", s.StateBackend, DefaultStateBackend(), want)
+	}
+	wantRestart := RestartStrategy{Type: RestartFixedDelay, Attempts: -1, Delay: des.Second, InitialBackoff: des.Second,
+		MaxBackoff: des.Minute, Multiplier: 2, Jitter: 0.1, ResetThreshold: des.Hour, MaxFailuresPerInterval: 1, FailureRateInterval: des.Minute}
+	if s.Restart != wantRestart || DefaultRestart() != wantRestart {
+		t.Errorf("restart = %+v, DefaultRestart = %+v, want %+v", s.Restart, DefaultRestart(), wantRestart)
+	}
+	if want := (HighAvailability{Type: HANone, LeaderElection: 10 * des.Second}); s.HighAvailability != want || DefaultHighAvailability() != want {
+		t.Errorf("high availability = %+v, want %+v", s.HighAvailability, want)
+	}
+	if want := (CheckpointStorage{Bandwidth: 100 * 1024 * 1024, Latency: 10 * des.Millisecond}); s.Checkpoint.Storage != want || DefaultCheckpointStorage() != want {
+		t.Errorf("storage = %+v, want %+v", s.Checkpoint.Storage, want)
+	}
+	if s.Checkpoint.TolerableFailures != -1 || s.Checkpoint.Incremental || s.Checkpoint.AlignedTimeout != 0 {
+		t.Errorf("checkpoint = %+v", s.Checkpoint)
+	}
+	if s.Failures != nil || s.Operators[0].State != nil || s.Sinks[0].Delivery != DeliveryAtLeastOnce {
+		t.Errorf("failures %v, state %v, delivery %q", s.Failures, s.Operators[0].State, s.Sinks[0].Delivery)
+	}
+	if DefaultAccessTime(BackendRocksDB) != 5*des.Microsecond || DefaultAccessTime("other") != 0 {
+		t.Errorf("DefaultAccessTime(rocksdb) = %v", DefaultAccessTime(BackendRocksDB))
+	}
+
+	const base = "duration: 2m\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\n"
+	for _, c := range []struct {
+		yaml  string
+		check func(*Scenario) bool
+	}{
+		{"state_backend: {type: rocksdb}\n", func(s *Scenario) bool {
+			return s.StateBackend == StateBackend{Type: BackendRocksDB, AccessTime: 5 * des.Microsecond}
+		}},
+		{"state_backend: {gc_interval: 10s}\n", func(s *Scenario) bool {
+			return s.StateBackend == StateBackend{Type: BackendHeap, AccessTime: 100, GCInterval: 10 * des.Second, GCPausePerGiB: 100 * des.Millisecond}
+		}},
+		{"state_backend: {type: heap, gc_interval: 0s, access_time: 0}\n", func(s *Scenario) bool {
+			return s.StateBackend == StateBackend{Type: BackendHeap}
+		}},
+		{"workers: {heartbeat_timeout: 10s}\n", func(s *Scenario) bool {
+			return s.Workers == Workers{Count: 1, Slots: 4, Memory: 1 << 30, HeartbeatTimeout: 10 * des.Second}
+		}},
+		{"restart: {type: none}\n", func(s *Scenario) bool {
+			r := DefaultRestart()
+			r.Type = RestartNone
+			return s.Restart == r
+		}},
+		{"restart: {type: exponential-delay, max_backoff: 5m}\n", func(s *Scenario) bool {
+			r := DefaultRestart()
+			r.Type, r.MaxBackoff = RestartExponentialDelay, 5*des.Minute
+			return s.Restart == r
+		}},
+		{"restart: {attempts: 3}\n", func(s *Scenario) bool {
+			r := DefaultRestart()
+			r.Attempts = 3
+			return s.Restart == r
+		}},
+		{"high_availability: {type: zookeeper}\n", func(s *Scenario) bool {
+			return s.HighAvailability == HighAvailability{Type: HAZooKeeper, LeaderElection: 10 * des.Second}
+		}},
+		{"high_availability: {type: zookeeper, leader_election: 0s}\n", func(s *Scenario) bool {
+			return s.HighAvailability == HighAvailability{Type: HAZooKeeper}
+		}},
+		{"failures:\n", func(s *Scenario) bool { return s.Failures == nil }},
+		{"failures:\n  - {kind: slowdown, at: 1s, duration: 2s}\n  - {kind: task, at: 1s, vertex: k}\n", func(s *Scenario) bool {
+			return reflect.DeepEqual(s.Failures, []Failure{
+				{Kind: FailureSlowdown, At: des.Second, Duration: 2 * des.Second, Factor: 10},
+				{Kind: FailureTask, At: des.Second, Vertex: "k", Factor: 10},
+			})
+		}},
+	} {
+		s, err := Parse("d.yaml", []byte(base+c.yaml))
+		if err != nil {
+			t.Errorf("%q: %v", c.yaml, err)
+			continue
+		}
+		if !c.check(s) {
+			t.Errorf("%q: workers %+v, state backend %+v, restart %+v, high availability %+v, failures %+v",
+				c.yaml, s.Workers, s.StateBackend, s.Restart, s.HighAvailability, s.Failures)
+		}
+		if got := s.WithDefaults(); !reflect.DeepEqual(got, s) {
+			t.Errorf("%q: WithDefaults changed a parsed scenario", c.yaml)
+		}
+	}
+}
+
+// A Scenario built in Go may leave the settings of fault tolerance zero:
+// Validate accepts it, and WithDefaults gives what Parse would have filled
+// in, without changing the original.
+func TestWithDefaults(t *testing.T) {
+	parsed := mustParse(t, "ok.yaml", "duration: 10s\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}, {name: k2, input: s}]\n")
+	b := withoutPositions(parsed)
+	b.File = ""
+	b.Workers = Workers{Count: 1, Slots: 4}
+	b.Checkpoint = Checkpointing{}
+	b.StateBackend = StateBackend{}
+	b.Restart = RestartStrategy{}
+	b.HighAvailability = HighAvailability{}
+	b.Sinks = slices.Clone(parsed.Sinks)
+	b.Sinks[0].Delivery = ""
+	b.Sinks[1].Delivery = DeliveryIdempotent
+	b.Failures = []Failure{{Kind: FailureSlowdown, At: des.Second, Duration: des.Second}, {Kind: FailureWorker, MTBF: des.Hour, Factor: 3}}
+	if err := b.Validate(); err != nil {
+		t.Fatalf("Validate of zero settings: %v", err)
+	}
+	got := b.WithDefaults()
+	if got.Workers != DefaultWorkers() || got.Checkpoint != DefaultCheckpointing() || got.StateBackend != DefaultStateBackend() ||
+		got.Restart != DefaultRestart() || got.HighAvailability != DefaultHighAvailability() {
+		t.Errorf("WithDefaults = %+v", got)
+	}
+	if got.Sinks[0].Delivery != DeliveryAtLeastOnce || got.Sinks[1].Delivery != DeliveryIdempotent ||
+		got.Failures[0].Factor != 10 || got.Failures[1].Factor != 3 {
+		t.Errorf("WithDefaults: sinks %+v, failures %+v", got.Sinks, got.Failures)
+	}
+	if b.Sinks[0].Delivery != "" || b.Failures[0].Factor != 0 || b.Workers.Memory != 0 {
+		t.Errorf("WithDefaults changed the original")
+	}
+	if err := got.Validate(); err != nil {
+		t.Errorf("Validate of WithDefaults: %v", err)
+	}
+
+	// Partly given settings keep what they give; only the marker zeros
+	// are replaced.
+	b.Checkpoint = Checkpointing{Mode: CheckpointAligned, Interval: des.Second, Timeout: des.Minute, MaxConcurrent: 1,
+		Storage: CheckpointStorage{Latency: des.Millisecond}}
+	b.StateBackend = StateBackend{GCInterval: des.Second}
+	b.Restart = RestartStrategy{Attempts: 2}
+	b.HighAvailability = HighAvailability{Type: HAZooKeeper}
+	if err := b.Validate(); err != nil {
+		t.Fatalf("Validate of partial settings: %v", err)
+	}
+	got = b.WithDefaults()
+	if got.Checkpoint.Storage != (CheckpointStorage{Bandwidth: 100 << 20, Latency: des.Millisecond}) || got.Checkpoint.TolerableFailures != 0 {
+		t.Errorf("checkpoint = %+v", got.Checkpoint)
+	}
+	if got.StateBackend != (StateBackend{Type: BackendHeap, GCInterval: des.Second}) {
+		t.Errorf("state backend = %+v", got.StateBackend)
+	}
+	if got.Restart != (RestartStrategy{Type: RestartFixedDelay, Attempts: 2}) {
+		t.Errorf("restart = %+v", got.Restart)
+	}
+	if got.HighAvailability != (HighAvailability{Type: HAZooKeeper}) {
+		t.Errorf("high availability = %+v", got.HighAvailability)
+	}
+}
+
+// Validate checks the settings of fault tolerance of a Scenario built in
+// Go; its errors have paths but no positions.
+func TestValidateBuiltFaultTolerance(t *testing.T) {
+	parsed := mustParse(t, "ok.yaml", "duration: 1m\nworkers: {count: 2}\nsources: [{name: s, parallelism: 2, arrival: {process: constant, rate: 1/s}}]\n"+
+		"operators: [{name: o, input: s, partitioning: hash, parallelism: 2, service_time: {mean: 1ms}}]\nsinks: [{name: k, input: o}]\n")
+	for _, c := range []struct {
+		change func(*Scenario)
+		want   string
+	}{
+		{func(s *Scenario) { s.Workers.Memory, s.Workers.HeartbeatTimeout = -1, -1 },
+			"workers.memory: must be greater than 0, got -1B\nworkers.heartbeat_timeout: must be greater than 0, got -1ns"},
+		{func(s *Scenario) { s.StateBackend.Type = "memory" },
+			`state_backend.type: unknown type "memory"; expected heap or rocksdb`},
+		{func(s *Scenario) {
+			s.StateBackend = StateBackend{Type: BackendHeap, AccessTime: -1, GCInterval: des.Millisecond, GCPausePerGiB: -1}
+		}, "state_backend.access_time: must not be negative, got -1ns\n" +
+			"state_backend.gc_interval: must be 0 (off) or at least 10ms (each interval pauses every worker), got 1ms\n" +
+			"state_backend.gc_pause_per_gib: must not be negative, got -1ns"},
+		{func(s *Scenario) { s.StateBackend = StateBackend{Type: BackendRocksDB, GCInterval: -1} }, ""}, // not used by rocksdb
+		{func(s *Scenario) { s.Restart = RestartStrategy{Type: RestartExponentialDelay} },
+			"restart.initial_backoff: must be greater than 0, got 0s\n" +
+				"restart.max_backoff: must be greater than 0, got 0s\n" +
+				"restart.multiplier: must be a number of at least 1 (each backoff is the previous one times multiplier), got 0\n" +
+				"restart.reset_threshold: must be greater than 0, got 0s"},
+		{func(s *Scenario) { s.Restart = RestartStrategy{Type: RestartFailureRate, Delay: -1} },
+			"restart.delay: must not be negative, got -1ns\n" +
+				"restart.max_failures_per_interval: must be at least 1, got 0\n" +
+				"restart.failure_rate_interval: must be greater than 0, got 0s"},
+		{func(s *Scenario) { s.Restart = RestartStrategy{Type: RestartNone, Attempts: -5} }, ""},
+		{func(s *Scenario) { s.Restart.Jitter = math.NaN(); s.Restart.Type = RestartExponentialDelay },
+			"restart.jitter: must be at least 0 and less than 1 (a fraction of the backoff), got NaN"},
+		{func(s *Scenario) { s.HighAvailability = HighAvailability{Type: HAZooKeeper, LeaderElection: -1} },
+			"high_availability.leader_election: must not be negative, got -1ns"},
+		{func(s *Scenario) { s.HighAvailability = HighAvailability{Type: "Zookeeper"} },
+			`high_availability.type: unknown type "Zookeeper"; did you mean "zookeeper"?`},
+		{func(s *Scenario) { s.Operators[0].State = &KeyedState{} },
+			"operators[0].state.bytes_per_key: must be greater than 0, got 0B"},
+		{func(s *Scenario) {
+			s.Operators[0].State = &KeyedState{BytesPerKey: 8}
+			s.Operators[0].Partitioning = PartitionRebalance
+		}, "operators[0].state: keyed state needs keyBy (partitioning: hash), but the partitioning is rebalance (the default)"},
+		{func(s *Scenario) { s.Sinks[0].Delivery = "Exactly Once" },
+			`sinks[0].delivery: unknown delivery "Exactly Once"; did you mean "transactional"? (the two-phase-commit sink that Flink calls exactly-once; idempotent also gives exactly-once results)`},
+		{func(s *Scenario) { s.Sinks[0].Delivery = DeliveryTransactional; s.Checkpoint = Checkpointing{} },
+			"sinks[0].delivery: transactional needs checkpoints: its output becomes visible when the checkpoint that covers it completes, but checkpoint.mode is none (the default)"},
+		{func(s *Scenario) {
+			s.Checkpoint = Checkpointing{Mode: CheckpointAligned, Interval: des.Second, Timeout: des.Minute, MaxConcurrent: 1, Incremental: true}
+			s.StateBackend = StateBackend{Type: BackendRocksDB}
+			s.Sinks[0].Delivery = DeliveryTransactional
+		}, ""},
+		{func(s *Scenario) {
+			s.Failures = []Failure{
+				{},
+				{Kind: FailureTask, At: des.Minute},
+				{Kind: FailureTask, At: -1, Vertex: "oo", Subtask: 5},
+				{Kind: FailureTask, Vertex: "o", Subtask: 2},
+				{Kind: FailureWorker, Worker: 2},
+				{Kind: FailureSlowdown, Worker: -1, Factor: 0.5},
+				{Kind: FailureSlowdown, Vertex: "s", Subtask: -1, Duration: 1, Factor: 2e6},
+				{Kind: FailureNetworkPartition, MTBF: des.Hour, Worker: 1, Duration: 1},
+				{Kind: FailureStorageOutage},
+				{Kind: FailureWorker, MTBF: -1},
+				{Kind: FailureJobManager, MTBF: des.Millisecond},
+				{Kind: FailureTask, MTBF: des.Hour, Vertex: "nope", Worker: 99}, // random: the target is drawn
+				{Kind: FailureSlowdown, Duration: 1},                            // worker 0, factor 10
+			}
+		}, `failures[0].kind: unknown kind ""; expected task, worker, jobmanager, slowdown, network-partition or storage-outage` + "\n" +
+			"failures[1].at: must be before the end of the run (duration 60s), got 60s\n" +
+			"failures[1].vertex: must name the vertex whose subtask fails\n" +
+			"failures[2].at: must not be negative, got -1ns\n" +
+			`failures[2].vertex: unknown vertex "oo"; vertices are s, o, k` + "\n" +
+			`failures[3].subtask: must be from 0 to 1 ("o" has parallelism 2), got 2` + "\n" +
+			"failures[4].worker: must be from 0 to 1 (workers.count is 2), got 2\n" +
+			"failures[5].worker: must be from 0 to 1 (workers.count is 2), got -1\n" +
+			"failures[5].factor: must be a number greater than 1 (service times are multiplied by it), got 0.5\n" +
+			"failures[5].duration: must be greater than 0, got 0s\n" +
+			`failures[6].subtask: must be from 0 to 1 ("s" has parallelism 2), got -1` + "\n" +
+			"failures[6].factor: must be at most 1e6, got 2e6\n" +
+			`failures[7].mtbf: "mtbf" applies only to kind task, worker or jobmanager, not network-partition` + "\n" +
+			"failures[8].duration: must be greater than 0, got 0s\n" +
+			"failures[9].mtbf: must be greater than 0, got -1ns\n" +
+			"failures[10].mtbf: must be at least 1s (failures more often than that would only keep the job restarting), got 1ms"},
+	} {
+		b := withoutPositions(parsed)
+		b.File = ""
+		b.Operators = slices.Clone(parsed.Operators)
+		b.Sinks = slices.Clone(parsed.Sinks)
+		c.change(&b)
+		err := b.Validate()
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("unexpected error:\n%v", err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("got:\n%v\nwant:\n%s", err, c.want)
+		}
 	}
 }
 
@@ -592,20 +939,38 @@ func TestValidateBuiltNewChecks(t *testing.T) {
 // keeps where each field was given.
 func TestCheckpointDecode(t *testing.T) {
 	const base = "duration: 1m\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\n"
+	def := DefaultCheckpointing()
+	with := func(f func(*Checkpointing)) Checkpointing {
+		c := def
+		f(&c)
+		return c
+	}
 	for _, c := range []struct {
 		yaml string
 		want Checkpointing
 	}{
-		{"", Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
-		{"checkpoint:\n", Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
-		{"checkpoint: {}\n", Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
-		{"checkpoint: {mode: none}\n", Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
+		{"", def},
+		{"checkpoint:\n", def},
+		{"checkpoint: {}\n", def},
+		{"checkpoint: {mode: none}\n", def},
 		{"checkpoint: {mode: aligned, interval: 10s}\n",
-			Checkpointing{Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: 10 * des.Minute, MaxConcurrent: 1}},
+			with(func(c *Checkpointing) { c.Mode, c.Interval = CheckpointAligned, 10*des.Second })},
 		{"checkpoint: {mode: aligned, interval: 10s, timeout: 1m, min_pause: 0s, max_concurrent: 1}\n",
-			Checkpointing{Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: des.Minute, MaxConcurrent: 1}},
+			with(func(c *Checkpointing) { c.Mode, c.Interval, c.Timeout = CheckpointAligned, 10*des.Second, des.Minute })},
 		{"x-ckpt: &ckpt {mode: aligned, interval: 2s, max_concurrent: 3}\ncheckpoint: {<<: *ckpt, min_pause: 250ms, interval: 1500ms}\n",
-			Checkpointing{Mode: CheckpointAligned, Interval: 1500 * des.Millisecond, Timeout: 10 * des.Minute, MinPause: 250 * des.Millisecond, MaxConcurrent: 3}},
+			with(func(c *Checkpointing) {
+				c.Mode, c.Interval, c.MinPause, c.MaxConcurrent = CheckpointAligned, 1500*des.Millisecond, 250*des.Millisecond, 3
+			})},
+		{"checkpoint: {mode: stop-the-world, interval: 1m, tolerable_failures: 0, storage: {latency: 0}}\n",
+			with(func(c *Checkpointing) {
+				c.Mode, c.Interval, c.TolerableFailures, c.Storage.Latency = CheckpointStopTheWorld, des.Minute, 0, 0
+			})},
+		{"checkpoint: {mode: unaligned, interval: 5s, aligned_timeout: 200ms, storage: {bandwidth: 1Gbit/s}}\n",
+			with(func(c *Checkpointing) {
+				c.Mode, c.Interval, c.AlignedTimeout, c.Storage.Bandwidth = CheckpointUnaligned, 5*des.Second, 200*des.Millisecond, 125e6
+			})},
+		{"state_backend: {type: rocksdb}\ncheckpoint: {mode: aligned, interval: 10s, incremental: true}\n",
+			with(func(c *Checkpointing) { c.Mode, c.Interval, c.Incremental = CheckpointAligned, 10*des.Second, true })},
 	} {
 		s, err := Parse("c.yaml", []byte(base+c.yaml))
 		if err != nil {
@@ -637,6 +1002,10 @@ func TestValidateBuiltCheckpoint(t *testing.T) {
 		{Mode: CheckpointNone, Interval: -1, Timeout: -1, MinPause: -1, MaxConcurrent: -1},
 		{Mode: CheckpointAligned, Interval: des.Second, Timeout: des.Minute, MaxConcurrent: 1},
 		{Mode: CheckpointAligned, Interval: MinCheckpointInterval, Timeout: 1, MaxConcurrent: 100},
+		// stop-the-world takes one checkpoint at a time: max_concurrent is not used
+		{Mode: CheckpointStopTheWorld, Interval: des.Second, Timeout: des.Minute},
+		{Mode: CheckpointUnaligned, Interval: des.Second, Timeout: des.Minute, MaxConcurrent: 1, TolerableFailures: -1, AlignedTimeout: des.Second,
+			Storage: CheckpointStorage{Latency: des.Millisecond}},
 	} {
 		b.Checkpoint = cp
 		if err := b.Validate(); err != nil {
@@ -653,14 +1022,21 @@ func TestValidateBuiltCheckpoint(t *testing.T) {
 				"checkpoint.max_concurrent: must be at least 1, got 0"},
 		{Checkpointing{Mode: CheckpointAligned, Interval: des.Second, Timeout: des.Minute, MinPause: -des.Millisecond, MaxConcurrent: 1},
 			"checkpoint.min_pause: must not be negative, got -1ms"},
-		{Checkpointing{Mode: "unaligned", Interval: des.Second},
-			`checkpoint.mode: mode "unaligned" is not simulated yet; use aligned or none`},
+		{Checkpointing{Mode: CheckpointUnaligned, Interval: des.Second, Timeout: des.Minute, MaxConcurrent: 1, AlignedTimeout: -1},
+			"checkpoint.aligned_timeout: must not be negative, got -1ns"},
+		{Checkpointing{Mode: CheckpointStopTheWorld, Interval: des.Second, Timeout: des.Minute, TolerableFailures: -2,
+			Storage: CheckpointStorage{Bandwidth: -1, Latency: -1}},
+			"checkpoint.tolerable_failures: must be at least -1 (-1 for no limit), got -2\n" +
+				"checkpoint.storage.bandwidth: must be greater than 0, got -1B/s\n" +
+				"checkpoint.storage.latency: must not be negative, got -1ns"},
+		{Checkpointing{Mode: CheckpointAligned, Interval: des.Second, Timeout: des.Minute, MaxConcurrent: 1, Incremental: true},
+			"checkpoint.incremental: incremental checkpoints need state_backend type rocksdb (heap state is snapshotted in full), got heap (the default)"},
 		{Checkpointing{Mode: "Stop-The-World"},
-			`checkpoint.mode: mode "Stop-The-World" is not simulated yet; use aligned or none`},
+			`checkpoint.mode: unknown mode "Stop-The-World"; did you mean "stop-the-world"?`},
 		{Checkpointing{Mode: "Aligned"},
 			`checkpoint.mode: unknown mode "Aligned"; did you mean "aligned"?`},
 		{Checkpointing{Mode: "periodic"},
-			`checkpoint.mode: unknown mode "periodic"; expected none or aligned`},
+			`checkpoint.mode: unknown mode "periodic"; expected none, stop-the-world, aligned or unaligned`},
 	} {
 		b.Checkpoint = c.cp
 		if err := b.Validate(); err == nil || err.Error() != c.want {

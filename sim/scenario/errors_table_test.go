@@ -62,7 +62,7 @@ sinks:
     input: src
 `,
 		[]string{
-			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, workers, network, sources, operators, sinks, metrics, checkpoint`,
+			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, workers, network, sources, operators, sinks, metrics, checkpoint, state_backend, restart, high_availability, failures`,
 		}},
 	{"case and dash typos", `Duration: 10s
 sources:
@@ -771,30 +771,28 @@ sinks: [{name: out, input: src}]
 		[]string{
 			`t.yaml:2:20: checkpoint.mode: unknown mode "algined"; did you mean "aligned"?`,
 		}},
-	{"checkpoint modes not simulated", `duration: 10s
-checkpoint: {mode: unaligned, interval: 10s}
+	{"checkpoint unaligned", `duration: 10s
+checkpoint: {mode: unaligned, interval: 10s, aligned_timeout: 2s, max_concurrent: 1, tolerable_failures: 0}
 sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
 `,
-		[]string{
-			`t.yaml:2:20: checkpoint.mode: mode "unaligned" is not simulated yet; use aligned or none`,
-		}},
-	{"checkpoint stop-the-world", `duration: 10s
+		[]string{}},
+	{"checkpoint stop-the-world without interval", `duration: 10s
 checkpoint:
   mode: stop-the-world
 sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
 `,
 		[]string{
-			`t.yaml:3:9: checkpoint.mode: mode "stop-the-world" is not simulated yet; use aligned or none`,
+			`t.yaml:3:3: checkpoint: missing required field "interval" for mode stop-the-world`,
 		}},
-	{"checkpoint mode near one not simulated", `duration: 10s
+	{"checkpoint mode with underscores", `duration: 10s
 checkpoint: {mode: stop_the_world, interval: 10s}
 sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
 `,
 		[]string{
-			`t.yaml:2:20: checkpoint.mode: unknown mode "stop_the_world"; did you mean "stop-the-world"? It is not simulated yet; use aligned or none`,
+			`t.yaml:2:20: checkpoint.mode: unknown mode "stop_the_world"; did you mean "stop-the-world"?`,
 		}},
 	{"checkpoint mode empty", `duration: 10s
 checkpoint: {mode: "", interval: 10s}
@@ -802,7 +800,7 @@ sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
 `,
 		[]string{
-			`t.yaml:2:20: checkpoint.mode: unknown mode ""; expected none or aligned`,
+			`t.yaml:2:20: checkpoint.mode: unknown mode ""; expected none, stop-the-world, aligned or unaligned`,
 		}},
 	{"checkpoint mode not a string", `duration: 10s
 checkpoint: {mode: [aligned], interval: 10s}
@@ -818,14 +816,16 @@ checkpoint:
   interval: 10s
   min-pause: 1s
   max_concurent: 2
-  tolerable_failures: 3
+  tolerable-failed-checkpoints: 3
+  unaligned: true
 sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
 `,
 		[]string{
 			`t.yaml:5:3: checkpoint.min-pause: unknown field "min-pause"; did you mean "min_pause"?`,
 			`t.yaml:6:3: checkpoint.max_concurent: unknown field "max_concurent"; did you mean "max_concurrent"?`,
-			`t.yaml:7:3: checkpoint.tolerable_failures: unknown field "tolerable_failures"; valid fields are mode, interval, timeout, min_pause, max_concurrent`,
+			`t.yaml:7:3: checkpoint.tolerable-failed-checkpoints: unknown field "tolerable-failed-checkpoints"; did you mean "tolerable_failures"?`,
+			`t.yaml:8:3: checkpoint.unaligned: unknown field "unaligned"; valid fields are mode, interval, timeout, min_pause, max_concurrent, tolerable_failures, incremental, aligned_timeout, storage`,
 		}},
 	{"checkpoint interval missing", `duration: 10s
 checkpoint: {mode: aligned, timeout: 1m}
@@ -851,8 +851,8 @@ sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
 `,
 		[]string{
-			`t.yaml:3:3: checkpoint.interval: "interval" applies only to mode aligned, not none (the default)`,
-			`t.yaml:4:3: checkpoint.max_concurrent: "max_concurrent" applies only to mode aligned, not none (the default)`,
+			`t.yaml:3:3: checkpoint.interval: "interval" applies only to mode stop-the-world, aligned or unaligned, not none (the default)`,
+			`t.yaml:4:3: checkpoint.max_concurrent: "max_concurrent" applies only to mode aligned or unaligned, not none (the default)`,
 		}},
 	{"checkpoint fields with mode none", `duration: 10s
 checkpoint: {mode: none, min_pause: 1s, timeout: 1m}
@@ -860,8 +860,8 @@ sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
 `,
 		[]string{
-			`t.yaml:2:26: checkpoint.min_pause: "min_pause" applies only to mode aligned, not none`,
-			`t.yaml:2:41: checkpoint.timeout: "timeout" applies only to mode aligned, not none`,
+			`t.yaml:2:26: checkpoint.min_pause: "min_pause" applies only to mode stop-the-world, aligned or unaligned, not none`,
+			`t.yaml:2:41: checkpoint.timeout: "timeout" applies only to mode stop-the-world, aligned or unaligned, not none`,
 		}},
 	{"checkpoint misspelt mode reported once", `duration: 10s
 checkpoint: {mdoe: aligned, interval: 10s}
@@ -912,6 +912,312 @@ checkpoint: {mode: none}
 x-empty: {checkpoint: {}}
 sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
 sinks: [{name: out, input: src}]
+`,
+		[]string{}},
+	{"fault tolerance unknown fields with suggestions", `duration: 2m
+workers: {count: 2, heartbeat: 5s, memory_size: 2GiB}
+restart-strategy: {type: none}
+ha: {type: zookeeper}
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: count
+    input: src
+    partitioning: hash
+    service_time: {mean: 1ms}
+    state: {bytes_per_kay: 1KiB}
+sinks:
+  - name: out
+    input: count
+    deliver: idempotent
+checkpoint: {mode: unaligned, interval: 10s, alignment_timeout: 1s, storage: {bandwith: 1GiB/s}}
+state_backend: {tpye: rocksdb, acces_time: 1us}
+restart: {type: exponential-delay, backoff_multiplier: 1.5, jitter_factor: 0.2}
+failures:
+  - {kind: worker, at: 30s, wroker: 1}
+`,
+		[]string{
+			`t.yaml:2:21: workers.heartbeat: unknown field "heartbeat"; did you mean "heartbeat_timeout"?`,
+			`t.yaml:2:36: workers.memory_size: unknown field "memory_size"; valid fields are count, slots, memory, heartbeat_timeout`,
+			`t.yaml:3:1: restart-strategy: unknown field "restart-strategy"; did you mean "restart"?`,
+			`t.yaml:4:1: ha: unknown field "ha"; did you mean "high_availability"?`,
+			`t.yaml:13:13: operators[0].state.bytes_per_kay: unknown field "bytes_per_kay"; did you mean "bytes_per_key"?`,
+			`t.yaml:17:5: sinks[0].deliver: unknown field "deliver"; did you mean "delivery"?`,
+			`t.yaml:18:46: checkpoint.alignment_timeout: unknown field "alignment_timeout"; did you mean "aligned_timeout"?`,
+			`t.yaml:18:79: checkpoint.storage.bandwith: unknown field "bandwith"; did you mean "bandwidth"?`,
+			`t.yaml:19:17: state_backend.tpye: unknown field "tpye"; did you mean "type"?`,
+			`t.yaml:19:32: state_backend.acces_time: unknown field "acces_time"; did you mean "access_time"?`,
+			`t.yaml:20:36: restart.backoff_multiplier: unknown field "backoff_multiplier"; did you mean "multiplier"?`,
+			`t.yaml:20:61: restart.jitter_factor: unknown field "jitter_factor"; did you mean "jitter"?`,
+			`t.yaml:22:29: failures[0].wroker: unknown field "wroker"; did you mean "worker"?`,
+		}},
+	{"fault tolerance fields of another variant", `duration: 2m
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+checkpoint: {mode: aligned, interval: 10s, aligned_timeout: 1s}
+state_backend: {type: rocksdb, gc_interval: 10s}
+restart: {multiplier: 3, max_failures_per_interval: 2}
+high_availability: {leader_election: 5s}
+failures:
+  - {kind: network-partition, at: 10s, worker: 0, duration: 1s, factor: 2}
+  - {kind: slowdown, mtbf: 1h, duration: 1s}
+  - {kind: storage-outage, at: 10s, duration: 1s, vertex: src}
+  - {kind: worker, mtbf: 1h, worker: 1}
+`,
+		[]string{
+			`t.yaml:8:44: checkpoint.aligned_timeout: "aligned_timeout" applies only to mode unaligned, not aligned`,
+			`t.yaml:9:32: state_backend.gc_interval: "gc_interval" applies only to type heap, not rocksdb`,
+			`t.yaml:10:11: restart.multiplier: "multiplier" applies only to type exponential-delay, not fixed-delay (the default)`,
+			`t.yaml:10:26: restart.max_failures_per_interval: "max_failures_per_interval" applies only to type failure-rate, not fixed-delay (the default)`,
+			`t.yaml:11:21: high_availability.leader_election: "leader_election" applies only to type zookeeper, not none (the default)`,
+			`t.yaml:13:65: failures[0].factor: "factor" applies only to kind slowdown, not network-partition`,
+			`t.yaml:14:22: failures[1].mtbf: "mtbf" applies only to kind task, worker or jobmanager, not slowdown`,
+			`t.yaml:15:51: failures[2].vertex: "vertex" applies only to kind task or slowdown, not storage-outage`,
+			`t.yaml:16:30: failures[3].worker: "worker" does not apply to random failures (mtbf): they strike every worker at random times`,
+		}},
+	{"fault tolerance unknown enum values", `duration: 2m
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: a
+    input: src
+    delivery: exactly-once
+  - name: b
+    input: src
+    delivery: exactly_once
+  - name: c
+    input: src
+    delivery: atleastonce
+  - name: d
+    input: src
+    delivery: ""
+state_backend: {type: rocks}
+restart: {type: fixed}
+high_availability: {type: zk}
+failures:
+  - {kind: tsak, at: 1s}
+  - {kind: crash, at: 1s}
+`,
+		[]string{
+			`t.yaml:8:15: sinks[0].delivery: unknown delivery "exactly-once"; did you mean "transactional"? (the two-phase-commit sink that Flink calls exactly-once; idempotent also gives exactly-once results)`,
+			`t.yaml:11:15: sinks[1].delivery: unknown delivery "exactly_once"; did you mean "transactional"? (the two-phase-commit sink that Flink calls exactly-once; idempotent also gives exactly-once results)`,
+			`t.yaml:14:15: sinks[2].delivery: unknown delivery "atleastonce"; did you mean "at-least-once"?`,
+			`t.yaml:17:15: sinks[3].delivery: unknown delivery ""; expected at-least-once, at-most-once, idempotent or transactional`,
+			`t.yaml:18:23: state_backend.type: unknown type "rocks"; did you mean "rocksdb"?`,
+			`t.yaml:19:17: restart.type: unknown type "fixed"; expected none, fixed-delay, exponential-delay or failure-rate`,
+			`t.yaml:20:27: high_availability.type: unknown type "zk"; expected none or zookeeper`,
+			`t.yaml:22:12: failures[0].kind: unknown kind "tsak"; did you mean "task"?`,
+			`t.yaml:23:12: failures[1].kind: unknown kind "crash"; expected task, worker, jobmanager, slowdown, network-partition or storage-outage`,
+		}},
+	{"fault tolerance values out of range", `duration: 2m
+workers: {count: 2, memory: 0, heartbeat_timeout: 0s}
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: count
+    input: src
+    partitioning: hash
+    service_time: {mean: 1ms}
+    state: {bytes_per_key: 2GiB}
+sinks:
+  - name: out
+    input: count
+checkpoint: {mode: aligned, interval: 10s, tolerable_failures: -2, storage: {bandwidth: 0B/s, latency: -1ms}}
+state_backend: {gc_interval: 1ms}
+restart: {type: exponential-delay, attempts: -2, initial_backoff: 10s, max_backoff: 5s, multiplier: 0.5, jitter: 1, reset_threshold: 0s}
+high_availability: {type: zookeeper, leader_election: -1s}
+failures:
+  - {kind: worker, at: 2m, worker: 1}
+  - {kind: task, at: -1s, vertex: src}
+  - {kind: slowdown, at: 1s, worker: 1, duration: 0s, factor: 1}
+  - {kind: worker, mtbf: 500ms}
+  - {kind: jobmanager, mtbf: 0s}
+`,
+		[]string{
+			`t.yaml:2:29: workers.memory: must be greater than 0, got 0B`,
+			`t.yaml:2:51: workers.heartbeat_timeout: must be greater than 0, got 0s`,
+			`t.yaml:11:28: operators[0].state.bytes_per_key: must be at most 1GiB, got 2GiB`,
+			`t.yaml:15:64: checkpoint.tolerable_failures: must be at least -1 (-1 for no limit), got -2`,
+			`t.yaml:15:89: checkpoint.storage.bandwidth: must be greater than 0, got 0B/s`,
+			`t.yaml:15:104: checkpoint.storage.latency: must not be negative, got -1ms`,
+			`t.yaml:16:30: state_backend.gc_interval: must be 0 (off) or at least 10ms (each interval pauses every worker), got 1ms`,
+			`t.yaml:17:46: restart.attempts: must be at least -1 (-1 for no limit), got -2`,
+			`t.yaml:17:85: restart.max_backoff: must not be less than initial_backoff (10s), got 5s`,
+			`t.yaml:17:101: restart.multiplier: must be a number of at least 1 (each backoff is the previous one times multiplier), got 0.5`,
+			`t.yaml:17:114: restart.jitter: must be at least 0 and less than 1 (a fraction of the backoff), got 1`,
+			`t.yaml:17:134: restart.reset_threshold: must be greater than 0, got 0s`,
+			`t.yaml:18:55: high_availability.leader_election: must not be negative, got -1s`,
+			`t.yaml:20:24: failures[0].at: must be before the end of the run (duration 120s), got 120s`,
+			`t.yaml:21:22: failures[1].at: must not be negative, got -1s`,
+			`t.yaml:22:51: failures[2].duration: must be greater than 0, got 0s`,
+			`t.yaml:22:63: failures[2].factor: must be a number greater than 1 (service times are multiplied by it), got 1`,
+			`t.yaml:23:26: failures[3].mtbf: must be at least 1s (failures more often than that would only keep the job restarting), got 500ms`,
+			`t.yaml:24:30: failures[4].mtbf: must be greater than 0, got 0s`,
+		}},
+	{"failure targets that do not exist", `duration: 2m
+workers: {count: 2, slots: 4}
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: enrich
+    input: src
+    parallelism: 2
+    service_time: {mean: 1ms}
+sinks:
+  - name: out
+    input: enrich
+failures:
+  - {kind: task, at: 30s, vertex: enrch}
+  - {kind: task, at: 30s, vertex: enrich, subtask: 2}
+  - {kind: slowdown, at: 30s, vertex: sink, duration: 1s}
+  - {kind: worker, at: 30s, worker: 2}
+  - {kind: network-partition, at: 30s, worker: -1, duration: 1s}
+  - {kind: task, at: 30s, vertex: out, subtask: 1}
+`,
+		[]string{
+			`t.yaml:16:35: failures[0].vertex: unknown vertex "enrch"; did you mean "enrich"?`,
+			`t.yaml:17:52: failures[1].subtask: must be from 0 to 1 ("enrich" has parallelism 2), got 2`,
+			`t.yaml:18:39: failures[2].vertex: unknown vertex "sink"; vertices are src, enrich, out`,
+			`t.yaml:19:37: failures[3].worker: must be from 0 to 1 (workers.count is 2), got 2`,
+			`t.yaml:20:48: failures[4].worker: must be from 0 to 1 (workers.count is 2), got -1`,
+			`t.yaml:21:49: failures[5].subtask: must be 0 ("out" has parallelism 1), got 1`,
+		}},
+	{"keyed state without keyBy", `duration: 2m
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: same
+    input: src
+    parallelism: 2
+    service_time: {mean: 1ms}
+    state: {bytes_per_key: 100B}
+  - name: spread
+    input: same
+    partitioning: rebalance
+    service_time: {mean: 1ms}
+    state: {bytes_per_key: 100B}
+sinks:
+  - name: out
+    input: spread
+`,
+		[]string{
+			`t.yaml:11:12: operators[0].state: keyed state needs keyBy (partitioning: hash), but the partitioning is forward (the default)`,
+			`t.yaml:16:12: operators[1].state: keyed state needs keyBy (partitioning: hash), but the partitioning is rebalance`,
+		}},
+	{"checkpoint incremental with the heap backend", `duration: 2m
+checkpoint: {mode: aligned, interval: 10s, incremental: true}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:2:57: checkpoint.incremental: incremental checkpoints need state_backend type rocksdb (heap state is snapshotted in full), got heap (the default)`,
+		}},
+	{"transactional sink without checkpoints", `duration: 2m
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src, delivery: transactional}]
+`,
+		[]string{
+			`t.yaml:3:43: sinks[0].delivery: transactional needs checkpoints: its output becomes visible when the checkpoint that covers it completes, but checkpoint.mode is none (the default)`,
+		}},
+	{"failures missing or conflicting fields", `duration: 2m
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src}]
+state_backend: {gc_pause_per_gib: 1s}
+failures:
+  - {at: 1s}
+  - {kind: jobmanager}
+  - {kind: network-partition, worker: 0, duration: 1s}
+  - {kind: task, at: 1s}
+  - {kind: storage-outage, at: 1s}
+  - {kind: worker, at: 1s, mtbf: 1h}
+  - {kind: slowdown, at: 1s, vertex: src, worker: 0, duration: 1s}
+  - {kind: slowdown, at: 1s, subtask: 0, duration: 1s}
+  - {kind: task, mtbf: 1h, vertex: src}
+`,
+		[]string{
+			`t.yaml:4:17: state_backend.gc_pause_per_gib: "gc_pause_per_gib" needs gc_interval: garbage collection is off without it`,
+			`t.yaml:6:5: failures[0]: missing required field "kind"`,
+			`t.yaml:7:5: failures[1]: missing required field "at" (or "mtbf" for random failures)`,
+			`t.yaml:8:5: failures[2]: missing required field "at"`,
+			`t.yaml:9:5: failures[3]: missing required field "vertex" for kind task`,
+			`t.yaml:10:5: failures[4]: missing required field "duration" for kind storage-outage`,
+			`t.yaml:11:28: failures[5].mtbf: give either at (one failure at that time) or mtbf (random failures), not both`,
+			`t.yaml:12:43: failures[6].worker: give either vertex (one of its subtasks slows down) or worker (all its subtasks do), not both`,
+			`t.yaml:13:30: failures[7].subtask: "subtask" needs vertex: it picks a subtask of that vertex`,
+			`t.yaml:14:28: failures[8].vertex: "vertex" does not apply to random failures (mtbf): they strike every worker at random times`,
+		}},
+	{"fault tolerance wrong types and units", `duration: 2m
+workers: {count: one, memory: lots, heartbeat_timeout: 10}
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+operators:
+  - {name: op, input: src, partitioning: hash, service_time: {mean: 1ms}, state: keyed}
+  - {name: op2, input: op, partitioning: hash, service_time: {mean: 1ms}, state: {bytes_per_key: 1KB/s}}
+sinks: [{name: out, input: op2, delivery: true}]
+checkpoint: {mode: aligned, interval: 10s, tolerable_failures: many, incremental: "yes", storage: {bandwidth: 100MiB, latency: [1ms]}}
+state_backend: [heap]
+restart: {type: exponential-delay, attempts: 1.5, multiplier: fast, jitter: 10%}
+high_availability: zookeeper
+failures:
+  - {kind: task, at: soon, vertex: [op], subtask: first}
+  - {kind: slowdown, at: 1s, vertex: op, factor: 4x, duration: 1s}
+`,
+		[]string{
+			`t.yaml:2:18: workers.count: expected a whole number, got "one"`,
+			`t.yaml:2:31: workers.memory: expected a size such as 100B or 32KiB, got "lots"`,
+			`t.yaml:2:56: workers.heartbeat_timeout: expected a duration such as 250ms or 2s, got "10" (a number needs a unit)`,
+			`t.yaml:5:82: operators[0].state: expected a mapping, got "keyed"`,
+			`t.yaml:6:98: operators[1].state.bytes_per_key: expected a size such as 100B or 32KiB, got "1KB/s" (unknown unit "KB/s"; units are B, KB, MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024))`,
+			`t.yaml:7:43: sinks[0].delivery: unknown delivery "true"; expected at-least-once, at-most-once, idempotent or transactional`,
+			`t.yaml:8:64: checkpoint.tolerable_failures: expected a whole number, got "many"`,
+			`t.yaml:8:83: checkpoint.incremental: expected true or false, got "yes"`,
+			`t.yaml:8:111: checkpoint.storage.bandwidth: expected a bandwidth such as 1Gbit/s or 125MB/s, got "100MiB" (missing "/s" after "MiB")`,
+			`t.yaml:8:128: checkpoint.storage.latency: expected a duration such as 250ms or 2s, got a list`,
+			`t.yaml:9:16: state_backend: expected a mapping, got a list`,
+			`t.yaml:10:46: restart.attempts: expected a whole number, got 1.5`,
+			`t.yaml:10:63: restart.multiplier: expected a number, got "fast"`,
+			`t.yaml:10:77: restart.jitter: expected a number, got "10%"`,
+			`t.yaml:11:20: high_availability: expected a mapping, got "zookeeper"`,
+			`t.yaml:13:22: failures[0].at: expected a duration such as 250ms or 2s, got "soon"`,
+			`t.yaml:13:36: failures[0].vertex: expected a string, got a list`,
+			`t.yaml:13:51: failures[0].subtask: expected a whole number, got "first"`,
+			`t.yaml:14:50: failures[1].factor: expected a number, got "4x"`,
+		}},
+	{"fault tolerance settings", `duration: 2m
+workers: {count: 2, slots: 2, memory: 512MiB, heartbeat_timeout: 5s}
+sources: [{name: src, parallelism: 2, arrival: {process: constant, rate: 10/s}}]
+operators:
+  - {name: count, input: src, partitioning: hash, parallelism: 2, service_time: {mean: 1ms}, state: {bytes_per_key: 64B}}
+sinks: [{name: out, input: count, delivery: transactional}]
+checkpoint: {mode: stop-the-world, interval: 30s, tolerable_failures: 0, incremental: true, storage: {bandwidth: 1Gbit/s, latency: 0}}
+state_backend: {type: rocksdb, access_time: 0}
+restart: {type: none}
+high_availability: {type: zookeeper}
+failures:
+  - {kind: task, at: 0s, vertex: src}
+  - {kind: task, at: 10s, vertex: out}
+  - {kind: jobmanager, at: 1m}
+  - {kind: slowdown, at: 20s, duration: 1m, factor: 1.5}
+  - {kind: storage-outage, at: 119s, duration: 1h}
+`,
+		[]string{}},
+	{"fixed-delay restart and heap garbage collection", `duration: 2m
+sources: [{name: src, arrival: {process: constant, rate: 10/s}}]
+sinks: [{name: out, input: src, delivery: at-most-once}]
+state_backend: {gc_interval: 10ms}
+restart: {attempts: 0, delay: 0s}
+high_availability: {type: none}
+failures: []
 `,
 		[]string{}},
 	{"merge key errors", `duration: 10s

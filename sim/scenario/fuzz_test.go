@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if err := s.Validate(); err != nil {
 			t.Fatalf("Parse accepted what Validate rejects: %v", err)
+		}
+		if d := s.WithDefaults(); !reflect.DeepEqual(d, s) {
+			t.Fatalf("WithDefaults changed a parsed scenario:\n%+v\n%+v", d, s)
 		}
 		n := len(s.Sources) + len(s.Operators) + len(s.Sinks)
 		order := s.Topo()

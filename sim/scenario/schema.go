@@ -70,8 +70,10 @@ func jsSchema() obj {
 			"duration": jsDuration("Simulated time to run, such as 120s or 10m. Required, greater than 0.", nil),
 			"warmup":   jsDuration("Simulated time at the start left out of summary statistics; shorter than duration. Default 0.", "0s"),
 			"workers": jsObject("The simulated cluster: TaskManagers with slots. Subtask i of every vertex runs in slot i, filling worker 0 first, so the job needs its largest parallelism <= count x slots.", obj{
-				"count": jsInteger("Number of workers (TaskManagers). Default 1.", 1, 1),
-				"slots": jsInteger("Task slots per worker. Default 4.", 1, 4),
+				"count":             jsInteger("Number of workers (TaskManagers). Default 1.", 1, 1),
+				"slots":             jsInteger("Task slots per worker. Default 4.", 1, 4),
+				"memory":            jsSize("Heap of one worker for the keyed state of the heap state backend; heap state beyond it fails the worker (out of memory). Greater than 0. Default 1GiB.", "1GiB"),
+				"heartbeat_timeout": jsDuration("How long the JobManager takes to notice a lost worker (Flink's heartbeat.timeout); a failed task is reported at once. Greater than 0. Default 50s.", "50s"),
 			}),
 			"network": jsNetwork("Network settings of every edge (Flink's credit-based flow control); a vertex's network overrides them for its input edges.", true),
 			"sources": obj{
@@ -89,7 +91,30 @@ func jsSchema() obj {
 			"metrics": jsObject("Metric sampling.", obj{
 				"interval": jsDuration("Simulated time between metric samples, at least 1ms (each interval writes a row per subtask). Default 1s.", "1s"),
 			}),
-			"checkpoint": jsCheckpoint(),
+			"checkpoint":        jsCheckpoint(),
+			"state_backend":     jsStateBackend(),
+			"restart":           jsRestart(),
+			"high_availability": jsHighAvailability(),
+			"failures": obj{
+				"description": "Failures to inject, in the order given: each scripted (at) or random (mtbf). Default none.",
+				"type":        "array", "items": jsFailure(),
+			},
+		},
+		"allOf": []any{
+			obj{
+				"description": "Incremental checkpoints need the rocksdb state backend.",
+				"if": obj{"properties": obj{"checkpoint": obj{"properties": obj{"incremental": obj{"const": true}}, "required": []string{"incremental"}}},
+					"required": []string{"checkpoint"}},
+				"then": obj{"properties": obj{"state_backend": obj{"properties": obj{"type": obj{"const": BackendRocksDB}}, "required": []string{"type"}}},
+					"required": []string{"state_backend"}},
+			},
+			obj{
+				"description": "A transactional sink needs checkpoints: its output becomes visible when a checkpoint completes.",
+				"if": obj{"properties": obj{"sinks": obj{"contains": obj{"properties": obj{"delivery": obj{"const": DeliveryTransactional}},
+					"required": []string{"delivery"}}}}, "required": []string{"sinks"}},
+				"then": obj{"properties": obj{"checkpoint": obj{"properties": obj{"mode": obj{"not": obj{"const": CheckpointNone}}}, "required": []string{"mode"}}},
+					"required": []string{"checkpoint"}},
+			},
 		},
 		"patternProperties":    obj{"^x-": obj{"description": "Ignored: a place for YAML anchors (&name) to reuse with aliases (*name)."}},
 		"additionalProperties": false,
@@ -101,14 +126,94 @@ func jsSchema() obj {
 // execution.checkpointing.* options.
 func jsCheckpoint() obj {
 	o := jsObject("Periodic checkpoints, as Flink's execution.checkpointing.* options. Default: none.", obj{
-		"mode": jsEnum("none: no checkpoints; aligned: asynchronous barrier snapshotting with alignment (Carbone et al. 2015): barriers enter at the sources, a task with several inputs blocks each input whose barrier arrived until all have, then snapshots its state and forwards the barrier. unaligned and stop-the-world are not simulated yet. Default none.",
+		"mode": jsEnum("none: no checkpoints; stop-the-world: stop ingestion at the sources, wait for the data in flight to be processed, copy every task's state to storage, resume; aligned: asynchronous barrier snapshotting with alignment (Carbone et al. 2015): barriers enter at the sources, a task with several inputs blocks each input whose barrier arrived until all have, then snapshots its state and forwards the barrier; unaligned: barriers overtake buffered data, which is persisted with the state. Default none.",
 			checkpointModes, CheckpointNone),
-		"interval":       jsDuration("Simulated time between checkpoint triggers, such as 10s. Required with mode aligned; greater than 0.", nil),
-		"timeout":        jsDuration("A checkpoint not complete this long after its trigger fails (is expired); greater than 0. Default 10m.", "10m"),
-		"min_pause":      jsDuration("Least simulated time between the end of one checkpoint and the next trigger. Default 0.", "0s"),
-		"max_concurrent": jsInteger("Most checkpoints in progress at once. Default 1.", 1, 1),
+		"interval":           jsDuration("Simulated time between checkpoint triggers, such as 10s. Required with a mode other than none; at least 10ms.", nil),
+		"timeout":            jsDuration("A checkpoint not complete this long after its trigger fails (is expired); greater than 0. Default 10m.", "10m"),
+		"min_pause":          jsDuration("Least simulated time between the end of one checkpoint and the next trigger. Default 0.", "0s"),
+		"max_concurrent":     jsInteger("Most checkpoints in progress at once (aligned and unaligned; stop-the-world takes one at a time). Default 1.", 1, 1),
+		"tolerable_failures": jsInteger("How many checkpoints in a row may fail (time out, or lose their storage) before the job fails and restarts by its restart strategy; -1 is no limit. Flink's execution.checkpointing.tolerable-failed-checkpoints, whose own default is 0. Default -1 (no limit).", -1, -1),
+		"incremental": obj{
+			"description": "Upload only the state changed since the last completed checkpoint (recovery may download more). Only with state_backend type rocksdb. Default false.",
+			"type":        "boolean", "default": false,
+		},
+		"aligned_timeout": jsDuration("Unaligned only: each checkpoint starts aligned and a subtask switches to unaligned once it has aligned this long (Flink's execution.checkpointing.aligned-checkpoint-timeout). Default 0: unaligned from the start.", "0s"),
+		"storage": jsObject("The checkpoint storage (a distributed file system) that snapshots are uploaded to and restored from; uploads and downloads queue for its bandwidth, one after another.", obj{
+			"bandwidth": jsBandwidth("Bandwidth of the checkpoint storage, greater than 0. Default 100MiB/s.", "100MiB/s"),
+			"latency":   jsDuration("Latency of each upload or download. Default 10ms.", "10ms"),
+		}),
 	})
 	o["allOf"] = jsVariants("mode", checkpointModes, checkpointApplies, checkpointRequires, CheckpointNone)
+	return o
+}
+
+// jsStateBackend is the schema of the state backend.
+func jsStateBackend() obj {
+	o := jsObject("Flink's state backend: where operators keep their keyed state (operators with state). Default: heap.", obj{
+		"type": jsEnum("heap: objects on the JVM heap, fast, bounded by workers.memory, with optional garbage-collection pauses; rocksdb: serialized on local disk, slower access, incremental checkpoints. Default heap.",
+			backends, BackendHeap),
+		"access_time":      jsDuration("Time added to the service time of every record of an operator with state, for its state access. Default 100ns for heap, 5us for rocksdb.", nil),
+		"gc_interval":      jsDuration("Heap only: every gc_interval each worker pauses for gc_pause_per_gib per GiB of heap state it holds (at least 1ms). 0 or at least 10ms. Default 0: no garbage-collection pauses.", "0s"),
+		"gc_pause_per_gib": jsDuration("Heap only, with gc_interval: the pause per GiB of heap state of a worker. Default 100ms.", "100ms"),
+	})
+	o["allOf"] = jsVariants("type", backends, backendApplies, nil, BackendHeap)
+	o["dependencies"] = obj{"gc_pause_per_gib": []string{"gc_interval"}}
+	return o
+}
+
+// jsRestart is the schema of the restart strategy, as Flink's
+// restart-strategy.* options.
+func jsRestart() obj {
+	o := jsObject("What the job does after a failure, as Flink's restart-strategy.* options; the fields depend on type. Default: fixed-delay, no limit on attempts, 1s delay.", obj{
+		"type": jsEnum("none: a failure fails the job for good; fixed-delay: restart after delay, at most attempts times; exponential-delay: restart after a backoff that grows from initial_backoff by multiplier up to max_backoff; failure-rate: restart after delay unless more than max_failures_per_interval failures came within failure_rate_interval. Default fixed-delay.",
+			restartTypes, RestartFixedDelay),
+		"attempts":                  jsInteger("fixed-delay and exponential-delay: restarts before the job fails for good; -1 is no limit. Default -1.", -1, -1),
+		"delay":                     jsDuration("fixed-delay and failure-rate: simulated time between the detection of a failure and the restart. Default 1s.", "1s"),
+		"initial_backoff":           jsDuration("exponential-delay: the first backoff, greater than 0. Default 1s.", "1s"),
+		"max_backoff":               jsDuration("exponential-delay: the largest backoff, at least initial_backoff. Default 1m.", "1m"),
+		"multiplier":                obj{"description": "exponential-delay: each backoff is the previous one times multiplier, at least 1. Default 2.", "type": "number", "minimum": 1, "default": defaultMultiplier},
+		"jitter":                    obj{"description": "exponential-delay: each backoff is spread uniformly by plus or minus this fraction of it, at least 0 and less than 1. Default 0.1.", "type": "number", "minimum": 0, "exclusiveMaximum": 1, "default": defaultJitter},
+		"reset_threshold":           jsDuration("exponential-delay: after this long without a failure the backoff starts again from initial_backoff; greater than 0. Default 1h.", "1h"),
+		"max_failures_per_interval": jsInteger("failure-rate: the job fails for good when more failures than this come within failure_rate_interval. Default 1.", 1, defaultFailureRateMax),
+		"failure_rate_interval":     jsDuration("failure-rate: the window of max_failures_per_interval; greater than 0. Default 1m.", "1m"),
+	})
+	o["allOf"] = jsVariants("type", restartTypes, restartApplies, nil, RestartFixedDelay)
+	return o
+}
+
+// jsHighAvailability is the schema of the JobManager's high availability.
+func jsHighAvailability() obj {
+	o := jsObject("High availability of the JobManager. Default: none.", obj{
+		"type": jsEnum("none: a JobManager failure loses the job; zookeeper: a standby JobManager is elected and recovers the job (graph and checkpoint pointers) from storage. Default none.",
+			haTypes, HANone),
+		"leader_election": jsDuration("zookeeper: simulated time to elect a new leader after the JobManager fails; at least 0. Default 10s.", "10s"),
+	})
+	o["allOf"] = jsVariants("type", haTypes, haApplies, nil, HANone)
+	return o
+}
+
+// jsFailure is the schema of one failure.
+func jsFailure() obj {
+	o := jsObject("One failure: scripted (at) or random (mtbf); the fields depend on kind.", obj{
+		"kind": jsEnum("task: one subtask fails (an exception), reported at once; worker: a TaskManager dies with its subtasks, noticed after workers.heartbeat_timeout; jobmanager: the JobManager dies (see high_availability); slowdown: a straggler, service times times factor for duration; network-partition: a worker is cut off for duration; storage-outage: the checkpoint storage is unavailable for duration. Required.",
+			failureKinds, ""),
+		"at":       jsDuration("A scripted failure: the simulated time it happens, before the end of the run. Give at or mtbf.", nil),
+		"mtbf":     jsDuration("Random failures (kinds task, worker, jobmanager): the mean time between failures of each worker (task: of a random subtask on it; jobmanager: of the JobManager), exponentially distributed and drawn from the seed; at least 1s. Give at or mtbf.", nil),
+		"vertex":   obj{"description": "task and slowdown: the vertex whose subtask fails or slows down. Required for task (scripted); for slowdown give vertex or worker.", "type": "string", "pattern": patName, "maxLength": MaxNameLength},
+		"subtask":  jsInteger("task and slowdown with vertex: the subtask of vertex, from 0 to its parallelism - 1. Default 0.", 0, 0),
+		"worker":   jsInteger("worker, network-partition, and slowdown without vertex: the worker, from 0 to workers.count - 1. Default 0.", 0, 0),
+		"duration": jsDuration("slowdown, network-partition and storage-outage: how long it lasts; required, greater than 0.", nil),
+		"factor":   obj{"description": "slowdown: service times are multiplied by factor, greater than 1. Default 10.", "type": "number", "exclusiveMinimum": 1, "maximum": MaxSlowdownFactor, "default": defaultSlowdownFactor},
+	}, "kind")
+	rules := jsVariants("kind", failureKinds, failureApplies, failureRequires, "")
+	rules = append(rules,
+		obj{"oneOf": []any{obj{"required": []string{"at"}}, obj{"required": []string{"mtbf"}}}},
+		obj{"if": obj{"required": []string{"mtbf"}}, "then": obj{"properties": obj{"vertex": false, "subtask": false, "worker": false}}},
+		obj{"if": obj{"properties": obj{"kind": obj{"const": FailureTask}}, "required": []string{"kind", "at"}}, "then": obj{"required": []string{"vertex"}}},
+		obj{"not": obj{"required": []string{"vertex", "worker"}}},
+	)
+	o["allOf"] = rules
+	o["dependencies"] = obj{"subtask": []string{"vertex"}}
 	return o
 }
 
@@ -331,13 +436,22 @@ func jsVertex(sink bool) obj {
 	required := []string{"name", "service_time"}
 	if sink {
 		required = []string{"name"}
+		props["delivery"] = jsEnum("How the sink writes to the outside world: at-least-once (written on arrival; records replayed after a failure are written again), at-most-once (written on arrival; after a restart, replays up to the position written are skipped), idempotent (upsert by record id: replays overwrite), transactional (two-phase commit, what Flink calls exactly-once: output becomes visible when the checkpoint that covers it completes; needs checkpoints). Default at-least-once.",
+			deliveries, DeliveryAtLeastOnce)
 	} else {
 		props["selectivity"] = obj{"description": "Output records per input record: a filter 0.3, a flatMap 2.5. At most 1000 (each input record emits that many). Default 1.", "type": "number", "minimum": 0, "maximum": MaxSelectivity, "default": 1}
+		props["state"] = jsObject("Keyed state of the operator: bytes_per_key for every distinct key a subtask has seen, kept in the state backend and snapshotted by checkpoints. Needs partitioning: hash (keyBy). Default: stateless.", obj{
+			"bytes_per_key": jsSize("State per key, greater than 0, at most 1GiB. Required.", nil),
+		}, "bytes_per_key")
 	}
 	o := jsObject(what, props, required...)
 	o["oneOf"] = []any{
 		obj{"required": []string{"input"}},
 		obj{"required": []string{"inputs"}},
+	}
+	if !sink {
+		o["if"] = obj{"required": []string{"state"}}
+		o["then"] = obj{"properties": obj{"partitioning": obj{"const": PartitionHash}}, "required": []string{"partitioning"}}
 	}
 	return o
 }

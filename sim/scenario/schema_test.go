@@ -90,6 +90,12 @@ func TestJSONSchemaMatchesDecoder(t *testing.T) {
 		{[]string{"properties", "network"}, networkFields},
 		{[]string{"properties", "metrics"}, metricsFields},
 		{[]string{"properties", "checkpoint"}, checkpointFields},
+		{[]string{"properties", "checkpoint", "properties", "storage"}, storageFields},
+		{[]string{"properties", "state_backend"}, backendFields},
+		{[]string{"properties", "restart"}, restartFields},
+		{[]string{"properties", "high_availability"}, haFields},
+		{[]string{"properties", "failures", "items"}, failureFields},
+		{[]string{"properties", "operators", "items", "properties", "state"}, keyedStateFields},
 		{[]string{"properties", "sources", "items"}, sourceFields},
 		{[]string{"properties", "sources", "items", "properties", "arrival"}, arrivalFields},
 		{[]string{"properties", "sources", "items", "properties", "arrival", "properties", "schedule", "items"}, stepFields},
@@ -175,6 +181,9 @@ func TestJSONSchemaRejects(t *testing.T) {
 		"source not a mapping", "top level not a mapping", "bad names",
 		"names not ASCII or starting with - or .", "old bursty field names", "max_rate out of range",
 		"name and description not one line", "description too long", "absurd values",
+		"fault tolerance unknown fields with suggestions", "fault tolerance fields of another variant",
+		"fault tolerance unknown enum values", "failures missing or conflicting fields", "keyed state without keyBy",
+		"transactional sink without checkpoints", "fault tolerance wrong types and units",
 	}
 	for _, c := range errorCases {
 		// Every mistake in a checkpoint setting is one the schema sees.
@@ -260,5 +269,96 @@ func TestJSONSchemaPatterns(t *testing.T) {
 		_, err := Parse("x.yaml", []byte("duration: 10s\nsources: [{name: s, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: k, input: s}]\ndescription: "+v+"\n"))
 		check("description", v, err == nil)
 		check("name", v, err == nil)
+	}
+}
+
+// The schema sees each mistake in the settings of fault tolerance alone,
+// as Parse does, and accepts what Parse accepts.
+func TestJSONSchemaFaultTolerance(t *testing.T) {
+	sch := compileSchema(t)
+	base := "duration: 2m\nsources: [{name: src, arrival: {process: constant, rate: 10/s}}]\n"
+	sink := "sinks: [{name: out, input: src}]\n"
+	for _, bad := range []string{
+		sink + "workers: {heartbeat: 5s}\n",
+		sink + "restart: {type: none, attempts: 3}\n",
+		sink + "restart: {multiplier: 3}\n",
+		sink + "restart: {type: exponential-delay, delay: 1s}\n",
+		sink + "restart: {type: failure-rate, attempts: 1}\n",
+		sink + "restart: {type: exponential-delay, jitter: 1}\n",
+		sink + "restart: {type: exponential-delay, multiplier: 0.5}\n",
+		sink + "restart: {attempts: -2}\n",
+		sink + "restart: {type: fixed}\n",
+		sink + "high_availability: {leader_election: 5s}\n",
+		sink + "high_availability: {type: none, leader_election: 5s}\n",
+		sink + "state_backend: {type: rocksdb, gc_interval: 10s}\n",
+		sink + "state_backend: {gc_pause_per_gib: 1s}\n",
+		sink + "checkpoint: {mode: aligned, interval: 1s, aligned_timeout: 1s}\n",
+		sink + "checkpoint: {mode: stop-the-world, interval: 1s, max_concurrent: 2}\n",
+		sink + "checkpoint: {mode: aligned, interval: 1s, tolerable_failures: -2}\n",
+		sink + "checkpoint: {incremental: true}\n",
+		sink + "checkpoint: {mode: aligned, interval: 1s, incremental: true}\n",
+		sink + "checkpoint: {mode: aligned, interval: 1s, incremental: true}\nstate_backend: {type: heap}\n",
+		sink + "checkpoint: {mode: aligned, interval: 1s, storage: {bandwidth: 100MiB}}\n",
+		"sinks: [{name: out, input: src, delivery: exactly-once}]\n",
+		"sinks: [{name: out, input: src, delivery: transactional}]\n",
+		"sinks: [{name: out, input: src, delivery: transactional}]\ncheckpoint: {mode: none}\n",
+		"operators: [{name: op, input: src, service_time: {mean: 1ms}, state: {bytes_per_key: 1KiB}}]\nsinks: [{name: out, input: op}]\n",
+		"operators: [{name: op, input: src, partitioning: rebalance, service_time: {mean: 1ms}, state: {bytes_per_key: 1KiB}}]\nsinks: [{name: out, input: op}]\n",
+		"operators: [{name: op, input: src, partitioning: hash, service_time: {mean: 1ms}, state: {}}]\nsinks: [{name: out, input: op}]\n",
+		sink + "failures: [{at: 1s}]\n",
+		sink + "failures: [{kind: crash, at: 1s}]\n",
+		sink + "failures: [{kind: worker}]\n",
+		sink + "failures: [{kind: worker, at: 1s, mtbf: 1h}]\n",
+		sink + "failures: [{kind: worker, mtbf: 1h, worker: 1}]\n",
+		sink + "failures: [{kind: task, mtbf: 1h, vertex: src}]\n",
+		sink + "failures: [{kind: slowdown, mtbf: 1h, duration: 1s}]\n",
+		sink + "failures: [{kind: task, at: 1s}]\n",
+		sink + "failures: [{kind: task, at: 1s, vertex: src, worker: 0}]\n",
+		sink + "failures: [{kind: worker, at: 1s, vertex: src}]\n",
+		sink + "failures: [{kind: slowdown, at: 1s}]\n",
+		sink + "failures: [{kind: slowdown, at: 1s, duration: 1s, vertex: src, worker: 0}]\n",
+		sink + "failures: [{kind: slowdown, at: 1s, duration: 1s, subtask: 0}]\n",
+		sink + "failures: [{kind: slowdown, at: 1s, duration: 1s, vertex: src, factor: 1}]\n",
+		sink + "failures: [{kind: network-partition, at: 1s, duration: 1s, factor: 2}]\n",
+		sink + "failures: [{kind: storage-outage, at: 1s}]\n",
+		sink + "failures: [{kind: jobmanager, at: 1s, worker: 0}]\n",
+		sink + "failures: [{kind: worker, at: 1s, worker: -1}]\n",
+		sink + "failures: {kind: worker, at: 1s}\n",
+	} {
+		if err := sch.Validate(instance(t, []byte(base+bad))); err == nil {
+			t.Errorf("schema accepts %q", bad)
+		}
+		if _, err := Parse("x.yaml", []byte(base+bad)); err == nil {
+			t.Errorf("Parse accepts %q", bad)
+		}
+	}
+	for _, ok := range []string{
+		sink + "workers: {count: 2, memory: 1GiB, heartbeat_timeout: 50s}\nfailures: [{kind: worker, at: 1s, worker: 1}]\n",
+		sink + "restart: {type: none}\n",
+		sink + "restart: {type: fixed-delay, attempts: 3, delay: 10s}\n",
+		sink + "restart: {attempts: -1}\n",
+		sink + "restart: {type: exponential-delay, attempts: 3, initial_backoff: 1s, max_backoff: 1m, multiplier: 2, jitter: 0.1, reset_threshold: 1h}\n",
+		sink + "restart: {type: failure-rate, delay: 10s, max_failures_per_interval: 1, failure_rate_interval: 1m}\n",
+		sink + "high_availability: {type: zookeeper, leader_election: 5s}\n",
+		sink + "state_backend: {type: heap, access_time: 200ns, gc_interval: 10s, gc_pause_per_gib: 200ms}\n",
+		sink + "state_backend: {type: rocksdb, access_time: 5us}\n",
+		sink + "checkpoint: {mode: unaligned, interval: 10s, aligned_timeout: 2s}\n",
+		sink + "checkpoint: {mode: stop-the-world, interval: 10s, tolerable_failures: 3, storage: {bandwidth: 100MiB/s, latency: 10ms}}\n",
+		sink + "checkpoint: {mode: aligned, interval: 10s, incremental: true}\nstate_backend: {type: rocksdb}\n",
+		sink + "checkpoint: {mode: aligned, interval: 10s, incremental: false}\n",
+		"sinks: [{name: out, input: src, delivery: transactional}]\ncheckpoint: {mode: aligned, interval: 10s}\n",
+		"sinks: [{name: a, input: src, delivery: idempotent}, {name: b, input: src, delivery: at-most-once}]\n",
+		"operators: [{name: op, input: src, partitioning: hash, service_time: {mean: 1ms}, state: {bytes_per_key: 1KiB}}]\nsinks: [{name: out, input: op}]\n",
+		sink + "failures: [{kind: task, at: 1s, vertex: src, subtask: 0}, {kind: worker, at: 1s, worker: 0}, {kind: jobmanager, at: 1s}]\n",
+		sink + "failures: [{kind: slowdown, at: 1s, vertex: src, subtask: 0, factor: 4, duration: 30s}, {kind: slowdown, at: 1s, worker: 0, duration: 1s}]\n",
+		sink + "failures: [{kind: network-partition, at: 50s, worker: 0, duration: 10s}, {kind: storage-outage, at: 40s, duration: 2m}]\n",
+		sink + "failures: [{kind: worker, mtbf: 10m}, {kind: task, mtbf: 1h}, {kind: jobmanager, mtbf: 1h}]\n",
+	} {
+		if err := sch.Validate(instance(t, []byte(base+ok))); err != nil {
+			t.Errorf("schema rejects %q: %v", ok, err)
+		}
+		if _, err := Parse("x.yaml", []byte(base+ok)); err != nil {
+			t.Errorf("Parse rejects %q: %v", ok, err)
+		}
 	}
 }

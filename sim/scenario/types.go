@@ -37,6 +37,19 @@ type Scenario struct {
 	// Checkpoint configures periodic checkpoints; its zero value, like
 	// the default, is mode none (no checkpoints).
 	Checkpoint Checkpointing
+	// StateBackend holds keyed state of operators that have State.
+	StateBackend StateBackend
+	// Restart is the restart strategy after a failure (default
+	// fixed-delay, unlimited attempts, 1s delay... see DefaultRestart).
+	Restart RestartStrategy
+	// HighAvailability of the JobManager (default none: a JobManager
+	// failure loses the job).
+	HighAvailability HighAvailability
+	// Failures are scripted (At) or random (MTBF) failures, in the order
+	// given.
+	Failures []Failure
+	// A Scenario built in Go may leave the fields of fault tolerance above
+	// zero: see WithDefaults for what a zero means.
 
 	// positions maps the field paths of the YAML text ("sources[0].arrival.rate")
 	// to where their values were given; see Pos. Nil for a Scenario built
@@ -51,6 +64,14 @@ type Scenario struct {
 type Workers struct {
 	Count int // default 1
 	Slots int // per worker, default 4
+	// Memory is the heap of one worker for keyed state of the heap state
+	// backend, in bytes (default 1 GiB): heap state beyond it fails the
+	// worker with an out-of-memory failure.
+	Memory int64
+	// HeartbeatTimeout is how long the JobManager takes to notice a lost
+	// worker (Flink's heartbeat.timeout, default 50s). A failed task is
+	// reported at once.
+	HeartbeatTimeout des.Time
 }
 
 // Capacity says whether an edge has credit-based flow control.
@@ -198,6 +219,15 @@ type Operator struct {
 	Selectivity float64
 	// Network is the resolved network setting of the input edges.
 	Network Network
+	// State is the keyed state the operator holds; nil for a stateless
+	// operator. Keyed state needs hash partitioning (keyBy).
+	State *KeyedState
+}
+
+// KeyedState is the keyed state of an operator: BytesPerKey for every
+// distinct key a subtask has seen.
+type KeyedState struct {
+	BytesPerKey int64 // bytes, > 0
 }
 
 // Sink is a sink vertex: it takes records out of the job. Its service time
@@ -210,7 +240,18 @@ type Sink struct {
 	MaxParallelism int
 	ServiceTime    ServiceTime
 	Network        Network
+	// Delivery is how the sink writes to the outside world (default
+	// at-least-once).
+	Delivery string
 }
+
+// Sink delivery guarantees.
+const (
+	DeliveryAtLeastOnce   = "at-least-once" // written on arrival; replayed records are written again
+	DeliveryAtMostOnce    = "at-most-once"  // written on arrival; after a restart, replays up to the position written are skipped
+	DeliveryIdempotent    = "idempotent"    // upsert by record id: replays overwrite
+	DeliveryTransactional = "transactional" // two-phase commit: visible when the covering checkpoint completes
+)
 
 // Metrics configures sampling.
 type Metrics struct {
@@ -219,17 +260,139 @@ type Metrics struct {
 
 // Checkpoint modes.
 const (
-	CheckpointNone    = "none"    // no checkpoints (default)
-	CheckpointAligned = "aligned" // asynchronous barrier snapshotting with alignment (Carbone et al. 2015)
+	CheckpointNone         = "none"           // no checkpoints (default)
+	CheckpointStopTheWorld = "stop-the-world" // stop the sources, drain, copy all state, resume
+	CheckpointAligned      = "aligned"        // asynchronous barrier snapshotting with alignment (Carbone et al. 2015)
+	CheckpointUnaligned    = "unaligned"      // barriers overtake buffered data, which is persisted with the state
 )
 
 // Checkpointing configures periodic checkpoints, as Flink's
 // execution.checkpointing.* options:
 // https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/fault-tolerance/checkpointing/
 type Checkpointing struct {
-	Mode          string   // none (default) or aligned
+	Mode          string   // none (default), stop-the-world, aligned or unaligned
 	Interval      des.Time // time between triggers (required unless mode none)
 	Timeout       des.Time // a checkpoint not complete by then fails (default 10m)
 	MinPause      des.Time // least time between the end of one checkpoint and the next trigger (default 0)
-	MaxConcurrent int      // checkpoints in progress at once (default 1)
+	MaxConcurrent int      // checkpoints in progress at once (default 1; stop-the-world takes one at a time)
+	// TolerableFailures is how many checkpoints in a row may fail before
+	// the job fails (and restarts by its strategy); -1, the default, is
+	// no limit. Flink's execution.checkpointing.tolerable-failed-checkpoints.
+	TolerableFailures int
+	// Incremental uploads only the state changed since the last completed
+	// checkpoint (rocksdb only).
+	Incremental bool
+	// AlignedTimeout (unaligned only) starts each checkpoint aligned and
+	// switches a subtask to unaligned once it has aligned that long; 0,
+	// the default, is unaligned from the start.
+	AlignedTimeout des.Time
+	// Storage is the checkpoint storage (a distributed file system).
+	Storage CheckpointStorage
+}
+
+// CheckpointStorage is where snapshots are uploaded and restored from.
+// Uploads and downloads queue for its bandwidth, one after another.
+type CheckpointStorage struct {
+	Bandwidth float64  // bytes per simulated second (default 100 MiB/s)
+	Latency   des.Time // per upload or download (default 10ms)
+}
+
+// State backends.
+const (
+	BackendHeap    = "heap"    // objects on the JVM heap: fast, bounded by worker memory
+	BackendRocksDB = "rocksdb" // serialized on local disk: slower access, incremental checkpoints
+)
+
+// StateBackend is Flink's state backend of the job.
+type StateBackend struct {
+	Type string // heap (default) or rocksdb
+	// AccessTime is added to the service time of every record of a
+	// stateful operator (default 100ns for heap, 5µs for rocksdb).
+	AccessTime des.Time
+	// GCInterval and GCPausePerGiB (heap only) add garbage-collection
+	// pauses: every GCInterval each worker stops for GCPausePerGiB per GiB
+	// of heap state it holds (at least 1ms). Off (0) by default.
+	GCInterval    des.Time
+	GCPausePerGiB des.Time
+}
+
+// Restart strategies (Flink's restart-strategy.type).
+const (
+	RestartNone             = "none"
+	RestartFixedDelay       = "fixed-delay"
+	RestartExponentialDelay = "exponential-delay"
+	RestartFailureRate      = "failure-rate"
+)
+
+// RestartStrategy says when the job restarts after a failure, as Flink's
+// restart-strategy.* options; which fields apply depends on Type.
+type RestartStrategy struct {
+	Type string // default fixed-delay
+	// Attempts (fixed-delay, exponential-delay): restarts before the job
+	// fails for good; -1 (the default) is no limit.
+	Attempts int
+	// Delay (fixed-delay, failure-rate) before each restart (default 1s).
+	Delay des.Time
+	// exponential-delay: the first backoff (default 1s), multiplied by
+	// Multiplier (default 2) after each failure up to MaxBackoff (default
+	// 1m); Jitter (default 0.1) spreads each backoff uniformly by ±that
+	// fraction; after ResetThreshold (default 1h) without a failure the
+	// backoff starts again from InitialBackoff.
+	InitialBackoff des.Time
+	MaxBackoff     des.Time
+	Multiplier     float64
+	Jitter         float64
+	ResetThreshold des.Time
+	// failure-rate: the job fails for good when more than
+	// MaxFailuresPerInterval (default 1) failures come within
+	// FailureRateInterval (default 1m).
+	MaxFailuresPerInterval int
+	FailureRateInterval    des.Time
+}
+
+// High-availability types of the JobManager.
+const (
+	HANone      = "none"
+	HAZooKeeper = "zookeeper"
+)
+
+// HighAvailability is the JobManager's high availability: with zookeeper a
+// standby JobManager is elected (LeaderElection, default 10s) and recovers
+// the job from its latest checkpoint; with none a JobManager failure loses
+// the job.
+type HighAvailability struct {
+	Type           string
+	LeaderElection des.Time
+}
+
+// Failure kinds.
+const (
+	FailureTask             = "task"              // one subtask fails (an exception): reported at once
+	FailureWorker           = "worker"            // a TaskManager dies with its subtasks: noticed after heartbeat_timeout
+	FailureJobManager       = "jobmanager"        // the JobManager dies
+	FailureSlowdown         = "slowdown"          // a straggler: service times × Factor for Duration
+	FailureNetworkPartition = "network-partition" // a worker is cut off for Duration
+	FailureStorageOutage    = "storage-outage"    // checkpoint storage is unavailable for Duration
+)
+
+// Failure is one scripted failure (At) or a random failure process (MTBF:
+// each worker fails independently with exponential times between failures
+// of that mean, drawn from the seed; kind task fails a random subtask of
+// the worker, kind jobmanager the JobManager). Only kinds task, worker and
+// jobmanager may be random, and a random failure has no Vertex, Subtask or
+// Worker.
+type Failure struct {
+	Kind string
+	At   des.Time // scripted time, in [0, Duration); ignored when MTBF > 0
+	MTBF des.Time // random: mean time between failures per worker, at least MinMTBF
+	// Vertex and Subtask pick the subtask of task and slowdown (Subtask
+	// default 0); Worker picks the worker of worker, slowdown (when Vertex
+	// is empty) and network-partition (default 0).
+	Vertex  string
+	Subtask int
+	Worker  int
+	// Duration of slowdown, network-partition and storage-outage.
+	Duration des.Time
+	// Factor multiplies service times during a slowdown (default 10).
+	Factor float64
 }

@@ -45,6 +45,23 @@ const MaxZipfKeys = 10_000_000
 // record emits that many output records, so a larger one floods the job.
 const MaxSelectivity = 1000
 
+// MaxBytesPerKey is the largest keyed state per key, in bytes: with at most
+// 2^31 keys, state sizes stay within 64 bits.
+const MaxBytesPerKey = 1 << 30
+
+// MinGCInterval is the shortest state_backend.gc_interval (other than 0,
+// off): each interval pauses every worker.
+const MinGCInterval = 10 * des.Millisecond
+
+// MinMTBF is the shortest mean time between random failures: failures more
+// often than that would keep the job restarting and the simulator busy
+// with nothing else.
+const MinMTBF = des.Second
+
+// MaxSlowdownFactor is the largest factor of a slowdown, so that slowed
+// service times stay within des.Time.
+const MaxSlowdownFactor = 1e6
+
 // reName is what a vertex name may look like: it appears in metric files,
 // command-line flags and "a -> b" messages.
 var reName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
@@ -99,10 +116,115 @@ func (s *Scenario) Errorf(path, format string, args ...any) *Error {
 // Validate checks a complete Scenario, such as one built in Go or changed
 // after Parse: value ranges, enum values, and the job graph (unique names,
 // inputs that exist and are not sinks, no cycles, forward edges between
-// equal parallelisms, at least one source and one sink, enough slots). It
-// fills no defaults. It returns nil or an ErrorList located with Pos.
+// equal parallelisms, at least one source and one sink, enough slots), and
+// the targets of failures. It fills no defaults. It returns nil or an
+// ErrorList located with Pos.
+//
+// In a Scenario built in Go, the fields of fault tolerance may be left
+// zero: a zero value that is not meaningful stands for the default (see
+// WithDefaults), so Validate accepts it. A zero value that was written in
+// the YAML text is checked as written (memory: 0 is an error).
 func (s *Scenario) Validate() error {
 	return finish(s.validate(nil))
+}
+
+// WithDefaults returns a copy of s in which the zero values that a Scenario
+// built in Go may leave in the fields of fault tolerance hold their
+// defaults, as Parse fills them:
+//
+//   - Workers.Memory 0 is 1 GiB, Workers.HeartbeatTimeout 0 is 50s;
+//   - a zero Checkpoint is DefaultCheckpointing(); Mode "" is none; a zero
+//     Checkpoint.Storage is DefaultCheckpointStorage(), and a
+//     Storage.Bandwidth of 0 is 100 MiB/s;
+//   - a zero StateBackend is DefaultStateBackend(); Type "" is heap;
+//   - a zero Restart is DefaultRestart(); Type "" is fixed-delay;
+//   - HighAvailability.Type "" is none (with LeaderElection 10s if 0);
+//   - Sink.Delivery "" is at-least-once; Failure.Factor 0 is 10.
+//
+// Every other zero means what it says: Checkpoint.TolerableFailures 0
+// tolerates no failed checkpoint (Flink's default; the format's default is
+// -1, no limit), StateBackend.AccessTime 0 makes state access free,
+// Restart.Attempts 0 never restarts, CheckpointStorage.Latency 0 has no
+// latency. The result of Parse is returned unchanged (as an equal copy);
+// s itself is not modified, and slices are copied only where a value
+// changes.
+func (s *Scenario) WithDefaults() *Scenario {
+	c := *s
+	if c.Workers.Memory == 0 {
+		c.Workers.Memory = defaultWorkerMemory
+	}
+	if c.Workers.HeartbeatTimeout == 0 {
+		c.Workers.HeartbeatTimeout = defaultHeartbeat
+	}
+	if c.Checkpoint == (Checkpointing{}) {
+		c.Checkpoint = DefaultCheckpointing()
+	}
+	if c.Checkpoint.Mode == "" {
+		c.Checkpoint.Mode = CheckpointNone
+	}
+	c.Checkpoint.Storage = storageDefaults(c.Checkpoint.Storage)
+	c.StateBackend = backendDefaults(c.StateBackend)
+	c.Restart = restartDefaults(c.Restart)
+	c.HighAvailability = haDefaults(c.HighAvailability)
+	cloned := false
+	for i, sk := range c.Sinks {
+		if sk.Delivery == "" {
+			if !cloned {
+				c.Sinks, cloned = slices.Clone(c.Sinks), true
+			}
+			c.Sinks[i].Delivery = DeliveryAtLeastOnce
+		}
+	}
+	cloned = false
+	for i, f := range c.Failures {
+		if f.Factor == 0 {
+			if !cloned {
+				c.Failures, cloned = slices.Clone(c.Failures), true
+			}
+			c.Failures[i].Factor = defaultSlowdownFactor
+		}
+	}
+	return &c
+}
+
+func storageDefaults(st CheckpointStorage) CheckpointStorage {
+	if st == (CheckpointStorage{}) {
+		return DefaultCheckpointStorage()
+	}
+	if st.Bandwidth == 0 {
+		st.Bandwidth = defaultStorageBW
+	}
+	return st
+}
+
+func backendDefaults(b StateBackend) StateBackend {
+	if b == (StateBackend{}) {
+		return DefaultStateBackend()
+	}
+	if b.Type == "" {
+		b.Type = BackendHeap
+	}
+	return b
+}
+
+func restartDefaults(r RestartStrategy) RestartStrategy {
+	if r == (RestartStrategy{}) {
+		return DefaultRestart()
+	}
+	if r.Type == "" {
+		r.Type = RestartFixedDelay
+	}
+	return r
+}
+
+func haDefaults(h HighAvailability) HighAvailability {
+	if h.Type == "" {
+		h.Type = HANone
+		if h.LeaderElection == 0 {
+			h.LeaderElection = defaultLeaderElection
+		}
+	}
+	return h
 }
 
 // checker collects validation errors, skipping fields that already have a
@@ -118,6 +240,10 @@ type checker struct {
 	// suggestions bounds how many did-you-mean searches over vertex names
 	// validation makes, so a huge file with many dangling inputs stays fast.
 	suggestions int
+	// parallelism of the first vertex of each name, and the names in
+	// declaration order, for failures; nil until needed.
+	parallelism map[string]int
+	names       []string
 }
 
 // suggestName returns the vertex name nearest to name, within budget.
@@ -206,12 +332,17 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	}
 	c.atLeast("workers.count", s.Workers.Count, 1)
 	c.atLeast("workers.slots", s.Workers.Slots, 1)
+	c.positiveSize("workers.memory", s.Workers.Memory)
+	c.positiveDefaultDuration("workers.heartbeat_timeout", s.Workers.HeartbeatTimeout)
 	c.network("network", s.Network, nil)
 	if s.Metrics.Interval < MinMetricsInterval {
 		c.errorf("metrics.interval", "must be at least %s (each interval writes a metrics row per subtask), got %s",
 			FormatDuration(MinMetricsInterval), FormatDuration(s.Metrics.Interval))
 	}
-	c.checkpoint("checkpoint", s.Checkpoint)
+	backend := c.stateBackend("state_backend", s.StateBackend)
+	mode := c.checkpoint("checkpoint", s.Checkpoint, backend)
+	c.restart("restart", s.Restart)
+	c.highAvailability("high_availability", s.HighAvailability)
 	for i, src := range s.Sources {
 		c.source(index("sources", i), src)
 	}
@@ -226,13 +357,20 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 			c.errorf(p+".selectivity", "must be at most %d (each input record emits that many output records), got %s",
 				MaxSelectivity, formatFloat(sel))
 		}
+		if op.State != nil {
+			c.keyedState(p, op)
+		}
 	}
 	for i, sk := range s.Sinks {
 		p := index("sinks", i)
 		c.vertex(p, sk.Name, sk.Parallelism, sk.MaxParallelism, sk.Partitioning, sk.Network)
 		c.serviceTime(p+".service_time", sk.ServiceTime)
+		c.delivery(p+".delivery", sk.Delivery, mode)
 	}
 	c.graph()
+	for i, f := range s.Failures {
+		c.failure(index("failures", i), f)
+	}
 	return c.errs
 }
 
@@ -264,33 +402,52 @@ func (c *checker) network(path string, n Network, base *Network) {
 	}
 }
 
-// checkpoint checks a checkpoint setting. Mode "" (a Checkpointing built
-// in Go and left zero) is mode none; with mode none the other fields are
-// not used, so not checked.
-func (c *checker) checkpoint(p string, cp Checkpointing) {
-	mode := cp.Mode
-	if mode == "" && !c.s.given(p+".mode") {
-		mode = CheckpointNone
+// orDefault returns v, or deflt when v is "" and was not written in the
+// YAML text (a Scenario built in Go): an empty string written is checked
+// as written.
+func (c *checker) orDefault(path, v, deflt string) string {
+	if v == "" && !c.s.given(path) {
+		return deflt
 	}
-	for _, u := range unsimulatedModes {
-		if strings.EqualFold(mode, u) {
-			c.errorf(p+".mode", "mode %s is not simulated yet; use %s or %s", quote(mode), CheckpointAligned, CheckpointNone)
-			return
-		}
+	return v
+}
+
+// shown is how a value of an enum field appears in a message: with "(the
+// default)" when it was not written.
+func (c *checker) shown(path, v string) string {
+	if c.s.given(path) {
+		return v
 	}
-	if !contains(checkpointModes, mode) {
-		if sug := suggest(mode, checkpointModes); sug == "" {
-			if u := suggest(mode, unsimulatedModes); u != "" {
-				c.errorf(p+".mode", "unknown mode %s; did you mean %q? It is not simulated yet; use %s or %s",
-					quote(mode), u, CheckpointAligned, CheckpointNone)
-				return
-			}
-		}
-		c.enum(p+".mode", "mode", mode, checkpointModes)
-		return
+	return v + " (the default)"
+}
+
+// positiveSize checks a size that must be greater than 0, where 0 not
+// written stands for the default.
+func (c *checker) positiveSize(path string, n int64) {
+	if n < 0 || n == 0 && c.s.given(path) {
+		c.errorf(path, "must be greater than 0, got %s", FormatByteSize(n))
+	}
+}
+
+// positiveDefaultDuration checks a duration that must be greater than 0,
+// where 0 not written stands for the default.
+func (c *checker) positiveDefaultDuration(path string, t des.Time) {
+	if t < 0 || t == 0 && c.s.given(path) {
+		c.positiveDuration(path, t)
+	}
+}
+
+// checkpoint checks a checkpoint setting and returns its mode ("" if
+// invalid). Mode "" (a Checkpointing built in Go and left zero) is mode
+// none; with mode none the other fields are not used, so not checked.
+// backend is the state backend's type ("" if invalid).
+func (c *checker) checkpoint(p string, cp Checkpointing, backend string) string {
+	mode := c.orDefault(p+".mode", cp.Mode, CheckpointNone)
+	if !c.enum(p+".mode", "mode", mode, checkpointModes) {
+		return ""
 	}
 	if mode == CheckpointNone {
-		return
+		return mode
 	}
 	if cp.Interval > 0 && cp.Interval < MinCheckpointInterval {
 		c.errorf(p+".interval", "must be at least %s (Flink's minimum checkpoint interval), got %s",
@@ -300,7 +457,239 @@ func (c *checker) checkpoint(p string, cp Checkpointing) {
 	}
 	c.positiveDuration(p+".timeout", cp.Timeout)
 	c.nonNegativeDuration(p+".min_pause", cp.MinPause)
-	c.atLeast(p+".max_concurrent", cp.MaxConcurrent, 1)
+	if mode != CheckpointStopTheWorld { // one at a time by its nature
+		c.atLeast(p+".max_concurrent", cp.MaxConcurrent, 1)
+	}
+	if cp.TolerableFailures < -1 {
+		c.errorf(p+".tolerable_failures", "must be at least -1 (-1 for no limit), got %d", cp.TolerableFailures)
+	}
+	if mode == CheckpointUnaligned {
+		c.nonNegativeDuration(p+".aligned_timeout", cp.AlignedTimeout)
+	}
+	st, sp := cp.Storage, p+".storage"
+	if bw := st.Bandwidth; bw < 0 || math.IsNaN(bw) || math.IsInf(bw, 0) || bw == 0 && c.s.given(sp+".bandwidth") {
+		c.errorf(sp+".bandwidth", "must be greater than 0, got %s", FormatBandwidth(bw))
+	}
+	c.nonNegativeDuration(sp+".latency", st.Latency)
+	if cp.Incremental && backend != "" && backend != BackendRocksDB {
+		c.errorf(p+".incremental", "incremental checkpoints need state_backend type rocksdb (heap state is snapshotted in full), got %s",
+			c.shown("state_backend.type", backend))
+	}
+	return mode
+}
+
+// stateBackend checks the state backend and returns its type ("" if
+// invalid). A zero StateBackend is DefaultStateBackend(); Type "" is heap.
+func (c *checker) stateBackend(p string, b StateBackend) string {
+	if b == (StateBackend{}) && !c.s.given(p) {
+		b = DefaultStateBackend()
+	}
+	typ := c.orDefault(p+".type", b.Type, BackendHeap)
+	if !c.enum(p+".type", "type", typ, backends) {
+		return ""
+	}
+	c.nonNegativeDuration(p+".access_time", b.AccessTime)
+	if typ == BackendHeap {
+		if b.GCInterval > 0 && b.GCInterval < MinGCInterval {
+			c.errorf(p+".gc_interval", "must be 0 (off) or at least %s (each interval pauses every worker), got %s",
+				FormatDuration(MinGCInterval), FormatDuration(b.GCInterval))
+		} else {
+			c.nonNegativeDuration(p+".gc_interval", b.GCInterval)
+		}
+		c.nonNegativeDuration(p+".gc_pause_per_gib", b.GCPausePerGiB)
+	}
+	return typ
+}
+
+// restart checks the restart strategy: the fields of its type. A zero
+// RestartStrategy is DefaultRestart(); Type "" is fixed-delay.
+func (c *checker) restart(p string, r RestartStrategy) {
+	if r == (RestartStrategy{}) && !c.s.given(p) {
+		r = DefaultRestart()
+	}
+	typ := c.orDefault(p+".type", r.Type, RestartFixedDelay)
+	if !c.enum(p+".type", "type", typ, restartTypes) {
+		return
+	}
+	attempts := func() {
+		if r.Attempts < -1 {
+			c.errorf(p+".attempts", "must be at least -1 (-1 for no limit), got %d", r.Attempts)
+		}
+	}
+	switch typ {
+	case RestartFixedDelay:
+		attempts()
+		c.nonNegativeDuration(p+".delay", r.Delay)
+	case RestartExponentialDelay:
+		attempts()
+		c.positiveDuration(p+".initial_backoff", r.InitialBackoff)
+		if r.MaxBackoff < r.InitialBackoff && r.InitialBackoff > 0 && !c.isBad(p+".initial_backoff") {
+			c.errorf(p+".max_backoff", "must not be less than initial_backoff (%s), got %s",
+				FormatDuration(r.InitialBackoff), FormatDuration(r.MaxBackoff))
+		} else {
+			c.positiveDuration(p+".max_backoff", r.MaxBackoff)
+		}
+		if !(r.Multiplier >= 1) || math.IsInf(r.Multiplier, 0) {
+			c.errorf(p+".multiplier", "must be a number of at least 1 (each backoff is the previous one times multiplier), got %s", formatFloat(r.Multiplier))
+		}
+		if !(r.Jitter >= 0 && r.Jitter < 1) {
+			c.errorf(p+".jitter", "must be at least 0 and less than 1 (a fraction of the backoff), got %s", formatFloat(r.Jitter))
+		}
+		c.positiveDuration(p+".reset_threshold", r.ResetThreshold)
+	case RestartFailureRate:
+		c.nonNegativeDuration(p+".delay", r.Delay)
+		c.atLeast(p+".max_failures_per_interval", r.MaxFailuresPerInterval, 1)
+		c.positiveDuration(p+".failure_rate_interval", r.FailureRateInterval)
+	}
+}
+
+// highAvailability checks the JobManager's high availability; Type "" is
+// none.
+func (c *checker) highAvailability(p string, h HighAvailability) {
+	typ := c.orDefault(p+".type", h.Type, HANone)
+	if c.enum(p+".type", "type", typ, haTypes) && typ == HAZooKeeper {
+		c.nonNegativeDuration(p+".leader_election", h.LeaderElection)
+	}
+}
+
+// keyedState checks the keyed state of the operator at path p.
+func (c *checker) keyedState(p string, op Operator) {
+	sp := p + ".state"
+	switch n := op.State.BytesPerKey; {
+	case n <= 0:
+		c.errorf(sp+".bytes_per_key", "must be greater than 0, got %s", FormatByteSize(n))
+	case n > MaxBytesPerKey:
+		c.errorf(sp+".bytes_per_key", "must be at most %s, got %s", FormatByteSize(MaxBytesPerKey), FormatByteSize(n))
+	}
+	if op.Partitioning != PartitionHash && contains(partitionings, op.Partitioning) && !c.isBad(p+".partitioning") {
+		c.errorf(sp, "keyed state needs keyBy (partitioning: hash), but the partitioning is %s",
+			c.shown(p+".partitioning", op.Partitioning))
+	}
+}
+
+// delivery checks the delivery guarantee of a sink; mode is the
+// checkpoint mode ("" if invalid). Delivery "" is at-least-once.
+func (c *checker) delivery(path, v, mode string) {
+	v = c.orDefault(path, v, DeliveryAtLeastOnce)
+	norm := strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(strings.TrimSpace(v)))
+	if norm == "exactly-once" || norm == "exactlyonce" {
+		c.errorf(path, "unknown delivery %s; did you mean %q? (the two-phase-commit sink that Flink calls exactly-once; %s also gives exactly-once results)",
+			quote(v), DeliveryTransactional, DeliveryIdempotent)
+		return
+	}
+	if c.enum(path, "delivery", v, deliveries) && v == DeliveryTransactional && mode == CheckpointNone {
+		c.errorf(path, "transactional needs checkpoints: its output becomes visible when the checkpoint that covers it completes, but checkpoint.mode is %s",
+			c.shown("checkpoint.mode", mode))
+	}
+}
+
+// failure checks one failure: its kind, its time, and that what it
+// targets exists.
+func (c *checker) failure(p string, f Failure) {
+	s := c.s
+	if !c.enum(p+".kind", "kind", f.Kind, failureKinds) {
+		return
+	}
+	mp := p + ".mtbf"
+	random := f.MTBF > 0 && contains(randomFailureKinds, f.Kind)
+	switch {
+	case f.MTBF < 0 || f.MTBF == 0 && s.given(mp):
+		c.errorf(mp, "must be greater than 0, got %s", FormatDuration(f.MTBF))
+		return
+	case f.MTBF > 0 && !random:
+		c.errorf(mp, "%q applies only to kind %s, not %s", "mtbf", orList(randomFailureKinds), f.Kind)
+	case random && f.MTBF < MinMTBF:
+		c.errorf(mp, "must be at least %s (failures more often than that would only keep the job restarting), got %s",
+			FormatDuration(MinMTBF), FormatDuration(f.MTBF))
+		return
+	case random:
+		return // the target is drawn at random
+	}
+	ap := p + ".at"
+	switch {
+	case f.At < 0:
+		c.nonNegativeDuration(ap, f.At)
+	case s.Duration > 0 && f.At >= s.Duration && !c.isBad("duration"):
+		c.errorf(ap, "must be before the end of the run (duration %s), got %s", FormatDuration(s.Duration), FormatDuration(f.At))
+	}
+	switch f.Kind {
+	case FailureTask:
+		c.failedSubtask(p, f)
+	case FailureWorker:
+		c.failedWorker(p, f)
+	case FailureSlowdown:
+		if f.Vertex != "" {
+			c.failedSubtask(p, f)
+		} else {
+			c.failedWorker(p, f)
+		}
+		fp := p + ".factor"
+		switch x := f.Factor; {
+		case x == 0 && !s.given(fp):
+		case !(x > 1):
+			c.errorf(fp, "must be a number greater than 1 (service times are multiplied by it), got %s", formatFloat(x))
+		case x > MaxSlowdownFactor:
+			c.errorf(fp, "must be at most %s, got %s", formatFloat(MaxSlowdownFactor), formatFloat(x))
+		}
+	case FailureNetworkPartition:
+		c.failedWorker(p, f)
+	}
+	switch f.Kind {
+	case FailureSlowdown, FailureNetworkPartition, FailureStorageOutage:
+		c.positiveDuration(p+".duration", f.Duration)
+	}
+}
+
+// failedSubtask checks the vertex and subtask of a failure.
+func (c *checker) failedSubtask(p string, f Failure) {
+	vp := p + ".vertex"
+	if f.Vertex == "" {
+		c.errorf(vp, "must name the vertex whose subtask fails")
+		return
+	}
+	if c.parallelism == nil {
+		c.parallelism = map[string]int{}
+		for _, v := range c.s.vertices() {
+			if _, dup := c.parallelism[v.name]; !dup && v.name != "" {
+				c.parallelism[v.name] = v.parallelism
+				c.names = append(c.names, v.name)
+			}
+		}
+	}
+	par, ok := c.parallelism[f.Vertex]
+	if !ok {
+		msg := fmt.Sprintf("unknown vertex %s", quote(f.Vertex))
+		if sug := c.suggestName(f.Vertex, c.names); sug != "" {
+			msg += fmt.Sprintf("; did you mean %q?", sug)
+		} else if len(c.names) > 0 && len(c.names) <= 10 {
+			shown := make([]string, len(c.names))
+			for i, name := range c.names {
+				shown[i] = displayName(name)
+			}
+			msg += "; vertices are " + strings.Join(shown, ", ")
+		}
+		c.errorf(vp, "%s", msg)
+		return
+	}
+	if par >= 1 && (f.Subtask < 0 || f.Subtask >= par) {
+		c.errorf(p+".subtask", "%s, got %d", rangeText(par, fmt.Sprintf("%s has parallelism %d", quote(f.Vertex), par)), f.Subtask)
+	}
+}
+
+// failedWorker checks the worker of a failure.
+func (c *checker) failedWorker(p string, f Failure) {
+	n := c.s.Workers.Count
+	if n >= 1 && (f.Worker < 0 || f.Worker >= n) && !c.isBad("workers.count") {
+		c.errorf(p+".worker", "%s, got %d", rangeText(n, fmt.Sprintf("workers.count is %d", n)), f.Worker)
+	}
+}
+
+// rangeText says that an index must be in [0, n).
+func rangeText(n int, why string) string {
+	if n == 1 {
+		return fmt.Sprintf("must be 0 (%s)", why)
+	}
+	return fmt.Sprintf("must be from 0 to %d (%s)", n-1, why)
 }
 
 func (c *checker) name(path, name string) {

@@ -1,0 +1,267 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// Record ids. A source record's id is its source subtask's sequence number
+// (sources in scenario order, subtasks in index order) in the top 23 bits
+// and its offset in that subtask's log or socket in the low 40:
+//
+//	id = seq<<40 | offset
+//
+// so a replayable source that rewinds re-emits the very ids it emitted
+// before, and the ids of one subtask are dense (a compressed bitmap holds
+// 10^8 of them in a few MB). A copy of a record (the second and later
+// outputs of a flatMap, the copies of a fan-out or a broadcast) gets an id
+// derived from its parent's by a hash, with the top bit set; it is as
+// deterministic as its parent's.
+const (
+	offsetBits = 40
+	offsetMask = 1<<offsetBits - 1
+	derivedBit = 1 << 63
+)
+
+func sourceID(seq int, offset uint64) uint64 { return uint64(seq)<<offsetBits | offset&offsetMask }
+
+// originSeq and originOffset split a source record's id.
+func originSeq(id uint64) int       { return int(id>>offsetBits) & (1<<23 - 1) }
+func originOffset(id uint64) uint64 { return id & offsetMask }
+
+// derive returns the id of copy salt of the record with id parent.
+func derive(parent, salt uint64) uint64 {
+	return mix64(parent^mix64(salt+0x9e3779b97f4a7c15)) | derivedBit
+}
+
+// mix64 is the SplitMix64 finaliser.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// unitFloat maps a hash to [0, 1).
+func unitFloat(h uint64) float64 { return float64(h>>11) / (1 << 53) }
+
+// outputs returns how many records an operator of vertex salt vsalt and
+// selectivity sel emits for the record with id: floor(sel), plus one more
+// with probability frac(sel), decided by a hash of the id, so that a
+// replayed record is filtered or multiplied exactly as the first time.
+func outputs(id, vsalt uint64, sel float64) int {
+	n := int(sel)
+	if f := sel - float64(n); f > 0 && unitFloat(mix64(id^vsalt)) < f {
+		n++
+	}
+	return n
+}
+
+// sinkState is the external system a sink vertex writes to, and what it
+// has made visible: Flink's sink semantics (DESIGN.md §3 "Sinks and
+// delivery guarantees"; the transactional sink is Flink's
+// TwoPhaseCommitSinkFunction).
+type sinkState struct {
+	mode    string
+	visible *roaring64.Bitmap // ids visible in the external system
+	// counts
+	delivered   uint64 // distinct ids made visible
+	duplicated  uint64 // visible writes of an id already visible
+	overwritten uint64 // idempotent: writes of an id already visible (no duplicate)
+	skipped     uint64 // at-most-once: replays skipped after a restart
+	lost        uint64 // at-most-once: skipped replays never written before
+	// at-most-once: the highest offset written per source subtask, and
+	// the positions committed when the job last failed
+	written []int64
+	skipTo  []int64
+}
+
+// txn is a transaction of a transactional sink subtask: records written
+// but not visible until the checkpoint that closed it completes.
+type txn struct {
+	ckpt int64 // the checkpoint whose barrier closed it; 0 while open
+	recs []txnRec
+}
+
+type txnRec struct {
+	id, origin uint64
+	ingest     des.Time
+}
+
+func newSinkState(mode string, sources int) *sinkState {
+	if mode == "" {
+		mode = scenario.DeliveryAtLeastOnce
+	}
+	k := &sinkState{mode: mode, visible: roaring64.New()}
+	if mode == scenario.DeliveryAtMostOnce {
+		k.written = make([]int64, sources)
+		k.skipTo = make([]int64, sources)
+		for i := range k.written {
+			k.written[i], k.skipTo[i] = -1, -1
+		}
+	}
+	return k
+}
+
+// write makes r visible (at-least-once, at-most-once, idempotent) or adds
+// it to the subtask's open transaction (transactional). The latency of a
+// transactional sink is observed when its transaction commits.
+func (t *subtask) write(now des.Time, r *Record) {
+	k := t.v.sink
+	switch k.mode {
+	case scenario.DeliveryTransactional:
+		if len(t.txns) == 0 || t.txns[len(t.txns)-1].ckpt != 0 {
+			t.txns = append(t.txns, txn{})
+		}
+		open := &t.txns[len(t.txns)-1]
+		open.recs = append(open.recs, txnRec{id: r.ID, origin: r.Origin, ingest: r.Ingest})
+		return
+	case scenario.DeliveryAtMostOnce:
+		seq, off := originSeq(r.Origin), int64(originOffset(r.Origin))
+		if seq < len(k.written) {
+			if off <= k.skipTo[seq] {
+				k.skipped++
+				if !k.visible.Contains(r.ID) {
+					k.lost++
+					t.s.lost++
+				}
+				return
+			}
+			k.written[seq] = max(k.written[seq], off)
+		}
+	}
+	t.v.observeLatency(now - r.Ingest)
+	k.makeVisible(r.ID)
+}
+
+func (k *sinkState) makeVisible(id uint64) {
+	if k.visible.CheckedAdd(id) {
+		k.delivered++
+		return
+	}
+	if k.mode == scenario.DeliveryIdempotent {
+		k.overwritten++
+		return
+	}
+	k.duplicated++
+}
+
+// closeTxn closes the open transaction of a transactional sink subtask at
+// the barrier of checkpoint id (pre-commit).
+func (t *subtask) closeTxn(id int64) {
+	if t.v.sink == nil || t.v.sink.mode != scenario.DeliveryTransactional {
+		return
+	}
+	if n := len(t.txns); n > 0 && t.txns[n-1].ckpt == 0 {
+		t.txns[n-1].ckpt = id
+		return
+	}
+	t.txns = append(t.txns, txn{ckpt: id}) // empty, so that commits stay in order
+}
+
+// commit makes visible the pre-committed transactions of checkpoints up to
+// id (notifyCheckpointComplete); a transaction of a checkpoint that failed
+// commits with the next one that completes.
+func (t *subtask) commit(now des.Time, id int64) {
+	k := t.v.sink
+	n := 0
+	for n < len(t.txns) && t.txns[n].ckpt != 0 && t.txns[n].ckpt <= id {
+		for _, r := range t.txns[n].recs {
+			t.v.observeLatency(now - r.ingest)
+			k.makeVisible(r.id)
+		}
+		n++
+	}
+	if n > 0 {
+		t.txns = append(t.txns[:0], t.txns[n:]...)
+	}
+}
+
+// uncommitted counts records in the open and pre-committed transactions.
+func (t *subtask) uncommitted() uint64 {
+	var n uint64
+	for _, x := range t.txns {
+		n += uint64(len(x.recs))
+	}
+	return n
+}
+
+// DeliverySummary is the delivery accounting of a run (summary.json
+// "delivery"), checked against the ids the sources emitted: the ground
+// truth of exactly-once (DESIGN.md §3).
+type DeliverySummary struct {
+	// Emitted counts distinct records the sources emitted (a replayed
+	// record counts once); Replayed the emissions of records emitted
+	// before (replayable sources rewound to a checkpoint).
+	Emitted  uint64 `json:"emitted"`
+	Replayed uint64 `json:"replayed"`
+	// Delivered counts distinct records made visible by the sinks;
+	// Duplicated the visible writes of records already visible.
+	Delivered  uint64 `json:"delivered"`
+	Duplicated uint64 `json:"duplicated"`
+	// Lost counts records that were inside the job (or held by a
+	// non-replayable source) when it failed and can never come back:
+	// no replay and no persisted channel state restores them.
+	Lost uint64 `json:"lost"`
+	// InFlight are inside the job at the end; Uncommitted are written to
+	// transactional sinks and wait for their checkpoint to complete.
+	InFlight    uint64        `json:"in_flight"`
+	Uncommitted uint64        `json:"uncommitted"`
+	Sinks       []SinkSummary `json:"sinks"`
+}
+
+// SinkSummary is the delivery accounting of one sink.
+type SinkSummary struct {
+	Name       string `json:"name"`
+	Delivery   string `json:"delivery"`
+	Delivered  uint64 `json:"delivered"`
+	Duplicated uint64 `json:"duplicated"`
+	// Overwritten (idempotent) are writes of a record already visible
+	// that replaced it; Skipped (at-most-once) are replays not written
+	// after a restart, of which Lost had never been written.
+	Overwritten uint64 `json:"overwritten,omitempty"`
+	Skipped     uint64 `json:"skipped,omitempty"`
+	Lost        uint64 `json:"lost,omitempty"`
+	Uncommitted uint64 `json:"uncommitted,omitempty"`
+}
+
+func (s *Sim) deliverySummary() *DeliverySummary {
+	d := &DeliverySummary{Lost: s.lost, InFlight: s.inFlight(), Sinks: []SinkSummary{}}
+	for _, src := range s.sources {
+		d.Emitted += src.maxOffset
+		d.Replayed += src.replayed
+	}
+	for _, v := range s.vertices {
+		k := v.sink
+		if k == nil {
+			continue
+		}
+		ss := SinkSummary{Name: v.name, Delivery: k.mode, Delivered: k.delivered, Duplicated: k.duplicated,
+			Overwritten: k.overwritten, Skipped: k.skipped, Lost: k.lost}
+		for _, t := range v.subtasks {
+			ss.Uncommitted += t.uncommitted()
+		}
+		d.Delivered += ss.Delivered
+		d.Duplicated += ss.Duplicated
+		d.Uncommitted += ss.Uncommitted
+		d.Sinks = append(d.Sinks, ss)
+	}
+	return d
+}
+
+// deliveryText is the delivery line of the summary table.
+func deliveryText(d *DeliverySummary) string {
+	s := fmt.Sprintf("delivery: %d emitted, %d delivered, %d duplicated, %d lost", d.Emitted, d.Delivered, d.Duplicated, d.Lost)
+	if d.Replayed > 0 {
+		s += fmt.Sprintf(", %d replayed", d.Replayed)
+	}
+	if d.Uncommitted > 0 {
+		s += fmt.Sprintf(", %d uncommitted", d.Uncommitted)
+	}
+	return s
+}

@@ -1,0 +1,572 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// Event types of failures and recovery.
+const (
+	EventFailure           = "failure"            // something failed
+	EventFailureDetected   = "failure_detected"   // the JobManager noticed: global failover
+	EventRestart           = "restart"            // the job restarts: tasks deployed, state being restored
+	EventRecoveryCompleted = "recovery_completed" // state restored, sources rewound: processing again
+	EventJobFailed         = "job_failed"         // the restart strategy gave up
+	EventJobLost           = "job_lost"           // the JobManager failed without high availability
+	EventSlowdown          = "slowdown"           // a straggler begins or ends
+	EventNetworkPartition  = "network_partition"  // a worker is cut off or back
+	EventStorageOutage     = "storage_outage"     // checkpoint storage unavailable
+)
+
+// Job states at the end of a run (summary.json recovery.job_state).
+const (
+	JobRunning    = "running"
+	JobRestarting = "restarting"
+	JobFailed     = "failed" // the restart strategy gave up
+	JobLost       = "lost"   // the JobManager failed without high availability
+)
+
+// causes of a failover
+const (
+	causeTask = iota
+	causeWorker
+	causeJobManager
+	causeOOM
+	causeCheckpoint
+	causePartition
+)
+
+type failureCause struct {
+	kind   int
+	worker int
+	t      *subtask
+	text   string
+}
+
+// FailoverStats is one failure of the job and its recovery (summary.json
+// recovery.failovers). Times are simulated seconds; -1 when the step did
+// not happen (the job failed for good, or the run ended first).
+type FailoverStats struct {
+	Cause       string  `json:"cause"`
+	FailedS     float64 `json:"failed_s"`
+	DetectedS   float64 `json:"detected_s"`
+	RestartS    float64 `json:"restart_s"`
+	RecoveredS  float64 `json:"recovered_s"`
+	RestartWait float64 `json:"restart_delay_ms"`
+	// Checkpoint is the id of the checkpoint restored (0: none completed,
+	// replayable sources start over); RestoreBytes its state downloaded.
+	Checkpoint   int64  `json:"restored_checkpoint"`
+	RestoreBytes int64  `json:"restored_bytes"`
+	Lost         uint64 `json:"lost"`
+	// ToReplay counts records the sinks had made visible that the
+	// rewound sources will emit again: the duplicates an at-least-once
+	// sink writes once the replay is through.
+	ToReplay uint64 `json:"delivered_to_replay"`
+}
+
+// RecoverySummary sums up failures and recoveries (summary.json).
+type RecoverySummary struct {
+	JobState  string          `json:"job_state"`
+	Failures  int             `json:"failures"`
+	Restarts  int             `json:"restarts"`
+	DowntimeS float64         `json:"downtime_s"`
+	Failovers []FailoverStats `json:"failovers"`
+	Message   string          `json:"message,omitempty"`
+}
+
+// failover is the JobManager's failure handling: detection, the restart
+// strategy, global failover and recovery from the latest completed
+// checkpoint (DESIGN.md §3 "Failures and recovery"; Flink's "Task Failure
+// Recovery").
+type failover struct {
+	s         *Sim
+	restart   scenario.RestartStrategy
+	ha        scenario.HighAvailability
+	heartbeat des.Time
+	jitter    *rand.Rand
+
+	state       string
+	downSince   des.Time
+	downtime    des.Time
+	restarts    int
+	failures    int
+	backoff     des.Time
+	lastFailure des.Time
+	recent      []des.Time // failure-rate: failures within the interval
+	pending     des.EventID
+	hasPending  bool
+	cur         *FailoverStats
+	log         []FailoverStats
+	message     string
+	partitions  map[int]des.Time // worker -> partitioned until
+	detecting   map[int]bool     // workers whose loss is being detected
+}
+
+func newFailover(s *Sim) *failover {
+	sc := s.sc
+	f := &failover{s: s, restart: sc.Restart, ha: sc.HighAvailability, heartbeat: sc.Workers.HeartbeatTimeout,
+		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, lastFailure: -1,
+		partitions: map[int]des.Time{}, detecting: map[int]bool{}}
+	if f.heartbeat <= 0 {
+		f.heartbeat = 50 * des.Second
+	}
+	for i := range sc.Failures {
+		fl := &sc.Failures[i]
+		if fl.MTBF > 0 {
+			if fl.Kind == scenario.FailureJobManager {
+				f.startRandom(i, fl, -1)
+				continue
+			}
+			for w := range s.workers {
+				f.startRandom(i, fl, w)
+			}
+			continue
+		}
+		f.later(fl.At, func(now des.Time) { f.scripted(now, fl) })
+	}
+	return f
+}
+
+// fnEvent runs a function at its time: failures are rare, so a closure per
+// event costs nothing that matters.
+type fnEvent func(now des.Time)
+
+func (e fnEvent) HandleEvent(now des.Time, _ int64) { e(now) }
+
+// later runs fn at time at (not before now), after the current event.
+func (f *failover) later(at des.Time, fn func(now des.Time)) des.EventID {
+	id, _ := f.s.eng.Schedule(max(at, f.s.eng.Now()), fnEvent(fn), 0)
+	return id
+}
+
+// startRandom starts the random failures of failure spec i on worker w
+// (-1: the JobManager): exponential times between failures of mean MTBF,
+// from a stream of their own.
+func (f *failover) startRandom(i int, fl *scenario.Failure, w int) {
+	rng := des.Stream(f.s.sc.Seed, "failures/"+strconv.Itoa(i)+"/worker/"+strconv.Itoa(w))
+	var next func(now des.Time)
+	schedule := func(now des.Time) {
+		at := addNs(now, rng.ExpFloat64()*float64(fl.MTBF))
+		if at < f.s.duration {
+			f.later(at, next)
+		}
+	}
+	next = func(now des.Time) {
+		if f.state == JobRunning {
+			target := *fl
+			target.Worker = max(w, 0)
+			if fl.Kind == scenario.FailureTask {
+				// a random subtask of the worker
+				var on []*subtask
+				for _, t := range f.s.subtasks {
+					if t.worker == w {
+						on = append(on, t)
+					}
+				}
+				if len(on) > 0 {
+					t := on[rng.IntN(len(on))]
+					target.Vertex, target.Subtask = t.v.name, t.index
+				}
+			}
+			f.scripted(now, &target)
+		}
+		schedule(now)
+	}
+	schedule(0)
+}
+
+// scripted applies one failure now.
+func (f *failover) scripted(now des.Time, fl *scenario.Failure) {
+	s := f.s
+	switch fl.Kind {
+	case scenario.FailureTask:
+		t, err := s.subtaskOf(fl.Vertex, fl.Subtask)
+		if err != nil || t == nil {
+			return
+		}
+		f.fail(now, failureCause{kind: causeTask, t: t, worker: t.worker,
+			text: fmt.Sprintf("task %s[%d] failed", t.v.name, t.index)})
+	case scenario.FailureWorker:
+		f.fail(now, failureCause{kind: causeWorker, worker: fl.Worker, text: fmt.Sprintf("worker %d failed", fl.Worker)})
+	case scenario.FailureJobManager:
+		f.fail(now, failureCause{kind: causeJobManager, text: "the JobManager failed"})
+	case scenario.FailureSlowdown:
+		f.slowdown(now, fl)
+	case scenario.FailureNetworkPartition:
+		f.partition(now, fl)
+	case scenario.FailureStorageOutage:
+		if s.ckpt == nil {
+			s.emit(Event{Type: EventStorageOutage, Message: fmt.Sprintf("checkpoint storage unavailable for %s (no checkpoints here, so no effect)", FormatTime(fl.Duration))})
+			return
+		}
+		s.ckpt.store.outages = append(s.ckpt.store.outages, [2]des.Time{now, now + fl.Duration})
+		s.emit(Event{Type: EventStorageOutage, Message: fmt.Sprintf("checkpoint storage unavailable for %s: uploads and restores wait until %s",
+			FormatTime(fl.Duration), FormatTime(now+fl.Duration))})
+	}
+}
+
+// slowdown makes a subtask (or every subtask of a worker) a straggler.
+func (f *failover) slowdown(now des.Time, fl *scenario.Failure) {
+	var ts []*subtask
+	what := ""
+	if fl.Vertex != "" {
+		t, err := f.s.subtaskOf(fl.Vertex, fl.Subtask)
+		if err != nil {
+			return
+		}
+		ts, what = []*subtask{t}, fmt.Sprintf("%s[%d]", t.v.name, t.index)
+	} else {
+		for _, t := range f.s.subtasks {
+			if t.worker == fl.Worker {
+				ts = append(ts, t)
+			}
+		}
+		what = fmt.Sprintf("worker %d", fl.Worker)
+	}
+	factor := fl.Factor
+	if factor <= 1 {
+		factor = 10
+	}
+	for _, t := range ts {
+		t.slow = factor
+	}
+	f.s.emit(Event{Type: EventSlowdown, Message: fmt.Sprintf("%s slows down: service times ×%g for %s", what, factor, FormatTime(fl.Duration))})
+	f.later(now+fl.Duration, func(now des.Time) {
+		for _, t := range ts {
+			t.slow = 0
+		}
+		f.s.emit(Event{Type: EventSlowdown, Message: what + " is back to normal speed"})
+	})
+}
+
+// partition cuts worker fl.Worker off: nothing crosses between it and the
+// other workers until it ends. A partition longer than the heartbeat
+// timeout makes the JobManager declare the worker lost.
+func (f *failover) partition(now des.Time, fl *scenario.Failure) {
+	w := fl.Worker
+	end := now + fl.Duration
+	f.partitions[w] = max(f.partitions[w], end)
+	msg := fmt.Sprintf("worker %d is cut off from the others for %s", w, FormatTime(fl.Duration))
+	if fl.Duration >= f.heartbeat {
+		msg += fmt.Sprintf(", longer than heartbeat_timeout (%s): it will be declared lost", FormatTime(f.heartbeat))
+		f.later(now+f.heartbeat, func(now des.Time) {
+			if f.state != JobRunning {
+				return
+			}
+			f.failover(now, failureCause{kind: causePartition, worker: w,
+				text: fmt.Sprintf("worker %d lost: no heartbeat for %s (network partition)", w, FormatTime(f.heartbeat))}, now-f.heartbeat)
+		})
+	}
+	f.s.emit(Event{Type: EventNetworkPartition, Message: msg})
+	f.later(end, func(now des.Time) {
+		f.s.emit(Event{Type: EventNetworkPartition, Message: fmt.Sprintf("worker %d can reach the others again", w)})
+	})
+}
+
+// partitionedUntil returns when a partition between c's workers ends (0
+// when there is none).
+func (s *Sim) partitionedUntil(c *channel, now des.Time) des.Time {
+	if s.fo == nil || len(s.fo.partitions) == 0 {
+		return 0
+	}
+	var until des.Time
+	for _, w := range [2]int{c.from.worker, c.to.worker} {
+		if e, ok := s.fo.partitions[w]; ok && e > now {
+			until = max(until, e)
+		}
+	}
+	return until
+}
+
+// fail handles a failure at now. A failed task is reported to the
+// JobManager at once; a lost worker is noticed after heartbeat_timeout
+// (its subtasks stop meanwhile, and the rest of the job runs on).
+func (f *failover) fail(now des.Time, c failureCause) {
+	s := f.s
+	switch f.state {
+	case JobFailed, JobLost:
+		return
+	}
+	s.emit(Event{Type: EventFailure, Message: c.text})
+	switch c.kind {
+	case causeJobManager:
+		if f.ha.Type != scenario.HAZooKeeper {
+			f.failures++
+			f.lose(now, c)
+			return
+		}
+		f.failover(now, c, now)
+		return
+	case causeWorker:
+		if f.state != JobRunning || f.detecting[c.worker] {
+			return
+		}
+		for _, t := range s.subtasks {
+			if t.worker == c.worker {
+				t.down = true
+				t.setState(now, stateIdle)
+			}
+		}
+		f.detecting[c.worker] = true
+		f.later(now+f.heartbeat, func(at des.Time) {
+			delete(f.detecting, c.worker)
+			if f.state == JobRunning {
+				f.failover(at, failureCause{kind: causeWorker, worker: c.worker,
+					text: fmt.Sprintf("worker %d lost: no heartbeat for %s", c.worker, FormatTime(f.heartbeat))}, now)
+			}
+		})
+		return
+	}
+	if f.state != JobRunning && c.kind != causeCheckpoint {
+		// failed again while restarting: the restart starts over
+		f.failover(now, c, now)
+		return
+	}
+	f.failover(now, c, now)
+}
+
+// lose ends the job: the JobManager failed without high availability.
+func (f *failover) lose(now des.Time, c failureCause) {
+	f.stopAll(now, "the JobManager failed")
+	f.state = JobLost
+	f.message = fmt.Sprintf("job lost at %s: the JobManager failed without high availability (high_availability: {type: zookeeper} would elect a new one and recover from the latest checkpoint)", FormatTime(now))
+	f.s.emit(Event{Type: EventJobLost, Message: f.message})
+	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1})
+}
+
+// stopAll cancels every task: in-flight data is destroyed (counted lost
+// when nothing can bring it back), checkpoints in progress abort, and a new
+// epoch starts with fresh channels.
+func (f *failover) stopAll(now des.Time, reason string) (lost uint64) {
+	s := f.s
+	var restore *checkpoint
+	if s.ckpt != nil {
+		s.ckpt.abortAll(now, reason)
+		s.ckpt.suspended = true
+		restore = s.ckpt.latest
+	}
+	if f.state == JobRunning {
+		f.downSince = now
+	}
+	lost = s.destroyAll(now, restore, f.state != JobLost)
+	s.halted = false
+	return lost
+}
+
+// failover runs a global failover at now for a failure that happened at
+// failedAt: every task is cancelled, then the restart strategy decides.
+func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
+	s := f.s
+	if f.hasPending {
+		s.eng.Cancel(f.pending)
+		f.hasPending = false
+	}
+	if f.state == JobRunning {
+		f.failures++
+	}
+	// what the restored checkpoint will replay, counted before the
+	// sources are touched
+	toReplay := s.deliveredToReplay()
+	lost := f.stopAll(now, "the job failed over")
+	st := FailoverStats{Cause: c.text, FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
+		RestartWait: -1, Lost: lost, ToReplay: toReplay}
+	if s.ckpt != nil && s.ckpt.latest != nil {
+		st.Checkpoint = s.ckpt.latest.id
+		st.RestoreBytes = s.ckpt.latest.stateSize
+	}
+	delay, ok, why := f.nextDelay(now, c)
+	if !ok {
+		f.state = JobFailed
+		f.message = fmt.Sprintf("job failed for good at %s: %s", FormatTime(now), why)
+		s.emit(Event{Type: EventJobFailed, Message: f.message})
+		f.log = append(f.log, st)
+		return
+	}
+	f.state = JobRestarting
+	st.RestartWait = ms6(delay)
+	f.log = append(f.log, st)
+	f.cur = &f.log[len(f.log)-1]
+	detail := fmt.Sprintf("restart in %s (%s)", FormatTime(delay), why)
+	if lost > 0 {
+		detail += fmt.Sprintf("; %d records lost", lost)
+	}
+	s.emit(Event{Type: EventFailureDetected, Message: fmt.Sprintf("%s: global failover, %s", c.text, detail)})
+	f.pending = f.later(now+delay, f.restartJob)
+	f.hasPending = true
+}
+
+// nextDelay applies the restart strategy (Flink's restart-strategy.*):
+// the delay before the restart, or false with the reason when the job
+// fails for good. A JobManager failover with HA waits for the leader
+// election instead.
+func (f *failover) nextDelay(now des.Time, c failureCause) (des.Time, bool, string) {
+	r := f.restart
+	if c.kind == causeJobManager {
+		return f.ha.LeaderElection, true, "a new JobManager is elected through ZooKeeper"
+	}
+	typ := r.Type
+	if typ == "" {
+		typ = scenario.RestartFixedDelay
+	}
+	switch typ {
+	case scenario.RestartNone:
+		return 0, false, "restart strategy none"
+	case scenario.RestartFixedDelay:
+		if r.Attempts >= 0 && f.restarts >= r.Attempts {
+			return 0, false, fmt.Sprintf("fixed-delay: all %d restart attempts used", r.Attempts)
+		}
+		return r.Delay, true, fmt.Sprintf("fixed-delay, attempt %d", f.restarts+1)
+	case scenario.RestartExponentialDelay:
+		if f.lastFailure >= 0 && now-f.lastFailure >= r.ResetThreshold {
+			f.backoff, f.restarts = 0, 0 // ran long enough without failing
+		}
+		f.lastFailure = now
+		if r.Attempts >= 0 && f.restarts >= r.Attempts {
+			return 0, false, fmt.Sprintf("exponential-delay: all %d restart attempts used", r.Attempts)
+		}
+		if f.backoff == 0 {
+			f.backoff = r.InitialBackoff
+		} else {
+			f.backoff = min(des.Time(float64(f.backoff)*r.Multiplier+0.5), r.MaxBackoff)
+		}
+		d := f.backoff
+		if r.Jitter > 0 {
+			d = addNs(0, float64(d)*(1+r.Jitter*(2*f.jitter.Float64()-1)))
+		}
+		return d, true, fmt.Sprintf("exponential-delay, backoff %s", FormatTime(f.backoff))
+	case scenario.RestartFailureRate:
+		f.recent = append(f.recent, now)
+		k := 0
+		for _, t := range f.recent {
+			if now-t < r.FailureRateInterval {
+				f.recent[k] = t
+				k++
+			}
+		}
+		f.recent = f.recent[:k]
+		if k > r.MaxFailuresPerInterval {
+			return 0, false, fmt.Sprintf("failure-rate: %d failures within %s, more than %d", k, FormatTime(r.FailureRateInterval), r.MaxFailuresPerInterval)
+		}
+		return r.Delay, true, fmt.Sprintf("failure-rate, %d of %d failures within %s", k, r.MaxFailuresPerInterval, FormatTime(r.FailureRateInterval))
+	}
+	return 0, false, "unknown restart strategy " + typ
+}
+
+// restartJob deploys the tasks again and restores the latest completed
+// checkpoint: its state is downloaded from the checkpoint storage.
+func (f *failover) restartJob(now des.Time) {
+	s := f.s
+	f.hasPending = false
+	f.restarts++
+	if f.cur != nil {
+		f.cur.RestartS = secs(now)
+	}
+	done := now
+	msg := "restarting without a checkpoint: replayable sources start over"
+	if s.ckpt != nil && s.ckpt.latest != nil {
+		ck := s.ckpt.latest
+		persisted := int64(0)
+		for _, rs := range ck.chanState {
+			for _, r := range rs {
+				persisted += int64(r.Size)
+			}
+		}
+		if ck.stateSize+persisted > 0 {
+			done = s.ckpt.store.transfer(now, ck.stateSize+persisted)
+		}
+		msg = fmt.Sprintf("restarting from checkpoint %d: restoring %s of state", ck.id, formatBytes(ck.stateSize))
+		if persisted > 0 {
+			msg += fmt.Sprintf(" and %s of in-flight data", formatBytes(persisted))
+		}
+		msg += " takes " + FormatTime(done-now)
+	}
+	s.emit(Event{Type: EventRestart, Message: msg})
+	f.pending = f.later(done, f.recovered)
+	f.hasPending = true
+}
+
+// recovered brings the job back: state restored, sources rewound,
+// persisted channel state queued first, checkpoints triggered again.
+func (f *failover) recovered(now des.Time) {
+	s := f.s
+	f.hasPending = false
+	f.state = JobRunning
+	f.downtime += now - f.downSince
+	if err := s.restore(now); err != nil {
+		s.stopped = err
+		return
+	}
+	if f.cur != nil {
+		f.cur.RecoveredS = secs(now)
+	}
+	s.emit(Event{Type: EventRecoveryCompleted, Message: fmt.Sprintf("recovered: processing again after %s of downtime", FormatTime(now-f.downSince))})
+	f.cur = nil
+}
+
+func (f *failover) summary(now des.Time) *RecoverySummary {
+	r := &RecoverySummary{JobState: f.state, Failures: f.failures, Restarts: f.restarts, Failovers: append([]FailoverStats{}, f.log...), Message: f.message}
+	down := f.downtime
+	if f.state != JobRunning {
+		down += now - f.downSince
+	}
+	r.DowntimeS = secs(down)
+	return r
+}
+
+func secs(t des.Time) float64 { return round6(t.Seconds()) }
+
+// deliveredToReplay counts the records the sinks have made visible that a
+// recovery from the latest checkpoint will emit again.
+func (s *Sim) deliveredToReplay() uint64 {
+	var n uint64
+	var restore *checkpoint
+	if s.ckpt != nil {
+		restore = s.ckpt.latest
+	}
+	if restore != nil {
+		// persisted channel state is processed again after the restore
+		for _, rss := range [2]map[int][]Record{restore.chanState, restore.outState} {
+			for _, rs := range rss {
+				for _, r := range rs {
+					for _, v := range s.vertices {
+						if v.sink != nil && v.sink.visible.Contains(r.ID) {
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, src := range s.sources {
+		if src.mode != srcLog {
+			continue
+		}
+		from := uint64(0)
+		if restore != nil {
+			from = restore.sources[src.seq].next
+		}
+		if from >= src.next {
+			continue
+		}
+		lo, hi := sourceID(src.seq, from), sourceID(src.seq, src.next)
+		for _, v := range s.vertices {
+			if v.sink != nil {
+				vis := v.sink.visible
+				n += vis.Rank(hi-1) - rankBelow(vis, lo)
+			}
+		}
+	}
+	return n
+}
+
+// rankBelow returns how many ids below x the bitmap holds.
+func rankBelow(b interface{ Rank(uint64) uint64 }, x uint64) uint64 {
+	if x == 0 {
+		return 0
+	}
+	return b.Rank(x - 1)
+}

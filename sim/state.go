@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// Snapshot costs of the state backends (DESIGN.md §3 "State backends").
+// The synchronous part of a snapshot is counted in the checkpoint's
+// duration; it does not stop the task (it takes milliseconds: Flink's heap
+// backend copies the state table's structure, copy-on-write; RocksDB
+// flushes its memtable and hard-links its files).
+const (
+	heapSyncBytesPerS    = 1 << 30 // heap: state bytes copied per second in the synchronous part
+	rocksDBSyncFixed     = 2 * des.Millisecond
+	rocksDBSyncBytesPerS = 256 << 20 // rocksdb: changed bytes flushed per second
+	gcMinPause           = des.Millisecond
+)
+
+// keyedState is the keyed state of one subtask: the distinct keys it has
+// seen, BytesPerKey each. Keys touched since the last snapshot are the
+// delta of an incremental checkpoint.
+type keyedState struct {
+	bytesPerKey int64
+	backend     string
+	accessTime  des.Time
+	keys        *roaring.Bitmap
+	dirty       *roaring.Bitmap // incremental: keys touched since the last snapshot
+}
+
+func newKeyedState(ks *scenario.KeyedState, sb scenario.StateBackend, incremental bool) *keyedState {
+	k := &keyedState{bytesPerKey: ks.BytesPerKey, backend: sb.Type, accessTime: sb.AccessTime, keys: roaring.New()}
+	if k.backend == "" {
+		k.backend = scenario.BackendHeap
+	}
+	if incremental {
+		k.dirty = roaring.New()
+	}
+	return k
+}
+
+// access reads and updates the state of key for one record: it returns
+// the backend's access time, and grows the state by BytesPerKey for a key
+// not seen before. Heap state counts against the worker's memory; past it
+// the worker fails with an out-of-memory error.
+func (k *keyedState) access(now des.Time, t *subtask, key uint32) des.Time {
+	if k.dirty != nil {
+		k.dirty.Add(key)
+	}
+	if k.keys.CheckedAdd(key) && k.backend == scenario.BackendHeap {
+		t.s.workers[t.worker].grow(now, t.s, k.bytesPerKey)
+	}
+	return k.accessTime
+}
+
+// bytes returns the state size in bytes.
+func (k *keyedState) bytes() int64 { return int64(k.keys.GetCardinality()) * k.bytesPerKey }
+
+// snapshotCost returns the bytes a snapshot uploads (the changed state
+// when incremental, all of it otherwise) and its synchronous duration;
+// it starts the next delta.
+func (k *keyedState) snapshotCost() (upload, full int64, sync des.Time) {
+	full = k.bytes()
+	upload = full
+	if k.dirty != nil {
+		upload = int64(k.dirty.GetCardinality()) * k.bytesPerKey
+		k.dirty.Clear()
+	}
+	if k.backend == scenario.BackendRocksDB {
+		return upload, full, rocksDBSyncFixed + des.FromSeconds(float64(upload)/rocksDBSyncBytesPerS)
+	}
+	return upload, full, des.FromSeconds(float64(full) / heapSyncBytesPerS)
+}
+
+// worker is a TaskManager: its heap (keyed state of the heap backend) and
+// garbage-collection pauses.
+type worker struct {
+	index       int
+	memory      int64
+	heap        int64
+	pausedUntil des.Time
+	oomArmed    bool
+	gcInterval  des.Time
+	gcPerGiB    des.Time
+	s           *Sim
+}
+
+// grow adds n bytes of heap state; past the worker's memory it fails the
+// worker (java.lang.OutOfMemoryError: Java heap space), after the current
+// event.
+func (w *worker) grow(now des.Time, s *Sim, n int64) {
+	w.heap += n
+	if w.heap > w.memory && !w.oomArmed && s.fo != nil {
+		w.oomArmed = true
+		s.fo.later(now, func(now des.Time) {
+			s.fo.fail(now, failureCause{kind: causeOOM, worker: w.index,
+				text: fmt.Sprintf("worker %d ran out of memory: %s of heap state exceeds its %s (java.lang.OutOfMemoryError: Java heap space)",
+					w.index, formatBytes(w.heap), formatBytes(w.memory))})
+		})
+	}
+}
+
+// HandleEvent starts a garbage-collection pause of the worker: its
+// subtasks stop for gcPerGiB per GiB of heap state (at least 1ms).
+func (w *worker) HandleEvent(now des.Time, _ int64) {
+	pause := max(gcMinPause, des.Time(float64(w.gcPerGiB)*float64(w.heap)/(1<<30)))
+	w.pausedUntil = now + pause
+	if now+w.gcInterval <= w.s.duration {
+		w.s.eng.After(w.gcInterval, w, 0)
+	}
+}
+
+// storage is the checkpoint storage: uploads and downloads queue for its
+// bandwidth one after another, each then takes its latency. An outage
+// holds transfers that would start inside it until it ends.
+type storage struct {
+	bw      float64 // bytes per simulated second
+	latency des.Time
+	free    des.Time
+	outages [][2]des.Time
+}
+
+// transfer returns when n bytes handed over at now have been stored (or
+// read back).
+func (st *storage) transfer(now des.Time, n int64) des.Time {
+	start := max(now, st.free)
+	for _, o := range st.outages {
+		if start >= o[0] && start < o[1] {
+			start = o[1]
+		}
+	}
+	st.free = addNs(start, float64(n)/st.bw*float64(des.Second))
+	return addNs(st.free, float64(st.latency))
+}
+
+// formatBytes formats a byte count for people: "512B", "3.2MiB".
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	v, i := float64(n), -1
+	for v >= unit && i < 4 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f%ciB", v, "KMGTP"[i])
+}
