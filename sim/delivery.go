@@ -265,3 +265,12 @@ func deliveryText(d *DeliverySummary) string {
 	}
 	return s
 }
+
+// Delivery returns the delivery accounting so far (the live view's
+// counters); it walks the records in flight, so call it at most a few
+// times a second.
+func (s *Sim) Delivery() DeliverySummary { return *s.deliverySummary() }
+
+// Recovery returns the failures and restarts so far and the job's state
+// (JobRunning, JobRestarting, JobFailed or JobLost).
+func (s *Sim) Recovery() RecoverySummary { return *s.fo.summary(s.eng.Now()) }
