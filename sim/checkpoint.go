@@ -325,32 +325,46 @@ func (a *ackEvent) HandleEvent(now des.Time, _ int64) {
 	}
 }
 
-// snapshot takes t's snapshot for checkpoint ck: the synchronous part,
-// then the upload of its state (the changes, when incremental) and of the
-// persisted in-flight data to the checkpoint storage; t acknowledges when
-// the upload is done. Transactional sinks pre-commit here.
+// snapshot takes t's snapshot for checkpoint ck at its cut (capture) and
+// uploads it (upload). Aligned and stop-the-world snapshots do both at
+// once; an unaligned one captures at its first barrier and uploads when
+// the last has come, with the in-flight data persisted meanwhile.
 func (t *subtask) snapshot(now des.Time, ck *checkpoint, persisted int64) {
-	c := t.s.ckpt
+	t.capture(ck)
+	t.upload(now, ck, persisted)
+}
+
+// capture takes the synchronous part of t's snapshot: its keyed state (the
+// changes, when incremental) as of now. Transactional sinks pre-commit
+// here: what they write later belongs to the next checkpoint.
+func (t *subtask) capture(ck *checkpoint) {
 	st := &ck.sub[t.gid]
-	st.Vertex, st.Subtask, st.Persisted = t.v.name, t.index, persisted
+	st.Vertex, st.Subtask = t.v.name, t.index
 	t.closeTxn(ck.id)
-	var upload, full int64
-	var sync des.Time
-	if t.keyed != nil {
-		upload, full, sync = t.keyed.snapshotCost()
-		ck.keys[t.gid] = t.keyed.keys.Clone()
-		ck.stateSize += full
+	if t.keyed == nil {
+		return
 	}
-	st.StateSize = upload
-	st.Sync = ms6(sync)
+	upload, full, sync := t.keyed.snapshotCost()
+	ck.keys[t.gid] = t.keyed.keys.Clone()
+	ck.stateSize += full
+	st.StateSize, st.Sync = upload, ms6(sync)
 	ck.stats.StateSize += upload
 	ck.stats.FullSize += full
+}
+
+// upload sends t's captured state and persisted bytes to the checkpoint
+// storage, after the synchronous part; t acknowledges when it is stored.
+func (t *subtask) upload(now des.Time, ck *checkpoint, persisted int64) {
+	c := t.s.ckpt
+	st := &ck.sub[t.gid]
+	st.Persisted = persisted
 	ck.stats.Persisted += persisted
-	if upload+persisted == 0 && sync == 0 {
+	sync := des.Time(st.Sync * 1e6)
+	if st.StateSize+persisted == 0 && sync == 0 {
 		c.ack(now, t, ck.id)
 		return
 	}
-	done := c.store.transfer(now+sync, upload+persisted)
+	done := c.store.transfer(now+sync, st.StateSize+persisted)
 	st.Async = ms6(done - now - sync)
 	t.s.eng.Schedule(done, &ackEvent{t: t, id: ck.id, epoch: t.s.epoch}, 0)
 }
@@ -689,6 +703,7 @@ func (t *subtask) onPriorityBarrier(now des.Time, c *channel, id int64) {
 			in.spill = id
 		}
 		t.persisted += t.forwardBarrier(now, id, ck)
+		t.capture(ck)
 	}
 	c.spill = 0
 	t.barriersSeen++
@@ -697,7 +712,7 @@ func (t *subtask) onPriorityBarrier(now des.Time, c *channel, id int64) {
 	}
 	co.aligned(t, id, now-t.alignStart)
 	t.aligning, t.barriersSeen = 0, 0
-	t.snapshot(now, ck, t.persisted)
+	t.upload(now, ck, t.persisted)
 }
 
 // persistIn adds r to t's persisted input for checkpoint ck.

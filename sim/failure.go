@@ -307,6 +307,9 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		}
 		for _, t := range s.subtasks {
 			if t.worker == c.worker {
+				// it stops where it is: the record in service stays
+				// inside the job until the failover destroys it
+				t.heldCur = t.state == stateBusy && !t.gcBusy && t.src == nil
 				t.down = true
 				t.setState(now, stateIdle)
 			}
@@ -384,6 +387,10 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 		f.message = fmt.Sprintf("job failed for good at %s: %s", FormatTime(now), why)
 		s.emit(Event{Type: EventJobFailed, Message: f.message})
 		f.log = append(f.log, st)
+		return
+	}
+	if err := s.rewindSources(); err != nil {
+		s.stopped = err
 		return
 	}
 	f.state = JobRestarting
@@ -496,10 +503,7 @@ func (f *failover) recovered(now des.Time) {
 	f.hasPending = false
 	f.state = JobRunning
 	f.downtime += now - f.downSince
-	if err := s.restore(now); err != nil {
-		s.stopped = err
-		return
-	}
+	s.restore(now)
 	if f.cur != nil {
 		f.cur.RecoveredS = secs(now)
 	}

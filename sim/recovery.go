@@ -29,7 +29,7 @@ func (s *Sim) destroyAll(now des.Time, restore *checkpoint, _ bool) (lost uint64
 			}
 		}
 	}
-	gone := func(id, origin uint64) {
+	s.walkInFlight(func(id, origin uint64) {
 		if persisted[id] {
 			return
 		}
@@ -37,52 +37,9 @@ func (s *Sim) destroyAll(now des.Time, restore *checkpoint, _ bool) (lost uint64
 			return
 		}
 		lost++
-	}
-	goneAll := func(rs []Record) {
-		for i := range rs {
-			gone(rs[i].ID, rs[i].Origin)
-		}
-	}
-	goneBuf := func(b *buffer, from int) {
-		if b != nil && b.barrier == 0 {
-			goneAll(b.recs[from:])
-		}
-	}
-	for _, t := range s.subtasks {
-		goneAll(t.restored[t.restoredNext:])
-		if t.state == stateBusy && !t.gcBusy && t.src == nil {
-			gone(t.cur.ID, t.cur.Origin)
-		}
-		goneAll(t.pend[t.pi:])
-		if g := t.gate; g != nil {
-			if g.cur != nil {
-				goneBuf(g.cur, g.cur.next)
-			}
-			for _, c := range g.chans {
-				for i := 0; i < c.queue.len(); i++ {
-					if b := c.queue.at(i); b != g.cur {
-						goneBuf(b, 0)
-					}
-				}
-			}
-		}
-		for _, p := range t.outs {
-			for _, c := range p.chans {
-				goneBuf(c.cur, 0)
-				for i := 0; i < c.backlog.len(); i++ {
-					goneBuf(c.backlog.at(i), 0)
-				}
-				for i := 0; i < c.inflight.len(); i++ {
-					goneBuf(c.inflight.at(i), 0)
-				}
-			}
-		}
-		for _, x := range t.txns {
-			for _, r := range x.recs {
-				gone(r.id, r.origin)
-			}
-		}
-		if src := t.src; src != nil && src.mode == srcQueued {
+	})
+	for _, src := range s.sources {
+		if src.mode == srcQueued {
 			lost += uint64(src.fifo.len())
 			src.next = src.accepted // their offsets are gone with them
 		}
@@ -109,6 +66,58 @@ func (s *Sim) destroyAll(now des.Time, restore *checkpoint, _ bool) (lost uint64
 	return lost
 }
 
+// walkInFlight calls fn with the id and origin of every record inside the
+// job: restored and not yet processed, in service, waiting to be written,
+// in network buffers on either side, and in transactions of
+// transactional sinks not yet committed.
+func (s *Sim) walkInFlight(fn func(id, origin uint64)) {
+	all := func(rs []Record) {
+		for i := range rs {
+			fn(rs[i].ID, rs[i].Origin)
+		}
+	}
+	buf := func(b *buffer, from int) {
+		if b != nil && b.barrier == 0 {
+			all(b.recs[from:])
+		}
+	}
+	for _, t := range s.subtasks {
+		all(t.restored[t.restoredNext:])
+		if (t.state == stateBusy && !t.gcBusy && t.src == nil) || t.heldCur {
+			fn(t.cur.ID, t.cur.Origin)
+		}
+		all(t.pend[t.pi:])
+		if g := t.gate; g != nil {
+			if g.cur != nil {
+				buf(g.cur, g.cur.next)
+			}
+			for _, c := range g.chans {
+				for i := 0; i < c.queue.len(); i++ {
+					if b := c.queue.at(i); b != g.cur {
+						buf(b, 0)
+					}
+				}
+			}
+		}
+		for _, p := range t.outs {
+			for _, c := range p.chans {
+				buf(c.cur, 0)
+				for i := 0; i < c.backlog.len(); i++ {
+					buf(c.backlog.at(i), 0)
+				}
+				for i := 0; i < c.inflight.len(); i++ {
+					buf(c.inflight.at(i), 0)
+				}
+			}
+		}
+		for _, x := range t.txns {
+			for _, r := range x.recs {
+				fn(r.id, r.origin)
+			}
+		}
+	}
+}
+
 // reset takes a failed subtask down, dropping everything it held.
 func (t *subtask) reset(now des.Time) {
 	t.setState(now, stateIdle)
@@ -118,7 +127,7 @@ func (t *subtask) reset(now des.Time) {
 	t.pend = t.pend[:0]
 	t.pi, t.pe, t.pc, t.pch, t.blockedOn = 0, 0, 0, nil, nil
 	t.restored, t.restoredNext = nil, 0
-	t.resumeArmed, t.gcBusy = false, false
+	t.resumeArmed, t.gcBusy, t.heldCur = false, false, false
 	t.txns = nil
 	t.pendingBarriers = t.pendingBarriers[:0]
 	t.aligning, t.barriersSeen, t.persisted = 0, 0, 0
@@ -134,10 +143,33 @@ func (t *subtask) reset(now des.Time) {
 	}
 }
 
+// rewindSources sets replayable sources back to the offsets of the latest
+// completed checkpoint (to their start without one): the position the
+// restarted job reads on from.
+func (s *Sim) rewindSources() error {
+	var ck *checkpoint
+	if s.ckpt != nil {
+		ck = s.ckpt.latest
+	}
+	for _, src := range s.sources {
+		if src.mode != srcLog {
+			continue
+		}
+		sn := src.initial
+		if ck != nil {
+			sn = ck.sources[src.seq]
+		}
+		if err := src.rewind(&sn); err != nil {
+			return fmt.Errorf("sim: rewinding source %s[%d]: %w", src.t.v.name, src.t.index, err)
+		}
+	}
+	return nil
+}
+
 // restore brings every subtask back at now from the latest completed
-// checkpoint (or from the start when there is none): keyed state, source
-// offsets, persisted channel state.
-func (s *Sim) restore(now des.Time) error {
+// checkpoint (or from the start when there is none): keyed state and
+// persisted channel state; the sources were rewound at the failover.
+func (s *Sim) restore(now des.Time) {
 	var ck *checkpoint
 	if s.ckpt != nil {
 		ck = s.ckpt.latest
@@ -157,18 +189,6 @@ func (s *Sim) restore(now des.Time) error {
 			t.pend = append(t.pend[:0], ck.outState[t.gid]...)
 		}
 	}
-	for _, src := range s.sources {
-		if src.mode != srcLog {
-			continue
-		}
-		sn := src.initial
-		if ck != nil {
-			sn = ck.sources[src.seq]
-		}
-		if err := src.rewind(&sn); err != nil {
-			return fmt.Errorf("sim: rewinding source %s[%d]: %w", src.t.v.name, src.t.index, err)
-		}
-	}
 	for _, t := range s.subtasks {
 		if len(t.pend) > 0 && !t.emit(now) {
 			t.setState(now, stateBP)
@@ -185,5 +205,4 @@ func (s *Sim) restore(now des.Time) error {
 		c.lastTrigger = now
 		c.arm(now + c.cfg.Interval)
 	}
-	return nil
 }

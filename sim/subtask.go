@@ -66,6 +66,7 @@ type subtask struct {
 	restoredNext int
 	resumeArmed  bool
 	gcBusy       bool // busy only because of a pause
+	heldCur      bool // down with cur in service (a lost worker)
 
 	keyed *keyedState // keyed state; nil for a stateless vertex
 

@@ -1,0 +1,513 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/scenarios"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// pipeline is a keyed job on two workers: two replayable sources, a keyed
+// count with state, one sink. Each test adds its checkpoint, sink and
+// failure settings.
+const pipeline = `
+name: ft
+seed: %d
+duration: 60s
+workers: {count: 2, slots: 2, heartbeat_timeout: 5s}
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: poisson, rate: 200/s}
+    keys: {count: 100}
+    replayable: %v
+operators:
+  - name: count
+    input: src
+    partitioning: hash
+    parallelism: 3
+    service_time: {distribution: exponential, mean: 1ms}
+    state: {bytes_per_key: 1000B}
+sinks:
+  - {name: out, input: count, delivery: %s}
+restart: {type: fixed-delay, delay: 1s}
+`
+
+func ftScenario(t testing.TB, seed int, replayable bool, delivery, extra string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("ft.yaml", []byte(fmt.Sprintf(pipeline, seed, replayable, delivery)+extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func runSim(t testing.TB, sc *scenario.Scenario, opts Options) (*Sim, *Result) {
+	t.Helper()
+	s, err := New(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunUntil(context.Background(), sc.Duration); err != nil {
+		t.Fatal(err)
+	}
+	return s, s.Result()
+}
+
+// checkExactlyOnce checks the sink's visible ids against the ids the
+// sources emitted: every offset a source has read past is visible or
+// inside the job (in flight or in an open transaction), and nothing is
+// lost or duplicated.
+func checkExactlyOnce(t *testing.T, s *Sim, res *Result, label string) {
+	t.Helper()
+	d := res.Summary.Delivery
+	if d.Lost != 0 || d.Duplicated != 0 {
+		t.Errorf("%s: lost %d, duplicated %d; want 0 and 0", label, d.Lost, d.Duplicated)
+	}
+	inside := map[uint64]bool{}
+	s.walkInFlight(func(id, _ uint64) { inside[id] = true })
+	if ck := s.ckpt.latest; s.fo.state == JobRestarting && ck != nil {
+		// persisted channel state, waiting for the restore
+		for _, rss := range [2]map[int][]Record{ck.chanState, ck.outState} {
+			for _, rs := range rss {
+				for _, r := range rs {
+					inside[r.ID] = true
+				}
+			}
+		}
+	}
+	vis := s.vertices[len(s.vertices)-1].sink.visible
+	missing, both := 0, 0
+	for _, src := range s.sources {
+		for off := uint64(0); off < src.next; off++ {
+			id := sourceID(src.seq, off)
+			v, in := vis.Contains(id), inside[id]
+			switch {
+			case !v && !in:
+				if missing == 0 {
+					t.Logf("%s: first missing id: source subtask %d offset %d", label, src.seq, off)
+				}
+				missing++
+			case v && in && s.vertices[len(s.vertices)-1].sink.mode == scenario.DeliveryTransactional:
+				both++ // would be made visible twice
+			}
+		}
+	}
+	if missing > 0 || both > 0 {
+		t.Errorf("%s: %d emitted ids neither visible nor inside the job, %d both visible and in an open transaction", label, missing, both)
+	}
+	if d.Delivered < d.Emitted/2 {
+		t.Errorf("%s: delivered %d of %d emitted", label, d.Delivered, d.Emitted)
+	}
+}
+
+// Aligned checkpoints, a replayable source and a transactional sink are
+// exactly-once under random worker and task failures: over 20 seeds, not
+// one record is lost or duplicated, checked against the emitted ids.
+func TestExactlyOnceUnderRandomFailures(t *testing.T) {
+	for _, mode := range []string{"aligned", "unaligned", "stop-the-world"} {
+		for _, delivery := range []string{"transactional", "idempotent"} {
+			for seed := 1; seed <= 20; seed++ {
+				if testing.Short() && seed > 5 {
+					break
+				}
+				sc := ftScenario(t, seed, true, delivery, fmt.Sprintf(`
+checkpoint: {mode: %s, interval: 1s}
+failures:
+  - {kind: worker, mtbf: 40s}
+  - {kind: task, mtbf: 60s}
+`, mode))
+				s, res := runSim(t, sc, Options{})
+				label := fmt.Sprintf("%s/%s/seed %d", mode, delivery, seed)
+				if res.Summary.Recovery.Failures == 0 {
+					t.Errorf("%s: no failure happened; the test needs some", label)
+				}
+				checkExactlyOnce(t, s, res, label)
+			}
+		}
+	}
+}
+
+// An at-least-once sink writes again what the rewound sources replay:
+// its duplicates are exactly the records it had made visible since the
+// restored checkpoint (counted from the sink's ids at the failover).
+func TestAtLeastOnceDuplicatesAreTheReplay(t *testing.T) {
+	for _, mode := range []string{"aligned", "unaligned"} {
+		sc := ftScenario(t, 1, true, "at-least-once", fmt.Sprintf(`
+checkpoint: {mode: %s, interval: 2s}
+failures: [{kind: worker, at: 21500ms, worker: 1}]
+`, mode))
+		_, res := runSim(t, sc, Options{})
+		d, r := res.Summary.Delivery, res.Summary.Recovery
+		if r.Failures != 1 || r.Restarts != 1 || len(r.Failovers) != 1 {
+			t.Fatalf("%s: recovery %+v, want one failure and one restart", mode, r)
+		}
+		want := r.Failovers[0].ToReplay
+		if want == 0 || d.Duplicated != want || d.Lost != 0 {
+			t.Errorf("%s: duplicated %d, lost %d; want the %d records replayed since checkpoint %d, and none lost",
+				mode, d.Duplicated, d.Lost, want, r.Failovers[0].Checkpoint)
+		}
+	}
+}
+
+// A non-replayable source cannot rewind: what was inside the job when it
+// failed is lost, and nothing is duplicated.
+func TestSocketSourceLosesWhatItHeld(t *testing.T) {
+	sc := ftScenario(t, 1, false, "at-least-once", `
+checkpoint: {mode: aligned, interval: 2s}
+failures: [{kind: task, at: 21500ms, vertex: count, subtask: 1}]
+`)
+	_, res := runSim(t, sc, Options{})
+	d := res.Summary.Delivery
+	if d.Lost == 0 || d.Duplicated != 0 || d.Replayed != 0 {
+		t.Errorf("lost %d, duplicated %d, replayed %d: want lost > 0 and nothing replayed", d.Lost, d.Duplicated, d.Replayed)
+	}
+	// every emitted record is delivered, inside the job, or lost
+	if d.Emitted != d.Delivered+d.InFlight+d.Lost {
+		t.Errorf("emitted %d != delivered %d + in flight %d + lost %d", d.Emitted, d.Delivered, d.InFlight, d.Lost)
+	}
+	if got := res.Summary.Recovery.Failovers[0].Lost; got != d.Lost {
+		t.Errorf("failover lost %d, delivery lost %d", got, d.Lost)
+	}
+}
+
+// An aligned checkpoint is a consistent cut: on every channel, the records
+// the sender had written before its barrier equal the records the
+// receiver had taken before its snapshot.
+func TestAlignedCheckpointIsAConsistentCut(t *testing.T) {
+	sc := ftScenario(t, 3, true, "at-least-once", `
+checkpoint: {mode: aligned, interval: 1s}
+`)
+	sc.Sinks[0].Parallelism = 2
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ckpt.recordCuts = true
+	if err := s.RunUntil(context.Background(), sc.Duration); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ckpt.cutLog) < 50 {
+		t.Fatalf("%d completed checkpoints recorded, want about 59", len(s.ckpt.cutLog))
+	}
+	channels := 2*3 + 3*2
+	for i, cuts := range s.ckpt.cutLog {
+		if len(cuts) != channels {
+			t.Fatalf("checkpoint %d: %d channels cut, want %d", i+1, len(cuts), channels)
+		}
+		moved := false
+		for _, c := range cuts {
+			if c.Sent != c.Received {
+				t.Errorf("checkpoint %d: %s -> %s sent %d before its barrier, received %d before its snapshot", i+1, c.From, c.To, c.Sent, c.Received)
+			}
+			moved = moved || c.Sent > 0
+		}
+		if !moved {
+			t.Errorf("checkpoint %d: no channel carried records; the cut checks nothing", i+1)
+		}
+	}
+}
+
+// Under back-pressure, unaligned barriers overtake the buffered records:
+// checkpoints that time out aligned complete unaligned, persisting
+// in-flight data.
+func TestUnalignedFasterUnderBackpressure(t *testing.T) {
+	res := map[string]*CheckpointSummary{}
+	for _, mode := range []string{"aligned", "unaligned"} {
+		sc := mustLoadBuiltin(t, "backpressure")
+		sc.Checkpoint = scenario.DefaultCheckpointing()
+		sc.Checkpoint.Mode, sc.Checkpoint.Interval, sc.Checkpoint.Timeout = mode, 10*des.Second, 20*des.Second
+		_, r := runSim(t, sc, Options{})
+		res[mode] = r.Summary.Checkpoints
+	}
+	a, u := res["aligned"], res["unaligned"]
+	if a.Completed != 0 || a.Failed == 0 {
+		t.Errorf("aligned: %d completed, %d failed; want all timed out under back-pressure", a.Completed, a.Failed)
+	}
+	if u.Completed < 10 || u.Failed != 0 || u.MaxDuration == nil || *u.MaxDuration > 1000 || u.MaxPersisted == 0 {
+		t.Errorf("unaligned: %+v; want every checkpoint complete within 1s, persisting in-flight data", u)
+	}
+}
+
+func mustLoadBuiltin(t testing.TB, name string) *scenario.Scenario {
+	t.Helper()
+	b, err := scenarios.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse(name+".yaml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// A stop-the-world checkpoint holds ingestion for its whole duration: no
+// source emits a record between the trigger and the completion.
+func TestStopTheWorldHoldsIngestion(t *testing.T) {
+	sc := ftScenario(t, 1, true, "transactional", `
+checkpoint: {mode: stop-the-world, interval: 2s, storage: {bandwidth: 1MiB/s}}
+`)
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	checked := 0
+	for s.Now() < sc.Duration {
+		// step to each trigger, then to its completion
+		c := s.ckpt
+		before := len(c.stats)
+		for len(c.pending) == 0 && s.Now() < sc.Duration {
+			if err := s.RunUntil(ctx, s.Now()+des.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.Now() >= sc.Duration {
+			break
+		}
+		emitted := s.Emitted()
+		for len(c.stats) == before && s.Now() < sc.Duration {
+			if got := s.Emitted(); got != emitted {
+				t.Fatalf("at %s, during checkpoint %d, the sources emitted %d records", FormatTime(s.Now()), c.nextID, got-emitted)
+			}
+			if err := s.RunUntil(ctx, s.Now()+des.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(c.stats) > before && c.stats[before].Status == CheckpointCompleted {
+			checked++
+		}
+	}
+	if checked < 25 {
+		t.Errorf("%d stop-the-world checkpoints checked, want about 29", checked)
+	}
+	res := s.Result()
+	// each copies the state of the 100 keys, 1000B each, through 1 MiB/s:
+	// at least 95 ms of held ingestion per checkpoint
+	cs := res.Summary.Checkpoints
+	if *cs.MaxDuration < 95 || cs.Overhead < 0.05 {
+		t.Errorf("checkpoints %+v: want each to take >= 95ms and hold the job >= 5%% of the time", cs)
+	}
+}
+
+// A transactional sink makes output visible only when the checkpoint that
+// covers it completes: its latency is at least the wait for the next
+// completed checkpoint, so at least about half the interval on average,
+// while at-least-once output is visible at once.
+func TestTransactionalLatencyWaitsForCheckpoint(t *testing.T) {
+	lat := map[string]float64{}
+	for _, delivery := range []string{"transactional", "at-least-once"} {
+		sc := ftScenario(t, 1, true, delivery, `
+checkpoint: {mode: aligned, interval: 4s}
+`)
+		_, res := runSim(t, sc, Options{})
+		out := res.Summary.Vertices[len(res.Summary.Vertices)-1]
+		lat[delivery] = *out.LatencyMean
+		if delivery == "transactional" && *out.LatencyP50 < 1000 {
+			t.Errorf("transactional sink p50 latency %.0fms, want >= 1s with a 4s interval", *out.LatencyP50)
+		}
+	}
+	// uniform wait over the 4 s interval plus the checkpoint's duration
+	if tx := lat["transactional"]; tx < 1800 || tx > 2600 || lat["at-least-once"] > 300 {
+		t.Errorf("mean latency transactional %.0fms, at-least-once %.0fms; want about 2000 and the buffer timeouts'", tx, lat["at-least-once"])
+	}
+}
+
+// Restart strategies wait exactly as configured: fixed-delay its delay,
+// exponential-delay (without jitter) doubling backoffs up to the maximum,
+// failure-rate its delay until too many failures come within the interval,
+// none not at all.
+func TestRestartStrategyDelays(t *testing.T) {
+	failures := `
+failures:
+  - {kind: task, at: 10s, vertex: count}
+  - {kind: task, at: 20s, vertex: count}
+  - {kind: task, at: 30s, vertex: count}
+  - {kind: task, at: 40s, vertex: count}
+`
+	cases := []struct {
+		restart string
+		delays  []float64 // ms; -1: the job failed for good there
+		state   string
+	}{
+		{"{type: fixed-delay, delay: 3s, attempts: 3}", []float64{3000, 3000, 3000, -1}, JobFailed},
+		{"{type: exponential-delay, initial_backoff: 1s, multiplier: 3, max_backoff: 5s, jitter: 0, reset_threshold: 1h}", []float64{1000, 3000, 5000, 5000}, JobRunning},
+		{"{type: exponential-delay, initial_backoff: 1s, multiplier: 3, max_backoff: 5s, jitter: 0, reset_threshold: 8s}", []float64{1000, 1000, 1000, 1000}, JobRunning},
+		{"{type: failure-rate, delay: 2s, max_failures_per_interval: 2, failure_rate_interval: 25s}", []float64{2000, 2000, -1}, JobFailed},
+		{"{type: none}", []float64{-1}, JobFailed},
+	}
+	for _, c := range cases {
+		sc, err := scenario.Parse("ft.yaml", []byte(strings.Replace(fmt.Sprintf(pipeline, 1, true, "at-least-once"),
+			"restart: {type: fixed-delay, delay: 1s}", "restart: "+c.restart, 1)+"checkpoint: {mode: aligned, interval: 2s}\n"+failures))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, res := runSim(t, sc, Options{})
+		r := res.Summary.Recovery
+		if r.JobState != c.state || len(r.Failovers) != len(c.delays) {
+			t.Errorf("%s: job %s after %d failovers, want %s after %d", c.restart, r.JobState, len(r.Failovers), c.state, len(c.delays))
+			continue
+		}
+		for i, f := range r.Failovers {
+			if c.delays[i] < 0 {
+				if f.RestartS != -1 {
+					t.Errorf("%s: failover %d restarted at %gs; want the job to fail for good", c.restart, i+1, f.RestartS)
+				}
+				continue
+			}
+			if f.RestartWait != c.delays[i] || math.Abs((f.RestartS-f.DetectedS)*1000-c.delays[i]) > 1e-3 {
+				t.Errorf("%s: failover %d waited %gms (detected %gs, restarted %gs), want %gms", c.restart, i+1, f.RestartWait, f.DetectedS, f.RestartS, c.delays[i])
+			}
+		}
+	}
+}
+
+// Jitter spreads exponential-delay backoffs uniformly by ±jitter, from the
+// run's seed.
+func TestExponentialDelayJitter(t *testing.T) {
+	sc, err := scenario.Parse("ft.yaml", []byte(strings.Replace(fmt.Sprintf(pipeline, 1, true, "at-least-once"),
+		"restart: {type: fixed-delay, delay: 1s}", "restart: {type: exponential-delay, initial_backoff: 2s, jitter: 0.25}", 1)+`
+failures: [{kind: task, at: 10s, vertex: count}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res := runSim(t, sc, Options{})
+	w := res.Summary.Recovery.Failovers[0].RestartWait
+	if w < 1500 || w > 2500 || w == 2000 {
+		t.Errorf("jittered backoff %gms, want in [1500, 2500] and not exactly 2000", w)
+	}
+}
+
+// A worker failure is noticed after heartbeat_timeout; recovery restores
+// the latest checkpoint's state from the storage at its bandwidth.
+func TestDetectionAndRestoreTime(t *testing.T) {
+	sc := ftScenario(t, 1, true, "transactional", `
+checkpoint: {mode: aligned, interval: 2s, storage: {bandwidth: 100KiB/s, latency: 50ms}}
+failures: [{kind: worker, at: 21s, worker: 1}]
+`)
+	_, res := runSim(t, sc, Options{})
+	f := res.Summary.Recovery.Failovers[0]
+	if f.DetectedS != 26 || f.RestartS != 27 {
+		t.Errorf("detected at %gs, restarted at %gs; want 26 (5s heartbeat timeout) and 27 (1s delay)", f.DetectedS, f.RestartS)
+	}
+	// 100 keys × 1000B (split over 3 subtasks) = 100000B at 102400B/s,
+	// plus 50ms
+	want := 27 + 100000.0/102400 + 0.05
+	if f.RestoreBytes != 100000 || math.Abs(f.RecoveredS-want) > 1e-3 {
+		t.Errorf("restored %dB, recovered at %gs; want 100000B and %.4fs", f.RestoreBytes, f.RecoveredS, want)
+	}
+	if d := res.Summary.Recovery.DowntimeS; math.Abs(d-(want-26)) > 1e-3 {
+		t.Errorf("downtime %gs, want %.4fs (detection to recovery)", d, want-26)
+	}
+}
+
+// With high availability a standby JobManager is elected and recovers the
+// job from its latest checkpoint; without it the job is lost.
+func TestJobManagerFailure(t *testing.T) {
+	for _, ha := range []string{"zookeeper", "none"} {
+		election := ", leader_election: 7s"
+		if ha == "none" {
+			election = ""
+		}
+		sc := ftScenario(t, 1, true, "transactional", fmt.Sprintf(`
+checkpoint: {mode: aligned, interval: 2s}
+high_availability: {type: %s%s}
+failures: [{kind: jobmanager, at: 20s}]
+`, ha, election))
+		_, res := runSim(t, sc, Options{})
+		r, d := res.Summary.Recovery, res.Summary.Delivery
+		if ha == "zookeeper" {
+			if r.JobState != JobRunning || r.Failovers[0].RestartS != 27 || d.Lost != 0 || d.Duplicated != 0 {
+				t.Errorf("HA: %+v, delivery %+v; want a restart at 27s and exactly-once", r, d)
+			}
+			continue
+		}
+		if r.JobState != JobLost || !strings.Contains(r.Message, "without high availability") {
+			t.Errorf("no HA: job %s (%q), want lost", r.JobState, r.Message)
+		}
+		out := res.Summary.Vertices[len(res.Summary.Vertices)-1]
+		if out.RecordsIn > 20*400 {
+			t.Errorf("no HA: the sink took %d records, want none after the JobManager failed at 20s", out.RecordsIn)
+		}
+	}
+}
+
+// Heap state beyond the worker's memory fails the worker (out of memory);
+// rocksdb keeps it on disk and survives, each record paying the access
+// time.
+func TestHeapOutOfMemoryRocksDBSurvives(t *testing.T) {
+	for _, backend := range []string{"heap", "rocksdb"} {
+		sc := ftScenario(t, 1, true, "at-least-once", fmt.Sprintf(`
+checkpoint: {mode: aligned, interval: 5s}
+state_backend: {type: %s, access_time: 100us}
+`, backend))
+		sc.Sources[0].Keys.Count = 1_000_000
+		// about 24000 distinct keys of 1000B in 60s, two thirds of them
+		// on worker 0 (count[0] and count[1])
+		sc.Workers.Memory = 8 << 20
+		sc.Restart = scenario.RestartStrategy{Type: scenario.RestartFixedDelay, Attempts: 2, Delay: des.Second}
+		_, res := runSim(t, sc, Options{})
+		r := res.Summary.Recovery
+		if backend == "heap" {
+			if r.JobState != JobFailed || r.Failures != 3 || !strings.Contains(r.Failovers[0].Cause, "out of memory") {
+				t.Errorf("heap: %+v; want 3 out-of-memory failures and the job failed after 2 restarts", r)
+			}
+			continue
+		}
+		if r.Failures != 0 || r.JobState != JobRunning {
+			t.Errorf("rocksdb: %+v, want no failure", r)
+		}
+		for _, v := range res.Summary.Vertices {
+			// 400 records/s over 3 subtasks, 1ms + 100µs each
+			if want := 400.0 / 3 * 0.0011; v.Name == "count" && math.Abs(v.BusyMean-want) > 0.1*want {
+				t.Errorf("rocksdb: count busy %.4f, want %.4f (service plus state access)", v.BusyMean, want)
+			}
+		}
+	}
+}
+
+// Determinism holds with failures, checkpoints of every mode and random
+// failure processes: the same scenario and seed give byte-identical
+// outputs.
+func TestDeterministicWithFailures(t *testing.T) {
+	for _, mode := range []string{"aligned", "unaligned", "stop-the-world"} {
+		var outs [2]string
+		for i := range outs {
+			sc := ftScenario(t, 7, true, "at-least-once", fmt.Sprintf(`
+checkpoint: {mode: %s, interval: 1s}
+failures:
+  - {kind: worker, mtbf: 20s}
+  - {kind: slowdown, at: 5s, vertex: count, subtask: 0, factor: 5, duration: 10s}
+  - {kind: network-partition, at: 30s, worker: 1, duration: 2s}
+  - {kind: storage-outage, at: 40s, duration: 3s}
+`, mode))
+			var ts, ev, sum, ck bytes.Buffer
+			sw := NewStreamWriter(&ts, &ev)
+			_, res := runSim(t, sc, Options{Observer: sw})
+			if err := sw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteSummaryJSON(&sum, &res.Summary); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteCheckpointsCSV(&ck, res.Checkpoints); err != nil {
+				t.Fatal(err)
+			}
+			if res.Summary.Recovery.Failures == 0 {
+				t.Fatalf("%s: no failure happened", mode)
+			}
+			outs[i] = ts.String() + ev.String() + sum.String() + ck.String()
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%s: two runs of the same scenario and seed differ", mode)
+		}
+	}
+}
