@@ -61,6 +61,9 @@ type CheckpointStats struct {
 	Acked     int    `json:"acknowledged_subtasks"`
 	Subtasks  int    `json:"subtasks"`
 	Reason    string `json:"failure_reason,omitempty"`
+	// Unaligned is true when the barriers overtook buffered data (mode
+	// unaligned, from the start or after aligned_timeout).
+	Unaligned bool `json:"unaligned"`
 	// SubtaskStats holds one entry per subtask that acknowledged, in
 	// subtask order (checkpoint_subtasks.csv).
 	SubtaskStats []SubtaskCheckpointStats `json:"-"`
@@ -160,6 +163,10 @@ type checkpoint struct {
 	stateSize int64                   // full state bytes
 	chanState map[int][]Record        // persisted input by receiving subtask gid
 	outState  map[int][]Record        // persisted pending output by subtask gid
+	// unaligned: barriers overtake buffered data (from the start, or
+	// since aligned_timeout passed)
+	unaligned bool
+	extra     map[int]int64 // bytes persisted for a subtask by the switch to unaligned
 	cuts      map[*channel]*Cut
 }
 
@@ -240,6 +247,13 @@ func (c *coordinator) trigger(now des.Time) int64 {
 	if c.recordCuts {
 		ck.cuts = map[*channel]*Cut{}
 	}
+	if c.cfg.Mode == scenario.CheckpointUnaligned {
+		ck.unaligned = c.cfg.AlignedTimeout <= 0
+		if !ck.unaligned {
+			ck.extra = map[int]int64{}
+			c.s.fo.later(now+c.cfg.AlignedTimeout, func(now des.Time) { c.switchToUnaligned(now, id) })
+		}
+	}
 	c.pending[id] = ck
 	c.lastTrigger = now
 	c.sum.Triggered++
@@ -260,7 +274,7 @@ func (c *coordinator) trigger(now des.Time) int64 {
 	}
 	for _, src := range c.s.sources {
 		src.t.pendingBarriers = append(src.t.pendingBarriers, id)
-		if src.t.state != stateBP || c.cfg.Mode == scenario.CheckpointUnaligned {
+		if src.t.state != stateBP || ck.unaligned {
 			src.t.emitBarriers(now)
 		}
 	}
@@ -357,6 +371,7 @@ func (t *subtask) capture(ck *checkpoint) {
 func (t *subtask) upload(now des.Time, ck *checkpoint, persisted int64) {
 	c := t.s.ckpt
 	st := &ck.sub[t.gid]
+	persisted += ck.extra[t.gid]
 	st.Persisted = persisted
 	ck.stats.Persisted += persisted
 	sync := des.Time(st.Sync * 1e6)
@@ -465,6 +480,12 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 	c.tryTrigger(now)
 }
 
+// isUnaligned reports whether checkpoint id's barriers overtake data.
+func (c *coordinator) isUnaligned(id int64) bool {
+	ck := c.pending[id]
+	return ck != nil && ck.unaligned
+}
+
 // abortAll fails every checkpoint in progress: the job failed.
 func (c *coordinator) abortAll(now des.Time, reason string) {
 	ids := make([]int64, 0, len(c.pending))
@@ -487,6 +508,7 @@ func (c *coordinator) abortAll(now des.Time, reason string) {
 
 func (c *coordinator) finish(now des.Time, ck *checkpoint) {
 	delete(c.pending, ck.id)
+	ck.stats.Unaligned = ck.unaligned
 	c.lastEnd = now
 	if len(c.pending) == 0 && c.busySince >= 0 {
 		if w := c.s.warmup; now > w {
@@ -562,7 +584,7 @@ func (t *subtask) emitBarriers(now des.Time) {
 // snapshot (their bytes are returned); it follows only the bytes already
 // on the wire.
 func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
-	unaligned := t.s.ckpt.cfg.Mode == scenario.CheckpointUnaligned
+	unaligned := ck.unaligned
 	var persisted int64
 	if unaligned && t.state == stateBP && t.src == nil {
 		// outputs of a record already processed, not written yet
@@ -665,11 +687,9 @@ func (t *subtask) onBarrier(now des.Time, c *channel, id int64) {
 
 // onPriorityBarrier handles unaligned barrier id arriving on input
 // channel c, ahead of the data buffered there. At the first barrier of a
-// checkpoint the subtask snapshots at once: it persists every record
-// waiting in its input (and the one in service), forwards the barrier
-// overtaking its output buffers, and keeps persisting what arrives on the
-// inputs whose barrier has not come yet. When the last barrier is in, it
-// uploads the state and the persisted data and acknowledges.
+// checkpoint the subtask snapshots at once (cutUnaligned); when the last
+// barrier is in, it uploads the state and the persisted data and
+// acknowledges.
 func (t *subtask) onPriorityBarrier(now des.Time, c *channel, id int64) {
 	co := t.s.ckpt
 	ck := co.pending[id]
@@ -678,42 +698,170 @@ func (t *subtask) onPriorityBarrier(now des.Time, c *channel, id int64) {
 	}
 	if t.aligning != id {
 		t.endAlignment(now)
-		t.aligning, t.barriersSeen, t.alignStart, t.persisted = id, 0, now, 0
+		t.aligning, t.barriersSeen, t.alignStart = id, 0, now
 		co.started(now, t, id)
-		if t.state == stateBusy && !t.gcBusy {
-			t.persistIn(ck, t.cur) // taken, not processed: input of the cut
-		}
-		for _, r := range t.restored[t.restoredNext:] {
-			t.persistIn(ck, r)
-		}
-		g := t.gate
-		if g.cur != nil {
-			for _, r := range g.cur.recs[g.cur.next:] {
-				t.persistIn(ck, r)
-			}
-		}
-		for _, in := range g.chans {
-			for i := 0; i < in.queue.len(); i++ {
-				if b := in.queue.at(i); b.barrier == 0 && b != g.cur {
-					for _, r := range b.recs {
-						t.persistIn(ck, r)
-					}
-				}
-			}
-			in.spill = id
-		}
-		t.persisted += t.forwardBarrier(now, id, ck)
-		t.capture(ck)
+		t.cutUnaligned(now, ck, nil)
 	}
 	c.spill = 0
 	t.barriersSeen++
+	t.finishUnaligned(now, ck)
+}
+
+// cutUnaligned takes t's unaligned snapshot now: it persists every record
+// waiting in its input ahead of barrier ck.id (and the one in service),
+// forwards the barrier overtaking its output buffers, captures its state,
+// and from then on persists what arrives on the inputs whose barrier has
+// not come yet. pre, when not nil, gives for some channels how many of
+// their queued buffers are ahead of the barrier (the rest came after it);
+// a blocked channel (its aligned barrier already read) has none ahead.
+func (t *subtask) cutUnaligned(now des.Time, ck *checkpoint, pre map[*channel]int) {
+	t.persisted = 0
+	if t.state == stateBusy && !t.gcBusy {
+		t.persistIn(ck, t.cur) // taken, not processed: input of the cut
+	}
+	for _, r := range t.restored[t.restoredNext:] {
+		t.persistIn(ck, r)
+	}
+	g := t.gate
+	if g.cur != nil {
+		for _, r := range g.cur.recs[g.cur.next:] {
+			t.persistIn(ck, r)
+		}
+	}
+	for _, in := range g.chans {
+		n, known := pre[in]
+		switch {
+		case in.blocked:
+			n = 0
+		case !known:
+			n = in.queue.len()
+			in.spill = ck.id // its barrier is still to come
+		}
+		for i := 0; i < n; i++ {
+			if b := in.queue.at(i); b.barrier == 0 && b != g.cur {
+				for _, r := range b.recs {
+					t.persistIn(ck, r)
+				}
+			}
+		}
+	}
+	t.persisted += t.forwardBarrier(now, ck.id, ck)
+	t.capture(ck)
+}
+
+// finishUnaligned uploads t's unaligned snapshot once every input's
+// barrier has come.
+func (t *subtask) finishUnaligned(now des.Time, ck *checkpoint) {
 	if t.barriersSeen < len(t.gate.chans) {
 		return
 	}
-	co.aligned(t, id, now-t.alignStart)
+	t.s.ckpt.aligned(t, ck.id, now-t.alignStart)
 	t.aligning, t.barriersSeen = 0, 0
 	t.upload(now, ck, t.persisted)
 }
+
+// switchToUnaligned turns checkpoint id, started aligned, unaligned once
+// aligned_timeout has passed (Flink's
+// execution.checkpointing.aligned-checkpoint-timeout): its barriers still
+// waiting in output queues overtake the data ahead of them, which is
+// persisted; barriers already delivered but queued behind data are taken
+// out; subtasks still aligning snapshot at once, persisting the data
+// queued on the inputs whose barrier has not come.
+func (c *coordinator) switchToUnaligned(now des.Time, id int64) {
+	ck := c.pending[id]
+	if ck == nil || ck.unaligned {
+		return
+	}
+	ck.unaligned = true
+	s := c.s
+	for _, src := range s.sources {
+		if slices.Contains(src.t.pendingBarriers, id) {
+			src.t.emitBarriers(now)
+		}
+	}
+	for _, t := range s.subtasks {
+		if t.gate == nil || t.down {
+			continue
+		}
+		// barriers delivered, queued behind data
+		pre := map[*channel]int{}
+		for _, in := range t.gate.chans {
+			for i := 0; i < in.queue.len(); i++ {
+				if b := in.queue.at(i); b.barrier == id {
+					pre[in] = i
+					in.removeQueued(now, i)
+					break
+				}
+			}
+		}
+		if len(pre) == 0 && t.aligning != id {
+			continue // no barrier of id here yet (or done with it)
+		}
+		if t.aligning != id {
+			t.endAlignment(now)
+			t.aligning, t.barriersSeen, t.alignStart = id, 0, now
+			c.started(now, t, id)
+		}
+		t.cutUnaligned(now, ck, pre)
+		t.barriersSeen += len(pre)
+		for _, in := range t.gate.chans {
+			if in.blocked {
+				in.blocked = false
+				if in.queue.len() > 0 && !in.inAvail {
+					in.inAvail = true
+					t.gate.avail.push(in)
+				}
+			}
+		}
+		t.finishUnaligned(now, ck)
+		if t.state == stateIdle {
+			t.pull(now)
+		}
+	}
+	// barriers waiting for credit behind data: they overtake it
+	for _, t := range s.subtasks {
+		for _, p := range t.outs {
+			for _, ch := range p.chans {
+				for i := 0; i < ch.backlog.len(); i++ {
+					b := ch.backlog.at(i)
+					if b.barrier != id {
+						continue
+					}
+					for j := 0; j < i; j++ {
+						if d := ch.backlog.at(j); d.barrier == 0 {
+							ck.chanState[ch.to.gid] = append(ck.chanState[ch.to.gid], d.recs...)
+							ck.extra[ch.to.gid] += d.bytes
+						}
+					}
+					ch.removeBacklogged(i)
+					b.priority = true
+					at := now
+					if ch.remote {
+						at = addNs(now, float64(ch.latency))
+					}
+					at = max(at, ch.lastArrival)
+					ch.lastArrival = at
+					ch.inflight.push(b)
+					s.eng.Schedule(at, ch, ch.arg(chanDeliver))
+					break
+				}
+			}
+		}
+	}
+}
+
+// removeQueued takes the barrier at position i out of the receiver's
+// queue and returns the buffer it took as credit.
+func (c *channel) removeQueued(now des.Time, i int) {
+	b := c.queue.removeAt(i)
+	c.gate.queuedBufs--
+	c.s.freeBuffer(b)
+	c.gate.recycle(now, c)
+}
+
+// removeBacklogged takes the buffer at position i out of the sender's
+// backlog.
+func (c *channel) removeBacklogged(i int) { c.backlog.removeAt(i) }
 
 // persistIn adds r to t's persisted input for checkpoint ck.
 func (t *subtask) persistIn(ck *checkpoint, r Record) {
@@ -755,7 +903,7 @@ func (s *Sim) triggerCheckpoint() error {
 // CheckpointColumns are the columns of checkpoints.csv.
 var CheckpointColumns = []string{"checkpoint_id", "trigger_time_s", "status", "end_to_end_duration_ms",
 	"start_delay_max_ms", "alignment_max_ms", "sync_max_ms", "async_max_ms", "checkpointed_size_bytes",
-	"full_state_size_bytes", "persisted_in_flight_bytes", "acknowledged_subtasks", "subtasks", "failure_reason"}
+	"full_state_size_bytes", "persisted_in_flight_bytes", "unaligned", "acknowledged_subtasks", "subtasks", "failure_reason"}
 
 // WriteCheckpointsCSV writes checkpoints.csv: one row per checkpoint that
 // completed or failed, in the order they ended.
@@ -767,7 +915,7 @@ func WriteCheckpointsCSV(w io.Writer, stats []CheckpointStats) error {
 	for _, c := range stats {
 		if err := cw.Write([]string{strconv.FormatInt(c.ID, 10), num(c.TriggerS), c.Status, num(c.EndToEnd),
 			num(c.StartDelay), num(c.Alignment), num(c.Sync), num(c.Async), strconv.FormatInt(c.StateSize, 10),
-			strconv.FormatInt(c.FullSize, 10), strconv.FormatInt(c.Persisted, 10),
+			strconv.FormatInt(c.FullSize, 10), strconv.FormatInt(c.Persisted, 10), strconv.FormatBool(c.Unaligned),
 			strconv.Itoa(c.Acked), strconv.Itoa(c.Subtasks), c.Reason}); err != nil {
 			return err
 		}

@@ -111,7 +111,8 @@ func checkExactlyOnce(t *testing.T, s *Sim, res *Result, label string) {
 // exactly-once under random worker and task failures: over 20 seeds, not
 // one record is lost or duplicated, checked against the emitted ids.
 func TestExactlyOnceUnderRandomFailures(t *testing.T) {
-	for _, mode := range []string{"aligned", "unaligned", "stop-the-world"} {
+	switched := map[string]int{}
+	for _, mode := range []string{"aligned", "unaligned", "stop-the-world", "unaligned, aligned_timeout: 20ms"} {
 		for _, delivery := range []string{"transactional", "idempotent"} {
 			for seed := 1; seed <= 20; seed++ {
 				if testing.Short() && seed > 5 {
@@ -125,12 +126,21 @@ failures:
 `, mode))
 				s, res := runSim(t, sc, Options{})
 				label := fmt.Sprintf("%s/%s/seed %d", mode, delivery, seed)
+				for _, c := range res.Checkpoints {
+					if c.Unaligned {
+						switched[mode]++
+					}
+				}
 				if res.Summary.Recovery.Failures == 0 {
 					t.Errorf("%s: no failure happened; the test needs some", label)
 				}
 				checkExactlyOnce(t, s, res, label)
 			}
 		}
+	}
+	t.Logf("checkpoints that were unaligned: %v", switched)
+	if n := switched["unaligned, aligned_timeout: 20ms"]; n == 0 {
+		t.Error("no checkpoint switched to unaligned after aligned_timeout: the switch is not tested")
 	}
 }
 
@@ -227,6 +237,16 @@ func TestUnalignedFasterUnderBackpressure(t *testing.T) {
 		res[mode] = r.Summary.Checkpoints
 	}
 	a, u := res["aligned"], res["unaligned"]
+	sc := mustLoadBuiltin(t, "backpressure")
+	sc.Checkpoint = scenario.DefaultCheckpointing()
+	sc.Checkpoint.Mode, sc.Checkpoint.Interval, sc.Checkpoint.Timeout = "unaligned", 10*des.Second, 20*des.Second
+	sc.Checkpoint.AlignedTimeout = 2 * des.Second
+	_, r := runSim(t, sc, Options{})
+	// they start aligned, wait 2s behind the buffered records, then
+	// overtake them
+	if at := r.Summary.Checkpoints; at.Completed < 10 || at.Failed != 0 || *at.MaxDuration < 2000 || *at.MaxDuration > 3000 || at.MaxPersisted == 0 {
+		t.Errorf("aligned_timeout 2s: %+v; want every checkpoint complete after 2-3s, persisting in-flight data", at)
+	}
 	if a.Completed != 0 || a.Failed == 0 {
 		t.Errorf("aligned: %d completed, %d failed; want all timed out under back-pressure", a.Completed, a.Failed)
 	}

@@ -192,9 +192,15 @@ func (c *channel) trySend(now des.Time) {
 // pool.
 func (c *channel) deliver(now des.Time, b *buffer) {
 	g := c.gate
-	if b.priority { // an unaligned barrier takes no buffer and is not queued
-		id := b.barrier
+	if b.priority || (b.barrier != 0 && c.s.ckpt.isUnaligned(b.barrier)) {
+		// an unaligned barrier takes no buffer and is not queued; one
+		// sent aligned before its checkpoint switched to unaligned
+		// (aligned_timeout) gives its credit back
+		id, credited := b.barrier, !b.priority
 		c.s.freeBuffer(b)
+		if credited && !c.part.unbounded {
+			c.announce(now, 1)
+		}
 		if !c.to.down {
 			c.to.onPriorityBarrier(now, c, id)
 		}
@@ -273,7 +279,7 @@ func (g *gate) next(now des.Time, r *Record, arrived *des.Time) bool {
 		}
 		c := g.avail.pop()
 		c.inAvail = false
-		if c.blocked { // aligning: read no further from it
+		if c.blocked || c.queue.len() == 0 { // aligning: read no further from it
 			continue
 		}
 		b := c.queue.pop()

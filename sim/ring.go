@@ -43,3 +43,14 @@ func (r *ring[T]) grow() {
 	}
 	r.buf, r.head = nb, 0
 }
+
+// removeAt removes and returns the i-th element from the head, keeping
+// the order of the others.
+func (r *ring[T]) removeAt(i int) T {
+	v := r.at(i)
+	for j := i; j > 0; j-- {
+		r.buf[(r.head+j)&(len(r.buf)-1)] = r.buf[(r.head+j-1)&(len(r.buf)-1)]
+	}
+	r.pop()
+	return v
+}
