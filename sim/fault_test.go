@@ -531,3 +531,135 @@ failures:
 		}
 	}
 }
+
+// A slowdown multiplies the straggler's service times for its duration:
+// count[0] is busy `factor` times as long, then back to normal.
+func TestSlowdown(t *testing.T) {
+	sc := ftScenario(t, 1, true, "at-least-once", `
+failures: [{kind: slowdown, at: 20s, vertex: count, subtask: 0, factor: 20, duration: 20s}]
+`)
+	busy := map[des.Time]float64{}
+	obs := &countingObserver{onSample: func(smp *Sample) {
+		for _, r := range smp.Rows {
+			if r.Vertex == "count" && r.Subtask == 0 {
+				busy[smp.Time] = r.Busy
+			}
+		}
+	}}
+	runSim(t, sc, Options{Observer: obs})
+	// count[0] gets a third of 400 records/s at 1ms each: 133 ms/s, and
+	// 20 times that saturates it
+	for _, c := range []struct {
+		at       des.Time
+		min, max float64
+	}{{10 * des.Second, 60, 250}, {30 * des.Second, 990, 1000}, {55 * des.Second, 60, 250}} {
+		if b := busy[c.at]; b < c.min || b > c.max {
+			t.Errorf("count[0] busy %.0f ms/s at %s, want [%.0f, %.0f]", b, FormatTime(c.at), c.min, c.max)
+		}
+	}
+}
+
+// A network partition shorter than the heartbeat timeout only delays what
+// crosses between the workers; a longer one gets the worker declared lost.
+func TestNetworkPartition(t *testing.T) {
+	for _, c := range []struct {
+		duration string
+		failures int
+	}{{"3s", 0}, {"8s", 1}} {
+		sc := ftScenario(t, 1, true, "at-least-once", fmt.Sprintf(`
+checkpoint: {mode: aligned, interval: 2s}
+failures: [{kind: network-partition, at: 20s, worker: 1, duration: %s}]
+`, c.duration))
+		_, res := runSim(t, sc, Options{})
+		r := res.Summary.Recovery
+		if r.Failures != c.failures {
+			t.Errorf("partition %s: %d failures, want %d", c.duration, r.Failures, c.failures)
+		}
+		out := res.Summary.Vertices[len(res.Summary.Vertices)-1]
+		if c.failures == 0 {
+			// records through count[2] (worker 1) waited up to 3s
+			if *out.LatencyMax < 2900 || *out.LatencyMax > 3300 || res.Summary.Delivery.Lost != 0 {
+				t.Errorf("partition %s: max latency %.0fms, lost %d; want about 3000ms and none", c.duration, *out.LatencyMax, res.Summary.Delivery.Lost)
+			}
+			continue
+		}
+		if f := r.Failovers[0]; f.DetectedS != 25 || !strings.Contains(f.Cause, "network partition") {
+			t.Errorf("partition %s: %+v, want worker 1 declared lost at 25s (5s heartbeat timeout)", c.duration, f)
+		}
+	}
+}
+
+// A storage outage holds uploads until it ends: checkpoints in it time
+// out; more failed in a row than tolerable_failures fail the job, which
+// restarts from the last completed checkpoint.
+func TestStorageOutageAndTolerableFailures(t *testing.T) {
+	for _, tol := range []int{-1, 1} {
+		sc := ftScenario(t, 1, true, "transactional", fmt.Sprintf(`
+checkpoint: {mode: aligned, interval: 2s, timeout: 3s, tolerable_failures: %d}
+failures: [{kind: storage-outage, at: 20s, duration: 15s}]
+`, tol))
+		_, res := runSim(t, sc, Options{})
+		cs, r := res.Summary.Checkpoints, res.Summary.Recovery
+		if cs.Failed < 2 {
+			t.Errorf("tolerable %d: %d checkpoints failed, want the ones in the outage to time out", tol, cs.Failed)
+		}
+		for _, c := range res.Checkpoints {
+			if c.Status == CheckpointTimedOut && (c.TriggerS < 18 || c.TriggerS > 35) {
+				t.Errorf("tolerable %d: checkpoint %d at %gs timed out outside the outage", tol, c.ID, c.TriggerS)
+			}
+		}
+		if tol < 0 {
+			if r.Failures != 0 {
+				t.Errorf("no limit: %d failures, want none", r.Failures)
+			}
+			continue
+		}
+		if r.Failures == 0 || !strings.Contains(r.Failovers[0].Cause, "tolerable_failures") {
+			t.Fatalf("tolerable 1: %+v, want the job to fail on the second failed checkpoint", r)
+		}
+		if d := res.Summary.Delivery; d.Lost != 0 || d.Duplicated != 0 {
+			t.Errorf("tolerable 1: lost %d, duplicated %d after the restart, want exactly-once", d.Lost, d.Duplicated)
+		}
+	}
+}
+
+// Incremental rocksdb checkpoints upload only the keys touched since the
+// previous snapshot; the full state still grows with the keys seen.
+func TestIncrementalCheckpoints(t *testing.T) {
+	sc := ftScenario(t, 1, true, "at-least-once", `
+checkpoint: {mode: aligned, interval: 1s, incremental: true}
+state_backend: {type: rocksdb}
+`)
+	sc.Sources[0].Keys.Count = 100_000
+	_, res := runSim(t, sc, Options{})
+	cks := res.Checkpoints
+	if len(cks) < 50 {
+		t.Fatalf("%d checkpoints", len(cks))
+	}
+	last := cks[len(cks)-1]
+	t.Logf("last %+v", last)
+	// about 400 records (distinct keys) per second: 400 KB changed per
+	// checkpoint, while the full state is all keys seen (about 23000)
+	if last.StateSize < 300_000 || last.StateSize > 500_000 || last.FullSize < 20_000_000 || last.FullSize > 25_000_000 {
+		t.Errorf("last checkpoint uploaded %d of %d bytes, want about 400KB of about 23MB", last.StateSize, last.FullSize)
+	}
+}
+
+// Garbage-collection pauses stop every subtask of a worker for a time that
+// grows with its heap: count's latency spikes at each pause.
+func TestGCPauses(t *testing.T) {
+	latency := map[string]float64{}
+	for _, gc := range []string{"", ", gc_interval: 5s, gc_pause_per_gib: 100s"} {
+		sc := ftScenario(t, 1, true, "at-least-once", `
+state_backend: {type: heap`+gc+`}
+`)
+		sc.Sources[0].Keys.Count = 1_000_000
+		_, res := runSim(t, sc, Options{})
+		latency[gc] = *res.Summary.Vertices[len(res.Summary.Vertices)-1].LatencyMax
+	}
+	t.Logf("max latency %v", latency)
+	// at 60s about 16MB of state on worker 0: a pause of about 1.5s
+	if off, on := latency[""], latency[", gc_interval: 5s, gc_pause_per_gib: 100s"]; off > 300 || on < 1000 {
+		t.Errorf("max latency without GC %.0fms, with %.0fms; want the pauses to add about a second", off, on)
+	}
+}
