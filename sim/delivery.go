@@ -116,7 +116,7 @@ func (t *subtask) write(now des.Time, r *Record) {
 	switch k.mode {
 	case scenario.DeliveryTransactional:
 		if len(t.txns) == 0 || t.txns[len(t.txns)-1].ckpt != 0 {
-			t.txns = append(t.txns, txn{})
+			t.txns = append(t.txns, txn{recs: t.freeTxn()})
 		}
 		open := &t.txns[len(t.txns)-1]
 		open.recs = append(open.recs, txnRec{id: r.ID, origin: r.Origin, ingest: r.Ingest})
@@ -164,6 +164,17 @@ func (t *subtask) closeTxn(id int64) {
 	t.txns = append(t.txns, txn{ckpt: id}) // empty, so that commits stay in order
 }
 
+// freeTxn returns an empty record slice for a new transaction, reusing
+// one of a committed transaction.
+func (t *subtask) freeTxn() []txnRec {
+	if n := len(t.txnPool); n > 0 {
+		rs := t.txnPool[n-1]
+		t.txnPool = t.txnPool[:n-1]
+		return rs
+	}
+	return nil
+}
+
 // commit makes visible the pre-committed transactions of checkpoints up to
 // id (notifyCheckpointComplete); a transaction of a checkpoint that failed
 // commits with the next one that completes.
@@ -174,6 +185,9 @@ func (t *subtask) commit(now des.Time, id int64) {
 		for _, r := range t.txns[n].recs {
 			t.v.observeLatency(now - r.ingest)
 			k.makeVisible(r.id)
+		}
+		if cap(t.txns[n].recs) > 0 {
+			t.txnPool = append(t.txnPool, t.txns[n].recs[:0])
 		}
 		n++
 	}

@@ -134,13 +134,6 @@ func (s *Sim) takeSample(now des.Time) {
 		}
 	}
 	s.lastSample = now
-	if s.samples++; s.samples%64 == 0 {
-		for _, v := range s.vertices {
-			if v.sink != nil {
-				v.sink.visible.RunOptimize() // runs of consecutive ids take a few bytes
-			}
-		}
-	}
 	if !s.warmedUp && s.warmup > 0 && now >= s.warmup {
 		s.warmedUp = true
 		s.emit(Event{Type: EventWarmupEnded, Message: "statistics start at " + FormatTime(s.warmup)})

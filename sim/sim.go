@@ -89,7 +89,6 @@ type Sim struct {
 	fo        *failover // failures, restarts and recovery
 
 	lastSample des.Time
-	samples    int
 	sample     Sample
 	events     uint64
 	stopped    error

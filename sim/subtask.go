@@ -70,8 +70,10 @@ type subtask struct {
 
 	keyed *keyedState // keyed state; nil for a stateless vertex
 
-	// transactional sinks: open and pre-committed transactions
-	txns []txn
+	// transactional sinks: open and pre-committed transactions, and the
+	// record slices of committed ones for reuse
+	txns    []txn
+	txnPool [][]txnRec
 
 	copyBuf Record // copyOf's result
 
