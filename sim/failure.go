@@ -57,6 +57,9 @@ type FailoverStats struct {
 	RestartS    float64 `json:"restart_s"`
 	RecoveredS  float64 `json:"recovered_s"`
 	RestartWait float64 `json:"restart_delay_ms"`
+	// RecoveryTime is from the failure to the recovery, in simulated
+	// seconds (-1 when the job did not recover).
+	RecoveryTime float64 `json:"recovery_time_s"`
 	// Checkpoint is the id of the checkpoint restored (0: none completed,
 	// replayable sources start over); RestoreBytes its state downloaded.
 	Checkpoint   int64  `json:"restored_checkpoint"`
@@ -74,6 +77,10 @@ type RecoverySummary struct {
 	Failures  int             `json:"failures"`
 	Restarts  int             `json:"restarts"`
 	DowntimeS float64         `json:"downtime_s"`
+	// MaxRecoveryTime is the longest failure-to-recovery time, in
+	// simulated seconds (0 without failures; -1 when one never
+	// recovered).
+	MaxRecoveryTime float64 `json:"max_recovery_time_s"`
 	Failovers []FailoverStats `json:"failovers"`
 	Message   string          `json:"message,omitempty"`
 }
@@ -338,7 +345,7 @@ func (f *failover) lose(now des.Time, c failureCause) {
 	f.state = JobLost
 	f.message = fmt.Sprintf("job lost at %s: the JobManager failed without high availability (high_availability: {type: zookeeper} would elect a new one and recover from the latest checkpoint)", FormatTime(now))
 	f.s.emit(Event{Type: EventJobLost, Message: f.message})
-	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1})
+	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1})
 }
 
 // stopAll cancels every task: in-flight data is destroyed (counted lost
@@ -376,7 +383,7 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	toReplay := s.deliveredToReplay()
 	lost := f.stopAll(now, "the job failed over")
 	st := FailoverStats{Cause: c.text, FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
-		RestartWait: -1, Lost: lost, ToReplay: toReplay}
+		RestartWait: -1, RecoveryTime: -1, Lost: lost, ToReplay: toReplay}
 	if s.ckpt != nil && s.ckpt.latest != nil {
 		st.Checkpoint = s.ckpt.latest.id
 		st.RestoreBytes = s.ckpt.latest.stateSize
@@ -506,6 +513,7 @@ func (f *failover) recovered(now des.Time) {
 	s.restore(now)
 	if f.cur != nil {
 		f.cur.RecoveredS = secs(now)
+		f.cur.RecoveryTime = round6(f.cur.RecoveredS - f.cur.FailedS)
 	}
 	s.emit(Event{Type: EventRecoveryCompleted, Message: fmt.Sprintf("recovered: processing again after %s of downtime", FormatTime(now-f.downSince))})
 	f.cur = nil
@@ -518,6 +526,13 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 		down += now - f.downSince
 	}
 	r.DowntimeS = secs(down)
+	for _, fo := range r.Failovers {
+		if fo.RecoveryTime < 0 {
+			r.MaxRecoveryTime = -1
+			break
+		}
+		r.MaxRecoveryTime = max(r.MaxRecoveryTime, fo.RecoveryTime)
+	}
 	return r
 }
 
