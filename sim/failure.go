@@ -60,6 +60,9 @@ type FailoverStats struct {
 	// RecoveryTime is from the failure to the recovery, in simulated
 	// seconds (-1 when the job did not recover).
 	RecoveryTime float64 `json:"recovery_time_s"`
+	// Superseded is true when the job failed again before it had
+	// recovered from this failure (the next failover carries on).
+	Superseded bool `json:"superseded,omitempty"`
 	// Checkpoint is the id of the checkpoint restored (0: none completed,
 	// replayable sources start over); RestoreBytes its state downloaded.
 	Checkpoint   int64  `json:"restored_checkpoint"`
@@ -378,6 +381,10 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	if f.state == JobRunning {
 		f.failures++
 	}
+	if f.cur != nil {
+		f.cur.Superseded = true
+		f.cur = nil
+	}
 	// what the restored checkpoint will replay, counted before the
 	// sources are touched
 	toReplay := s.deliveredToReplay()
@@ -527,6 +534,9 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 	}
 	r.DowntimeS = secs(down)
 	for _, fo := range r.Failovers {
+		if fo.Superseded {
+			continue
+		}
 		if fo.RecoveryTime < 0 {
 			r.MaxRecoveryTime = -1
 			break
