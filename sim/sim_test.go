@@ -171,6 +171,11 @@ func TestLittlesLawOnEveryQueue(t *testing.T) {
 	for _, name := range generated(t) {
 		t.Run(name, func(t *testing.T) {
 			sc := load(t, name)
+			if len(sc.Failures) > 0 {
+				// a failover destroys records inside the queues: they
+				// leave without departing (fault_test.go counts them)
+				t.Skip("the scenario fails on purpose")
+			}
 			sc.Duration = max(sc.Duration, long(2000*des.Second, 600*des.Second))
 			s := run(t, sc)
 			for _, v := range s.Vertices {
@@ -250,6 +255,9 @@ func TestTimeAccountingSumsToWindow(t *testing.T) {
 func TestRecordConservation(t *testing.T) {
 	for _, name := range generated(t) {
 		s := run(t, load(t, name))
+		if s.Recovery.Failures > 0 {
+			continue // replays and losses: fault_test.go checks those by id
+		}
 		tot := s.Totals
 		if tot.Emitted != tot.Delivered+tot.InFlight {
 			t.Errorf("%s: emitted %d != delivered %d + in flight %d", name, tot.Emitted, tot.Delivered, tot.InFlight)
