@@ -7,8 +7,10 @@
 #   scripts/tui-smoke.sh [SCENARIO]        # default: backpressure
 #
 # It checks what a person would look at: the view draws, keys act (pause,
-# step, speed, selection, help, restart, the failure and checkpoint keys
-# report what the simulator says), keys do nothing under the help, it
+# step, speed, selection, help, restart; f fails the selected subtask and
+# the job restarts (RESTARTING, DOWN, then recovered), F takes its worker
+# down until the JobManager notices, c reports what the simulator says),
+# keys do nothing under the help, it
 # survives a resize to 80x24 (the graph's columns labelled, the subtask rows
 # whole), NO_COLOR removes the colours, quitting (q) prints the summary and
 # writes the outputs with actions.jsonl (exit 0), --speed takes a speed
@@ -76,11 +78,22 @@ capture select
 expect select '› parse'
 expect select 'SUBTASKS of parse'
 key f
+capture fail-task
+expect fail-task 'failure injected into parse\[0\]'
+expect fail-task 'RESTARTING since'
+expect fail-task 'parse .*DOWN'
+key s s
+capture recovered
+expect recovered 'recovered: processing again'
+grep -q 'RESTARTING' "$work/$(printf '%02d' "$n")-recovered.txt" && fail "recovered: still RESTARTING"
 key F
+capture fail-worker
+expect fail-worker 'failure injected into the worker that runs parse\[0\]'
+expect fail-worker 'WORKER 0 DOWN since'
 key c
-capture actions
-expect actions 'failure of parse\[0\]|failure injected into parse\[0\]'
-expect actions 'checkpoint'
+capture checkpoint
+expect checkpoint 'checkpoint: '
+expect checkpoint 'duplicated [0-9]+ · lost [0-9]+'
 
 key '?'
 capture help
@@ -103,7 +116,7 @@ expect small-80x24 '› #0 .* out +[0-9.k]+/s'
 
 key r
 capture restarted
-expect restarted 'restart 1'
+expect restarted 'run 2, started again with r'
 
 key + + + + + + + + + + + + + + Space
 sleep 1

@@ -41,9 +41,10 @@ func (s *Sim) build() error {
 			stateOf[op.Name] = op.State
 		}
 	}
-	sourceSubtasks := 0
+	sourceSubtasks, maxKeys := 0, 1
 	for i := range sc.Sources {
 		sourceSubtasks += sc.Sources[i].Parallelism
+		maxKeys = max(maxKeys, sc.Sources[i].Keys.Count)
 	}
 	for i := range sc.Sinks {
 		sk := &sc.Sinks[i]
@@ -90,7 +91,7 @@ func (s *Sim) build() error {
 				t.gate = newGate(t)
 			}
 			if ks := stateOf[v.name]; ks != nil {
-				t.keyed = newKeyedState(ks, sc.StateBackend, sc.Checkpoint.Incremental)
+				t.keyed = newKeyedState(ks, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)
 			}
 			v.subtasks = append(v.subtasks, t)
 			s.subtasks = append(s.subtasks, t)

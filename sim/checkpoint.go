@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -158,11 +156,11 @@ type checkpoint struct {
 	timeout des.EventID
 	sub     []SubtaskCheckpointStats // by subtask gid
 	// restore data
-	sources   map[int]sourceSnap      // by source seq
-	keys      map[int]*roaring.Bitmap // keyed state by subtask gid
-	stateSize int64                   // full state bytes
-	chanState map[int][]Record        // persisted input by receiving subtask gid
-	outState  map[int][]Record        // persisted pending output by subtask gid
+	sources   map[int]sourceSnap // by source seq
+	keys      map[int]*keySet    // keyed state by subtask gid
+	stateSize int64              // full state bytes
+	chanState map[int][]Record   // persisted input by receiving subtask gid
+	outState  map[int][]Record   // persisted pending output by subtask gid
 	// unaligned: barriers overtake buffered data (from the start, or
 	// since aligned_timeout passed)
 	unaligned bool
@@ -242,7 +240,7 @@ func (c *coordinator) trigger(now des.Time) int64 {
 	id := c.nextID
 	n := len(c.s.subtasks)
 	ck := &checkpoint{id: id, trigger: now, stats: CheckpointStats{ID: id, TriggerS: round6(now.Seconds()), Subtasks: n},
-		sub: make([]SubtaskCheckpointStats, n), sources: map[int]sourceSnap{}, keys: map[int]*roaring.Bitmap{},
+		sub: make([]SubtaskCheckpointStats, n), sources: map[int]sourceSnap{}, keys: map[int]*keySet{},
 		chanState: map[int][]Record{}, outState: map[int][]Record{}}
 	if c.recordCuts {
 		ck.cuts = map[*channel]*Cut{}
@@ -359,7 +357,7 @@ func (t *subtask) capture(ck *checkpoint) {
 		return
 	}
 	upload, full, sync := t.keyed.snapshotCost()
-	ck.keys[t.gid] = t.keyed.keys.Clone()
+	ck.keys[t.gid] = t.keyed.keys.clone()
 	ck.stateSize += full
 	st.StateSize, st.Sync = upload, ms6(sync)
 	ck.stats.StateSize += upload

@@ -3,8 +3,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
-
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -68,7 +66,7 @@ func outputs(id, vsalt uint64, sel float64) int {
 // TwoPhaseCommitSinkFunction).
 type sinkState struct {
 	mode    string
-	visible *roaring64.Bitmap // ids visible in the external system
+	visible *idSet // ids visible in the external system
 	// counts
 	delivered   uint64 // distinct ids made visible
 	duplicated  uint64 // visible writes of an id already visible
@@ -97,7 +95,7 @@ func newSinkState(mode string, sources int) *sinkState {
 	if mode == "" {
 		mode = scenario.DeliveryAtLeastOnce
 	}
-	k := &sinkState{mode: mode, visible: roaring64.New()}
+	k := &sinkState{mode: mode, visible: newIDSet(sources)}
 	if mode == scenario.DeliveryAtMostOnce {
 		k.written = make([]int64, sources)
 		k.skipTo = make([]int64, sources)

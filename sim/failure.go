@@ -76,16 +76,16 @@ type FailoverStats struct {
 
 // RecoverySummary sums up failures and recoveries (summary.json).
 type RecoverySummary struct {
-	JobState  string          `json:"job_state"`
-	Failures  int             `json:"failures"`
-	Restarts  int             `json:"restarts"`
-	DowntimeS float64         `json:"downtime_s"`
+	JobState  string  `json:"job_state"`
+	Failures  int     `json:"failures"`
+	Restarts  int     `json:"restarts"`
+	DowntimeS float64 `json:"downtime_s"`
 	// MaxRecoveryTime is the longest failure-to-recovery time, in
 	// simulated seconds (0 without failures; -1 when one never
 	// recovered).
-	MaxRecoveryTime float64 `json:"max_recovery_time_s"`
-	Failovers []FailoverStats `json:"failovers"`
-	Message   string          `json:"message,omitempty"`
+	MaxRecoveryTime float64         `json:"max_recovery_time_s"`
+	Failovers       []FailoverStats `json:"failovers"`
+	Message         string          `json:"message,omitempty"`
 }
 
 // failover is the JobManager's failure handling: detection, the restart
@@ -584,18 +584,9 @@ func (s *Sim) deliveredToReplay() uint64 {
 		lo, hi := sourceID(src.seq, from), sourceID(src.seq, src.next)
 		for _, v := range s.vertices {
 			if v.sink != nil {
-				vis := v.sink.visible
-				n += vis.Rank(hi-1) - rankBelow(vis, lo)
+				n += v.sink.visible.countRange(lo, hi)
 			}
 		}
 	}
 	return n
-}
-
-// rankBelow returns how many ids below x the bitmap holds.
-func rankBelow(b interface{ Rank(uint64) uint64 }, x uint64) uint64 {
-	if x == 0 {
-		return 0
-	}
-	return b.Rank(x - 1)
 }

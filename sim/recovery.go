@@ -3,8 +3,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
 	"github.com/dspalab/dspalab/sim/des"
 )
 
@@ -136,9 +134,9 @@ func (t *subtask) reset(now des.Time) {
 		src.fifo, src.fifoEvent, src.fifoKey = ring[des.Time]{}, ring[des.Time]{}, ring[uint32]{}
 	}
 	if t.keyed != nil {
-		t.keyed.keys = roaring.New()
+		t.keyed.keys.clear()
 		if t.keyed.dirty != nil {
-			t.keyed.dirty.Clear()
+			t.keyed.dirty.clear()
 		}
 	}
 }
@@ -178,7 +176,7 @@ func (s *Sim) restore(now des.Time) {
 		t.down = false
 		if t.keyed != nil && ck != nil {
 			if keys := ck.keys[t.gid]; keys != nil {
-				t.keyed.keys = keys.Clone()
+				t.keyed.keys = keys.clone()
 				if t.keyed.backend == "heap" {
 					s.workers[t.worker].heap += t.keyed.bytes()
 				}

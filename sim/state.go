@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -28,19 +29,78 @@ type keyedState struct {
 	bytesPerKey int64
 	backend     string
 	accessTime  des.Time
-	keys        *roaring.Bitmap
-	dirty       *roaring.Bitmap // incremental: keys touched since the last snapshot
+	keys        *keySet
+	dirty       *keySet // incremental: keys touched since the last snapshot
 }
 
-func newKeyedState(ks *scenario.KeyedState, sb scenario.StateBackend, incremental bool) *keyedState {
-	k := &keyedState{bytesPerKey: ks.BytesPerKey, backend: sb.Type, accessTime: sb.AccessTime, keys: roaring.New()}
+func newKeyedState(ks *scenario.KeyedState, sb scenario.StateBackend, incremental bool, maxKeys int) *keyedState {
+	k := &keyedState{bytesPerKey: ks.BytesPerKey, backend: sb.Type, accessTime: sb.AccessTime, keys: newKeySet(maxKeys)}
 	if k.backend == "" {
 		k.backend = scenario.BackendHeap
 	}
 	if incremental {
-		k.dirty = roaring.New()
+		k.dirty = newKeySet(maxKeys)
 	}
 	return k
+}
+
+// denseKeys is the largest key space held in a plain bitset (1 MiB per
+// subtask); larger ones use a compressed bitmap.
+const denseKeys = 1 << 23
+
+// keySet is a set of key ids: a bitset for key spaces up to denseKeys
+// (one bit test per record), a roaring bitmap beyond.
+type keySet struct {
+	bits []uint64
+	n    int
+	bm   *roaring.Bitmap
+}
+
+func newKeySet(maxKeys int) *keySet {
+	if maxKeys <= denseKeys {
+		return &keySet{bits: make([]uint64, (maxKeys+63)/64)}
+	}
+	return &keySet{bm: roaring.New()}
+}
+
+// add adds key and reports whether it was new.
+func (k *keySet) add(key uint32) bool {
+	if k.bm != nil {
+		return k.bm.CheckedAdd(key)
+	}
+	w, b := key/64, uint64(1)<<(key%64)
+	if int(w) >= len(k.bits) {
+		k.bits = append(k.bits, make([]uint64, int(w)+1-len(k.bits))...)
+	}
+	if k.bits[w]&b != 0 {
+		return false
+	}
+	k.bits[w] |= b
+	k.n++
+	return true
+}
+
+func (k *keySet) len() int {
+	if k.bm != nil {
+		return int(k.bm.GetCardinality())
+	}
+	return k.n
+}
+
+func (k *keySet) clear() {
+	if k.bm != nil {
+		k.bm.Clear()
+		return
+	}
+	clear(k.bits)
+	k.n = 0
+}
+
+func (k *keySet) clone() *keySet {
+	if k.bm != nil {
+		return &keySet{bm: k.bm.Clone()}
+	}
+	return &keySet{bits: slices.Clone(k.bits), n: k.n}
 }
 
 // access reads and updates the state of key for one record: it returns
@@ -49,16 +109,16 @@ func newKeyedState(ks *scenario.KeyedState, sb scenario.StateBackend, incrementa
 // the worker fails with an out-of-memory error.
 func (k *keyedState) access(now des.Time, t *subtask, key uint32) des.Time {
 	if k.dirty != nil {
-		k.dirty.Add(key)
+		k.dirty.add(key)
 	}
-	if k.keys.CheckedAdd(key) && k.backend == scenario.BackendHeap {
+	if k.keys.add(key) && k.backend == scenario.BackendHeap {
 		t.s.workers[t.worker].grow(now, t.s, k.bytesPerKey)
 	}
 	return k.accessTime
 }
 
 // bytes returns the state size in bytes.
-func (k *keyedState) bytes() int64 { return int64(k.keys.GetCardinality()) * k.bytesPerKey }
+func (k *keyedState) bytes() int64 { return int64(k.keys.len()) * k.bytesPerKey }
 
 // snapshotCost returns the bytes a snapshot uploads (the changed state
 // when incremental, all of it otherwise) and its synchronous duration;
@@ -67,8 +127,8 @@ func (k *keyedState) snapshotCost() (upload, full int64, sync des.Time) {
 	full = k.bytes()
 	upload = full
 	if k.dirty != nil {
-		upload = int64(k.dirty.GetCardinality()) * k.bytesPerKey
-		k.dirty.Clear()
+		upload = int64(k.dirty.len()) * k.bytesPerKey
+		k.dirty.clear()
 	}
 	if k.backend == scenario.BackendRocksDB {
 		return upload, full, rocksDBSyncFixed + des.FromSeconds(float64(upload)/rocksDBSyncBytesPerS)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // render draws the whole screen: exactly height lines, none wider than
@@ -84,11 +85,72 @@ func (m model) header(w int) []string {
 		}
 		return lines
 	case s.State == Finished:
-		return []string{line1, st.bold.Render("finished: r restarts, q quits and prints the summary")}
-	case s.Gen > 0:
-		return []string{line1, st.faint.Render(fmt.Sprintf("restart %d · %s", s.Gen, m.desc))}
+		return append(append([]string{line1}, m.jobBanner(s, w)...), st.bold.Render("finished: r restarts, q quits and prints the summary"))
+	}
+	if banner := m.jobBanner(s, w); len(banner) > 0 {
+		return append([]string{line1}, banner...)
+	}
+	if s.Gen > 0 {
+		return []string{line1, st.faint.Render(fmt.Sprintf("run %d, started again with r · %s", s.Gen+1, m.desc))}
 	}
 	return []string{line1, st.faint.Render(m.desc)}
+}
+
+// jobBanner says, on up to two lines, why the job is not running as it
+// should: a worker down and not noticed yet, a failover in progress
+// (RESTARTING), the job failed or lost for good; nothing when it runs.
+func (m model) jobBanner(s *Snapshot, w int) []string {
+	rec := s.Recovery
+	var label, text string
+	switch rec.JobState {
+	case sim.JobRestarting:
+		label = "RESTARTING"
+		if n := len(rec.Failovers); n > 0 {
+			fo := rec.Failovers[n-1]
+			detected := des.FromSeconds(fo.DetectedS)
+			text = " since " + sim.FormatTime(detected) + ": "
+			switch {
+			case fo.RestartS < 0:
+				text += fo.Cause + " · restart at " + sim.FormatTime(detected+des.FromSeconds(fo.RestartWait/1000))
+			case fo.Checkpoint > 0:
+				text += fmt.Sprintf("restoring checkpoint %d (%s of state)", fo.Checkpoint, scenario.FormatByteSize(fo.RestoreBytes))
+			default:
+				text += "no checkpoint to restore: the sources start over"
+			}
+		}
+	case sim.JobFailed:
+		label, text = "JOB FAILED", " "+strings.TrimPrefix(rec.Message, "job failed for good ")
+	case sim.JobLost:
+		label, text = "JOB LOST", " "+strings.TrimPrefix(rec.Message, "job lost ")
+	default:
+		if len(s.DownWorkers) == 0 {
+			return nil
+		}
+		ws := make([]string, len(s.DownWorkers))
+		for i, d := range s.DownWorkers {
+			ws[i] = strconv.Itoa(d.Worker)
+		}
+		label = "WORKER " + ws[0] + " DOWN"
+		if len(ws) > 1 {
+			label = "WORKERS " + strings.Join(ws, ", ") + " DOWN"
+		}
+		since := s.DownWorkers[0].Since
+		text = fmt.Sprintf(" since %s; the JobManager notices at %s (heartbeat_timeout %s)",
+			sim.FormatTime(since), sim.FormatTime(since+m.g.heartbeat), sim.FormatTime(m.g.heartbeat))
+	}
+	lines := strings.Split(ansi.Wrap(label+text, max(w, 1), " "), "\n")
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = ansi.Truncate(lines[1], max(w-1, 0), "") + "…"
+	}
+	for i, l := range lines {
+		if i == 0 && strings.HasPrefix(l, label) {
+			lines[i] = m.st.high.Render(label) + m.st.err.Render(l[len(label):])
+			continue
+		}
+		lines[i] = m.st.err.Render(l)
+	}
+	return lines
 }
 
 // padLeft pads s with spaces on the left to n cells.
@@ -347,6 +409,9 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 		if !vs.HaveTotal {
 			in, out, busy, bp, status = "", "", "", "", ""
 		}
+		if m.vertexDown(v) {
+			status = statusDown
+		}
 		cells := []string{marker + name}
 		add := func(width int, s string, right bool) {
 			if width > 0 {
@@ -364,6 +429,27 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 		lines = append(lines, graphLine{text: strings.Join(cells, strings.Repeat(" ", colGap)), vertex: i})
 	}
 	return lines
+}
+
+// statusDown replaces the back-pressure status of a vertex with a subtask
+// down, and of a subtask down.
+const statusDown = "DOWN"
+
+// vertexDown says whether a subtask of v is down.
+func (m model) vertexDown(v vertexInfo) bool {
+	s := m.snap
+	if s == nil {
+		return false
+	}
+	if s.JobDown() {
+		return true
+	}
+	for _, d := range s.DownWorkers {
+		if d.Worker*m.g.slots < v.parallelism {
+			return true
+		}
+	}
+	return false
 }
 
 // graphPanel is the job graph in n lines at most: its title, its column
@@ -482,7 +568,11 @@ func (m model) subtaskPanel(w, n int) []string {
 		}
 		times := fmt.Sprintf("%s busy %s bp", pctText(r.Busy/10), pctText(r.Backpressured/10))
 		idle := fmt.Sprintf(" %s idle", pctText(r.Idle/10))
-		status := st.status(r.Status).Render(fmt.Sprintf("%-4s", r.Status))
+		stText := r.Status
+		if m.snap != nil && m.snap.Down(m.g.worker(i)) {
+			stText = statusDown
+		}
+		status := st.status(stText).Render(fmt.Sprintf("%-4s", stText))
 		// the bar takes what is left, 10 cells at least: the idle
 		// percentage (which the bar shows) gives way first, then the
 		// worker
@@ -518,6 +608,9 @@ func (m model) timeBar(r sim.Row, w int) string {
 func (m model) metricsLines(w int) []string {
 	st := m.st
 	leftW := w / 2
+	if w >= 80 {
+		leftW = min(leftW, w-42) // the right column keeps 41 cells
+	}
 	rightW := w - leftW - 1
 	textW := max(leftW-1, 0) // a space before the separator
 	s := m.snap
@@ -538,10 +631,7 @@ func (m model) metricsLines(w int) []string {
 		st.title.Render(fmt.Sprintf("%-*s", labelW, "SOURCE LAG")) + m.lagText(textW-labelW),
 		st.faint.Render("charts: the last 60s, at the sinks"),
 	}
-	right := m.checkpointLines(s, rightW)
-	right = append(right,
-		st.title.Render("DELIVERY ")+fmt.Sprintf("emitted %s · delivered %s", countText(int64(s.Emitted)), countText(int64(s.Delivered))),
-		st.faint.Render("duplicated –, lost – (not simulated)"))
+	right := append(m.checkpointLines(s, rightW), m.deliveryLines(s, rightW)...)
 	out := make([]string, 4)
 	for i := range out {
 		l := ansi.Truncate(left[i], textW, "…")
@@ -579,45 +669,145 @@ func (m model) lagText(w int) string {
 	return ""
 }
 
-// checkpointLines are two lines: a timeline of the last minute (◐ in
-// progress, ✓ completed, ✗ failed) and the last checkpoint event.
+// checkpointLines are two lines: a timeline of the last minute, in which
+// a checkpoint runs from its trigger (─) to its end (✓ completed, ✗ failed)
+// or to now (◐ in progress), and the latest checkpoint that ended (its
+// duration and alignment, or why it failed).
 func (m model) checkpointLines(s *Snapshot, w int) []string {
 	st := m.st
 	title := st.title.Render("CHECKPOINTS ")
 	if len(s.Checkpoints) == 0 {
 		what := "none so far"
-		if s.NotModelled[sim.ActionCheckpoint] {
-			what = "not simulated yet"
+		if !m.g.checkpoints {
+			what = "off in this scenario"
 		}
 		return []string{title + st.faint.Render(what), ""}
 	}
 	tw := max(w-12, 4)
-	cells := []rune(strings.Repeat("·", tw))
+	cells := make([]string, tw) // "" is an empty cell (·)
 	from := s.Now - HistoryWindow
-	for _, c := range s.Checkpoints {
-		if c.Time <= from {
+	cell := func(t des.Time) int {
+		return min(max(int(float64(t-from)/float64(HistoryWindow)*float64(tw)), 0), tw-1)
+	}
+	var lastEnded *CheckpointMark
+	for i := range s.Checkpoints {
+		c := &s.Checkpoints[i]
+		if c.Status != CheckpointInProgress {
+			lastEnded = c
+		}
+		end := c.End
+		if c.Status == CheckpointInProgress {
+			end = s.Now
+		}
+		if end <= from {
 			continue
 		}
-		i := min(int(float64(c.Time-from)/float64(HistoryWindow)*float64(tw)), tw-1)
-		cells[i] = checkpointMark(c.Type)
+		a, b := cell(c.Trigger), cell(end)
+		for j := a; j < b; j++ {
+			cells[j] = "─"
+		}
+		cells[b] = checkpointMark(st, c.Status)
 	}
-	lastC := s.Checkpoints[len(s.Checkpoints)-1]
-	return []string{
-		title + string(cells),
-		st.faint.Render("  last ") + sim.FormatTime(lastC.Time) + " " + lastC.Message,
+	line2 := ""
+	switch c := lastEnded; {
+	case c != nil:
+		line2 = st.faint.Render("last ") + fmt.Sprintf("#%d ", c.ID) + checkpointMark(st, c.Status) + " " + checkpointText(c)
+	default:
+		c = &s.Checkpoints[len(s.Checkpoints)-1]
+		line2 = st.faint.Render("now ") + fmt.Sprintf("#%d ", c.ID) + checkpointMark(st, c.Status) +
+			fmt.Sprintf(" in progress for %s", sim.FormatTime(s.Now-c.Trigger))
 	}
+	var b strings.Builder
+	b.WriteString(title)
+	for i := 0; i < len(cells); {
+		j := i
+		for j < len(cells) && cells[j] == "" {
+			j++
+		}
+		if j > i { // a run of empty cells, drawn at once
+			b.WriteString(st.faint.Render(strings.Repeat("·", j-i)))
+			i = j
+			continue
+		}
+		b.WriteString(cells[i])
+		i++
+	}
+	return []string{b.String(), line2}
 }
 
-// checkpointMark is the timeline mark of a checkpoint event type.
-func checkpointMark(typ string) rune {
-	switch {
-	case strings.Contains(typ, "complet"):
-		return '✓'
-	case strings.Contains(typ, "fail"), strings.Contains(typ, "timeout"), strings.Contains(typ, "timed_out"),
-		strings.Contains(typ, "declin"), strings.Contains(typ, "expire"), strings.Contains(typ, "abort"):
-		return '✗'
+// checkpointMark is the timeline mark of a checkpoint status.
+func checkpointMark(st styles, status string) string {
+	switch status {
+	case sim.CheckpointCompleted:
+		return st.ok.Render("✓")
+	case CheckpointInProgress:
+		return st.low.Render("◐")
 	}
-	return '◐'
+	return st.high.Render("✗")
+}
+
+// checkpointText sums up a checkpoint that ended: "in 3.882s, alignment
+// 25ms" for one that completed, why it failed otherwise ("timed out after
+// 20s: ...", "aborted: the job failed over").
+func checkpointText(c *CheckpointMark) string {
+	if c.Status != sim.CheckpointCompleted {
+		return strings.TrimPrefix(c.Message, fmt.Sprintf("checkpoint %d ", c.ID))
+	}
+	text := "in " + durationText(c.End-c.Trigger)
+	// the simulator's line says "(alignment up to 25.006ms, ..."
+	if _, rest, ok := strings.Cut(c.Message, "alignment up to "); ok {
+		a, _, _ := strings.Cut(rest, ",")
+		a = strings.TrimSuffix(a, ")")
+		if d, err := scenario.ParseDuration(a); err == nil {
+			a = durationText(d)
+		}
+		text += ", alignment " + a
+	}
+	return text
+}
+
+// durationText formats a simulated duration to 3 significant digits:
+// "61.1ms", "3.88s", "0".
+func durationText(d des.Time) string {
+	if d == 0 {
+		return "0"
+	}
+	return msText(d.Milliseconds())
+}
+
+// deliveryLines are two lines of delivery counters, checked by the
+// simulator against the ids the sources emitted: records emitted and
+// delivered, then duplicated and lost and, as they fit, uncommitted (in
+// transactions of exactly-once sinks), replayed and in flight.
+func (m model) deliveryLines(s *Snapshot, w int) []string {
+	st := m.st
+	d := s.Delivery
+	line1 := st.title.Render("DELIVERY ") + st.faint.Render("emitted ") + countText(int64(d.Emitted)) +
+		st.faint.Render(" · delivered ") + countText(int64(d.Delivered))
+	count := func(label string, n uint64, bad lipgloss.Style) string {
+		v := countText(int64(n))
+		if n > 0 {
+			v = bad.Render(v)
+		}
+		return st.faint.Render(label+" ") + v
+	}
+	items := []string{count("duplicated", d.Duplicated, st.low), count("lost", d.Lost, st.high)}
+	if d.Uncommitted > 0 {
+		items = append(items, count("uncommitted", d.Uncommitted, st.bold))
+	}
+	if d.Replayed > 0 {
+		items = append(items, count("replayed", d.Replayed, st.bold))
+	}
+	items = append(items, count("in flight", d.InFlight, st.bold))
+	line2 := items[0]
+	sep := st.faint.Render(" · ")
+	for _, it := range items[1:] {
+		if lipgloss.Width(line2+sep+it) > w {
+			break
+		}
+		line2 += sep + it
+	}
+	return []string{line1, line2}
 }
 
 // eventLines is the event log: its title and the latest lines that fit in
@@ -635,12 +825,16 @@ func (m model) eventLines(w, h int) []string {
 	evs = evs[max(len(evs)-(h-1), 0):]
 	for _, e := range evs {
 		msg := ansi.Truncate(stripSim(e.Message), max(w-11, 1), "…")
-		switch {
-		case e.Type == LogError:
+		switch e.Type {
+		case LogError, sim.EventFailure, sim.EventFailureDetected, sim.EventJobFailed, sim.EventJobLost:
 			msg = st.err.Render(msg)
-		case e.Type == sim.EventStatusChanged:
+		case sim.EventStatusChanged:
 			msg = st.status(e.To).Render(msg)
-		case e.Type == sim.EventAction || strings.HasPrefix(e.Type, "checkpoint") || strings.Contains(e.Type, "fail"):
+		case sim.EventRecoveryCompleted:
+			msg = st.ok.Render(msg)
+		case sim.EventRestart, sim.EventCheckpointFailed, sim.EventSlowdown, sim.EventNetworkPartition, sim.EventStorageOutage:
+			msg = st.low.Render(msg)
+		case sim.EventAction:
 			msg = st.action.Render(msg)
 		}
 		out = append(out, st.faint.Render(fmt.Sprintf("%9s  ", sim.FormatTime(e.Time)))+msg)
@@ -665,14 +859,12 @@ func (m model) helpBody(w, h int) []string {
 		hm.FullHelpView(m.keys.FullHelp()),
 		"",
 		st.title.Render("Reading the view"),
-		"Status is a vertex's back-pressured time, as Flink's web UI shows it:",
-		"  " + st.ok.Render("OK") + " ≤ 10% < " + st.low.Render("LOW") + " ≤ 50% < " + st.high.Render("HIGH") + "; the busy vertex after HIGH ones is the bottleneck.",
-		"BUSY, BACKPR.: busy and back-pressured time, the most of any subtask.",
-		"BUFFERS: input-gate network buffers in use, fullest subtask (sources: lag).",
-		"Charts: the last minute of simulated time; speed is simulated s per wall s.",
-		"f, F and c act at once and are recorded (--out DIR writes actions.jsonl,",
-		"which dspalab run --replay reproduces); what the simulator refuses is",
-		"said in the event log. q quits; ctrl+c interrupts, as in dspalab run.",
+		"Status is back-pressured time, as in Flink's web UI: " +
+			st.ok.Render("OK") + " ≤ 10% < " + st.low.Render("LOW") + " ≤ 50% < " + st.high.Render("HIGH") +
+			"; the busy vertex after HIGH ones is the bottleneck. " + st.high.Render("DOWN") + ": not running.",
+		"BUSY, BACKPR.: the most of any subtask. BUFFERS: input buffers in use, fullest subtask (sources: lag). Charts: the last minute of simulated time.",
+		"f fails the selected subtask, F its worker (noticed after heartbeat_timeout): the job restarts from the last completed checkpoint.",
+		"f, F and c are recorded: with --out DIR in actions.jsonl, which dspalab run --replay reads. Refusals are in the event log.",
 	}, "\n")
 	lines := strings.Split(ansi.Wrap(text, inner, " "), "\n")
 	if len(lines) > h-2 {
@@ -748,7 +940,8 @@ func last(xs []float64) float64 {
 	return math.NaN()
 }
 
-// human formats a number with a metric suffix: 950, 12.3k, 1.2M, 3.4G.
+// human formats a number with a metric suffix: 950, 12.3k, 123k, 1.2M,
+// 3.4G.
 func human(x float64) string {
 	switch a := math.Abs(x); {
 	case a >= 1e9:
@@ -756,6 +949,9 @@ func human(x float64) string {
 	case a >= 1e6:
 		return strconv.FormatFloat(x/1e6, 'f', 1, 64) + "M"
 	case a >= 1e4:
+		if a >= 99950 { // 3 significant digits: "123k", not "123.4k"
+			return strconv.FormatFloat(x/1e3, 'f', 0, 64) + "k"
+		}
 		return strconv.FormatFloat(x/1e3, 'f', 1, 64) + "k"
 	case a >= 100:
 		return strconv.FormatFloat(x, 'f', 0, 64)

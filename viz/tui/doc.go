@@ -14,9 +14,13 @@
 // back-pressure status in Flink's colours; scrolled when it does not fit),
 // the subtasks of the selected vertex (busy, back-pressured and idle time),
 // sparklines of throughput and p99 latency over the last minute of
-// simulated time, checkpoints, delivery counters, source lag and the event
-// log. q quits; ctrl+c is an interrupt, as SIGINT is for dspalab run
-// (Options.Interrupt).
+// simulated time, a checkpoint timeline, the simulator's delivery counters
+// (emitted, delivered, duplicated, lost), source lag and the event log
+// (failures, restarts, recoveries, failed checkpoints). f and F fail the
+// selected subtask or its worker; the header then says what the job is
+// going through (a worker down and not noticed yet, RESTARTING, JOB FAILED,
+// JOB LOST) and the subtasks that are not running show DOWN. q quits;
+// ctrl+c is an interrupt, as SIGINT is for dspalab run (Options.Interrupt).
 //
 // Files: engine.go (the simulation's goroutine), snapshot.go (the observer
 // and the snapshots), graph.go (the job graph read from the scenario),

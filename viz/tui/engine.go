@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -157,12 +156,9 @@ type engine struct {
 	// pubRunning says the run was running at the last snapshot (so the
 	// simulated time since then measures the speed achieved)
 	pubRunning bool
-	wallRate   float64 // achieved simulated seconds per wall second
-	// notModelled holds the kinds of action the simulator refused as not
-	// simulated yet
-	notModelled map[string]bool
-	published   int       // snapshots handed over
-	finishedAt  time.Time // wall time at which the run reached its end
+	wallRate   float64   // achieved simulated seconds per wall second
+	published  int       // snapshots handed over
+	finishedAt time.Time // wall time at which the run reached its end
 }
 
 // newEngine builds the first simulation of job (on the caller's
@@ -171,7 +167,7 @@ func newEngine(job Job, cfg engineConfig) (*engine, error) {
 	cfg.defaults()
 	e := &engine{job: job, cfg: cfg, col: newCollector(newGraph(job.Scenario)),
 		cmds: make(chan command, 64), out: make(chan *Snapshot, 1), done: make(chan struct{}),
-		spd: clampSpeed(cfg.speed), notModelled: map[string]bool{}, interval: job.Scenario.Metrics.Interval, warmup: job.Scenario.Warmup}
+		spd: clampSpeed(cfg.speed), interval: job.Scenario.Metrics.Interval, warmup: job.Scenario.Warmup}
 	if e.interval <= 0 {
 		e.interval = des.Second
 	}
@@ -377,8 +373,9 @@ func (e *engine) handle(ctx context.Context, c command) bool {
 }
 
 // inject applies an action now, between two steps. A refused action (such
-// as a failure while failures are not simulated) is reported in the event
-// log; an applied one appears there as the simulator's action event.
+// as a checkpoint while one is in progress, or a failure of a job that
+// failed for good) is reported in the event log; an applied one appears
+// there as the simulator's action event, followed by what it causes.
 func (e *engine) inject(ctx context.Context, a sim.Action) {
 	what := describeAction(a)
 	if e.state == Finished || e.state == Stopped {
@@ -386,11 +383,7 @@ func (e *engine) inject(ctx context.Context, a sim.Action) {
 			Message: fmt.Sprintf("%s: the run has %s (r restarts it)", what, e.state)})
 		return
 	}
-	err := e.sim.Inject(a)
-	if errors.Is(err, sim.ErrNotModelled) {
-		e.notModelled[a.Kind] = true
-	}
-	if err != nil {
+	if err := e.sim.Inject(a); err != nil {
 		e.col.log(LogLine{Time: e.sim.Now(), Type: LogError, Vertex: a.Vertex, Message: what + ": " + err.Error()})
 	}
 }
@@ -432,17 +425,13 @@ func (e *engine) publish() {
 			}
 		}
 	}
-	s := e.col.snapshot(e.sim.Emitted())
+	// Delivery walks the records in flight: once per snapshot, at most
+	// MaxSnapshotsPerSecond times a wall second
+	s := e.col.snapshot(e.sim.Delivery(), e.sim.Recovery())
 	s.Gen, s.Now, s.Duration, s.State = e.gen, e.sim.Now(), e.sim.Duration(), e.state
 	s.Speed, s.WallSpeed = e.speed(), e.wallRate
 	if e.stopErr != nil {
 		s.Err = e.stopErr.Error()
-	}
-	if len(e.notModelled) > 0 {
-		s.NotModelled = make(map[string]bool, len(e.notModelled))
-		for k := range e.notModelled {
-			s.NotModelled[k] = true
-		}
 	}
 	select {
 	case <-e.out:

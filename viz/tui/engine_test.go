@@ -105,48 +105,84 @@ func TestEngineStepPauseSpeed(t *testing.T) {
 	speed(0)
 }
 
-// TestEngineInject checks that f and c go through sim.Inject: an action
-// the simulator refuses (failures and checkpoints are not simulated yet)
-// is reported in the event log, and one it applies is recorded.
+// TestEngineInject checks that f, F and c go through sim.Inject: a
+// failure of a subtask fails the job over at once, a failure of its worker
+// takes the worker's subtasks down until the JobManager notices (after the
+// heartbeat timeout), and an action the simulator refuses is reported in
+// the event log.
 func TestEngineInject(t *testing.T) {
 	e := manualEngine(t, testJob(builtin(t, "backpressure")))
+	logOf := func(s *Snapshot) string {
+		log := ""
+		for _, l := range s.Events {
+			log += l.Type + " " + l.Message + "\n"
+		}
+		return log
+	}
 	e.send(command{kind: cmdAdvance, to: 5 * des.Second})
-	actions := []sim.Action{
-		{Kind: sim.ActionFailure, Vertex: "parse", Subtask: 0},
-		{Kind: sim.ActionFailure, Vertex: "parse", Subtask: 0, Worker: true},
-		{Kind: sim.ActionCheckpoint},
-	}
-	for _, a := range actions {
-		e.send(command{kind: cmdInject, action: a})
-	}
-	e.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure, Vertex: "nope"}})
-	e.send(command{kind: cmdAdvance, to: 6 * des.Second})
-	s := next(t, e, at(6*des.Second))
-	log := ""
-	for _, l := range s.Events {
-		log += l.Type + " " + l.Message + "\n"
-	}
-	for _, a := range actions {
-		what := describeAction(a)
-		refused := LogError + " " + what + ": "
-		switch {
-		case strings.Contains(log, refused+"failures are not simulated yet"),
-			strings.Contains(log, refused+"checkpoints are not simulated yet"):
-			if !s.NotModelled[a.Kind] {
-				t.Errorf("%s refused as not modelled, but the snapshot does not say so", what)
-			}
-		case strings.Contains(log, refused+"checkpointing is off in this scenario"):
-			// backpressure has no checkpoint block
-		case strings.Contains(log, sim.EventAction+" "+a.String()):
-		default:
-			t.Errorf("the log says nothing of the %s:\n%s", what, log)
+	task := sim.Action{Kind: sim.ActionFailure, Vertex: "parse", Subtask: 0}
+	e.send(command{kind: cmdInject, action: task})
+	s := next(t, e, func(s *Snapshot) bool { return s.Recovery.Failures == 1 })
+	log := logOf(s)
+	for _, want := range []string{sim.EventAction + " " + task.String(), sim.EventFailure + " task parse[0] failed",
+		sim.EventFailureDetected + " task parse[0] failed: global failover, restart in 1s"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("after f, the log has no %q:\n%s", want, log)
 		}
 	}
-	if !strings.Contains(log, LogError+` failure of nope[0]: sim: no vertex "nope"`) {
-		t.Errorf("an unknown vertex is not reported:\n%s", log)
+	if s.Recovery.JobState != sim.JobRestarting || !s.JobDown() || !s.Down(0) || len(s.DownWorkers) != 0 {
+		t.Errorf("after f: job %s, down %v, workers down %v", s.Recovery.JobState, s.JobDown(), s.DownWorkers)
+	}
+
+	e.send(command{kind: cmdAdvance, to: 10 * des.Second})
+	s = next(t, e, at(10*des.Second))
+	if s.Recovery.JobState != sim.JobRunning || s.Recovery.Restarts != 1 || s.Down(0) {
+		t.Fatalf("5s after f: job %s, %d restarts, worker 0 down %v", s.Recovery.JobState, s.Recovery.Restarts, s.Down(0))
+	}
+	if log := logOf(s); !strings.Contains(log, sim.EventRecoveryCompleted+" recovered") {
+		t.Errorf("no recovery in the log:\n%s", log)
+	}
+
+	worker := sim.Action{Kind: sim.ActionFailure, Vertex: "parse", Subtask: 0, Worker: true}
+	e.send(command{kind: cmdInject, action: worker})
+	e.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionCheckpoint}})
+	e.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure, Vertex: "nope"}})
+	e.send(command{kind: cmdAdvance, to: 11 * des.Second})
+	s = next(t, e, at(11*des.Second))
+	log = logOf(s)
+	for _, want := range []string{sim.EventAction + " " + worker.String(), sim.EventFailure + " worker 0 (running parse[0]) failed",
+		LogError + " checkpoint: checkpointing is off in this scenario", LogError + ` failure of nope[0]: sim: no vertex "nope"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("after F, c and a failure of nope, the log has no %q:\n%s", want, log)
+		}
+	}
+	// backpressure runs every subtask on worker 0, noticed after the
+	// default heartbeat timeout of 50s
+	if s.Recovery.JobState != sim.JobRunning || len(s.DownWorkers) != 1 || s.DownWorkers[0] != (WorkerDown{0, 10 * des.Second}) || !s.Down(0) || s.Down(1) {
+		t.Errorf("after F: job %s, workers down %v", s.Recovery.JobState, s.DownWorkers)
+	}
+	e.send(command{kind: cmdAdvance, to: 60 * des.Second})
+	s = next(t, e, at(60*des.Second))
+	if s.Recovery.Failures != 2 || s.Recovery.JobState != sim.JobRestarting || len(s.DownWorkers) != 0 || !s.Down(0) {
+		t.Errorf("50s after F: %d failures, job %s, workers down %v", s.Recovery.Failures, s.Recovery.JobState, s.DownWorkers)
 	}
 	if s.State != Running || s.Err != "" {
-		t.Errorf("a refused action stopped the run: %s %q", s.State, s.Err)
+		t.Errorf("the failures stopped the run: %s %q", s.State, s.Err)
+	}
+}
+
+// TestFailedWorker checks that the view reads the worker of the
+// simulator's failure events, injected or scripted, and nothing else.
+func TestFailedWorker(t *testing.T) {
+	for msg, want := range map[string]int{"worker 1 failed": 1, "worker 12 (running parse[3]) failed": 12,
+		"task parse[0] failed": -1, "the JobManager failed": -1, "worker lost": -1} {
+		w, ok := failedWorker(msg)
+		if !ok {
+			w = -1
+		}
+		if w != want {
+			t.Errorf("failedWorker(%q) = %d, %v; want %d", msg, w, ok, want)
+		}
 	}
 }
 
@@ -297,10 +333,10 @@ func TestCollectorBuckets(t *testing.T) {
 }
 
 // TestReplayIsExact checks the promise of --replay: the actions a live run
-// recorded, replayed by sim.Options.Actions, give the same run. Each is
-// injected at a metrics sampling instant, where other events fall at the
-// same simulated time. While the simulator refuses every action (failures
-// and checkpoints not simulated yet) there is nothing to replay.
+// recorded (a checkpoint, a failure of a subtask, a failure of a worker),
+// replayed by sim.Options.Actions, give the same run. Each is injected at
+// a metrics sampling instant, where other events fall at the same
+// simulated time.
 func TestReplayIsExact(t *testing.T) {
 	sc := builtin(t, "checkpoint-aligned") // its checkpoints can be triggered by hand
 	e := manualEngine(t, testJob(sc))
@@ -308,13 +344,18 @@ func TestReplayIsExact(t *testing.T) {
 	e.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionCheckpoint}})
 	e.send(command{kind: cmdAdvance, to: 40 * des.Second})
 	e.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure, Vertex: "parse"}})
+	e.send(command{kind: cmdAdvance, to: 60 * des.Second})
+	e.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure, Vertex: "enrich", Worker: true}})
 	e.send(command{kind: cmdAdvance, to: sc.Duration})
 	next(t, e, func(s *Snapshot) bool { return s.State != Running })
 	e.send(command{kind: cmdQuit})
 	<-e.done
 	actions := e.sim.Actions()
-	if len(actions) == 0 {
-		t.Skip("the simulator refused every action (not simulated yet): nothing to replay")
+	if len(actions) != 3 {
+		t.Fatalf("recorded %+v, want the checkpoint and the two failures", actions)
+	}
+	if r := e.sim.Recovery(); r.Failures != 2 {
+		t.Errorf("%d failures, want 2", r.Failures)
 	}
 	live := summaryJSON(t, &e.sim.Result().Summary)
 	res, err := sim.Run(context.Background(), sc, sim.Options{Actions: actions})

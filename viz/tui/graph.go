@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -10,6 +11,10 @@ import (
 type graph struct {
 	vertices []vertexInfo // topological order, as the simulator's rows
 	slots    int          // slots per worker: subtask i runs on worker i/slots
+	// heartbeat is how long the JobManager takes to notice a lost worker
+	heartbeat des.Time
+	// checkpoints says whether the scenario takes checkpoints
+	checkpoints bool
 }
 
 // vertexInfo is one vertex of the job graph.
@@ -46,7 +51,11 @@ func newGraph(sc *scenario.Scenario) graph {
 	for _, s := range sc.Sinks {
 		infos[s.Name] = reader(s.Name, sim.KindSink, s.Parallelism, s.Inputs, s.Partitioning, s.Network)
 	}
-	g := graph{slots: max(sc.Workers.Slots, 1)}
+	g := graph{slots: max(sc.Workers.Slots, 1), heartbeat: sc.Workers.HeartbeatTimeout,
+		checkpoints: sc.Checkpoint.Mode != "" && sc.Checkpoint.Mode != scenario.CheckpointNone}
+	if g.heartbeat <= 0 {
+		g.heartbeat = 50 * des.Second // as the simulator
+	}
 	for _, name := range sc.Topo() {
 		g.vertices = append(g.vertices, infos[name])
 	}
@@ -68,6 +77,9 @@ func gateCapacity(inputs []string, partitioning string, p int, net scenario.Netw
 	}
 	return caps
 }
+
+// worker returns the worker that runs subtask i of a vertex.
+func (g graph) worker(i int) int { return i / g.slots }
 
 // occupancy returns the fraction of the input-gate buffers of subtask i in
 // use (0 when it has none).

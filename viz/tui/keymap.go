@@ -24,7 +24,7 @@ func newKeyMap() keyMap {
 		Fail:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fail subtask")),
 		FailWorker: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "fail its worker")),
 		Ckpt:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "checkpoint now")),
-		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
+		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start over")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
 		Quit:       key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
@@ -40,7 +40,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 	}
 	return []key.Binding{
 		short(k.Pause, "space", "pause"), short(k.Step, "s", "step"), short(k.Faster, "+/-", "speed"),
-		short(k.Fail, "f", "fail"), short(k.Ckpt, "c", "checkpoint"), k.Help, k.Quit,
+		short(k.Fail, "f/F", "fail"), short(k.Ckpt, "c", "checkpoint"), k.Help, k.Quit,
 	}
 }
 

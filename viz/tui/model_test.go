@@ -213,26 +213,41 @@ func TestMessages(t *testing.T) {
 // without a line wider than it, from tiny sizes up to large ones, with and
 // without a snapshot, with the help open or not.
 func TestRenderFitsEverySize(t *testing.T) {
-	job := testJob(builtin(t, "hot-key"))
-	e := manualEngine(t, job)
-	e.send(command{kind: cmdAdvance, to: 30 * des.Second})
-	snap := next(t, e, at(30*des.Second))
-	for _, withSnap := range []bool{false, true} {
-		for _, help := range []bool{false, true} {
-			for w := 10; w <= 200; w += 7 {
-				for h := 3; h <= 60; h += 5 {
-					m := newModel(job, e)
-					m.width, m.height, m.showHelp, m.sel = w, h, help, 1
-					if withSnap {
-						m.snap = snap
-					}
-					lines := strings.Split(m.render(), "\n")
-					if len(lines) != h {
-						t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-					}
-					for i, l := range lines {
-						if ansi.StringWidth(l) > w {
-							t.Fatalf("%dx%d: line %d is %d wide: %q", w, h, i, ansi.StringWidth(l), ansi.Strip(l))
+	recovery, err := scenario.Parse("recovery.yaml", []byte(recoveryYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		job Job
+		to  des.Time
+	}{
+		{testJob(builtin(t, "hot-key")), 30 * des.Second},
+		{testJob(recovery), 50 * des.Second}, // a worker down
+		{testJob(recovery), 62 * des.Second}, // restarting
+	} {
+		e := manualEngine(t, tc.job)
+		e.send(command{kind: cmdAdvance, to: tc.to})
+		snap := next(t, e, at(tc.to))
+		for _, withSnap := range []bool{false, true} {
+			for _, help := range []bool{false, true} {
+				if tc.job.Label != "hot-key" && (!withSnap || help) {
+					continue // as hot-key's
+				}
+				for w := 10; w <= 200; w += 7 {
+					for h := 3; h <= 60; h += 5 {
+						m := newModel(tc.job, e)
+						m.width, m.height, m.showHelp, m.sel = w, h, help, 1
+						if withSnap {
+							m.snap = snap
+						}
+						lines := strings.Split(m.render(), "\n")
+						if len(lines) != h {
+							t.Fatalf("%s at %s, %dx%d: %d lines", tc.job.Label, tc.to, w, h, len(lines))
+						}
+						for i, l := range lines {
+							if ansi.StringWidth(l) > w {
+								t.Fatalf("%s at %s, %dx%d: line %d is %d wide: %q", tc.job.Label, tc.to, w, h, i, ansi.StringWidth(l), ansi.Strip(l))
+							}
 						}
 					}
 				}
@@ -438,10 +453,10 @@ func TestEventWording(t *testing.T) {
 	m, _ := fakeModel(t)
 	m.width, m.height = 100, 30
 	m.snap = &Snapshot{Duration: 120 * des.Second, Vertices: make([]VertexState, 3),
-		Events: []LogLine{{Type: LogError, Message: "failure of count[0]: sim: failures are not simulated yet"}}}
+		Events: []LogLine{{Type: LogError, Message: `failure of nope[0]: sim: no vertex "nope"`}}}
 	m.snap.Vertices[0].SourceLag = 1
 	view := ansi.Strip(m.render())
-	if strings.Contains(view, "sim: ") || !strings.Contains(view, "failure of count[0]: failures are not simulated yet") {
+	if strings.Contains(view, "sim: ") || !strings.Contains(view, `failure of nope[0]: no vertex "nope"`) {
 		t.Errorf("the event log shows the sim: prefix:\n%s", view)
 	}
 	if !strings.Contains(view, "SOURCE LAG  clicks 1 record ") {

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dspalab/dspalab/sim"
@@ -31,17 +33,24 @@ type Snapshot struct {
 	// to SampleTime, in HistoryBuckets buckets, oldest first; NaN where
 	// nothing was measured yet.
 	Throughput, P99 []float64
-	// Emitted counts the records the sources emitted; Delivered those the
-	// sinks received.
-	Emitted, Delivered uint64
-	// Events are the latest lines of the event log, oldest first.
+	// Delivery is the simulator's delivery accounting (sim.Sim.Delivery,
+	// which walks the records in flight: taken once per snapshot): records
+	// emitted, delivered, duplicated, lost, replayed.
+	Delivery sim.DeliverySummary
+	// Recovery is the job's state (running, restarting, failed, lost), its
+	// failures and restarts so far (sim.Sim.Recovery).
+	Recovery sim.RecoverySummary
+	// DownWorkers are the workers that failed while the job runs on: their
+	// subtasks are down until the JobManager notices (after the heartbeat
+	// timeout) and fails the job over. Oldest failure first.
+	DownWorkers []WorkerDown
+	// Events are the latest lines of the event log, oldest first: what
+	// happened to the job (failures, restarts, recoveries, failed
+	// checkpoints, status changes, actions), not the checkpoints that
+	// went well (Checkpoints has them).
 	Events []LogLine
-	// Checkpoints are the checkpoint events of the run, oldest first (none
-	// until the simulator models checkpoints).
-	Checkpoints []LogLine
-	// NotModelled holds the kinds of action (sim.ActionFailure,
-	// sim.ActionCheckpoint) the simulator refused as not simulated yet.
-	NotModelled map[string]bool
+	// Checkpoints are the latest checkpoints, oldest first.
+	Checkpoints []CheckpointMark
 	// Err says why the run stopped (State stopped), or "".
 	Err string
 }
@@ -88,8 +97,51 @@ type LogLine struct {
 }
 
 // LogError is the type of a log line that reports an action the simulator
-// refused (such as a failure while failures are not simulated yet).
+// refused (such as a failure of a job that has failed for good).
 const LogError = "error"
+
+// WorkerDown is a worker that failed at Since.
+type WorkerDown struct {
+	Worker int
+	Since  des.Time
+}
+
+// JobDown says whether no subtask of the job runs: it is restarting, or
+// failed or lost for good.
+func (s *Snapshot) JobDown() bool {
+	return s.Recovery.JobState != "" && s.Recovery.JobState != sim.JobRunning
+}
+
+// Down says whether the subtasks of worker w are down: the job is down, or
+// w failed and the job runs on without it.
+func (s *Snapshot) Down(w int) bool {
+	if s.JobDown() {
+		return true
+	}
+	for _, d := range s.DownWorkers {
+		if d.Worker == w {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckpointInProgress is the status of a checkpoint that has not ended.
+const CheckpointInProgress = "in_progress"
+
+// CheckpointMark is one checkpoint on the timeline.
+type CheckpointMark struct {
+	ID int64
+	// Trigger is when it was triggered; End when it completed or failed
+	// (0 while in progress).
+	Trigger, End des.Time
+	// Status is CheckpointInProgress, sim.CheckpointCompleted or
+	// sim.CheckpointFailed (timed out or aborted).
+	Status string
+	// Message is the simulator's line on its end ("checkpoint 4
+	// completed in 3.882s (alignment up to ...)").
+	Message string
+}
 
 // HistoryWindow is how much simulated time the sparklines cover, in
 // HistoryBuckets buckets.
@@ -112,15 +164,16 @@ type point struct {
 // simulation's goroutine, keeps the last sample and a minute of history,
 // and builds snapshots on demand; per sample it only copies rows.
 type collector struct {
-	g         graph
-	rows      []sim.Row // the last sample
-	have      bool
-	sampleAt  des.Time
-	hist      []point // oldest first, from hist[head:]
-	head      int
-	delivered float64
-	events    []LogLine // ring of at most maxLogLines
-	ckpts     []LogLine
+	g        graph
+	rows     []sim.Row // the last sample
+	have     bool
+	sampleAt des.Time
+	hist     []point // oldest first, from hist[head:]
+	head     int
+	events   []LogLine        // ring of at most maxLogLines
+	ckpts    []CheckpointMark // at most maxLogLines, oldest first
+	jobDown  bool             // failed over (restarting), failed or lost
+	down     []WorkerDown     // failed workers not noticed yet
 }
 
 func newCollector(g graph) *collector { return &collector{g: g} }
@@ -128,8 +181,9 @@ func newCollector(g graph) *collector { return &collector{g: g} }
 // reset forgets everything: the run starts again.
 func (c *collector) reset() {
 	c.rows, c.have, c.sampleAt = c.rows[:0], false, 0
-	c.hist, c.head, c.delivered = c.hist[:0], 0, 0
+	c.hist, c.head = c.hist[:0], 0
 	c.events, c.ckpts = nil, nil
+	c.jobDown, c.down = false, nil
 }
 
 // Sample implements sim.Observer.
@@ -147,7 +201,6 @@ func (c *collector) Sample(s *sim.Sample) {
 			p99 = r.LatencyP99
 		}
 	}
-	c.delivered += math.Round(thr * s.Interval.Seconds())
 	c.hist = append(c.hist, point{t: s.Time, dt: s.Interval, thr: thr, p99: p99})
 	for c.head < len(c.hist) && c.hist[c.head].t <= s.Time-HistoryWindow {
 		c.head++
@@ -158,16 +211,63 @@ func (c *collector) Sample(s *sim.Sample) {
 	}
 }
 
-// Event implements sim.Observer.
+// Event implements sim.Observer: checkpoints go to the timeline, failures
+// and recoveries change which subtasks are down, and everything but the
+// checkpoints that went well goes to the event log.
 func (c *collector) Event(e sim.Event) {
-	l := LogLine{Time: e.Time, Type: e.Type, Vertex: e.Vertex, To: e.To, Message: e.Message}
-	c.log(l)
-	if strings.HasPrefix(e.Type, "checkpoint") {
-		c.ckpts = append(c.ckpts, l)
-		if len(c.ckpts) > maxLogLines {
-			c.ckpts = append(c.ckpts[:0:0], c.ckpts[len(c.ckpts)-maxLogLines/2:]...)
+	switch e.Type {
+	case sim.EventCheckpointTriggered:
+		c.checkpoint(e.Checkpoint, e.Time)
+		return
+	case sim.EventCheckpointCompleted, sim.EventCheckpointFailed:
+		m := c.checkpoint(e.Checkpoint, e.Time)
+		m.End, m.Message, m.Status = e.Time, e.Message, sim.CheckpointFailed
+		if e.Type == sim.EventCheckpointCompleted {
+			m.Status = sim.CheckpointCompleted
+			return
+		}
+	case sim.EventFailure:
+		if w, ok := failedWorker(e.Message); ok && !c.jobDown && !slices.ContainsFunc(c.down, func(d WorkerDown) bool { return d.Worker == w }) {
+			c.down = append(c.down, WorkerDown{Worker: w, Since: e.Time})
+		}
+	case sim.EventFailureDetected, sim.EventJobFailed, sim.EventJobLost:
+		// a global failover: every subtask is cancelled
+		c.jobDown, c.down = true, nil
+	case sim.EventRecoveryCompleted:
+		c.jobDown, c.down = false, nil
+	}
+	c.log(LogLine{Time: e.Time, Type: e.Type, Vertex: e.Vertex, To: e.To, Message: e.Message})
+}
+
+// failedWorker returns the worker of a failure event's message, "worker 1
+// failed" or "worker 1 (running parse[0]) failed"; false for a task or
+// the JobManager.
+func failedWorker(msg string) (int, bool) {
+	rest, ok := strings.CutPrefix(msg, "worker ")
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end <= 0 {
+		return 0, false
+	}
+	w, err := strconv.Atoi(rest[:end])
+	return w, err == nil
+}
+
+// checkpoint returns the timeline's checkpoint id, added as triggered at
+// time t when it is not there.
+func (c *collector) checkpoint(id int64, t des.Time) *CheckpointMark {
+	for i := len(c.ckpts) - 1; i >= 0; i-- {
+		if c.ckpts[i].ID == id {
+			return &c.ckpts[i]
 		}
 	}
+	if len(c.ckpts) >= maxLogLines {
+		c.ckpts = append(c.ckpts[:0], c.ckpts[len(c.ckpts)-maxLogLines/2:]...)
+	}
+	c.ckpts = append(c.ckpts, CheckpointMark{ID: id, Trigger: t, Status: CheckpointInProgress})
+	return &c.ckpts[len(c.ckpts)-1]
 }
 
 // log adds a line to the event log.
@@ -178,9 +278,10 @@ func (c *collector) log(l LogLine) {
 	}
 }
 
-// snapshot copies what the view needs. emitted is the simulator's count.
-func (c *collector) snapshot(emitted uint64) *Snapshot {
-	s := &Snapshot{SampleTime: c.sampleAt, Emitted: emitted, Delivered: uint64(c.delivered)}
+// snapshot copies what the view needs, with the simulator's delivery
+// accounting and job state.
+func (c *collector) snapshot(d sim.DeliverySummary, r sim.RecoverySummary) *Snapshot {
+	s := &Snapshot{SampleTime: c.sampleAt, Delivery: d, Recovery: r}
 	s.Vertices = make([]VertexState, len(c.g.vertices))
 	for i, v := range c.g.vertices {
 		s.Vertices[i].Vertex, s.Vertices[i].Kind, s.Vertices[i].Subtask = v.name, v.kind, -1
@@ -209,7 +310,10 @@ func (c *collector) snapshot(emitted uint64) *Snapshot {
 	s.Throughput, s.P99 = c.buckets()
 	n := min(len(c.events), 64)
 	s.Events = append([]LogLine(nil), c.events[len(c.events)-n:]...)
-	s.Checkpoints = append([]LogLine(nil), c.ckpts...)
+	s.Checkpoints = append([]CheckpointMark(nil), c.ckpts...)
+	if r.JobState == sim.JobRunning {
+		s.DownWorkers = append([]WorkerDown(nil), c.down...)
+	}
 	return s
 }
 

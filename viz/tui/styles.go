@@ -51,7 +51,7 @@ func newStyles() styles {
 // status returns the style of a back-pressure status.
 func (s styles) status(st string) lipgloss.Style {
 	switch st {
-	case sim.StatusHigh:
+	case sim.StatusHigh, statusDown:
 		return s.high
 	case sim.StatusLow:
 		return s.low
