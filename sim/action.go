@@ -37,12 +37,39 @@ type Action struct {
 // ErrNotModelled for a mechanism that is not simulated yet.
 func (s *Sim) Inject(a Action) error {
 	a.At, a.AtS = s.eng.Now(), round6(s.eng.Now().Seconds())
-	if err := s.apply(a); err != nil {
+	if err := s.check(a); err != nil {
 		return err
 	}
+	// the action is logged before what it causes
 	s.actions = append(s.actions, a)
 	s.emit(Event{Type: EventAction, Vertex: a.Vertex, Message: a.String()})
-	return nil
+	return s.apply(a)
+}
+
+// check returns why a cannot be applied now, or nil.
+func (s *Sim) check(a Action) error {
+	switch a.Kind {
+	case ActionFailure:
+		if _, err := s.subtaskOf(a.Vertex, a.Subtask); err != nil {
+			return err
+		}
+		switch s.fo.state {
+		case JobFailed, JobLost:
+			return fmt.Errorf("the job has ended (%s): nothing left to fail", s.fo.state)
+		}
+		return nil
+	case ActionCheckpoint:
+		switch {
+		case s.ckpt == nil:
+			return fmt.Errorf("checkpointing is off in this scenario (add checkpoint: {mode: aligned, interval: ...})")
+		case s.ckpt.suspended:
+			return errors.New("the job is not running (it failed or is restarting)")
+		case len(s.ckpt.pending) >= max(s.ckpt.cfg.MaxConcurrent, 1):
+			return errors.New("a checkpoint is already in progress (max_concurrent)")
+		}
+		return nil
+	}
+	return fmt.Errorf("sim: unknown action %q (want %s or %s)", a.Kind, ActionFailure, ActionCheckpoint)
 }
 
 // Actions returns the actions injected so far, in order: what --replay
@@ -92,10 +119,6 @@ func (s *Sim) subtaskOf(vertex string, i int) (*subtask, error) {
 
 // fail injects a failure of subtask t, or of its whole worker, now.
 func (s *Sim) fail(t *subtask, worker bool) error {
-	switch s.fo.state {
-	case JobFailed, JobLost:
-		return fmt.Errorf("the job has ended (%s): nothing left to fail", s.fo.state)
-	}
 	if worker {
 		s.fo.fail(s.eng.Now(), failureCause{kind: causeWorker, worker: t.worker,
 			text: fmt.Sprintf("worker %d (running %s[%d]) failed", t.worker, t.v.name, t.index)})

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -885,14 +884,8 @@ func (t *subtask) endAlignment(now des.Time) {
 
 // triggerCheckpoint triggers a checkpoint now (the live view's `c`).
 func (s *Sim) triggerCheckpoint() error {
-	if s.ckpt == nil {
-		return fmt.Errorf("checkpointing is off in this scenario (add checkpoint: {mode: aligned, interval: ...})")
-	}
-	if s.ckpt.suspended {
-		return errors.New("the job is not running (it failed or is restarting)")
-	}
-	if len(s.ckpt.pending) >= max(s.ckpt.cfg.MaxConcurrent, 1) {
-		return errors.New("a checkpoint is already in progress (max_concurrent)")
+	if err := s.check(Action{Kind: ActionCheckpoint}); err != nil {
+		return err
 	}
 	s.ckpt.trigger(s.eng.Now())
 	return nil

@@ -220,10 +220,15 @@ type DeliverySummary struct {
 	// non-replayable source) when it failed and can never come back:
 	// no replay and no persisted channel state restores them.
 	Lost uint64 `json:"lost"`
-	// InFlight are inside the job at the end; Uncommitted are written to
-	// transactional sinks and wait for their checkpoint to complete.
+	// InFlight are inside the job at the end (or, while it restarts, in
+	// the channel state it will restore); Uncommitted are written to
+	// transactional sinks and wait for their checkpoint to complete;
+	// ToReplay were emitted before a failure by a replayable source that
+	// rewound, and wait in its log to be read again. With exactly-once,
+	// emitted = delivered + in flight + uncommitted + lost + to replay.
 	InFlight    uint64        `json:"in_flight"`
 	Uncommitted uint64        `json:"uncommitted"`
+	ToReplay    uint64        `json:"to_replay"`
 	Sinks       []SinkSummary `json:"sinks"`
 }
 
@@ -245,8 +250,23 @@ type SinkSummary struct {
 func (s *Sim) deliverySummary() *DeliverySummary {
 	d := &DeliverySummary{Lost: s.lost, InFlight: s.inFlight(), Sinks: []SinkSummary{}}
 	for _, src := range s.sources {
-		d.Emitted += src.maxOffset
+		e := src.maxOffset
+		if src.inHand() && src.next == src.maxOffset {
+			e-- // the record in hand is not written yet
+		}
+		d.Emitted += e
 		d.Replayed += src.replayed
+		if src.mode == srcLog {
+			d.ToReplay += src.maxOffset - src.next
+		}
+	}
+	if ck := s.restoring(); ck != nil {
+		// persisted channel state waits for the restore
+		for _, rss := range [2]map[int][]Record{ck.chanState, ck.outState} {
+			for _, rs := range rss {
+				d.InFlight += uint64(len(rs))
+			}
+		}
 	}
 	for _, v := range s.vertices {
 		k := v.sink
@@ -275,7 +295,18 @@ func deliveryText(d *DeliverySummary) string {
 	if d.Uncommitted > 0 {
 		s += fmt.Sprintf(", %d uncommitted", d.Uncommitted)
 	}
+	if d.ToReplay > 0 {
+		s += fmt.Sprintf(", %d to replay", d.ToReplay)
+	}
 	return s
+}
+
+// restoring returns the checkpoint a restarting job will restore, if any.
+func (s *Sim) restoring() *checkpoint {
+	if s.fo.state != JobRestarting || s.ckpt == nil {
+		return nil
+	}
+	return s.ckpt.latest
 }
 
 // Delivery returns the delivery accounting so far (the live view's

@@ -26,6 +26,9 @@ type Event struct {
 	Message string // one line for people
 	// Checkpoint is the checkpoint id of checkpoint events.
 	Checkpoint int64
+	// Worker is the worker of a failure event (-1 for none, e.g. the
+	// JobManager); 0 in other events, where it means nothing.
+	Worker int
 }
 
 func statusMessage(vertex string, r Row) string {

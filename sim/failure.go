@@ -301,7 +301,14 @@ func (f *failover) fail(now des.Time, c failureCause) {
 	case JobFailed, JobLost:
 		return
 	}
-	s.emit(Event{Type: EventFailure, Message: c.text})
+	switch c.kind {
+	case causeWorker, causePartition, causeOOM, causeTask:
+		if c.kind != causeWorker || f.state == JobRunning {
+			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text})
+		}
+	default:
+		s.emit(Event{Type: EventFailure, Worker: -1, Message: c.text})
+	}
 	switch c.kind {
 	case causeJobManager:
 		if f.ha.Type != scenario.HAZooKeeper {
@@ -312,7 +319,19 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		f.failover(now, c, now)
 		return
 	case causeWorker:
-		if f.state != JobRunning || f.detecting[c.worker] {
+		if f.state != JobRunning {
+			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text + " while the job was down; it is replaced before the restart"})
+			return
+		}
+		if f.detecting[c.worker] {
+			return
+		}
+		ran := false
+		for _, t := range s.subtasks {
+			ran = ran || t.worker == c.worker
+		}
+		if !ran {
+			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: fmt.Sprintf("worker %d failed; it ran no subtask, so the job carries on", c.worker)})
 			return
 		}
 		for _, t := range s.subtasks {
@@ -345,6 +364,9 @@ func (f *failover) fail(now des.Time, c failureCause) {
 // lose ends the job: the JobManager failed without high availability.
 func (f *failover) lose(now des.Time, c failureCause) {
 	f.stopAll(now, "the JobManager failed")
+	if err := f.s.rewindSources(); err != nil {
+		f.s.stopped = err
+	}
 	f.state = JobLost
 	f.message = fmt.Sprintf("job lost at %s: the JobManager failed without high availability (high_availability: {type: zookeeper} would elect a new one and recover from the latest checkpoint)", FormatTime(now))
 	f.s.emit(Event{Type: EventJobLost, Message: f.message})
@@ -395,16 +417,16 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 		st.Checkpoint = s.ckpt.latest.id
 		st.RestoreBytes = s.ckpt.latest.stateSize
 	}
+	if err := s.rewindSources(); err != nil {
+		s.stopped = err
+		return
+	}
 	delay, ok, why := f.nextDelay(now, c)
 	if !ok {
 		f.state = JobFailed
 		f.message = fmt.Sprintf("job failed for good at %s: %s", FormatTime(now), why)
 		s.emit(Event{Type: EventJobFailed, Message: f.message})
 		f.log = append(f.log, st)
-		return
-	}
-	if err := s.rewindSources(); err != nil {
-		s.stopped = err
 		return
 	}
 	f.state = JobRestarting

@@ -2,15 +2,15 @@ package sim
 
 import "github.com/dspalab/dspalab/sim/des"
 
-// Event kinds of a channel (the low 32 bits of the arg of its events, the
-// job's epoch above them): chanDeliver hands the oldest buffer in flight to
-// the receiver; a positive kind is that many credits arriving at the
-// sender. A failover replaces every channel; the events of the old ones
-// are ignored.
+// Event kinds of a channel (the arg of its events): chanDeliver hands the
+// oldest buffer in flight to the receiver; a positive arg is that many
+// credits arriving at the sender. A failover replaces every channel and
+// partition; the events of the old ones are ignored (their epoch is not
+// the job's).
 const chanDeliver = 0
 
-// arg packs the epoch with kind.
-func (c *channel) arg(kind int64) int64 { return int64(c.epoch)<<32 | kind }
+// arg returns the event arg of kind.
+func (c *channel) arg(kind int64) int64 { return kind }
 
 // channel connects one sending subtask to one receiving subtask. It holds
 // both ends of Flink's credit-based protocol: the sender's current buffer,
@@ -86,10 +86,10 @@ type gate struct {
 
 // HandleEvent runs a channel's deliveries and credit announcements.
 func (c *channel) HandleEvent(now des.Time, arg int64) {
-	if uint32(arg>>32) != c.epoch {
+	if c.epoch != c.s.epoch {
 		return // a channel replaced by a failover
 	}
-	kind := arg & 0xffffffff
+	kind := arg
 	if kind == chanDeliver {
 		c.deliver(now, c.inflight.pop())
 		return
@@ -99,9 +99,9 @@ func (c *channel) HandleEvent(now des.Time, arg int64) {
 }
 
 // HandleEvent flushes the partition when its buffer timeout expires.
-func (p *partition) HandleEvent(now des.Time, arg int64) {
-	if uint32(arg) != p.epoch {
-		return
+func (p *partition) HandleEvent(now des.Time, _ int64) {
+	if p.epoch != p.s.epoch {
+		return // replaced by a failover
 	}
 	p.flushArmed = false
 	p.flushAll(now)
@@ -143,7 +143,7 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 		p.finish(now, c) // a stop-the-world checkpoint drains the job at once
 	case !p.flushArmed:
 		p.flushArmed = true
-		p.s.eng.After(p.bufTimeout, p, int64(p.epoch))
+		p.s.eng.After(p.bufTimeout, p, 0)
 	}
 	return true
 }

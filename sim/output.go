@@ -92,6 +92,7 @@ type eventJSON struct {
 	From       string  `json:"from,omitempty"`
 	To         string  `json:"to,omitempty"`
 	Checkpoint int64   `json:"checkpoint_id,omitempty"`
+	Worker     *int    `json:"worker,omitempty"` // failure events of a worker
 	Message    string  `json:"message"`
 }
 
@@ -100,7 +101,12 @@ func (sw *StreamWriter) Event(e Event) {
 	if sw.ev == nil || sw.err != nil {
 		return
 	}
-	b, err := json.Marshal(eventJSON{TimeS: round6(e.Time.Seconds()), Type: e.Type, Vertex: e.Vertex, From: e.From, To: e.To, Checkpoint: e.Checkpoint, Message: e.Message})
+	ev := eventJSON{TimeS: round6(e.Time.Seconds()), Type: e.Type, Vertex: e.Vertex, From: e.From, To: e.To, Checkpoint: e.Checkpoint, Message: e.Message}
+	if e.Type == EventFailure && e.Worker >= 0 {
+		w := e.Worker
+		ev.Worker = &w
+	}
+	b, err := json.Marshal(ev)
 	if err == nil {
 		b = append(b, '\n')
 		_, err = sw.ev.Write(b)

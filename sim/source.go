@@ -369,7 +369,7 @@ func (src *source) lag(now des.Time) uint64 {
 		src.nextAppend = src.log.next()
 	}
 	pos := src.next // the offset of the next record to write
-	if src.t.state == stateBP {
+	if src.inHand() {
 		pos-- // the record in hand is not written yet
 	}
 	if src.appended < pos {
@@ -377,6 +377,10 @@ func (src *source) lag(now des.Time) uint64 {
 	}
 	return src.appended - pos
 }
+
+// inHand reports whether the source holds a record taken but not yet
+// written (back-pressured, or stopped by a failure of its worker).
+func (src *source) inHand() bool { return len(src.t.pend) > src.t.pi }
 
 // queued returns the records a source holds in memory (buffer and drop).
 func (src *source) queued() int { return src.fifo.len() }

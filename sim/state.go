@@ -158,8 +158,8 @@ func (w *worker) grow(now des.Time, s *Sim, n int64) {
 		w.oomArmed = true
 		s.fo.later(now, func(now des.Time) {
 			s.fo.fail(now, failureCause{kind: causeOOM, worker: w.index,
-				text: fmt.Sprintf("worker %d ran out of memory: %s of heap state exceeds its %s (java.lang.OutOfMemoryError: Java heap space)",
-					w.index, formatBytes(w.heap), formatBytes(w.memory))})
+				text: fmt.Sprintf("worker %d ran out of memory: %d bytes (%s) of heap state exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space)",
+					w.index, w.heap, formatBytes(w.heap), w.memory, formatBytes(w.memory))})
 		})
 	}
 }
