@@ -107,37 +107,37 @@ func TestEveryScenarioSaysWhatToLookAt(t *testing.T) {
 	}
 }
 
-// The same back-pressured job: aligned barriers queue behind ~27 s of
-// buffered records and time out after 20 s, unaligned ones overtake them
-// and complete in milliseconds, persisting the records they overtook.
+// The same back-pressured job: aligned barriers queue behind about 14 s of
+// buffered records, and enrich, reading two unevenly loaded parse
+// subtasks, aligns for seconds; the first checkpoint completes just under
+// the 15 s timeout, the next ones time out. Unaligned ones overtake the
+// records and complete in milliseconds, persisting what they overtook.
 func TestAlignedTimesOutWhereUnalignedCompletes(t *testing.T) {
 	al := run(t, load(t, "checkpoint-aligned"), nil)
 	cs := al.Summary.Checkpoints
-	if cs == nil || cs.Completed != 0 || cs.Failed != 3 {
-		t.Fatalf("aligned: %+v, want 3 failed and none completed", cs)
+	if cs == nil || cs.Completed != 1 || cs.Failed != 2 {
+		t.Fatalf("aligned: %+v, want 1 completed and 2 timed out", cs)
 	}
-	prev := 0.0
-	for _, c := range al.Checkpoints {
-		if c.Status != sim.CheckpointTimedOut || c.EndToEnd != 20000 || c.Acked != 2 || c.Subtasks != 4 {
-			t.Errorf("aligned checkpoint %+v: want timed out after 20s with 2 of 4 acknowledged", c)
+	for i, c := range al.Checkpoints {
+		switch {
+		case c.StartDelay < 13000 || c.Alignment < 1000:
+			t.Errorf("aligned checkpoint %+v: want a start delay over 13s and an alignment over 1s", c)
+		case i == 0 && (c.Status != sim.CheckpointCompleted || c.EndToEnd < 14000 || c.EndToEnd > 15000 || c.Acked != 5):
+			t.Errorf("aligned checkpoint %+v: want completed in 14 to 15s by all 5 subtasks", c)
+		case i > 0 && (c.Status != sim.CheckpointTimedOut || c.EndToEnd != 15000 || c.Acked != 3 || c.Subtasks != 5):
+			t.Errorf("aligned checkpoint %+v: want timed out after 15s with 3 of 5 acknowledged (enrich still aligning)", c)
 		}
-		// the barrier reaches parse just before the timeout, a little
-		// later each time as the buffers fill
-		if c.StartDelay < 15000 || c.StartDelay < prev {
-			t.Errorf("aligned checkpoint %d: start delay %.0fms, want over 15s and growing (previous %.0fms)", c.ID, c.StartDelay, prev)
-		}
-		prev = c.StartDelay
 	}
 
-	// the comment's advice: with a 1-minute timeout they complete in about 27 s
-	long := edit(t, "checkpoint-aligned", "timeout: 20s}", "timeout: 1m}")
+	// the comment's advice: with a 1-minute timeout they complete in 15 to 17s
+	long := edit(t, "checkpoint-aligned", "timeout: 15s}", "timeout: 1m}")
 	res := run(t, long, nil)
 	if cs := res.Summary.Checkpoints; cs.Completed != 3 || cs.Failed != 0 {
 		t.Fatalf("aligned, timeout 1m: %+v, want 3 completed", cs)
 	}
 	for _, c := range res.Checkpoints {
-		if c.EndToEnd < 25000 || c.EndToEnd > 30000 || c.Persisted != 0 || c.StateSize == 0 {
-			t.Errorf("aligned, timeout 1m: checkpoint %+v, want about 27s, state and no in-flight data", c)
+		if c.EndToEnd < 14000 || c.EndToEnd > 18000 || c.Persisted != 0 || c.StateSize == 0 {
+			t.Errorf("aligned, timeout 1m: checkpoint %+v, want 14 to 18s, state and no in-flight data", c)
 		}
 	}
 
@@ -151,8 +151,9 @@ func TestAlignedTimesOutWhereUnalignedCompletes(t *testing.T) {
 		if c.Status != sim.CheckpointCompleted || c.EndToEnd > 100 || c.StartDelay != 0 {
 			t.Errorf("unaligned checkpoint %+v: want completed within 100ms, start delay 0", c)
 		}
-		// the overtaken records: about those in flight, 100 bytes each
-		if c.Persisted%100 != 0 || math.Abs(float64(c.Persisted)/100-float64(inFlight)) > 0.1*float64(inFlight) {
+		// the overtaken records: about as many as are in flight at the
+		// end, 100 bytes each
+		if c.Persisted%100 != 0 || float64(c.Persisted)/100 < 0.5*float64(inFlight) || float64(c.Persisted)/100 > 1.5*float64(inFlight) {
 			t.Errorf("unaligned checkpoint %d persisted %d bytes, want about %d records of 100B", c.ID, c.Persisted, inFlight)
 		}
 		if c.StateSize == 0 {

@@ -105,9 +105,11 @@ type CheckpointSummary struct {
 	LastSize     int64 `json:"last_checkpointed_size_bytes"`
 	MaxPersisted int64 `json:"max_persisted_in_flight_bytes"`
 	// Overhead is the share of the run (after the warmup) with a
-	// checkpoint in progress; for stop-the-world the sources were held
-	// that long.
-	Overhead float64 `json:"in_progress_ratio"`
+	// checkpoint in progress; SourcesHeld the share during which a
+	// stop-the-world checkpoint held the sources (0 in other modes, whose
+	// checkpoints never stop ingestion).
+	Overhead    float64 `json:"in_progress_ratio"`
+	SourcesHeld float64 `json:"sources_held_ratio"`
 }
 
 // CheckpointObserver, implemented by an Observer, receives each checkpoint
@@ -140,6 +142,8 @@ type coordinator struct {
 	failedInRow int
 	busySince   des.Time // a checkpoint is in progress since then
 	busyWin     des.Time // time with a checkpoint in progress, after the warmup
+	heldSince   des.Time // stop-the-world: the sources are held since then
+	heldWin     des.Time // time the sources were held, after the warmup
 	stats       []CheckpointStats
 	sum         CheckpointSummary
 	recordCuts  bool    // keep per-channel counts at each snapshot (tests)
@@ -261,6 +265,7 @@ func (c *coordinator) trigger(now des.Time) int64 {
 	c.s.emit(Event{Type: EventCheckpointTriggered, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d triggered", id)})
 	if c.cfg.Mode == scenario.CheckpointStopTheWorld {
 		c.s.halted = true
+		c.heldSince = now
 		for _, t := range c.s.subtasks {
 			for _, p := range t.outs {
 				p.flushAll(now)
@@ -447,6 +452,11 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 	}
 	ck.stats.Status = CheckpointTimedOut
 	ck.stats.EndToEnd = ms6(now - ck.trigger)
+	for _, t := range c.s.subtasks {
+		if t.aligning == id {
+			c.alignedSoFar(ck, t, now-t.alignStart) // still aligning: as long as that
+		}
+	}
 	c.finish(now, ck)
 	c.sum.Failed++
 	c.failedInRow++
@@ -477,6 +487,17 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 	c.tryTrigger(now)
 }
 
+// release ends a stop-the-world hold of the sources, accounting its time.
+func (c *coordinator) release(now des.Time) {
+	if !c.s.halted {
+		return
+	}
+	c.s.halted = false
+	if w := c.s.warmup; now > w {
+		c.heldWin += now - max(c.heldSince, w)
+	}
+}
+
 // isUnaligned reports whether checkpoint id's barriers overtake data.
 func (c *coordinator) isUnaligned(id int64) bool {
 	ck := c.pending[id]
@@ -490,7 +511,7 @@ func (c *coordinator) abortAll(now des.Time, reason string) {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	c.s.halted = false // the sources stay stopped: the job is going down
+	c.release(now) // the sources stay stopped: the job is going down
 	for _, id := range ids {
 		ck := c.pending[id]
 		c.s.eng.Cancel(ck.timeout)
@@ -514,7 +535,7 @@ func (c *coordinator) finish(now des.Time, ck *checkpoint) {
 		c.busySince = -1
 	}
 	if c.cfg.Mode == scenario.CheckpointStopTheWorld && c.s.halted {
-		c.s.halted = false
+		c.release(now)
 		for _, src := range c.s.sources {
 			if src.t.state == stateIdle {
 				src.advance(now)
@@ -552,6 +573,13 @@ func (c *coordinator) aligned(t *subtask, id int64, d des.Time) {
 		ck.sub[t.gid].Alignment = ms6(d)
 		ck.stats.Alignment = max(ck.stats.Alignment, ms6(d))
 	}
+}
+
+// alignedSoFar notes the alignment time of a subtask still aligning when
+// checkpoint ck ends unfinished.
+func (c *coordinator) alignedSoFar(ck *checkpoint, t *subtask, d des.Time) {
+	ck.sub[t.gid].Alignment = ms6(d)
+	ck.stats.Alignment = max(ck.stats.Alignment, ms6(d))
 }
 
 func ms6(d des.Time) float64 { return round6(d.Milliseconds()) }

@@ -388,7 +388,9 @@ func (f *failover) stopAll(now des.Time, reason string) (lost uint64) {
 		f.downSince = now
 	}
 	lost = s.destroyAll(now, restore, f.state != JobLost)
-	s.halted = false
+	if s.ckpt != nil {
+		s.ckpt.release(now)
+	}
 	return lost
 }
 

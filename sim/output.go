@@ -174,7 +174,11 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "%s subtasks 0..%d busy: %s\n", v.Name, v.Parallelism-1, strings.Join(busy, " "))
 	}
 	t := s.Totals
-	fmt.Fprintf(&b, "\nrecords: %d emitted, %d delivered, %d in flight, %d dropped", t.Emitted, t.Delivered, t.InFlight, t.Dropped)
+	fmt.Fprintf(&b, "\nrecords: %d emitted", t.Emitted)
+	if d := s.Delivery; d != nil && d.Replayed > 0 {
+		fmt.Fprintf(&b, " (%d of them replayed)", d.Replayed)
+	}
+	fmt.Fprintf(&b, ", %d delivered, %d in flight, %d dropped", t.Delivered, t.InFlight, t.Dropped)
 	if t.SourceLag > 0 {
 		fmt.Fprintf(&b, "; source lag %d records", t.SourceLag)
 	}
@@ -191,6 +195,12 @@ func WriteTable(w io.Writer, s *Summary) error {
 			fmt.Fprintf(&b, "; longest alignment %s, start delay %s", FormatTime(des.Time(c.MaxAlignment*1e6)), FormatTime(des.Time(c.MaxStartDelay*1e6)))
 		}
 	}
+	if c := s.Checkpoints; c != nil && c.Triggered > 0 {
+		fmt.Fprintf(&b, "; in progress %s of the time", pct(c.Overhead))
+		if c.SourcesHeld > 0 {
+			fmt.Fprintf(&b, ", sources held %s", pct(c.SourcesHeld))
+		}
+	}
 	if c := s.Checkpoints; c != nil && (c.LastSize > 0 || c.MaxPersisted > 0) {
 		fmt.Fprintf(&b, "; last size %s", formatBytes(c.LastSize))
 		if c.MaxPersisted > 0 {
@@ -201,7 +211,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "\n%s", deliveryText(d))
 	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
-		fmt.Fprintf(&b, "\nrecovery: %d failures, %d restarts, %s down; job %s", r.Failures, r.Restarts, seconds(r.DowntimeS), r.JobState)
+		fmt.Fprintf(&b, "\nrecovery: %s, %s, %s down; job %s", plural(r.Failures, "failure"), plural(r.Restarts, "restart"), seconds(r.DowntimeS), r.JobState)
 		if r.Message != "" {
 			fmt.Fprintf(&b, "\n  %s", r.Message)
 		}
@@ -303,4 +313,12 @@ func latency(ms *float64) string {
 	default:
 		return strconv.FormatFloat(v*1000, 'f', 0, 64) + "µs"
 	}
+}
+
+// plural returns "1 failure", "2 failures".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -235,6 +235,14 @@ func (s *Sim) Result() *Result {
 	res := &Result{Summary: sum}
 	res.Summary.Delivery = s.deliverySummary()
 	res.Summary.Recovery = s.fo.summary(now)
+	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
+		d := &res.Summary.Diagnosis
+		note := fmt.Sprintf("the job failed (%s) and was down %s in all: these statistics include the downtime and the catch-up after each restart, when back-pressure comes from replaying the backlog", plural(r.Failures, "failure"), FormatTime(des.FromSeconds(r.DowntimeS)))
+		d.Evidence = append(d.Evidence, note)
+		if r.JobState == JobFailed || r.JobState == JobLost {
+			d.Message = r.Message + "; before that: " + d.Message
+		}
+	}
 	if s.ckpt != nil {
 		cs := s.ckpt.sum
 		cs.InProgress = len(s.ckpt.pending)
@@ -242,8 +250,13 @@ func (s *Sim) Result() *Result {
 		if s.ckpt.busySince >= 0 && now > s.warmup {
 			busy += now - max(s.ckpt.busySince, s.warmup)
 		}
+		held := s.ckpt.heldWin
+		if s.halted && now > s.warmup {
+			held += now - max(s.ckpt.heldSince, s.warmup)
+		}
 		if win > 0 {
 			cs.Overhead = round6(float64(busy) / float64(win))
+			cs.SourcesHeld = round6(float64(held) / float64(win))
 		}
 		res.Summary.Checkpoints = &cs
 		res.Checkpoints = append([]CheckpointStats(nil), s.ckpt.stats...)

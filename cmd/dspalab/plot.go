@@ -25,7 +25,9 @@ over simulated time, a line per vertex (--vertex to choose, --subtasks for
 a line per subtask; past 10, those with the highest mean of the first
 metric). Sources draw their output rate in the input-rate panel, as
 "NAME (out)". Several run directories are overlaid, with a legend.
-The warmup and checkpoints are shaded, failures and recoveries marked.
+The warmup and checkpoints are shaded (orange: failed), failures (one red
+line each, from the failure events) and recoveries (green) marked. Any
+column of timeseries.csv can be drawn, state_bytes too (keyed state).
   --cdf      the distribution of end-to-end latency at the sinks (or --vertex),
              estimated from each interval's percentiles; crosses mark the
              exact ones of summary.json

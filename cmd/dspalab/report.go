@@ -10,11 +10,14 @@ func newReportCmd() *cobra.Command {
 	opts := report.Options{Output: report.DefaultReportFile}
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR [-o report.html]",
-		Short: "Write a self-contained HTML page of a run: summary, figures, checkpoints, event log",
+		Short: "Write a self-contained HTML page of a run: summary, delivery, recovery, figures, checkpoints, event log",
 		Long: `Write one HTML page of a run's outputs (the directory of dspalab run --out):
-the diagnosis, the summary per vertex and subtask, figures inline as SVG
-(throughput, back-pressure and latency over time, a back-pressure heatmap,
-the latency distribution), the checkpoints and the event log. The page
+the diagnosis, the summary per vertex and subtask, the delivery counters
+per sink (emitted, delivered, duplicated, lost), the failures and
+recoveries, the checkpoint summary, figures inline as SVG (throughput,
+back-pressure and latency over time, a back-pressure heatmap, the latency
+distribution), the checkpoints (checkpoints.csv, with the subtasks of the
+longest one from checkpoint_subtasks.csv) and the event log. The page
 needs no other file and no network: attach it to a submission, or turn it
 into a PNG with scripts/render-report.sh (headless Chromium).
 

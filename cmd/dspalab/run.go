@@ -35,9 +35,22 @@ SCENARIO is a YAML file or the name of a built-in scenario (see 'dspalab
 scenarios'); without it, the course's back-pressure example (` + scenarios.Default + `) runs.
 
 With --out DIR, the run also writes DIR/summary.json, DIR/timeseries.csv and
-DIR/events.jsonl; old files there are replaced only once all three are
-complete. Ctrl-C stops the run: the results so far are still printed and
-written, marked partial, and the exit status is 130.
+DIR/events.jsonl; a scenario with checkpoints (any checkpoint mode but
+none) also DIR/checkpoints.csv, one row per checkpoint that ended, and
+DIR/checkpoint_subtasks.csv, one row per subtask that acknowledged one. Old
+files there are replaced only once all are complete, and checkpoint files
+of an earlier run are removed by a run without checkpoints. Ctrl-C stops
+the run: the results so far are still printed and written, marked
+partial, and the exit status is 130.
+
+summary.json has a delivery section (records emitted, replayed, delivered,
+duplicated, lost, in flight and uncommitted, per sink), a recovery section
+(the job's state at the end, failures, restarts, downtime and each
+failover) and, with checkpoints, a checkpoint section; the table gives
+each a line under it (recovery only when something failed). events.jsonl
+records failures (failure,
+failure_detected, restart, recovery_completed, job_failed, job_lost,
+slowdown, network_partition, storage_outage) beside the checkpoint events.
 
 Runs over a limit are refused before they start: more subtasks than
 --max-subtasks, a duration over --max-duration, more estimated events per
@@ -60,7 +73,7 @@ same.
 		Example: `  dspalab run                              # the back-pressure example
   dspalab run hot-key                      # a built-in scenario
   dspalab run my.yaml --duration 30s --seed 7
-  dspalab run my.yaml --out results/       # summary.json, timeseries.csv, events.jsonl
+  dspalab run my.yaml --out results/       # summary.json, timeseries.csv, events.jsonl (+ checkpoint files)
   dspalab run my.yaml --json | jq .diagnosis`,
 		Args: usage(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -102,7 +115,7 @@ same.
 	f := cmd.Flags()
 	f.Var(seedValue{&seed}, "seed", "seed of every random stream (default: the scenario's)")
 	f.Var(durationValue{&duration}, "duration", "simulated time to run, e.g. 30s or 10m (default: the scenario's)")
-	f.StringVarP(&opts.OutDir, "out", "o", "", "write summary.json, timeseries.csv and events.jsonl into `DIR` (created if missing)")
+	f.StringVarP(&opts.OutDir, "out", "o", "", "write summary.json, timeseries.csv, events.jsonl (and with checkpoints checkpoints.csv, checkpoint_subtasks.csv) into `DIR` (created if missing)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON (summary.json) instead of the table")
 	f.IntVar(&opts.Limits.MaxSubtasks, "max-subtasks", runner.DefaultMaxSubtasks, "refuse scenarios with more subtasks in total")
 	f.Var(durationValue{&opts.Limits.MaxDuration}, "max-duration", "refuse scenarios that simulate longer")
@@ -110,7 +123,7 @@ same.
 	f.Var(countValue{&maxRate}, "max-event-rate", "refuse scenarios with more estimated events per simulated second (records through every vertex, plus metrics rows)")
 	f.Var(recordsValue{&opts.Limits.MaxQueued}, "max-queued", "stop the run when more records than this are queued at once (the outputs are then partial)")
 	f.Var(bytesValue{&opts.Limits.MaxMemory}, "max-memory", "refuse scenarios whose channels, zipf key tables and subtasks need more memory, e.g. 8GiB")
-	f.Var(countValue{&maxRows}, "max-rows", "with --out, refuse scenarios that would write more rows of timeseries.csv")
+	f.Var(countValue{&maxRows}, "max-rows", "with --out, refuse scenarios that would write more rows of timeseries.csv (or of checkpoint_subtasks.csv)")
 	live.flags(cmd)
 	return cmd
 }

@@ -13,7 +13,19 @@ func newSchemaCmd() *cobra.Command {
 		Use:   "schema",
 		Short: "Print the JSON Schema of the scenario format",
 		Long: `Print the JSON Schema of the scenario format, for completion and checks
-in editors. In VS Code with the YAML extension (redhat.vscode-yaml):
+in editors. Every field has its documentation there: the job (sources,
+operators, sinks), the cluster (workers, network) and how long to run;
+and for fault tolerance: operators' keyed state (state.bytes_per_key), the
+state_backend (heap or rocksdb), checkpoint (mode none, stop-the-world,
+aligned or unaligned; interval, timeout, tolerable_failures, incremental,
+aligned_timeout, storage), sinks' delivery (at-least-once, at-most-once,
+idempotent, transactional), restart (the restart strategy),
+high_availability, workers.memory and workers.heartbeat_timeout, and
+failures (scripted at a time, or random with an mtbf). 'dspalab run' then
+reports delivery and recovery in summary.json and writes checkpoints.csv
+and checkpoint_subtasks.csv.
+
+In VS Code with the YAML extension (redhat.vscode-yaml):
 
   dspalab schema > dspalab.schema.json
 

@@ -52,8 +52,13 @@ Keys:
 The actions injected (f, F, c) are recorded with their simulated times;
 with --out DIR they are written to DIR/actions.jsonl beside the other
 outputs, and 'dspalab run --replay DIR/actions.jsonl' runs the same run
-again without the view. Failures and checkpoints are not simulated yet:
-the simulator refuses them, and the view says so in its event log.
+again without the view, failures and recoveries included. A failure
+injected with f fails that task (noticed at once), with F its worker
+(noticed after workers.heartbeat_timeout); the job then restarts by its
+restart strategy from its latest completed checkpoint. c needs a
+checkpoint block in the scenario; the simulator refuses an action it
+cannot apply (c without checkpoints, f once the job has failed for good),
+and the view says so in its event log.
 
 It needs a terminal: with standard input or output redirected it refuses
 (exit status 2); use 'dspalab run' there.

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/viz/plot"
@@ -56,8 +57,17 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct":     func(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" },
 	"rate":    formatRate,
 	"latency": formatLatency,
+	"ms":      func(ms float64) string { return formatLatency(&ms) },
 	"time":    func(s float64) string { return sim.FormatTime(des.FromSeconds(s)) },
-	"lower":   strings.ToLower,
+	// at: simulated seconds, or a dash for a step that did not happen (-1)
+	"at": func(s float64) string {
+		if s < 0 {
+			return "–"
+		}
+		return sim.FormatTime(des.FromSeconds(s))
+	},
+	"bytes": formatBytes,
+	"lower": strings.ToLower,
 }).Parse(pageTemplate))
 
 // pageData is what the template shows.
@@ -69,10 +79,15 @@ type pageData struct {
 	Figures     []figure
 	Extra       []section // summary.json sections this page does not know
 	Checkpoints *table
-	Events      []plot.Event
-	EventsMore  int
-	Subtasks    bool
-	Files       []string
+	// CheckpointDetail is checkpoint_subtasks.csv's rows of the longest
+	// completed checkpoint of Checkpoints (see longestCheckpoint); nil
+	// without that file.
+	CheckpointDetail *table
+	DetailID         string
+	Events           []plot.Event
+	EventsMore       int
+	Subtasks         bool
+	Files            []string
 }
 
 type figure struct {
@@ -89,8 +104,40 @@ type section struct {
 
 type table struct {
 	Header []string
-	Rows   [][]string
+	Rows   [][]cell
 	More   int
+}
+
+// head is a column heading of a table: the column's name, which may break
+// after its underscores, so that a wide table of CSV columns fits the
+// page.
+type head struct {
+	HTML template.HTML
+	Left bool
+}
+
+// Heads returns the headings of t, aligned as their columns are (left
+// when a value in the column is text).
+func (t *table) Heads() []head {
+	hs := make([]head, len(t.Header))
+	for i, name := range t.Header {
+		hs[i].HTML = template.HTML(strings.ReplaceAll(template.HTMLEscapeString(name), "_", "_<wbr>"))
+		for _, r := range t.Rows {
+			if i < len(r) && r[i].Left {
+				hs[i].Left = true
+				break
+			}
+		}
+	}
+	return hs
+}
+
+// cell is one value of a table read from a CSV file, formatted for people
+// by its column's unit (_s, _ms, _bytes); Title holds the value as the
+// file has it when the text differs.
+type cell struct {
+	Text, Title string
+	Left        bool // text, not a number
 }
 
 // Write builds one self-contained HTML page of a run (summary, diagnosis,
@@ -160,7 +207,14 @@ func Write(opts Options) error {
 	if pd.Checkpoints, err = checkpointTable(fsys, run); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	for _, f := range []string{plot.SummaryFile, plot.TimeseriesFile, plot.EventsFile, plot.CheckpointsFile} {
+	if pd.Checkpoints != nil {
+		if pd.DetailID = longestCheckpoint(pd.Checkpoints); pd.DetailID != "" {
+			if pd.CheckpointDetail, err = subtaskTable(fsys, pd.DetailID); err != nil {
+				return fmt.Errorf("%s: %w", dir, err)
+			}
+		}
+	}
+	for _, f := range []string{plot.SummaryFile, plot.TimeseriesFile, plot.EventsFile, plot.CheckpointsFile, CheckpointSubtasksFile} {
 		if _, err := fs.Stat(fsys, f); err == nil {
 			pd.Files = append(pd.Files, f)
 		}
@@ -227,10 +281,10 @@ func inlineSVG(doc string) string {
 }
 
 // knownSections are the fields of summary.json that the page shows in its
-// own way; any other top-level field (added as the simulator grows, such
-// as checkpoint or delivery statistics) is shown as a table of its own.
+// own way; any other top-level field (added as the simulator grows) is
+// shown as a table of its own.
 var knownSections = []string{"scenario", "description", "seed", "duration_s", "warmup_s", "simulated_s",
-	"partial", "partial_reason", "window", "totals", "vertices", "diagnosis"}
+	"partial", "partial_reason", "window", "totals", "vertices", "diagnosis", "checkpoints", "delivery", "recovery"}
 
 // extraSections returns the unknown top-level fields of summary.json,
 // flattened to dotted names and values.
@@ -251,9 +305,6 @@ func extraSections(data []byte) ([]section, error) {
 	var out []section
 	for _, k := range keys {
 		s := section{Title: strings.ReplaceAll(k, "_", " ")}
-		if k == "checkpoints" {
-			s.Title = "checkpoint summary"
-		}
 		flattenJSON("", top[k], &s.Rows)
 		if len(s.Rows) > 0 {
 			out = append(out, s)
@@ -303,6 +354,10 @@ func joinName(a, b string) string {
 	return a + "." + b
 }
 
+// CheckpointSubtasksFile is the per-subtask checkpoint file of a run
+// (runner.CheckpointSubtasksFile).
+const CheckpointSubtasksFile = runner.CheckpointSubtasksFile
+
 // checkpointTable returns checkpoints.csv as a table, or, without it, the
 // checkpoints found in the events; nil when there are none.
 func checkpointTable(fsys fs.FS, run *plot.Run) (*table, error) {
@@ -316,10 +371,13 @@ func checkpointTable(fsys fs.FS, run *plot.Run) (*table, error) {
 		if len(recs) < 2 {
 			return nil, nil
 		}
-		t := &table{Header: recs[0], Rows: recs[1:]}
-		if len(t.Rows) > maxCheckpointRows {
-			t.More = len(t.Rows) - maxCheckpointRows
-			t.Rows = t.Rows[:maxCheckpointRows]
+		t := &table{Header: recs[0]}
+		for _, rec := range recs[1:] {
+			if len(t.Rows) == maxCheckpointRows {
+				t.More++
+				continue
+			}
+			t.Rows = append(t.Rows, cells(recs[0], rec))
 		}
 		return t, nil
 	}
@@ -335,10 +393,132 @@ func checkpointTable(fsys fs.FS, run *plot.Run) (*table, error) {
 			t.More++
 			continue
 		}
-		t.Rows = append(t.Rows, []string{c.ID, sim.FormatTime(des.FromSeconds(c.Start)), sim.FormatTime(des.FromSeconds(c.End)),
-			sim.FormatTime(des.FromSeconds(c.End - c.Start)), c.Status})
+		t.Rows = append(t.Rows, []cell{{Text: c.ID}, {Text: sim.FormatTime(des.FromSeconds(c.Start))}, {Text: sim.FormatTime(des.FromSeconds(c.End))},
+			{Text: sim.FormatTime(des.FromSeconds(c.End - c.Start))}, {Text: c.Status, Left: true}})
 	}
 	return t, nil
+}
+
+// cells formats one CSV row by the units in its header's names: _s
+// simulated seconds, _ms milliseconds, _bytes bytes; a column that is not
+// a number (status, vertex, failure_reason) is text.
+func cells(header, rec []string) []cell {
+	row := make([]cell, len(rec))
+	for i, v := range rec {
+		c := cell{Text: v}
+		name := ""
+		if i < len(header) {
+			name = header[i]
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		switch {
+		case v == "":
+		case err != nil:
+			c.Left = true
+		case strings.HasSuffix(name, "_bytes"):
+			c.Text = formatBytes(int64(x))
+		case x == 0:
+			c.Text = "0"
+		case strings.HasSuffix(name, "_ms"):
+			c.Text = formatLatency(&x)
+		case strings.HasSuffix(name, "_s"):
+			c.Text = sim.FormatTime(des.FromSeconds(x))
+		}
+		if c.Text != v {
+			c.Title = v
+		}
+		row[i] = c
+	}
+	return row
+}
+
+// longestCheckpoint returns the id of the completed checkpoint of t with
+// the longest end-to-end duration, or of the longest of all when none
+// completed ("" when t has no such columns). A failed checkpoint has rows
+// only for the subtasks that acknowledged it, so a completed one shows
+// more.
+func longestCheckpoint(t *table) string {
+	id, dur, status := slices.Index(t.Header, "checkpoint_id"), slices.Index(t.Header, "end_to_end_duration_ms"), slices.Index(t.Header, "status")
+	if id < 0 || dur < 0 {
+		return ""
+	}
+	best, longest, bestDone := "", -1.0, false
+	for _, r := range t.Rows {
+		v := r[dur].Title
+		if v == "" {
+			v = r[dur].Text
+		}
+		d, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			continue
+		}
+		done := status >= 0 && r[status].Text == sim.CheckpointCompleted
+		if (done && !bestDone) || (done == bestDone && d > longest) {
+			best, longest, bestDone = r[id].Text, d, done
+		}
+	}
+	return best
+}
+
+// subtaskTable returns the rows of checkpoint_subtasks.csv for checkpoint
+// id, read a row at a time (the file has a row per subtask and
+// checkpoint); nil without the file.
+func subtaskTable(fsys fs.FS, id string) (*table, error) {
+	f, err := fsys.Open(CheckpointSubtasksFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", CheckpointSubtasksFile, err)
+	}
+	header = slices.Clone(header)
+	col := slices.Index(header, "checkpoint_id")
+	if col < 0 {
+		return nil, fmt.Errorf("reading %s: no checkpoint_id column", CheckpointSubtasksFile)
+	}
+	t := &table{Header: header}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", CheckpointSubtasksFile, err)
+		}
+		if col >= len(rec) || rec[col] != id {
+			continue
+		}
+		if len(t.Rows) == maxCheckpointRows {
+			t.More++
+			continue
+		}
+		t.Rows = append(t.Rows, cells(header, rec))
+	}
+	return t, nil
+}
+
+// formatBytes formats a size in bytes for people: "512 B", "100.0 KiB",
+// "1.5 GiB".
+func formatBytes(b int64) string {
+	const unit = 1024
+	if b < unit && b > -unit {
+		return strconv.FormatInt(b, 10) + " B"
+	}
+	x := float64(b)
+	for _, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		x /= unit
+		if math.Abs(x) < unit || u == "TiB" {
+			return strconv.FormatFloat(x, 'f', 1, 64) + " " + u
+		}
+	}
+	return ""
 }
 
 func formatRate(r float64) string {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -51,7 +52,7 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum["description"] = "a <b>bold</b> claim & more"
-	sum["checkpoints"] = map[string]any{"completed": 2, "failed": 1, "end_to_end_ms": map[string]any{"p50": 1500}}
+	sum["watermarks"] = map[string]any{"late": 2, "dropped": 1, "lag_ms": map[string]any{"p50": 1500}}
 	data, _ = json.Marshal(sum)
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), data, 0o644); err != nil {
 		t.Fatal(err)
@@ -78,9 +79,9 @@ func TestReport(t *testing.T) {
 		"a &lt;b&gt;bold&lt;/b&gt; claim &amp; more",
 		"bottleneck: enrich (busy 100%, not back-pressured) holds back parse and sensors",
 		`<span class="status high">HIGH</span>`,
-		"<h2>checkpoint summary</h2>", "<code>end_to_end_ms.p50</code>",
+		"<h2>watermarks</h2>", "<code>lag_ms.p50</code>",
 		"Throughput, back-pressure and latency over time", "Back-pressure heatmap", "Latency distribution at the sinks",
-		"<h2>Checkpoints</h2>", "<td>14s</td><td>17.2s</td><td>3.2s</td><td>failed</td>",
+		"<h2>Checkpoints</h2>", `<td>14s</td><td>17.2s</td><td>3.2s</td><td class="l">failed</td>`,
 		"<code>recovery_completed</code>", "restored checkpoint 1; sources rewound",
 		"Made by dspalab v9",
 	} {
@@ -119,7 +120,7 @@ func TestReportCheckpointsCSVAndSubtasks(t *testing.T) {
 	}
 	b, _ := os.ReadFile(out)
 	page := string(b)
-	for _, want := range []string{"<th>trigger_time_s</th>", "<td>2500</td>", "enrich[1]", "Back-pressured time of each subtask"} {
+	for _, want := range []string{"<th>trigger_<wbr>time_<wbr>s</th>", `<td title="2500">2.50 s</td>`, `<td title="2048">2.0 KiB</td>`, "enrich[1]", "Back-pressured time of each subtask"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -258,5 +259,60 @@ func TestPlotDedupe(t *testing.T) {
 	b, _ := os.ReadFile(out)
 	if bytes.Contains(b, []byte(": sensors")) {
 		t.Error("the run was overlaid on itself")
+	}
+}
+
+// TestReportFaultTolerance reports a simulated run with aligned
+// checkpoints, a transactional sink and a worker failure: the delivery and
+// recovery sections, the checkpoint summary, the checkpoint columns of
+// sizes and persisted data, and the subtasks of the longest checkpoint.
+func TestReportFaultTolerance(t *testing.T) {
+	dir := t.TempDir()
+	yaml := filepath.Join(dir, "ft.yaml")
+	if err := os.WriteFile(yaml, []byte(`name: ft
+duration: 40s
+workers: {count: 2, slots: 1, heartbeat_timeout: 5s}
+sources:
+  - {name: events, parallelism: 2, arrival: {process: constant, rate: 100/s}, keys: {count: 100}}
+operators:
+  - {name: count, input: events, partitioning: hash, parallelism: 2, service_time: {mean: 2ms}, state: {bytes_per_key: 1KiB}}
+sinks:
+  - {name: out, input: count, delivery: transactional}
+checkpoint: {mode: aligned, interval: 5s}
+restart: {type: fixed-delay, delay: 2s}
+failures:
+  - {kind: worker, at: 12s, worker: 1}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "out")
+	if err := runner.Run(context.Background(), runner.Options{Scenario: yaml, OutDir: run}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.html")
+	if err := Write(Options{RunDir: run, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	page := string(b)
+	for _, want := range []string{
+		"<h2>Delivery</h2>", "<b>Exactly once so far:</b> no record lost, none duplicated.",
+		`<td class="l"><b>out</b></td><td class="l">transactional</td>`,
+		"<h2>Recovery</h2>", "job <b>running</b> at the end", "failures <b>1</b>",
+		`<td class="msg cause">worker 1 lost: no heartbeat for 5s</td><td>12s</td><td>17s</td><td>2.00 s</td><td>19s</td>`,
+		"<h2>Checkpoint summary</h2>", "mode <b>aligned</b>",
+		"<th>full_<wbr>state_<wbr>size_<wbr>bytes</th>", "<th>persisted_<wbr>in_<wbr>flight_<wbr>bytes</th>",
+		`<td title="102400">100.0 KiB</td>`, `<td class="l">the job failed over</td>`,
+		"the longest to complete (checkpoint_subtasks.csv)", "<th>checkpointed_<wbr>size_<wbr>bytes</th>", `<td class="l">count</td>`,
+		"checkpoint_subtasks.csv).",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<h2>delivery</h2>", "<h2>recovery</h2>", "<h2>checkpoints</h2>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page shows %q as an unknown section too", bad)
+		}
 	}
 }

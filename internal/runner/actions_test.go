@@ -110,8 +110,8 @@ func TestCheckActions(t *testing.T) {
 
 // TestRunReplay checks --replay: an empty list of actions runs as a plain
 // run does and writes an empty actions.jsonl beside the outputs; actions
-// the simulator refuses (not simulated yet) fail the run, and actions it
-// applies are written back as they were read.
+// the simulator applies are written back as they were read (a replayed
+// failure: TestReplayFailure).
 func TestRunReplay(t *testing.T) {
 	dir := t.TempDir()
 	d := 20 * des.Second
@@ -147,14 +147,7 @@ func TestRunReplay(t *testing.T) {
 	if err := os.WriteFile(withCheckpoints, append(bp, "checkpoint: {mode: aligned, interval: 100s}\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Run(context.Background(), Options{Scenario: withCheckpoints, Duration: &d, OutDir: out, Actions: actions})
-	if errors.Is(err, sim.ErrNotModelled) {
-		if _, serr := os.Stat(filepath.Join(out, SummaryFile)); !errors.Is(serr, os.ErrNotExist) {
-			t.Errorf("a failed replay wrote outputs: %v", serr)
-		}
-		t.Skipf("checkpoints are not simulated yet: %v", err)
-	}
-	if err != nil {
+	if err := Run(context.Background(), Options{Scenario: withCheckpoints, Duration: &d, OutDir: out, Actions: actions}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(out, ActionsFile))

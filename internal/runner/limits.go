@@ -136,6 +136,10 @@ type Estimate struct {
 	// Rows is the number of rows of timeseries.csv: one per subtask and
 	// per vertex at every metrics sample.
 	Rows float64
+	// CheckpointRows is the most rows of checkpoint_subtasks.csv: one per
+	// subtask and checkpoint, a checkpoint every checkpoint.interval (0
+	// without checkpointing).
+	CheckpointRows float64
 }
 
 // Measure estimates the size of a run of sc by following the records
@@ -216,6 +220,9 @@ func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
 	}
 	e.MetricsRows = float64(e.Subtasks+e.Vertices) / interval.Seconds()
 	e.Rows = float64(e.Subtasks+e.Vertices) * math.Ceil(float64(sc.Duration)/float64(interval))
+	if ck := sc.Checkpoint; checkpointing(sc) && ck.Interval > 0 {
+		e.CheckpointRows = float64(e.Subtasks) * math.Floor(float64(sc.Duration)/float64(ck.Interval))
+	}
 	e.Memory = e.Channels*bytesPerChannel + e.ZipfKeys*bytesPerZipfKey + int64(e.Subtasks)*bytesPerSubtask
 	e.EventRate = finite(e.Records + e.MetricsRows)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
@@ -327,6 +334,11 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of timeseries.csv (%d subtasks and vertices every %s over %s, some %s) exceed the limit of %s; lengthen metrics.interval, shorten the duration, or raise --max-rows",
 			label, Sci(e.Rows, 1), e.Subtasks+e.Vertices, sim.FormatTime(max(sc.Metrics.Interval, des.Millisecond)), sim.FormatTime(e.Duration),
 			gigabytes(e.Rows*100), Sci(l.MaxRows, -1)))
+	}
+	if l.WritesOutputs && e.CheckpointRows > l.MaxRows {
+		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of checkpoint_subtasks.csv (%d subtasks every %s over %s, some %s) exceed the limit of %s; lengthen checkpoint.interval, shorten the duration, or raise --max-rows",
+			label, Sci(e.CheckpointRows, 1), e.Subtasks, sim.FormatTime(sc.Checkpoint.Interval), sim.FormatTime(e.Duration),
+			gigabytes(e.CheckpointRows*80), Sci(l.MaxRows, -1)))
 	}
 	return errors.Join(errs...)
 }

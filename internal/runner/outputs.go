@@ -2,6 +2,8 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,13 +22,22 @@ const (
 	// ActionsFile holds the actions of a live or replayed run, one JSON
 	// sim.Action a line: what --replay reads.
 	ActionsFile = "actions.jsonl"
-	// CheckpointsFile holds one row per checkpoint (sim.CheckpointColumns)
-	// of a scenario with checkpointing.
+	// CheckpointsFile holds one row per checkpoint that ended
+	// (sim.CheckpointColumns) of a scenario with checkpointing.
 	CheckpointsFile = "checkpoints.csv"
+	// CheckpointSubtasksFile holds one row per subtask that acknowledged a
+	// checkpoint (sim.CheckpointSubtaskColumns), beside CheckpointsFile.
+	CheckpointSubtasksFile = "checkpoint_subtasks.csv"
 )
 
+// optionalFiles are the files only some runs write: ActionsFile for a live
+// or replayed run, the checkpoint files with checkpointing. commit moves
+// them into place just before summary.json, and removes those of an
+// earlier run that this one does not write.
+var optionalFiles = []string{ActionsFile, CheckpointsFile, CheckpointSubtasksFile}
+
 // OutputFiles are the files Run writes into Options.OutDir, in order
-// (and ActionsFile after them for a live or replayed run).
+// (and optionalFiles after them: see outputNames).
 var OutputFiles = []string{SummaryFile, TimeseriesFile, EventsFile}
 
 // renameOrder is the order in which commit moves the files into place:
@@ -43,25 +54,92 @@ type outputs struct {
 	tmp     string       // the temporary directory inside dir
 	names   []string     // the files written
 	actions []sim.Action // what commit writes into ActionsFile, if among names
-	// checkpoints is what commit writes into CheckpointsFile, if among names
-	checkpoints []sim.CheckpointStats
-	files       map[string]*os.File
-	ts, ev      *bufio.Writer
-	writer      *sim.StreamWriter
-	removed     bool
+	files   map[string]*os.File
+	ts, ev  *bufio.Writer
+	writer  *fileObserver
+	removed bool
 }
 
 // outputNames are the files of a run: OutputFiles, ActionsFile for a live
-// or replayed run, CheckpointsFile with checkpointing.
+// or replayed run, CheckpointsFile and CheckpointSubtasksFile with
+// checkpointing.
 func outputNames(actions, checkpoints bool) []string {
 	names := slices.Clone(OutputFiles)
 	if actions {
 		names = append(names, ActionsFile)
 	}
 	if checkpoints {
-		names = append(names, CheckpointsFile)
+		names = append(names, CheckpointsFile, CheckpointSubtasksFile)
 	}
 	return names
+}
+
+// fileObserver is the sim.Observer that writes the files while the run
+// goes on: samples and events through a sim.StreamWriter, and, as a
+// sim.CheckpointObserver, each checkpoint as it ends into checkpoints.csv
+// and its subtasks into checkpoint_subtasks.csv. Nothing is kept once
+// written, so memory does not grow with the length of the run.
+type fileObserver struct {
+	*sim.StreamWriter
+	ckpt, sub *bufio.Writer // nil without checkpointing
+	subCSV    *csv.Writer
+	row       bytes.Buffer // one row of checkpoints.csv being formatted
+	err       error
+}
+
+// Checkpoint implements sim.CheckpointObserver.
+func (o *fileObserver) Checkpoint(c *sim.CheckpointStats) {
+	if o.ckpt == nil || o.err != nil {
+		return
+	}
+	// sim formats checkpoints.csv rows only as a whole file: format a file
+	// of this one row and keep the row, without the header line.
+	row := *c
+	row.SubtaskStats = nil
+	o.row.Reset()
+	if o.err = sim.WriteCheckpointsCSV(&o.row, []sim.CheckpointStats{row}); o.err != nil {
+		return
+	}
+	_, line, _ := bytes.Cut(o.row.Bytes(), []byte("\n"))
+	if _, o.err = o.ckpt.Write(line); o.err != nil {
+		return
+	}
+	o.err = sim.WriteCheckpointSubtaskRows(o.subCSV, c)
+}
+
+// startCheckpoints writes the headers of the checkpoint files: a run in
+// which no checkpoint ends still gets them, with no rows.
+func (o *fileObserver) startCheckpoints(ckpt, sub *os.File) error {
+	o.ckpt = bufio.NewWriterSize(ckpt, 16<<10)
+	o.sub = bufio.NewWriterSize(sub, 64<<10)
+	o.subCSV = csv.NewWriter(o.sub)
+	hw := csv.NewWriter(o.ckpt)
+	if err := hw.Write(sim.CheckpointColumns); err != nil {
+		return err
+	}
+	hw.Flush()
+	if err := hw.Error(); err != nil {
+		return err
+	}
+	return o.subCSV.Write(sim.CheckpointSubtaskColumns)
+}
+
+// flush flushes what is buffered and returns the first error seen.
+func (o *fileObserver) flush() error {
+	err := o.StreamWriter.Flush()
+	if err == nil {
+		err = o.err
+	}
+	if o.ckpt != nil && err == nil {
+		o.subCSV.Flush()
+		if err = o.subCSV.Error(); err == nil {
+			err = o.sub.Flush()
+		}
+		if err == nil {
+			err = o.ckpt.Flush()
+		}
+	}
+	return err
 }
 
 // openOutputFiles creates dir if missing, a temporary directory inside
@@ -90,7 +168,13 @@ func openOutputFiles(dir string, names []string) (*outputs, error) {
 	}
 	o.ts = bufio.NewWriterSize(o.files[TimeseriesFile], 64<<10)
 	o.ev = bufio.NewWriterSize(o.files[EventsFile], 64<<10)
-	o.writer = sim.NewStreamWriter(o.ts, o.ev)
+	o.writer = &fileObserver{StreamWriter: sim.NewStreamWriter(o.ts, o.ev)}
+	if ck, sub := o.files[CheckpointsFile], o.files[CheckpointSubtasksFile]; ck != nil && sub != nil {
+		if err := o.writer.startCheckpoints(ck, sub); err != nil {
+			o.abort()
+			return nil, fmt.Errorf("writing outputs: %w", err)
+		}
+	}
 	return o, nil
 }
 
@@ -101,7 +185,7 @@ func openOutputFiles(dir string, names []string) (*outputs, error) {
 // which only an unexpected failure of the file system can cause (reported
 // in the error; summary.json is then still the old one, or missing).
 func (o *outputs) commit(sum *sim.Summary) error {
-	err := o.writer.Flush()
+	err := o.writer.flush()
 	if err == nil {
 		err = o.ts.Flush()
 	}
@@ -110,9 +194,6 @@ func (o *outputs) commit(sum *sim.Summary) error {
 	}
 	if f := o.files[ActionsFile]; err == nil && f != nil {
 		err = WriteActions(f, o.actions)
-	}
-	if f := o.files[CheckpointsFile]; err == nil && f != nil {
-		err = sim.WriteCheckpointsCSV(f, o.checkpoints)
 	}
 	if err == nil {
 		err = sim.WriteSummaryJSON(o.files[SummaryFile], sum)
@@ -136,7 +217,7 @@ func (o *outputs) commit(sum *sim.Summary) error {
 		return err
 	}
 	order := slices.Clone(renameOrder)
-	for _, extra := range []string{ActionsFile, CheckpointsFile} {
+	for _, extra := range optionalFiles {
 		if slices.Contains(o.names, extra) {
 			order = slices.Insert(order, len(order)-1, extra) // before summary.json
 		}
@@ -194,11 +275,11 @@ func kind(m fs.FileMode) string {
 }
 
 // removeStale removes, from the output directory, the optional files of an
-// earlier run that this run does not write (checkpoints.csv of a run with
-// checkpoints, actions.jsonl of a live run), so that the directory holds
-// one run's files only. Only regular files are removed.
+// earlier run that this run does not write (the checkpoint files of a run
+// with checkpoints, actions.jsonl of a live run), so that the directory
+// holds one run's files only. Only regular files are removed.
 func (o *outputs) removeStale() {
-	for _, name := range []string{ActionsFile, CheckpointsFile} {
+	for _, name := range optionalFiles {
 		if slices.Contains(o.names, name) {
 			continue
 		}

@@ -37,8 +37,9 @@ type Options struct {
 	// longer than the scenario's warmup.
 	Duration *des.Time
 	// OutDir, if set, receives summary.json, timeseries.csv and
-	// events.jsonl (created if missing; old files are replaced only when
-	// all three are complete).
+	// events.jsonl, and with checkpointing checkpoints.csv and
+	// checkpoint_subtasks.csv (created if missing; old files are replaced
+	// only when all are complete).
 	OutDir string
 	// JSON prints the summary as JSON instead of the table.
 	JSON bool
@@ -155,7 +156,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	if opts.OutDir != "" {
-		names := outputNames(opts.Actions != nil || opts.Live != nil, sc.Checkpoint.Mode == scenario.CheckpointAligned)
+		names := outputNames(opts.Actions != nil || opts.Live != nil, checkpointing(sc))
 		if out, err = openOutputFiles(opts.OutDir, names); err != nil {
 			return err
 		}
@@ -205,7 +206,6 @@ func Run(ctx context.Context, opts Options) error {
 	// the files first: a closed or broken stdout must not lose them
 	if out != nil {
 		out.actions = s.Actions()
-		out.checkpoints = res.Checkpoints
 		if err := out.commit(&res.Summary); err != nil {
 			return errors.Join(err, stopped)
 		}
@@ -279,6 +279,22 @@ func (t teeObserver) Event(e sim.Event) {
 			o.Event(e)
 		}
 	}
+}
+
+// Checkpoint implements sim.CheckpointObserver for the observers that do.
+func (t teeObserver) Checkpoint(c *sim.CheckpointStats) {
+	for _, o := range t {
+		if co, ok := o.(sim.CheckpointObserver); ok {
+			co.Checkpoint(c)
+		}
+	}
+}
+
+// checkpointing reports whether sc takes checkpoints (any mode but none):
+// then the run writes checkpoints.csv and checkpoint_subtasks.csv.
+func checkpointing(sc *scenario.Scenario) bool {
+	m := sc.Checkpoint.Mode
+	return m != "" && m != scenario.CheckpointNone
 }
 
 // applyOverrides applies --seed and --duration to sc.

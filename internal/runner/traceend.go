@@ -152,6 +152,13 @@ func (o *endObserver) Event(e sim.Event) {
 	o.obs.Event(e)
 }
 
+// Checkpoint hands c on when the observer wrapped takes checkpoints.
+func (o *endObserver) Checkpoint(c *sim.CheckpointStats) {
+	if co, ok := o.obs.(sim.CheckpointObserver); ok {
+		co.Checkpoint(c)
+	}
+}
+
 // roundEnd rounds the end of a trace for people: to the second from 10s
 // on (the 29.994s of the offline sample is 30s), else to 100ms.
 func roundEnd(end des.Time) des.Time {

@@ -425,14 +425,17 @@ type Marker struct {
 }
 
 // MarkersFromEvents returns a marker for each failure (an event whose type
-// holds "fail", checkpoints and detections aside) and each recovery (a
-// type holding "recover").
+// holds "fail") and each recovery (a type holding "recover"), one per
+// failure: the events that follow a failure and also hold "fail" are left
+// out, so that one failure is not marked twice. Those are its detection
+// (failure_detected), the end of the job it causes (job_failed, job_lost:
+// types starting "job"), and checkpoints (checkpoint_failed).
 func MarkersFromEvents(evs []Event) []Marker {
 	var ms []Marker
 	for _, e := range evs {
 		t := strings.ToLower(e.Type)
 		switch {
-		case strings.Contains(t, "checkpoint"):
+		case strings.Contains(t, "checkpoint"), strings.HasPrefix(t, "job"):
 		case strings.Contains(t, "recover"):
 			ms = append(ms, Marker{Time: e.Time, Kind: MarkerRecovery, Type: e.Type})
 		case strings.Contains(t, "fail") && !strings.Contains(t, "detect"):

@@ -22,5 +22,6 @@
 // the simulator as it grows: checkpoints.csv when present, else the
 // events whose type names a checkpoint being triggered and completed (or
 // failed); failures and recoveries are the events whose type holds "fail"
-// or "recover".
+// or "recover" (a failure's detection and the end of the job it causes,
+// failure_detected and job_failed, aside: one marker per failure).
 package plot

@@ -1,0 +1,231 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/scenarios"
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// ftYAML is a small exactly-once job: a replayable source, keyed state,
+// aligned checkpoints and a transactional sink over two workers (one slot
+// each, so that subtask 1 of every vertex runs on worker 1).
+const ftYAML = `name: ft
+duration: 40s
+workers: {count: 2, slots: 1, heartbeat_timeout: 5s}
+sources:
+  - name: events
+    parallelism: 2
+    arrival: {process: constant, rate: 100/s}
+    keys: {count: 100}
+operators:
+  - name: count
+    input: events
+    partitioning: hash
+    parallelism: 2
+    service_time: {distribution: constant, mean: 2ms}
+    state: {bytes_per_key: 1KiB}
+sinks:
+  - name: out
+    input: count
+    delivery: transactional
+checkpoint: {mode: aligned, interval: 5s}
+restart: {type: fixed-delay, delay: 2s}
+`
+
+// With checkpointing in any mode, --out also writes checkpoints.csv (one
+// row per checkpoint that ended, the rows of sim.Result.Checkpoints) and
+// checkpoint_subtasks.csv (one row per subtask that acknowledged one),
+// both streamed while the run goes on; summary.json sums them up. A later
+// run without checkpoints removes both.
+func TestCheckpointsFile(t *testing.T) {
+	dir := t.TempDir()
+	base, _ := scenarios.Get("sensors-1000")
+	for _, mode := range []string{scenario.CheckpointAligned, scenario.CheckpointUnaligned, scenario.CheckpointStopTheWorld} {
+		t.Run(mode, func(t *testing.T) {
+			file := filepath.Join(dir, mode+".yaml")
+			if err := os.WriteFile(file, append(base, "checkpoint: {mode: "+mode+", interval: 10s, timeout: 1m}\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out-"+mode)
+			var stderr bytes.Buffer
+			if err := Run(context.Background(), Options{Scenario: file, OutDir: out, Stderr: &stderr}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(stderr.String(), ", "+filepath.Join(out, CheckpointsFile)+", "+filepath.Join(out, CheckpointSubtasksFile)+"\n") {
+				t.Errorf("wrote line %q lacks the checkpoint files", stderr.String())
+			}
+			data, err := os.ReadFile(filepath.Join(out, CheckpointsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if len(lines) != 6 || lines[0] != strings.Join(sim.CheckpointColumns, ",") || !strings.HasPrefix(lines[1], "1,10,completed,") {
+				t.Errorf("checkpoints.csv:\n%s", data)
+			}
+			// the rows streamed are the rows of the result, byte for byte
+			sc, _, err := Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sim.Run(context.Background(), sc, sim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			if err := sim.WriteCheckpointsCSV(&want, res.Checkpoints); err != nil {
+				t.Fatal(err)
+			}
+			if want.String() != string(data) {
+				t.Errorf("checkpoints.csv streamed:\n%s\nwant (sim.WriteCheckpointsCSV):\n%s", data, want.String())
+			}
+
+			subs := readCSV(t, filepath.Join(out, CheckpointSubtasksFile))
+			if strings.Join(subs[0], ",") != strings.Join(sim.CheckpointSubtaskColumns, ",") {
+				t.Errorf("checkpoint_subtasks.csv header %v", subs[0])
+			}
+			// sensors-1000 has 2 + 4 + 2 subtasks: 5 completed checkpoints
+			// acknowledged by all eight
+			if len(subs) != 1+5*8 {
+				t.Errorf("checkpoint_subtasks.csv has %d rows, want 40", len(subs)-1)
+			}
+			if len(subs) > 1 && strings.Join(subs[1][:4], ",") != "1,completed,sensors,0" {
+				t.Errorf("first row %v", subs[1])
+			}
+
+			sum, _ := os.ReadFile(filepath.Join(out, SummaryFile))
+			if !strings.Contains(string(sum), `"mode": "`+mode+`"`) || !strings.Contains(string(sum), `"completed": 5`) || !strings.Contains(string(sum), `"in_progress": 1`) {
+				t.Errorf("summary.json has no %s checkpoint section with 5 completed, 1 in progress:\n%s", mode, sum)
+			}
+		})
+	}
+
+	// a later run without checkpoints into the same directory leaves no
+	// stale checkpoint files for plot and report to pick up
+	out := filepath.Join(dir, "out-"+scenario.CheckpointAligned)
+	if err := Run(context.Background(), Options{Scenario: "sensors-1000", OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{CheckpointsFile, CheckpointSubtasksFile} {
+		if _, err := os.Stat(filepath.Join(out, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s of the earlier run is still there: %v", name, err)
+		}
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
+}
+
+// TestReplayFailure checks that a failure injected into a live run (as the
+// live view's F key does, at a whole microsecond) and recorded in
+// actions.jsonl replays, with run --replay, to the very same run: every
+// output file byte for byte, summary.json with its delivery and recovery
+// sections included.
+func TestReplayFailure(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "ft.yaml", ftYAML)
+	at := 12*des.Second + 345678*des.Microsecond
+	live := filepath.Join(dir, "live")
+	err := Run(context.Background(), Options{Scenario: file, OutDir: live, Live: func(ctx context.Context, r LiveRun) (*sim.Sim, error) {
+		s, err := r.Start(nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.RunUntil(ctx, at); err != nil {
+			return s, err
+		}
+		if err := s.Inject(sim.Action{Kind: sim.ActionFailure, Vertex: "count", Subtask: 1, Worker: true}); err != nil {
+			return s, err
+		}
+		return s, s.RunUntil(ctx, r.Scenario.Duration)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(live, ActionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions, err := ReadActions(f, ActionsFile)
+	f.Close()
+	if err != nil || len(actions) != 1 || actions[0].At != at {
+		t.Fatalf("actions.jsonl holds %+v, %v; want one failure at %s", actions, err, sim.FormatTime(at))
+	}
+
+	replayed := filepath.Join(dir, "replayed")
+	if err := Run(context.Background(), Options{Scenario: file, OutDir: replayed, Actions: actions}); err != nil {
+		t.Fatal(err)
+	}
+	names := outputNames(true, true)
+	for _, name := range names {
+		a, _ := os.ReadFile(filepath.Join(live, name))
+		b, err := os.ReadFile(filepath.Join(replayed, name))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the live run and its replay (%v)", name, err)
+		}
+	}
+
+	// and the failure did happen: detected after the heartbeat timeout,
+	// recovered from a checkpoint, nothing lost or duplicated
+	var sum sim.Summary
+	data, _ := os.ReadFile(filepath.Join(replayed, SummaryFile))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	r, d := sum.Recovery, sum.Delivery
+	if r == nil || d == nil {
+		t.Fatalf("summary.json lacks delivery or recovery:\n%s", data)
+	}
+	if r.JobState != sim.JobRunning || r.Failures != 1 || r.Restarts != 1 || len(r.Failovers) != 1 {
+		t.Errorf("recovery %+v, want one failure and one restart, running", r)
+	} else if fo := r.Failovers[0]; fo.FailedS != at.Seconds() || fo.DetectedS != at.Seconds()+5 || fo.Checkpoint != 2 {
+		t.Errorf("failover %+v, want failed at %v, detected 5s later, restored checkpoint 2", fo, at.Seconds())
+	}
+	if d.Lost != 0 || d.Duplicated != 0 || d.Replayed == 0 || d.Emitted != d.Delivered+d.Uncommitted+d.InFlight {
+		t.Errorf("delivery %+v, want exactly once: 0 lost, 0 duplicated, emitted = delivered + uncommitted + in flight", d)
+	}
+}
+
+// TestCheckpointRowsLimit: with --out, the rows of checkpoint_subtasks.csv
+// (one per subtask and checkpoint) count against --max-rows too.
+func TestCheckpointRowsLimit(t *testing.T) {
+	sc := parse(t, `duration: 24h
+metrics: {interval: 1m}
+workers: {count: 100, slots: 4}
+sources: [{name: s, parallelism: 400, arrival: {process: constant, rate: 0.001/s}}]
+sinks: [{name: o, input: s, parallelism: 400}]
+checkpoint: {mode: aligned, interval: 1s}
+`)
+	if e := Measure(sc); e.CheckpointRows != 800*86400 {
+		t.Errorf("CheckpointRows = %v, want 800 subtasks x 86400 checkpoints", e.CheckpointRows)
+	}
+	err := CheckLimits("c.yaml", sc, Limits{WritesOutputs: true})
+	want := `scenario "c.yaml": about 6.9e7 rows of checkpoint_subtasks.csv (800 subtasks every 1s over 24h, some 5.15GiB) exceed the limit of 2e7; lengthen checkpoint.interval, shorten the duration, or raise --max-rows`
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckLimits =\n%v\nwant\n%s", err, want)
+	}
+	if err := CheckLimits("c.yaml", sc, Limits{}); err != nil {
+		t.Errorf("without outputs: %v", err)
+	}
+}

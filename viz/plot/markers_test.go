@@ -1,0 +1,129 @@
+package plot
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// failuresYAML fails a task at 10s (reported at once: failover, restart
+// after 2s, recovery) and a worker at 23s (noticed after the 3s heartbeat
+// timeout; the single restart attempt is used up, so the job fails for
+// good; the checkpoint triggered at 24s meanwhile is aborted).
+const failuresYAML = `name: failures
+duration: 40s
+workers: {count: 2, slots: 1, heartbeat_timeout: 3s}
+sources:
+  - name: events
+    parallelism: 2
+    arrival: {process: constant, rate: 50/s}
+operators:
+  - name: count
+    input: events
+    partitioning: hash
+    parallelism: 2
+    service_time: {mean: 2ms}
+    state: {bytes_per_key: 100B}
+sinks:
+  - {name: out, input: count, delivery: transactional}
+checkpoint: {mode: aligned, interval: 4s}
+restart: {type: fixed-delay, attempts: 1, delay: 2s}
+failures:
+  - {kind: task, at: 10s, vertex: count, subtask: 1}
+  - {kind: worker, at: 23s, worker: 1}
+`
+
+// simRun runs yaml through the simulator and reads its outputs as the
+// files of a run directory.
+func simRun(t *testing.T, yaml string) (*Run, *sim.Result) {
+	t.Helper()
+	sc, err := scenario.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts, ev, ck, sum bytes.Buffer
+	sw := sim.NewStreamWriter(&ts, &ev)
+	res, err := sim.Run(context.Background(), sc, sim.Options{Observer: sw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.WriteCheckpointsCSV(&ck, res.Checkpoints); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.WriteSummaryJSON(&sum, &res.Summary); err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{
+		TimeseriesFile:  {Data: ts.Bytes()},
+		EventsFile:      {Data: ev.Bytes()},
+		CheckpointsFile: {Data: ck.Bytes()},
+		SummaryFile:     {Data: sum.Bytes()},
+	}
+	run, err := ReadRun(fsys, sc.Name, TimeseriesFilter{Metrics: DefaultMetrics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, res
+}
+
+// TestMarkersFromSimulatedFailures checks the markers of the events the
+// simulator writes: one failure marker per failure event, none for its
+// detection (failure_detected), the job failing for good (job_failed) or
+// the checkpoints it aborts (checkpoint_failed); one recovery marker per
+// recovery_completed.
+func TestMarkersFromSimulatedFailures(t *testing.T) {
+	run, res := simRun(t, failuresYAML)
+	seen := map[string]int{}
+	for _, e := range run.Events {
+		seen[e.Type]++
+	}
+	for _, typ := range []string{sim.EventFailure, sim.EventFailureDetected, sim.EventRestart, sim.EventRecoveryCompleted, sim.EventJobFailed, sim.EventCheckpointFailed} {
+		if seen[typ] == 0 {
+			t.Errorf("the run has no %s event (events: %v); the test needs one", typ, seen)
+		}
+	}
+	var failures, recoveries []float64
+	for _, m := range run.Markers {
+		switch m.Kind {
+		case MarkerFailure:
+			failures = append(failures, m.Time)
+			if m.Type != sim.EventFailure {
+				t.Errorf("a failure marker for a %s event at %gs", m.Type, m.Time)
+			}
+		case MarkerRecovery:
+			recoveries = append(recoveries, m.Time)
+		}
+	}
+	if len(failures) != 2 || failures[0] != 10 || failures[1] != 23 {
+		t.Errorf("failure markers at %v, want 10s and 23s: one per failure", failures)
+	}
+	if len(recoveries) != seen[sim.EventRecoveryCompleted] || len(recoveries) != 1 || recoveries[0] <= 12 || recoveries[0] > 13 {
+		t.Errorf("recovery markers at %v, want one just after the restart at 12s", recoveries)
+	}
+	if r := res.Summary.Recovery; r.Failures != len(failures) || r.JobState != sim.JobFailed {
+		t.Errorf("recovery %+v: want %d failures, the job failed", r, len(failures))
+	}
+
+	// the figure marks them, and shades the checkpoint the failover aborted
+	f, err := TimeSeries([]*Run{run}, TimeSeriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := f.WriteTo(&b, SVG); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">failure<", ">recovery<", ">checkpoint that failed<"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the figure's legend lacks %s", want)
+		}
+	}
+}
