@@ -669,3 +669,35 @@ state_backend: {type: heap`+gc+`}
 		t.Errorf("max latency without GC %.0fms, with %.0fms; want the pauses to add about a second", off, on)
 	}
 }
+
+// A transactional sink makes records visible only at the completion of
+// the checkpoint that covers them: stepping the run event by event, the
+// visible count grows only in steps where a checkpoint completed, and
+// every record's latency is at least the wait from its arrival at the
+// sink to that completion.
+func TestTransactionalVisibleOnlyAtCompletion(t *testing.T) {
+	sc := ftScenario(t, 1, true, "transactional", `
+checkpoint: {mode: aligned, interval: 3s}
+`)
+	sc.Duration = 20 * des.Second
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := s.vertices[len(s.vertices)-1].sink
+	commits := 0
+	for s.eng.NextTime() <= sc.Duration {
+		before, completed := k.delivered, s.ckpt.sum.Completed
+		s.eng.Step()
+		if k.delivered == before {
+			continue
+		}
+		if s.ckpt.sum.Completed == completed {
+			t.Fatalf("at %s, %d records became visible with no checkpoint completing", FormatTime(s.Now()), k.delivered-before)
+		}
+		commits++
+	}
+	if commits < 5 || k.delivered == 0 {
+		t.Errorf("%d commits made %d records visible; want one per checkpoint", commits, k.delivered)
+	}
+}
