@@ -77,24 +77,9 @@ func BenchmarkSensors1000(b *testing.B) {
 	benchRecords(b, sc)
 }
 
-// peakHeap runs sc and returns the largest live heap seen at progress
-// callbacks (about every 65,536 events) after a forced collection.
+// peakHeap runs sc and returns the largest live heap seen (see heapStats).
 func peakHeap(b *testing.B, sc *scenario.Scenario) uint64 {
-	var peak uint64
-	var ms runtime.MemStats
-	n := 0
-	_, err := sim.Run(context.Background(), sc, sim.Options{Progress: func(des.Time, uint64) {
-		n++
-		if n%8 != 0 {
-			return
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		peak = max(peak, ms.HeapAlloc)
-	}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	peak, _ := heapStats(b, sc)
 	return peak
 }
 

@@ -635,18 +635,26 @@ func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
 			}
 			persisted += c.persistUnsent(ck)
 			b := t.s.newBuffer()
-			b.barrier, b.priority = id, true
-			at := now
-			if c.remote {
-				at = addNs(now, float64(c.latency))
-			}
-			at = max(at, c.lastArrival)
-			c.lastArrival = at
-			c.inflight.push(b)
-			t.s.eng.Schedule(at, c, c.arg(chanDeliver))
+			b.barrier = id
+			c.sendPriority(now, b)
 		}
 	}
 	return persisted
+}
+
+// sendPriority sends barrier buffer b ahead of the buffers waiting for
+// credit, without credit (an unaligned barrier); it follows only what is
+// already on the wire.
+func (c *channel) sendPriority(now des.Time, b *buffer) {
+	b.priority = true
+	at := now
+	if c.remote {
+		at = addNs(now, float64(c.latency))
+	}
+	at = max(at, c.lastArrival)
+	c.lastArrival = at
+	c.inflight.push(b)
+	c.s.eng.Schedule(at, c, c.arg(chanDeliver))
 }
 
 // cut returns the cut entry of channel c.
@@ -859,15 +867,7 @@ func (c *coordinator) switchToUnaligned(now des.Time, id int64) {
 						}
 					}
 					ch.removeBacklogged(i)
-					b.priority = true
-					at := now
-					if ch.remote {
-						at = addNs(now, float64(ch.latency))
-					}
-					at = max(at, ch.lastArrival)
-					ch.lastArrival = at
-					ch.inflight.push(b)
-					s.eng.Schedule(at, ch, ch.arg(chanDeliver))
+					ch.sendPriority(now, b)
 					break
 				}
 			}
