@@ -63,6 +63,14 @@ type FailoverStats struct {
 	// Superseded is true when the job failed again before it had
 	// recovered from this failure (the next failover carries on).
 	Superseded bool `json:"superseded,omitempty"`
+	// CaughtUpS is the first metrics sample after the recovery at which
+	// the replayable sources' lag was back to what it was when the job
+	// failed: the backlog the failure left is processed. CatchUpTime is
+	// from the failure to then, in simulated seconds. Both -1 until then
+	// (or when it never happened).
+	CaughtUpS   float64 `json:"caught_up_s"`
+	CatchUpTime float64 `json:"catch_up_time_s"`
+	preLag      uint64
 	// Checkpoint is the id of the checkpoint restored (0: none completed,
 	// replayable sources start over); RestoreBytes its state downloaded.
 	Checkpoint   int64  `json:"restored_checkpoint"`
@@ -82,8 +90,10 @@ type RecoverySummary struct {
 	DowntimeS float64 `json:"downtime_s"`
 	// MaxRecoveryTime is the longest failure-to-recovery time, in
 	// simulated seconds (0 without failures; -1 when one never
-	// recovered).
+	// recovered); MaxCatchUpTime the longest failure-to-caught-up time
+	// (-1 when one never caught up).
 	MaxRecoveryTime float64         `json:"max_recovery_time_s"`
+	MaxCatchUpTime  float64         `json:"max_catch_up_time_s"`
 	Failovers       []FailoverStats `json:"failovers"`
 	Message         string          `json:"message,omitempty"`
 }
@@ -109,7 +119,9 @@ type failover struct {
 	recent      []des.Time // failure-rate: failures within the interval
 	pending     des.EventID
 	hasPending  bool
-	cur         *FailoverStats
+	cur         int    // index in log of the failover being handled, or -1
+	catching    int    // index in log of the failover whose catch-up is awaited, or -1
+	preLag      uint64 // the sources' lag when the job last failed
 	log         []FailoverStats
 	message     string
 	partitions  map[int]des.Time // worker -> partitioned until
@@ -119,7 +131,7 @@ type failover struct {
 func newFailover(s *Sim) *failover {
 	sc := s.sc
 	f := &failover{s: s, restart: sc.Restart, ha: sc.HighAvailability, heartbeat: sc.Workers.HeartbeatTimeout,
-		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, lastFailure: -1,
+		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, lastFailure: -1, cur: -1, catching: -1,
 		partitions: map[int]des.Time{}, detecting: map[int]bool{}}
 	if f.heartbeat <= 0 {
 		f.heartbeat = 50 * des.Second
@@ -259,6 +271,9 @@ func (f *failover) slowdown(now des.Time, fl *scenario.Failure) {
 func (f *failover) partition(now des.Time, fl *scenario.Failure) {
 	w := fl.Worker
 	end := now + fl.Duration
+	if f.state == JobRunning && len(f.detecting) == 0 {
+		f.preLag = f.s.replayableLag(now)
+	}
 	f.partitions[w] = max(f.partitions[w], end)
 	msg := fmt.Sprintf("worker %d is cut off from the others for %s", w, FormatTime(fl.Duration))
 	if fl.Duration >= f.heartbeat {
@@ -300,6 +315,9 @@ func (f *failover) fail(now des.Time, c failureCause) {
 	switch f.state {
 	case JobFailed, JobLost:
 		return
+	}
+	if f.state == JobRunning && len(f.detecting) == 0 {
+		f.preLag = s.replayableLag(now) // before the failure makes it grow
 	}
 	switch c.kind {
 	case causeWorker, causePartition, causeOOM, causeTask:
@@ -370,7 +388,7 @@ func (f *failover) lose(now des.Time, c failureCause) {
 	f.state = JobLost
 	f.message = fmt.Sprintf("job lost at %s: the JobManager failed without high availability (high_availability: {type: zookeeper} would elect a new one and recover from the latest checkpoint)", FormatTime(now))
 	f.s.emit(Event{Type: EventJobLost, Message: f.message})
-	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1})
+	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1})
 }
 
 // stopAll cancels every task: in-flight data is destroyed (counted lost
@@ -405,16 +423,16 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	if f.state == JobRunning {
 		f.failures++
 	}
-	if f.cur != nil {
-		f.cur.Superseded = true
-		f.cur = nil
+	if c := f.current(); c != nil {
+		c.Superseded = true
 	}
+	f.cur, f.catching = -1, -1
 	// what the restored checkpoint will replay, counted before the
 	// sources are touched
 	toReplay := s.deliveredToReplay()
 	lost := f.stopAll(now, "the job failed over")
 	st := FailoverStats{Cause: c.text, FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
-		RestartWait: -1, RecoveryTime: -1, Lost: lost, ToReplay: toReplay}
+		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, Lost: lost, ToReplay: toReplay}
 	if s.ckpt != nil && s.ckpt.latest != nil {
 		st.Checkpoint = s.ckpt.latest.id
 		st.RestoreBytes = s.ckpt.latest.stateSize
@@ -434,7 +452,8 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	f.state = JobRestarting
 	st.RestartWait = ms6(delay)
 	f.log = append(f.log, st)
-	f.cur = &f.log[len(f.log)-1]
+	f.cur = len(f.log) - 1
+	f.log[f.cur].preLag = f.preLag
 	detail := fmt.Sprintf("restart in %s (%s)", FormatTime(delay), why)
 	if lost > 0 {
 		detail += fmt.Sprintf("; %d records lost", lost)
@@ -507,8 +526,8 @@ func (f *failover) restartJob(now des.Time) {
 	s := f.s
 	f.hasPending = false
 	f.restarts++
-	if f.cur != nil {
-		f.cur.RestartS = secs(now)
+	if c := f.current(); c != nil {
+		c.RestartS = secs(now)
 	}
 	done := now
 	msg := "restarting without a checkpoint: replayable sources start over"
@@ -542,12 +561,47 @@ func (f *failover) recovered(now des.Time) {
 	f.state = JobRunning
 	f.downtime += now - f.downSince
 	s.restore(now)
-	if f.cur != nil {
-		f.cur.RecoveredS = secs(now)
-		f.cur.RecoveryTime = round6(f.cur.RecoveredS - f.cur.FailedS)
+	if c := f.current(); c != nil {
+		c.RecoveredS = secs(now)
+		c.RecoveryTime = round6(c.RecoveredS - c.FailedS)
+		f.catching = f.cur
+		f.caughtUp(now)
 	}
 	s.emit(Event{Type: EventRecoveryCompleted, Message: fmt.Sprintf("recovered: processing again after %s of downtime", FormatTime(now-f.downSince))})
-	f.cur = nil
+	f.cur = -1
+}
+
+// current returns the failover being handled, or nil.
+func (f *failover) current() *FailoverStats {
+	if f.cur < 0 {
+		return nil
+	}
+	return &f.log[f.cur]
+}
+
+// caughtUp looks, after a recovery and at every metrics sample, whether
+// the replayable sources' lag is back to what it was when the job failed:
+// then the job has caught up with the backlog the failure left.
+func (f *failover) caughtUp(now des.Time) {
+	if f.catching < 0 || f.state != JobRunning {
+		return
+	}
+	c := &f.log[f.catching]
+	if f.s.replayableLag(now) > c.preLag {
+		return
+	}
+	c.CaughtUpS = secs(now)
+	c.CatchUpTime = round6(c.CaughtUpS - c.FailedS)
+	f.catching = -1
+}
+
+// replayableLag is the consumer lag of all replayable sources, in records.
+func (s *Sim) replayableLag(now des.Time) uint64 {
+	var n uint64
+	for _, src := range s.sources {
+		n += src.lag(now)
+	}
+	return n
 }
 
 func (f *failover) summary(now des.Time) *RecoverySummary {
@@ -561,11 +615,16 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 		if fo.Superseded {
 			continue
 		}
-		if fo.RecoveryTime < 0 {
+		if fo.RecoveryTime < 0 || r.MaxRecoveryTime < 0 {
 			r.MaxRecoveryTime = -1
-			break
+		} else {
+			r.MaxRecoveryTime = max(r.MaxRecoveryTime, fo.RecoveryTime)
 		}
-		r.MaxRecoveryTime = max(r.MaxRecoveryTime, fo.RecoveryTime)
+		if fo.CatchUpTime < 0 || r.MaxCatchUpTime < 0 {
+			r.MaxCatchUpTime = -1
+		} else {
+			r.MaxCatchUpTime = max(r.MaxCatchUpTime, fo.CatchUpTime)
+		}
 	}
 	return r
 }

@@ -430,6 +430,19 @@ failures: [{kind: worker, at: 21s, worker: 1}]
 	if f.RestoreBytes != 100000 || math.Abs(f.RecoveredS-want) > 1e-3 {
 		t.Errorf("restored %dB, recovered at %gs; want 100000B and %.4fs", f.RestoreBytes, f.RecoveredS, want)
 	}
+	// without a read limit the backlog of the 7s without processing fits
+	// in the network buffers: the lag is back to 0 at the recovery
+	if f.CaughtUpS != f.RecoveredS || res.Summary.Recovery.MaxCatchUpTime != f.RecoveryTime {
+		t.Errorf("caught up at %gs, want at the recovery (%gs)", f.CaughtUpS, f.RecoveredS)
+	}
+	// reading at most 300 records/s per source subtask, 100/s above the
+	// arrival rate, the 8s of backlog from the checkpoint at 20s (1600
+	// records each) take 16s more: caught up at the sample at 45s
+	sc.Sources[0].MaxRate = 300
+	_, res2 := runSim(t, sc, Options{})
+	if f := res2.Summary.Recovery.Failovers[0]; f.CaughtUpS != 45 || f.CatchUpTime != 24 {
+		t.Errorf("max_rate 300/s: caught up at %gs (%gs after the failure), want 45s (24s)", f.CaughtUpS, f.CatchUpTime)
+	}
 	if d := res.Summary.Recovery.DowntimeS; math.Abs(d-(want-26)) > 1e-3 {
 		t.Errorf("downtime %gs, want %.4fs (detection to recovery)", d, want-26)
 	}

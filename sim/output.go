@@ -211,7 +211,17 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "\n%s", deliveryText(d))
 	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
-		fmt.Fprintf(&b, "\nrecovery: %s, %s, %s down; job %s", plural(r.Failures, "failure"), plural(r.Restarts, "restart"), seconds(r.DowntimeS), r.JobState)
+		fmt.Fprintf(&b, "\nrecovery: %s, %s, %s down", plural(r.Failures, "failure"), plural(r.Restarts, "restart"), seconds(r.DowntimeS))
+		if r.MaxRecoveryTime > 0 {
+			fmt.Fprintf(&b, "; processing again at most %s after a failure", seconds(r.MaxRecoveryTime))
+			switch {
+			case r.MaxCatchUpTime > 0:
+				fmt.Fprintf(&b, ", caught up with the backlog after %s", seconds(r.MaxCatchUpTime))
+			case r.MaxCatchUpTime < 0:
+				b.WriteString(", not caught up with the backlog by the end")
+			}
+		}
+		fmt.Fprintf(&b, "; job %s", r.JobState)
 		if r.Message != "" {
 			fmt.Fprintf(&b, "\n  %s", r.Message)
 		}

@@ -134,6 +134,9 @@ func (s *Sim) takeSample(now des.Time) {
 		}
 	}
 	s.lastSample = now
+	if s.fo != nil {
+		s.fo.caughtUp(now)
+	}
 	if !s.warmedUp && s.warmup > 0 && now >= s.warmup {
 		s.warmedUp = true
 		s.emit(Event{Type: EventWarmupEnded, Message: "statistics start at " + FormatTime(s.warmup)})

@@ -289,7 +289,11 @@ func (src *source) emitted(now des.Time) {
 	src.t.setState(now, stateIdle)
 	switch src.mode {
 	case srcPaced:
-		src.offset = now - src.taken // the next gap starts now
+		// the producer is held while the record it produced waits to be
+		// taken (TCP back-pressure): by a reader busy with the previous
+		// record, or by a reader holding this one in hand; the next gap
+		// starts when it was taken. Reading overlaps the producer's gap.
+		src.offset = max(src.offset, now-src.readCost-src.taken)
 		src.draw()
 	case srcLog:
 		src.draw()
