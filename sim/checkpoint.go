@@ -211,7 +211,7 @@ func (c *coordinator) HandleEvent(now des.Time, arg int64) {
 }
 
 func (c *coordinator) arm(at des.Time) {
-	if !c.armed && at <= c.s.duration {
+	if !c.armed && at < c.s.duration { // one triggered at the very end could not progress
 		c.armed = true
 		c.s.eng.Schedule(max(at, c.s.eng.Now()), c, 0)
 	}
@@ -468,13 +468,7 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 			}
 		}
 	}
-	why := "barriers wait behind buffered records under back-pressure"
-	switch {
-	case c.cfg.Mode == scenario.CheckpointStopTheWorld:
-		why = "the job did not drain and copy its state in time"
-	case ck.stats.Acked == ck.stats.Subtasks:
-		why = "uploads to the checkpoint storage did not finish in time"
-	}
+	why := c.timeoutReason(now, ck)
 	c.s.emit(Event{Type: EventCheckpointFailed, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d timed out after %s: %d of %d subtasks acknowledged (%s)",
 		id, FormatTime(c.cfg.Timeout), ck.stats.Acked, ck.stats.Subtasks, why)})
 	if tol := c.cfg.TolerableFailures; tol >= 0 && c.failedInRow > tol && c.s.fo != nil {
@@ -502,6 +496,34 @@ func (c *coordinator) release(now des.Time) {
 func (c *coordinator) isUnaligned(id int64) bool {
 	ck := c.pending[id]
 	return ck != nil && ck.unaligned
+}
+
+// timeoutReason says why checkpoint ck did not complete by now.
+func (c *coordinator) timeoutReason(now des.Time, ck *checkpoint) string {
+	for _, o := range c.store.outages {
+		if o[0] < now && o[1] > ck.trigger {
+			return "the checkpoint storage was unavailable (storage outage)"
+		}
+	}
+	for _, t := range c.s.subtasks {
+		if t.down {
+			return "a failed worker's subtasks do not acknowledge"
+		}
+	}
+	if c.s.fo != nil {
+		for _, until := range c.s.fo.partitions {
+			if until > ck.trigger {
+				return "a network partition held barriers or acknowledgements"
+			}
+		}
+	}
+	switch {
+	case c.cfg.Mode == scenario.CheckpointStopTheWorld:
+		return "the job did not drain and copy its state in time"
+	case ck.stats.Acked == ck.stats.Subtasks:
+		return "uploads to the checkpoint storage did not finish in time"
+	}
+	return "barriers wait behind buffered records under back-pressure"
 }
 
 // abortAll fails every checkpoint in progress: the job failed.

@@ -250,14 +250,12 @@ type SinkSummary struct {
 func (s *Sim) deliverySummary() *DeliverySummary {
 	d := &DeliverySummary{Lost: s.lost, InFlight: s.inFlight(), Sinks: []SinkSummary{}}
 	for _, src := range s.sources {
-		e := src.maxOffset
-		if src.inHand() && src.next == src.maxOffset {
-			e-- // the record in hand is not written yet
-		}
-		d.Emitted += e
+		d.Emitted += src.maxOffset // written at least once
 		d.Replayed += src.replayed
 		if src.mode == srcLog {
-			d.ToReplay += src.maxOffset - src.next
+			if src.maxOffset > src.next {
+				d.ToReplay += src.maxOffset - src.next
+			}
 		}
 	}
 	if ck := s.restoring(); ck != nil {

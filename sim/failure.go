@@ -45,6 +45,7 @@ type failureCause struct {
 	worker int
 	t      *subtask
 	text   string
+	since  des.Time // when it began, if before it was noticed (a partition)
 }
 
 // FailoverStats is one failure of the job and its recovery (summary.json
@@ -125,14 +126,16 @@ type failover struct {
 	log         []FailoverStats
 	message     string
 	partitions  map[int]des.Time // worker -> partitioned until
-	detecting   map[int]bool     // workers whose loss is being detected
+	detecting   map[int]int      // workers whose loss is being detected -> gen then
+	gen         int              // failovers so far
+	attempts    int              // restarts counted by the strategy (exponential-delay resets it)
 }
 
 func newFailover(s *Sim) *failover {
 	sc := s.sc
 	f := &failover{s: s, restart: sc.Restart, ha: sc.HighAvailability, heartbeat: sc.Workers.HeartbeatTimeout,
 		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, lastFailure: -1, cur: -1, catching: -1,
-		partitions: map[int]des.Time{}, detecting: map[int]bool{}}
+		partitions: map[int]des.Time{}, detecting: map[int]int{}}
 	if f.heartbeat <= 0 {
 		f.heartbeat = 50 * des.Second
 	}
@@ -278,12 +281,10 @@ func (f *failover) partition(now des.Time, fl *scenario.Failure) {
 	msg := fmt.Sprintf("worker %d is cut off from the others for %s", w, FormatTime(fl.Duration))
 	if fl.Duration >= f.heartbeat {
 		msg += fmt.Sprintf(", longer than heartbeat_timeout (%s): it will be declared lost", FormatTime(f.heartbeat))
+		start := now
 		f.later(now+f.heartbeat, func(now des.Time) {
-			if f.state != JobRunning {
-				return
-			}
-			f.failover(now, failureCause{kind: causePartition, worker: w,
-				text: fmt.Sprintf("worker %d lost: no heartbeat for %s (network partition)", w, FormatTime(f.heartbeat))}, now-f.heartbeat)
+			f.fail(now, failureCause{kind: causePartition, worker: w, since: start,
+				text: fmt.Sprintf("worker %d lost: no heartbeat for %s (network partition since %s)", w, FormatTime(f.heartbeat), FormatTime(start))})
 		})
 	}
 	f.s.emit(Event{Type: EventNetworkPartition, Message: msg})
@@ -309,49 +310,53 @@ func (s *Sim) partitionedUntil(c *channel, now des.Time) des.Time {
 
 // fail handles a failure at now. A failed task is reported to the
 // JobManager at once; a lost worker is noticed after heartbeat_timeout
-// (its subtasks stop meanwhile, and the rest of the job runs on).
+// (its subtasks stop meanwhile, and the rest of the job runs on). Each
+// failure that hits the running job counts once in recovery.failures and
+// writes one failure event.
 func (f *failover) fail(now des.Time, c failureCause) {
 	s := f.s
-	switch f.state {
-	case JobFailed, JobLost:
+	if f.state == JobFailed || f.state == JobLost {
 		return
 	}
-	if f.state == JobRunning && len(f.detecting) == 0 {
-		f.preLag = s.replayableLag(now) // before the failure makes it grow
-	}
 	switch c.kind {
-	case causeWorker, causePartition, causeOOM, causeTask:
-		if c.kind != causeWorker || f.state == JobRunning {
-			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text})
-		}
-	default:
-		s.emit(Event{Type: EventFailure, Worker: -1, Message: c.text})
-	}
-	switch c.kind {
-	case causeJobManager:
-		if f.ha.Type != scenario.HAZooKeeper {
-			f.failures++
-			f.lose(now, c)
+	case causeWorker, causePartition:
+		if !f.runsSubtasks(c.worker) {
+			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text + "; it ran no subtask, so the job carries on"})
 			return
 		}
-		f.failover(now, c, now)
-		return
-	case causeWorker:
 		if f.state != JobRunning {
 			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text + " while the job was down; it is replaced before the restart"})
 			return
 		}
-		if f.detecting[c.worker] {
+		if _, ok := f.detecting[c.worker]; ok {
+			return // it has failed already; the JobManager has not noticed yet
+		}
+	case causeTask:
+		if c.t != nil && c.t.down {
+			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text + " while it was not running: nothing happens"})
 			return
 		}
-		ran := false
-		for _, t := range s.subtasks {
-			ran = ran || t.worker == c.worker
-		}
-		if !ran {
-			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: fmt.Sprintf("worker %d failed; it ran no subtask, so the job carries on", c.worker)})
+	}
+	if f.state == JobRunning && len(f.detecting) == 0 {
+		f.preLag = s.replayableLag(now) // before the failure makes it grow
+	}
+	f.failures++
+	worker := c.worker
+	if c.kind == causeJobManager || c.kind == causeCheckpoint {
+		worker = -1
+	}
+	s.emit(Event{Type: EventFailure, Worker: worker, Message: c.text})
+	since := now
+	if c.since > 0 {
+		since = c.since
+	}
+	switch c.kind {
+	case causeJobManager:
+		if f.ha.Type != scenario.HAZooKeeper {
+			f.lose(now, c)
 			return
 		}
+	case causeWorker:
 		for _, t := range s.subtasks {
 			if t.worker == c.worker {
 				// it stops where it is: the record in service stays
@@ -361,22 +366,29 @@ func (f *failover) fail(now des.Time, c failureCause) {
 				t.setState(now, stateIdle)
 			}
 		}
-		f.detecting[c.worker] = true
+		gen := f.gen
+		f.detecting[c.worker] = gen
 		f.later(now+f.heartbeat, func(at des.Time) {
-			delete(f.detecting, c.worker)
-			if f.state == JobRunning {
-				f.failover(at, failureCause{kind: causeWorker, worker: c.worker,
-					text: fmt.Sprintf("worker %d lost: no heartbeat for %s", c.worker, FormatTime(f.heartbeat))}, now)
+			if f.gen != gen || f.state != JobRunning {
+				return // a failover meanwhile replaced the worker
 			}
+			delete(f.detecting, c.worker)
+			f.failover(at, failureCause{kind: causeWorker, worker: c.worker,
+				text: fmt.Sprintf("worker %d lost: no heartbeat for %s", c.worker, FormatTime(f.heartbeat))}, now)
 		})
 		return
 	}
-	if f.state != JobRunning && c.kind != causeCheckpoint {
-		// failed again while restarting: the restart starts over
-		f.failover(now, c, now)
-		return
+	f.failover(now, c, since)
+}
+
+// runsSubtasks reports whether worker w runs a subtask of the job.
+func (f *failover) runsSubtasks(w int) bool {
+	for _, t := range f.s.subtasks {
+		if t.worker == w {
+			return true
+		}
 	}
-	f.failover(now, c, now)
+	return false
 }
 
 // lose ends the job: the JobManager failed without high availability.
@@ -420,9 +432,8 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 		s.eng.Cancel(f.pending)
 		f.hasPending = false
 	}
-	if f.state == JobRunning {
-		f.failures++
-	}
+	f.gen++ // workers awaiting detection are replaced by the restart
+	clear(f.detecting)
 	if c := f.current(); c != nil {
 		c.Superseded = true
 	}
@@ -443,6 +454,7 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	}
 	delay, ok, why := f.nextDelay(now, c)
 	if !ok {
+		st.Checkpoint, st.RestoreBytes, st.ToReplay = 0, 0, 0 // no restart, nothing restored or replayed
 		f.state = JobFailed
 		f.message = fmt.Sprintf("job failed for good at %s: %s", FormatTime(now), why)
 		s.emit(Event{Type: EventJobFailed, Message: f.message})
@@ -480,16 +492,17 @@ func (f *failover) nextDelay(now des.Time, c failureCause) (des.Time, bool, stri
 	case scenario.RestartNone:
 		return 0, false, "restart strategy none"
 	case scenario.RestartFixedDelay:
-		if r.Attempts >= 0 && f.restarts >= r.Attempts {
+		if r.Attempts >= 0 && f.attempts >= r.Attempts {
 			return 0, false, fmt.Sprintf("fixed-delay: all %d restart attempts used", r.Attempts)
 		}
-		return r.Delay, true, fmt.Sprintf("fixed-delay, attempt %d", f.restarts+1)
+		f.attempts++
+		return r.Delay, true, fmt.Sprintf("fixed-delay, attempt %d", f.attempts)
 	case scenario.RestartExponentialDelay:
 		if f.lastFailure >= 0 && now-f.lastFailure >= r.ResetThreshold {
-			f.backoff, f.restarts = 0, 0 // ran long enough without failing
+			f.backoff, f.attempts = 0, 0 // ran long enough without failing
 		}
 		f.lastFailure = now
-		if r.Attempts >= 0 && f.restarts >= r.Attempts {
+		if r.Attempts >= 0 && f.attempts >= r.Attempts {
 			return 0, false, fmt.Sprintf("exponential-delay: all %d restart attempts used", r.Attempts)
 		}
 		if f.backoff == 0 {
@@ -497,6 +510,7 @@ func (f *failover) nextDelay(now des.Time, c failureCause) (des.Time, bool, stri
 		} else {
 			f.backoff = min(des.Time(float64(f.backoff)*r.Multiplier+0.5), r.MaxBackoff)
 		}
+		f.attempts++
 		d := f.backoff
 		if r.Jitter > 0 {
 			d = addNs(0, float64(d)*(1+r.Jitter*(2*f.jitter.Float64()-1)))

@@ -262,11 +262,6 @@ func (src *source) emitNext(now des.Time) bool {
 	}
 	id := sourceID(src.seq, src.next)
 	src.next++
-	if src.next > src.maxOffset {
-		src.maxOffset = src.next
-	} else {
-		src.replayed++
-	}
 	t.pend = append(t.pend, Record{
 		ID:        id,
 		Origin:    id,
@@ -286,6 +281,11 @@ func (src *source) emitNext(now des.Time) bool {
 // emitted follows the write of the record in hand.
 func (src *source) emitted(now des.Time) {
 	src.emits++
+	if src.next > src.maxOffset {
+		src.maxOffset = src.next
+	} else {
+		src.replayed++ // read again after a rewind
+	}
 	src.t.setState(now, stateIdle)
 	switch src.mode {
 	case srcPaced:

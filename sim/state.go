@@ -156,7 +156,11 @@ func (w *worker) grow(now des.Time, s *Sim, n int64) {
 	w.heap += n
 	if w.heap > w.memory && !w.oomArmed && s.fo != nil {
 		w.oomArmed = true
+		epoch := s.epoch
 		s.fo.later(now, func(now des.Time) {
+			if s.epoch != epoch || w.heap <= w.memory {
+				return // a failover in between emptied the heap
+			}
 			s.fo.fail(now, failureCause{kind: causeOOM, worker: w.index,
 				text: fmt.Sprintf("worker %d ran out of memory: %d bytes (%s) of heap state exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space)",
 					w.index, w.heap, formatBytes(w.heap), w.memory, formatBytes(w.memory))})

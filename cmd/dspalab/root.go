@@ -57,6 +57,7 @@ Examples:
 	root.AddCommand(newWatchCmd())
 	root.AddCommand(newPlotCmd())
 	root.AddCommand(newReportCmd())
+	root.AddCommand(newExerciseCmd(), newGradeCmd())
 	return root
 }
 

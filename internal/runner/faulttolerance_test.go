@@ -229,3 +229,20 @@ checkpoint: {mode: aligned, interval: 1s}
 		t.Errorf("without outputs: %v", err)
 	}
 }
+
+// --duration shorter than a scripted failure leaves the failure out
+// instead of refusing the scenario; random failures stay.
+func TestDurationDropsLaterFailures(t *testing.T) {
+	sc := &scenario.Scenario{Duration: 120 * des.Second, Failures: []scenario.Failure{
+		{Kind: scenario.FailureWorker, At: 20 * des.Second},
+		{Kind: scenario.FailureTask, At: 45 * des.Second},
+		{Kind: scenario.FailureWorker, MTBF: des.Minute},
+	}}
+	d := 30 * des.Second
+	if err := applyOverrides("x", sc, Options{Duration: &d}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Failures) != 2 || sc.Failures[0].At != 20*des.Second || sc.Failures[1].MTBF != des.Minute {
+		t.Errorf("failures after --duration 30s: %+v, want the one at 20s and the random one", sc.Failures)
+	}
+}

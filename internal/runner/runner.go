@@ -297,7 +297,8 @@ func checkpointing(sc *scenario.Scenario) bool {
 	return m != "" && m != scenario.CheckpointNone
 }
 
-// applyOverrides applies --seed and --duration to sc.
+// applyOverrides applies --seed and --duration to sc; a shorter duration
+// drops the scripted failures after its end.
 func applyOverrides(label string, sc *scenario.Scenario, opts Options) error {
 	if opts.Seed != nil {
 		sc.Seed = *opts.Seed
@@ -309,6 +310,15 @@ func applyOverrides(label string, sc *scenario.Scenario, opts Options) error {
 				sim.FormatTime(d), label, sim.FormatTime(sc.Warmup))}
 		}
 		sc.Duration = d
+		// scripted failures after the new end cannot happen: leave them
+		// out rather than refuse the scenario
+		var keep []scenario.Failure
+		for _, f := range sc.Failures {
+			if f.MTBF > 0 || f.At < d {
+				keep = append(keep, f)
+			}
+		}
+		sc.Failures = keep
 	}
 	return nil
 }

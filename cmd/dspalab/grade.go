@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/grading"
+	"github.com/dspalab/dspalab/internal/runner"
+)
+
+func newGradeCmd() *cobra.Command {
+	var (
+		exercise  string
+		pack      string
+		outDir    string
+		jobs      int
+		classroom bool
+	)
+	cmd := &cobra.Command{
+		Use:   "grade --exercise ID|EXERCISE_DIR [--out DIR] SUBMISSION...",
+		Short: "Grade students' submissions of an exercise: grades.csv, feedback and a class summary",
+		Long: `Grade submissions of an exercise, in parallel (--jobs, default: all cores),
+on its grading seeds and hidden seeds, with a progress bar on a terminal.
+
+--exercise names a built-in exercise (or one of --pack DIR), or is the
+directory of an exercise (holding exercise.yaml). A SUBMISSION is a
+directory holding scenario.yaml (and answers.yaml, if the exercise asks
+questions) or a scenario .yaml file; a directory holding neither, such as
+a folder of the class's submissions, is expanded to its sub-directories
+and .yaml files, one submission each, named after them.
+
+DIR (default: grades) receives:
+  grades.csv           one row per submission: id, score, max, then the
+                       points of each check and question
+  feedback/ID.md       the feedback for the student, and feedback/ID.json
+  summary.md           the class summary, with histogram.png of the scores
+
+A submission that cannot be read (over 1 MiB, not a regular file, a
+symbolic link), is not valid YAML or not a valid scenario, changes a field
+the exercise does not let it change, goes over a limit (total parallelism,
+the event budget of a run) or fails to run gets 0 on the checks it
+affects, with the reason in its feedback; it never stops the others. The
+same submission always gets the same grade.
+
+--classroom grades one submission for GitHub Classroom's autograding: it
+prints the JSON that its reporter reads (and appends it, base64-encoded,
+as the step output named result when $GITHUB_OUTPUT is set), the
+human-readable grade on stderr, and exits 0 only on full marks. It writes
+the files only with --out.
+
+` + exerciseExitHelp,
+		Example: `  dspalab grade --exercise bottleneck submissions/
+  dspalab grade --exercise course/exercises/keep-up --out grades/keep-up submissions/*
+  dspalab grade --pack course/exercises --exercise keep-up alice.yaml bob/
+  dspalab grade --exercise course/exercises/keep-up --classroom .`,
+		Args: usage(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if exercise == "" {
+				return usagef("--exercise ID|EXERCISE_DIR is required: the exercise to grade")
+			}
+			if jobs < 0 {
+				return usagef("--jobs must be at least 1, got %d", jobs)
+			}
+			if outDir == "" && (!classroom || cmd.Flags().Changed("out")) {
+				return usagef("--out needs a directory name, got an empty string")
+			}
+			e, err := gradeExercise(exercise, pack)
+			if err != nil {
+				return err
+			}
+			subs, err := grading.Collect(args)
+			if err != nil {
+				return err
+			}
+			if classroom && len(subs) != 1 {
+				return usagef("--classroom grades one submission; got %d (%s)", len(subs), strings.Join(subPaths(subs, 5), ", "))
+			}
+			g, err := grading.New(e, grading.Options{Hidden: true})
+			if err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
+			opts := grading.BatchOptions{Jobs: jobs}
+			if isTerminal(stderr) && !classroom {
+				opts.Progress = stderr
+			}
+			results, err := g.GradeAll(cmd.Context(), subs, opts)
+			if err != nil {
+				return err
+			}
+			if !classroom || cmd.Flags().Changed("out") {
+				if _, err := g.WriteReports(outDir, results); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			if classroom {
+				r := results[0]
+				if err := r.WriteText(stderr, e); err != nil {
+					return err
+				}
+				c := grading.Classroom(r)
+				if path := os.Getenv("GITHUB_OUTPUT"); path != "" {
+					if err := c.WriteGitHubOutput(path); err != nil {
+						return err
+					}
+				}
+				if _, err := fmt.Fprintf(out, "%s\n", c.JSON()); err != nil {
+					return fmt.Errorf("printing the result: %w", err)
+				}
+				if !r.Full() {
+					return runner.ErrReported
+				}
+				return nil
+			}
+			return printGradeSummary(out, e, results, outDir)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&exercise, "exercise", "", "the exercise: a built-in `ID` (or one of --pack), or an exercise's directory")
+	f.StringVar(&pack, "pack", "", "look the exercise ID up in the pack in `DIR`")
+	f.StringVarP(&outDir, "out", "o", "grades", "write grades.csv, feedback/, summary.md and histogram.png into `DIR` (created if missing)")
+	f.IntVarP(&jobs, "jobs", "j", 0, "grade `N` submissions at once (default: GOMAXPROCS)")
+	f.BoolVar(&classroom, "classroom", false, "grade one submission for GitHub Classroom: its result JSON on stdout (and $GITHUB_OUTPUT), exit 0 only on full marks")
+	return cmd
+}
+
+// gradeExercise finds the exercise of --exercise: an exercise's directory
+// (holding exercise.yaml), else an id in the pack (built-in by default).
+func gradeExercise(arg, pack string) (*exercises.Exercise, error) {
+	fi, err := os.Stat(arg)
+	isDir := err == nil && fi.IsDir()
+	if isDir {
+		if _, err := os.Stat(filepath.Join(arg, exercises.ExerciseFile)); err == nil {
+			if pack != "" {
+				return nil, usagef("--exercise %s is an exercise's directory: it needs no --pack", arg)
+			}
+			return exercises.OpenExerciseDir(arg)
+		}
+	}
+	p, err := openPack(pack)
+	if err != nil {
+		return nil, err
+	}
+	e, err := p.Get(arg)
+	if err != nil && isDir {
+		return nil, fmt.Errorf("%s has no %s: --exercise takes an exercise's directory, or an id (with --pack DIR for a pack of your own)", arg, exercises.ExerciseFile)
+	}
+	return e, err
+}
+
+// subPaths lists at most n submission paths.
+func subPaths(subs []grading.Submission, n int) []string {
+	var out []string
+	for i, s := range subs {
+		if i == n {
+			out = append(out, "...")
+			break
+		}
+		out = append(out, s.Path)
+	}
+	return out
+}
+
+// printGradeSummary prints a line on the class and the files written.
+func printGradeSummary(w io.Writer, e *exercises.Exercise, rs []*grading.Result, dir string) error {
+	var sum float64
+	full, bad := 0, 0
+	for _, r := range rs {
+		sum += r.Score
+		if r.Full() {
+			full++
+		}
+		if len(r.Problems) > 0 {
+			bad++
+		}
+	}
+	mean := 0.0
+	if len(rs) > 0 {
+		mean = sum / float64(len(rs))
+	}
+	s := "s"
+	if len(rs) == 1 {
+		s = ""
+	}
+	_, err := fmt.Fprintf(w, "graded %d submission%s of %s: mean %s of %s points, %d with full marks, %d with problems (see %s)\nwrote %s, %s, %s, %s\n",
+		len(rs), s, e.ID, exercises.FormatNumber(mean), exercises.FormatNumber(e.MaxPoints()), full, bad,
+		filepath.Join(dir, grading.SummaryFile),
+		filepath.Join(dir, grading.GradesFile), filepath.Join(dir, grading.FeedbackDir)+string(filepath.Separator),
+		filepath.Join(dir, grading.SummaryFile), filepath.Join(dir, grading.HistogramFile))
+	if err != nil {
+		return fmt.Errorf("printing the summary: %w", err)
+	}
+	return nil
+}
