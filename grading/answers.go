@@ -1,0 +1,259 @@
+package grading
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// answer is one answer of answers.yaml.
+type answer struct {
+	value     string
+	line, col int
+	null      bool   // given without a value
+	bad       string // why it is not an answer (a list, a mapping)
+}
+
+var reYAMLLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// parseAnswers reads answers.yaml: a mapping of question ids to one
+// answer each. It returns the answers, and notes for the student (unknown
+// questions, with the nearest id). Aliases are not expanded, only
+// followed to a scalar.
+func parseAnswers(label string, data []byte, ids []string) (map[string]answer, []string, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return map[string]answer{}, nil, nil
+		}
+		msg, line := err.Error(), 1
+		if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = msg[len(m[0]):]
+		}
+		return nil, nil, &scenario.Error{File: label, Line: line, Col: 1, Msg: "invalid YAML: " + strings.ReplaceAll(strings.TrimPrefix(msg, "yaml: "), "\n", " ")}
+	}
+	out := map[string]answer{}
+	if len(doc.Content) == 0 {
+		return out, nil, nil
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
+		return out, nil, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, nil, &scenario.Error{File: label, Line: root.Line, Col: root.Column, Msg: "expected a mapping of question ids to answers (which: enrich)"}
+	}
+	var notes []string
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		for j := 0; v.Kind == yaml.AliasNode && j < 100; j++ {
+			v = v.Alias
+		}
+		key := k.Value
+		if !slices.Contains(ids, key) {
+			msg := fmt.Sprintf("%s:%d:%d: there is no question %q", label, k.Line, k.Column, shorten(key))
+			if n := scenario.Nearest(key, ids); n != "" {
+				msg += fmt.Sprintf("; did you mean %q?", n)
+			} else if len(ids) > 0 {
+				msg += "; the questions are " + strings.Join(ids, ", ")
+			}
+			notes = append(notes, msg)
+			continue
+		}
+		if _, dup := out[key]; dup {
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: %s is answered twice; the first answer counts", label, k.Line, k.Column, key))
+			continue
+		}
+		a := answer{line: v.Line, col: v.Column}
+		switch {
+		case v == nil || v.Kind == yaml.AliasNode:
+			a.null = true
+		case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
+			a.null = true
+		case v.Kind != yaml.ScalarNode:
+			a.bad = "expected one answer, got a list or a mapping"
+		default:
+			a.value = strings.TrimSpace(v.Value)
+			a.null = a.value == ""
+		}
+		out[key] = a
+	}
+	return out, notes, nil
+}
+
+func shorten(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "..."
+	}
+	return s
+}
+
+// answer grades the questions of r: the answers in data (answers.yaml,
+// nil when there is none), against the starter's summary or the
+// submission's (subDoc, nil when the submission did not run).
+func (g *Grader) answer(ctx context.Context, r *Result, data []byte, label string, subDoc any) error {
+	if len(g.ex.Questions) == 0 {
+		return nil
+	}
+	var starterDoc any
+	if g.needsStarter() {
+		var err error
+		if starterDoc, err = g.starterTruth(ctx); err != nil {
+			return err
+		}
+	}
+	ids := make([]string, len(g.ex.Questions))
+	for i, q := range g.ex.Questions {
+		ids[i] = q.ID
+	}
+	var answers map[string]answer
+	none := ""
+	switch {
+	case data == nil:
+		none = "not answered: there is no answers.yaml"
+	default:
+		a, notes, err := parseAnswers(label, data, ids)
+		if err != nil {
+			none = "not answered: " + err.Error()
+			r.Notes = append(r.Notes, err.Error())
+		}
+		answers = a
+		r.Notes = append(r.Notes, notes...)
+	}
+	for i, q := range g.ex.Questions {
+		it := &r.Questions[i]
+		a, ok := answers[q.ID]
+		switch {
+		case none != "":
+			it.Feedback = none
+			continue
+		case !ok || a.null:
+			it.Feedback = "not answered"
+			continue
+		case a.bad != "":
+			it.Feedback = fmt.Sprintf("%s:%d:%d: %s", label, a.line, a.col, a.bad)
+			continue
+		}
+		it.Value = a.value
+		doc := starterDoc
+		if q.Truth.Run == exercises.RunSubmission {
+			if subDoc == nil {
+				it.Feedback = "not graded: the question is about your scenario's run, which did not take place"
+				continue
+			}
+			doc = subDoc
+		}
+		truth, err := exercises.Lookup(doc, q.MetricPath())
+		if err != nil {
+			it.Feedback = "not graded: the truth could not be measured (" + err.Error() + "); tell your instructor"
+			continue
+		}
+		g.grade1(q, a.value, truth, it)
+	}
+	return nil
+}
+
+// grade1 compares one answer with the truth.
+func (g *Grader) grade1(q exercises.Question, ans string, truth any, it *Item) {
+	if len(q.Choices) > 0 {
+		chosen := ""
+		for _, c := range q.Choices {
+			if sameAnswer(ans, c) {
+				chosen = c
+				break
+			}
+		}
+		if chosen == "" {
+			it.Feedback = fmt.Sprintf("%q is not one of the choices: %s", shorten(ans), strings.Join(q.Choices, ", "))
+			return
+		}
+		if sameAnswer(chosen, formatValue(truth)) {
+			it.Passed, it.Points, it.Feedback = true, q.Points, "correct"
+			return
+		}
+		it.Feedback = "not correct"
+		return
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(ans), 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		it.Feedback = fmt.Sprintf("expected a number, got %q", shorten(ans))
+		return
+	}
+	t, ok := truth.(float64)
+	if !ok {
+		it.Feedback = "not graded: the truth is not a number; tell your instructor"
+		return
+	}
+	if q.Tolerance.Within(x, t) {
+		it.Passed, it.Points, it.Feedback = true, q.Points, "correct (within "+q.Tolerance.String()+")"
+		return
+	}
+	it.Feedback = "not within " + q.Tolerance.String() + " of the simulated value"
+}
+
+// sameAnswer compares answers ignoring case and surrounding space, and
+// numbers by value.
+func sameAnswer(a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// AnswersFor returns an answers.yaml with the right answer to every
+// question for the submission scenario scenarioYAML (parsed under label):
+// the truths of the starter's run and, for questions about the
+// submission's run, of that scenario's run on the first seed. The pack
+// tests grade reference solutions with it.
+func (g *Grader) AnswersFor(ctx context.Context, label string, scenarioYAML []byte) ([]byte, error) {
+	var b strings.Builder
+	var subDoc any
+	for _, q := range g.ex.Questions {
+		var doc any
+		if q.Truth.Run == exercises.RunSubmission {
+			if subDoc == nil {
+				sc, err := scenario.Parse(label, scenarioYAML)
+				if err != nil {
+					return nil, err
+				}
+				sc.Seed = g.seeds[0]
+				if subDoc, err = g.simulate(ctx, sc); err != nil {
+					return nil, err
+				}
+			}
+			doc = subDoc
+		} else {
+			var err error
+			if doc, err = g.starterTruth(ctx); err != nil {
+				return nil, err
+			}
+		}
+		v, err := exercises.Lookup(doc, q.MetricPath())
+		if err != nil {
+			return nil, fmt.Errorf("grading: the truth of question %s: %w", q.ID, err)
+		}
+		s := formatValue(v)
+		if f, ok := v.(float64); ok {
+			s = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", q.ID, strconv.Quote(s))
+	}
+	return []byte(b.String()), nil
+}

@@ -1,0 +1,246 @@
+package grading
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/dspalab/dspalab/internal/atomicfile"
+)
+
+// Files written by WriteReports.
+const (
+	GradesFile    = "grades.csv"
+	FeedbackDir   = "feedback"
+	SummaryFile   = "summary.md"
+	HistogramFile = "histogram.png"
+)
+
+// BatchOptions configure GradeAll.
+type BatchOptions struct {
+	// Jobs is how many submissions are graded at once, each with its own
+	// simulation engine in its own goroutine (default GOMAXPROCS).
+	Jobs int
+	// Progress, if non-nil, receives a progress bar (draw it only on a
+	// terminal).
+	Progress io.Writer
+}
+
+// GradeAll grades the submissions in parallel and returns their results
+// in the same order. A submission that cannot be graded gets 0 with the
+// reason and never stops the batch; GradeAll fails only when ctx is
+// cancelled or the exercise itself is broken (its starter does not run).
+func (g *Grader) GradeAll(ctx context.Context, subs []Submission, opts BatchOptions) ([]*Result, error) {
+	if err := g.Prepare(ctx); err != nil {
+		return nil, err
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = min(jobs, max(len(subs), 1))
+	var bar *progressbar.ProgressBar
+	if opts.Progress != nil && len(subs) > 0 {
+		bar = progressbar.NewOptions(len(subs),
+			progressbar.OptionSetWriter(opts.Progress),
+			progressbar.OptionSetDescription("grading "+g.ex.ID),
+			progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetWidth(30))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]*Result, len(subs))
+	errs := make([]error, len(subs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				results[i], errs[i] = g.Grade(ctx, subs[i])
+				if errs[i] != nil {
+					cancel()
+				}
+				if bar != nil {
+					bar.Add(1)
+				}
+			}
+		})
+	}
+feed:
+	for i := range subs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// WriteReports writes the grades of results into dir (created if
+// missing): grades.csv (one row per submission, sorted by id: id, score,
+// max, then the points of each check and question, by id),
+// feedback/<id>.md and feedback/<id>.json per submission, summary.md (the
+// class summary) and histogram.png (the scores). Each file is replaced
+// only when complete. It returns the paths written, grades.csv first.
+func (g *Grader) WriteReports(dir string, results []*Result) ([]string, error) {
+	rs := slices.Clone(results)
+	slices.SortFunc(rs, func(a, b *Result) int { return strings.Compare(a.ID, b.ID) })
+	fb := filepath.Join(dir, FeedbackDir)
+	if err := os.MkdirAll(fb, 0o755); err != nil {
+		return nil, fmt.Errorf("grading: %w", err)
+	}
+	var written []string
+	write := func(path string, data []byte) error {
+		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return fmt.Errorf("grading: writing %s: %w", path, err)
+		}
+		written = append(written, path)
+		return nil
+	}
+	if err := write(filepath.Join(dir, GradesFile), g.GradesCSV(rs)); err != nil {
+		return written, err
+	}
+	for _, r := range rs {
+		if err := write(filepath.Join(fb, r.ID+".md"), r.Markdown(g.ex)); err != nil {
+			return written, err
+		}
+		if err := write(filepath.Join(fb, r.ID+".json"), r.JSON()); err != nil {
+			return written, err
+		}
+	}
+	png, err := Histogram(g.ex.ID, rs)
+	if err != nil {
+		return written, err
+	}
+	if err := write(filepath.Join(dir, HistogramFile), png); err != nil {
+		return written, err
+	}
+	if err := write(filepath.Join(dir, SummaryFile), g.Summary(rs)); err != nil {
+		return written, err
+	}
+	return written, nil
+}
+
+// GradesCSV returns grades.csv of the results, in their order: a header
+// "id,score,max,<check ids>,<question ids>", then one row per result.
+func (g *Grader) GradesCSV(rs []*Result) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	head := []string{"id", "score", "max"}
+	for _, c := range g.ex.Checks {
+		head = append(head, c.ID)
+	}
+	for _, q := range g.ex.Questions {
+		head = append(head, q.ID)
+	}
+	w.Write(head)
+	for _, r := range rs {
+		row := []string{r.ID, points(r.Score), points(r.Max)}
+		for _, it := range r.Checks {
+			row = append(row, points(it.Points))
+		}
+		for _, it := range r.Questions {
+			row = append(row, points(it.Points))
+		}
+		w.Write(row)
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// Summary returns summary.md: the class's scores (count, mean, median,
+// min, max, full marks), the histogram, how many passed each check and
+// question, and the submissions with problems.
+func (g *Grader) Summary(rs []*Result) []byte {
+	ex := g.ex
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %s\n\n", ex.ID, mdText(ex.Title))
+	n := len(rs)
+	fmt.Fprintf(&b, "%d submission%s, graded on seed%s %s", n, plural(n), plural(len(ex.Seeds)), joinSeeds(ex.Seeds))
+	if g.opts.Hidden && len(ex.HiddenSeeds) > 0 {
+		fmt.Fprintf(&b, " and hidden seed%s %s", plural(len(ex.HiddenSeeds)), joinSeeds(ex.HiddenSeeds))
+	}
+	fmt.Fprintf(&b, "; %s points at most.\n\n", points(ex.MaxPoints()))
+	if n > 0 {
+		scores := make([]float64, n)
+		full := 0
+		for i, r := range rs {
+			scores[i] = r.Score
+			if r.Full() {
+				full++
+			}
+		}
+		slices.Sort(scores)
+		var sum float64
+		for _, s := range scores {
+			sum += s
+		}
+		median := scores[n/2]
+		if n%2 == 0 {
+			median = (scores[n/2-1] + scores[n/2]) / 2
+		}
+		b.WriteString("| mean | median | min | max | full marks |\n| --- | --- | --- | --- | --- |\n")
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n\n", points(math.Round(sum/float64(n)*100)/100), points(median), points(scores[0]), points(scores[n-1]), full)
+	}
+	fmt.Fprintf(&b, "![score histogram](%s)\n\n", HistogramFile)
+	b.WriteString("## Checks and questions\n\n| id | points | passed | condition |\n| --- | --- | --- | --- |\n")
+	passed := func(k int, question bool) int {
+		c := 0
+		for _, r := range rs {
+			items := r.Checks
+			if question {
+				items = r.Questions
+			}
+			if k < len(items) && items[k].Passed {
+				c++
+			}
+		}
+		return c
+	}
+	for k, c := range ex.Checks {
+		fmt.Fprintf(&b, "| %s | %s | %d of %d | `%s %s` |\n", c.ID, points(c.Points), passed(k, false), n, c.Metric, strings.ReplaceAll(want(c), "|", "\\|"))
+	}
+	for k, q := range ex.Questions {
+		fmt.Fprintf(&b, "| %s | %s | %d of %d | %s |\n", q.ID, points(q.Points), passed(k, true), n, mdCell(q.Text))
+	}
+	var bad []string
+	for _, r := range rs {
+		if len(r.Problems) > 0 {
+			first, _, _ := strings.Cut(r.Problems[0], "\n")
+			bad = append(bad, fmt.Sprintf("- **%s** (%s): %s", r.ID, points(r.Score), mdText(first)))
+		}
+	}
+	if len(bad) > 0 {
+		b.WriteString("\n## Submissions with problems\n\n" + strings.Join(bad, "\n") + "\n")
+	}
+	b.WriteString("\nPer submission: feedback/ID.md (for the student) and feedback/ID.json.\n")
+	return []byte(b.String())
+}

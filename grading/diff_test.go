@@ -1,0 +1,117 @@
+package grading
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/dspalab/dspalab/exercises"
+)
+
+func TestChanges(t *testing.T) {
+	base := `name: t
+seed: 1
+x-anchors: {a: 1}
+duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: work
+    input: src
+    parallelism: 1
+sinks:
+  - name: out
+    input: work
+`
+	for _, tc := range []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"same", base, base, nil},
+		{"seed, x- fields and number forms are ignored", base,
+			"name: t\nseed: 7\nx-other: [1, 2]\nduration: 10s\nsources:\n  - name: src\n    arrival: {process: constant, rate: 10/s}\noperators:\n  - {name: work, input: src, parallelism: 1.0}\nsinks:\n  - name: out\n    input: work\n", nil},
+		{"changed", base, replace(t, base, "parallelism: 1", "parallelism: 3"), []string{"operators[0].parallelism"}},
+		{"added subtree", base, base + "checkpoint:\n  mode: aligned\n  storage: {bandwidth: 1Gbit/s}\n",
+			[]string{"checkpoint.mode", "checkpoint.storage.bandwidth"}},
+		{"removed", base, replace(t, base, "    parallelism: 1\n", ""), []string{"operators[0].parallelism (removed)"}},
+		{"shape", base, replace(t, base, "arrival: {process: constant, rate: 10/s}", "arrival: constant"), []string{"sources[0].arrival"}},
+		{"merge keys", base, "x-src: &s {name: src, arrival: {process: constant, rate: 10/s}}\n" + replace(t, base, "  - name: src\n    arrival: {process: constant, rate: 10/s}\n", "  - <<: *s\n"), nil},
+	} {
+		a, err := parseTree([]byte(tc.from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := parseTree([]byte(tc.to))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range changes(a, b) {
+			s := exercises.FormatPath(c.path)
+			if c.removed {
+				s += " (removed)"
+			}
+			got = append(got, s)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+
+	// the element's name travels with its index, for [name] patterns
+	a, _ := parseTree([]byte(base))
+	b, _ := parseTree([]byte(replace(t, base, "parallelism: 1", "parallelism: 2")))
+	c := changes(a, b)
+	p, _ := exercises.ParsePattern("operators[work].parallelism")
+	q, _ := exercises.ParsePattern("operators[other]")
+	if len(c) != 1 || !p.Match(c[0].path) || q.Match(c[0].path) {
+		t.Errorf("named patterns: %v", c)
+	}
+}
+
+func TestSanitizeID(t *testing.T) {
+	for in, want := range map[string]string{
+		"alice":              "alice",
+		"Bob Smith":          "Bob_Smith",
+		`..\..\etc\passwd`:   "etc_passwd",
+		"../../x":            "x",
+		"...":                "submission",
+		"-rf":                "rf",
+		"a..b":               "a_b",
+		"=cmd|' /C calc'!A0": "cmd_C_calc_A0",
+		"ünïcode":            "n_code",
+		"":                   "submission",
+		".hidden":            "hidden",
+		"x\x00y\ny":          "x_y_y",
+	} {
+		if got := SanitizeID(in); got != want {
+			t.Errorf("SanitizeID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCollect(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/good/scenario.yaml", "x")
+	write(t, dir+"/Good.yml", "x")
+	write(t, dir+"/notes.txt", "x")
+	subs, err := Collect([]string{dir + "/good/scenario.yaml", dir + "/good", dir + "/Good.yml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range subs {
+		ids = append(ids, s.ID)
+	}
+	if want := []string{"good", "good-2", "Good-3"}; !slices.Equal(ids, want) {
+		t.Errorf("ids %q, want %q", ids, want)
+	}
+	if _, err := Collect([]string{dir + "/notes.txt"}); err == nil {
+		t.Error("a .txt file is a submission")
+	}
+	// a folder of submissions: its sub-directories and .yaml files
+	subs, err = Collect([]string{dir})
+	if err != nil || len(subs) != 2 || subs[0].Path != dir+"/Good.yml" || subs[1].Path != dir+"/good" {
+		t.Errorf("expanded %v %v", subs, err)
+	}
+}

@@ -1,0 +1,522 @@
+// Package grading grades submissions of exercises (package exercises): it
+// reads a submission safely, checks that only the editable fields of the
+// starter changed and that the limits hold, runs the scenario on every
+// grading seed with the exercise's event budget, evaluates the checks
+// (aggregated over the seeds) and the questions (against the simulated
+// truth), and returns a Result with the points and feedback of each.
+//
+// A submission that cannot be graded (a file too large, invalid YAML, a
+// forbidden edit, over a limit, a run past the event budget) gets 0 on the
+// checks it affects, with the reason; only a cancelled context or a
+// broken exercise stops grading. Grading is deterministic: the same
+// submission always gets the same Result, byte for byte once encoded.
+//
+// Batch grading (GradeAll, WriteReports) grades many submissions in
+// parallel, one simulation engine per goroutine, and writes grades.csv,
+// feedback per submission (Markdown and JSON), a class summary and a
+// score histogram. Classroom turns a Result into the JSON of GitHub
+// Classroom's autograding reporter.
+package grading
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// DefaultMaxQueued bounds the records queued in one grading run (about
+// 100 bytes each): lower than `dspalab run`'s, since many runs go on at
+// once.
+const DefaultMaxQueued = 2e6
+
+// Options configure a Grader.
+type Options struct {
+	// Hidden adds the exercise's hidden seeds to its grading seeds:
+	// `dspalab grade` sets it, `dspalab exercise check` does not.
+	Hidden bool
+	// MaxQueued bounds the records queued in one run (default
+	// DefaultMaxQueued); past it the run stops and its checks get 0.
+	MaxQueued int64
+}
+
+func (o Options) maxQueued() int64 {
+	if o.MaxQueued > 0 {
+		return o.MaxQueued
+	}
+	return DefaultMaxQueued
+}
+
+// Grader grades the submissions of one exercise. It is safe for use by
+// several goroutines at once.
+type Grader struct {
+	ex      *exercises.Exercise
+	opts    Options
+	seeds   []uint64
+	starter []byte // the starter's YAML
+	tree    *tree  // the starter as generic YAML, for forbidden edits
+
+	truthOnce sync.Once
+	truthDoc  any // the starter's summary on the first seed
+	truthErr  error
+}
+
+// New returns a Grader of the exercise ex (loaded from its pack). It
+// fails when the starter cannot be read.
+func New(ex *exercises.Exercise, opts Options) (*Grader, error) {
+	data, err := ex.StarterYAML()
+	if err != nil {
+		return nil, fmt.Errorf("grading: %w", err)
+	}
+	t, err := parseTree(data)
+	if err != nil {
+		return nil, fmt.Errorf("grading: the starter of %s: %w", ex.ID, err)
+	}
+	return &Grader{ex: ex, opts: opts, seeds: ex.GradingSeeds(opts.Hidden), starter: data, tree: t}, nil
+}
+
+// Exercise returns the exercise graded.
+func (g *Grader) Exercise() *exercises.Exercise { return g.ex }
+
+// Seeds returns the grading seeds: the exercise's seeds, then its hidden
+// seeds with Options.Hidden.
+func (g *Grader) Seeds() []uint64 { return slices.Clone(g.seeds) }
+
+// hidden reports whether seed is one of the hidden seeds.
+func (g *Grader) hidden(seed uint64) bool {
+	return !slices.Contains(g.ex.Seeds, seed) && slices.Contains(g.ex.HiddenSeeds, seed)
+}
+
+// Result is the grade of one submission: feedback/<id>.json.
+type Result struct {
+	// ID is the submission's id; Exercise the exercise's.
+	ID       string `json:"id"`
+	Exercise string `json:"exercise"`
+	// Score and Max are in points.
+	Score float64 `json:"score"`
+	Max   float64 `json:"max"`
+	// Seeds are the public grading seeds; HiddenRuns counts the runs on
+	// hidden seeds (which are never shown).
+	Seeds      []uint64 `json:"seeds"`
+	HiddenRuns int      `json:"hidden_runs,omitempty"`
+	// Problems are why checks got 0 without being evaluated: the
+	// submission could not be read, is invalid, changed fields it may
+	// not, is over a limit, or a run failed.
+	Problems []string `json:"problems,omitempty"`
+	// Notes are remarks that cost nothing, such as answers to unknown
+	// questions.
+	Notes     []string `json:"notes,omitempty"`
+	Checks    []Item   `json:"checks"`
+	Questions []Item   `json:"questions,omitempty"`
+}
+
+// Item is the outcome of one check or question.
+type Item struct {
+	ID string `json:"id"`
+	// Text is a question's text (empty for a check).
+	Text   string  `json:"text,omitempty"`
+	Passed bool    `json:"passed"`
+	Points float64 `json:"points"`
+	Max    float64 `json:"max_points"`
+	// Value is the measured value (aggregated over the seeds) of a check,
+	// or the answer given to a question; Want the check's condition.
+	Value string `json:"value,omitempty"`
+	Want  string `json:"want,omitempty"`
+	// Feedback says why, for the student.
+	Feedback string `json:"feedback"`
+}
+
+// Full reports whether the submission got every point.
+func (r *Result) Full() bool { return r.Score >= r.Max && r.Max > 0 }
+
+// Grade reads the submission from disk (see Submission and Collect) and
+// grades it. Everything wrong with the submission is in the Result; the
+// error is ctx's, or a problem of the exercise itself (its starter does
+// not run).
+func (g *Grader) Grade(ctx context.Context, sub Submission) (*Result, error) {
+	f, err := readSubmission(sub)
+	if err != nil {
+		r := g.newResult(sub.ID)
+		r.fail(err.Error())
+		for i := range r.Questions {
+			r.Questions[i].Feedback = "not graded: " + err.Error()
+		}
+		r.total()
+		return r, nil
+	}
+	return g.grade(ctx, sub.ID, f)
+}
+
+// GradeYAML grades a submission given as data: its scenario (parsed under
+// label, e.g. "scenario.yaml") and its answers.yaml (nil: none). The pack
+// tests grade solution.yaml and wrong*.yaml so.
+func (g *Grader) GradeYAML(ctx context.Context, id, label string, scenarioYAML, answersYAML []byte) (*Result, error) {
+	return g.grade(ctx, id, files{scenario: scenarioYAML, scenarioLabel: label, answers: answersYAML, answersLabel: AnswersFile})
+}
+
+func (g *Grader) newResult(id string) *Result {
+	r := &Result{ID: id, Exercise: g.ex.ID, Max: g.ex.MaxPoints(), Seeds: slices.Clone(g.ex.Seeds)}
+	if g.opts.Hidden {
+		r.HiddenRuns = len(g.ex.HiddenSeeds)
+	}
+	for _, c := range g.ex.Checks {
+		r.Checks = append(r.Checks, Item{ID: c.ID, Max: c.Points, Want: want(c)})
+	}
+	for _, q := range g.ex.Questions {
+		r.Questions = append(r.Questions, Item{ID: q.ID, Text: q.Text, Max: q.Points})
+	}
+	return r
+}
+
+// fail records a problem that stops the checks: every check not yet
+// evaluated gets 0 with the reason.
+func (r *Result) fail(reason string) {
+	r.Problems = append(r.Problems, reason)
+	for i := range r.Checks {
+		if r.Checks[i].Feedback == "" {
+			r.Checks[i].Feedback = "not graded: " + reason
+		}
+	}
+}
+
+// total sums the points.
+func (r *Result) total() {
+	r.Score = 0
+	for _, it := range r.Checks {
+		r.Score += it.Points
+	}
+	for _, it := range r.Questions {
+		r.Score += it.Points
+	}
+	r.Score = math.Round(r.Score*1e6) / 1e6
+}
+
+func (g *Grader) grade(ctx context.Context, id string, f files) (res *Result, err error) {
+	r := g.newResult(id)
+	defer func() {
+		// a bug must not stop a batch: the submission gets 0, with the reason
+		if p := recover(); p != nil {
+			r := g.newResult(id)
+			r.fail(fmt.Sprintf("internal error while grading (please report it with the submission): %v", p))
+			r.total()
+			res, err = r, nil
+		}
+	}()
+	subDoc, err := g.gradeChecks(ctx, r, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.answer(ctx, r, f.answers, f.answersLabel, subDoc); err != nil {
+		return nil, err
+	}
+	r.total()
+	return r, nil
+}
+
+// gradeChecks checks the scenario and runs it; it returns the
+// submission's summary on the first seed (nil when there is none).
+func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, error) {
+	if len(bytesTrim(f.scenario)) == 0 {
+		r.fail(f.scenarioLabel + " is empty")
+		return nil, nil
+	}
+	if _, err := scenario.Parse(f.scenarioLabel, f.scenario); err != nil {
+		r.fail("invalid scenario:\n" + err.Error())
+		return nil, nil
+	}
+	sub, err := parseTree(f.scenario)
+	if err != nil {
+		r.fail(err.Error())
+		return nil, nil
+	}
+	first, _ := scenario.Parse(f.scenarioLabel, f.scenario)
+	var forbidden []string
+	for _, c := range changes(g.tree, sub) {
+		if g.ex.EditableField(c.path) {
+			continue
+		}
+		s := exercises.FormatPath(c.path)
+		if c.removed {
+			s += " (removed)"
+		} else if line, col := first.Pos(s); line > 0 {
+			s += fmt.Sprintf(" (%s:%d:%d)", f.scenarioLabel, line, col)
+		}
+		forbidden = append(forbidden, s)
+	}
+	if len(forbidden) > 0 {
+		msg := "changed a field you may not change: " + forbidden[0]
+		if len(forbidden) > 1 {
+			if len(forbidden) > 10 {
+				forbidden = append(forbidden[:10], fmt.Sprintf("and %d more", len(forbidden)-10))
+			}
+			msg = "changed fields you may not change: " + strings.Join(forbidden, ", ")
+		}
+		r.fail(msg + "; start again from the starter (dspalab exercise start) and change only " + editableWords(g.ex.Editable))
+		return nil, nil
+	}
+	if lim := g.ex.Limits.TotalParallelism; lim > 0 {
+		total := 0
+		for _, p := range first.Parallelisms() {
+			total += p
+		}
+		if total > lim {
+			r.fail(fmt.Sprintf("the total parallelism is %d, over the budget of %d (limits.total_parallelism: the sum over all sources, operators and sinks)", total, lim))
+			return nil, nil
+		}
+	}
+	if err := runner.CheckLimits(f.scenarioLabel, first, runner.Limits{MaxQueued: g.opts.maxQueued()}); err != nil {
+		r.fail("refused before running: " + strings.ReplaceAll(err.Error(), "\n", "; "))
+		return nil, nil
+	}
+	if err := g.ex.CheckTraces(first); err != nil {
+		r.fail(err.Error())
+		return nil, nil
+	}
+	docs := make([]any, len(g.seeds))
+	for i, seed := range g.seeds {
+		sc, _ := scenario.Parse(f.scenarioLabel, f.scenario)
+		sc.Seed = seed
+		doc, err := g.simulate(ctx, sc)
+		if err != nil {
+			var re *RunError
+			if !errors.As(err, &re) {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				r.fail(err.Error())
+				return nil, nil
+			}
+			re.Seed, re.Hidden = seed, g.hidden(seed)
+			r.fail(re.Error())
+			return nil, nil
+		}
+		docs[i] = doc
+	}
+	for i, c := range g.ex.Checks {
+		r.Checks[i] = g.evaluate(c, docs, r.Checks[i])
+	}
+	return docs[0], nil
+}
+
+// editableWords lists the editable patterns for a message.
+func editableWords(ps []string) string {
+	if len(ps) == 0 {
+		return "nothing: this exercise is answered in answers.yaml"
+	}
+	return strings.Join(ps, ", ")
+}
+
+// want formats a check's condition: ">= 95" (with the aggregation when
+// it is not all: "mean >= 95").
+func want(c exercises.Check) string {
+	w := c.Op + " " + c.Value.String()
+	if c.Over != exercises.OverAll && c.Over != "" {
+		w = c.Over + " " + w
+	}
+	return w
+}
+
+// evaluate checks c on the summaries of the seeds.
+func (g *Grader) evaluate(c exercises.Check, docs []any, it Item) Item {
+	segs := c.MetricPath()
+	vals := make([]any, len(docs))
+	for i, d := range docs {
+		v, err := exercises.Lookup(d, segs)
+		if err != nil {
+			it.Feedback = g.onSeed(i, err.Error())
+			return it
+		}
+		vals[i] = v
+	}
+	var value any
+	pass := true
+	failedOn := -1
+	switch c.Over {
+	case exercises.OverMean, exercises.OverMin, exercises.OverMax:
+		nums := make([]float64, len(vals))
+		for i, v := range vals {
+			f, ok := v.(float64)
+			if !ok {
+				it.Feedback = g.onSeed(i, fmt.Sprintf("%s is %v, not a number", c.Metric, v))
+				return it
+			}
+			nums[i] = f
+		}
+		value = aggregate(c.Over, nums)
+		pass = compare(value, c.Op, c.Value)
+	default:
+		for i, v := range vals {
+			if !compare(v, c.Op, c.Value) {
+				pass, failedOn, value = false, i, v
+				break
+			}
+		}
+		if pass {
+			value = vals[0]
+			if nums, ok := numbers(vals); ok {
+				value = aggregate(exercises.OverMean, nums)
+			}
+		}
+	}
+	it.Passed = pass
+	it.Value = formatValue(value)
+	text := c.Fail
+	if pass {
+		it.Points = c.Points
+		text = c.Pass
+	}
+	if text == "" {
+		text = fmt.Sprintf("%s is %s; want %s", c.Metric, it.Value, it.Want)
+		if pass {
+			text = fmt.Sprintf("%s is %s (%s)", c.Metric, it.Value, it.Want)
+		}
+	} else {
+		text = strings.NewReplacer("{value}", it.Value, "{want}", c.Value.String()).Replace(text)
+	}
+	if failedOn >= 0 && len(docs) > 1 {
+		text = g.onSeed(failedOn, text)
+	}
+	it.Feedback = text
+	return it
+}
+
+// onSeed adds the seed of run i to a message: "(seed 2)", or "(on a
+// hidden seed)".
+func (g *Grader) onSeed(i int, msg string) string {
+	if i >= len(g.seeds) {
+		return msg
+	}
+	where := fmt.Sprintf(" (seed %d)", g.seeds[i])
+	if g.hidden(g.seeds[i]) {
+		where = " (on a hidden seed)"
+	}
+	if body, ok := strings.CutSuffix(msg, "."); ok {
+		return body + where + "."
+	}
+	return msg + where
+}
+
+func numbers(vals []any) ([]float64, bool) {
+	nums := make([]float64, len(vals))
+	for i, v := range vals {
+		f, ok := v.(float64)
+		if !ok {
+			return nil, false
+		}
+		nums[i] = f
+	}
+	return nums, true
+}
+
+// aggregate returns the mean, min or max of nums.
+func aggregate(over string, nums []float64) float64 {
+	switch over {
+	case exercises.OverMin:
+		return slices.Min(nums)
+	case exercises.OverMax:
+		return slices.Max(nums)
+	}
+	var s float64
+	for _, x := range nums {
+		s += x
+	}
+	return s / float64(len(nums))
+}
+
+// compare applies op to a measured value and a check's threshold.
+func compare(v any, op string, want exercises.Value) bool {
+	if f, ok := v.(float64); ok && want.IsNum {
+		switch op {
+		case ">=":
+			return f >= want.Num
+		case "<=":
+			return f <= want.Num
+		case ">":
+			return f > want.Num
+		case "<":
+			return f < want.Num
+		case "==":
+			return f == want.Num
+		case "!=":
+			return f != want.Num
+		}
+		return false
+	}
+	s := formatValue(v)
+	switch op {
+	case "==":
+		return s == want.String()
+	case "!=":
+		return s != want.String()
+	}
+	return false
+}
+
+// formatValue formats a metric value for feedback.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return exercises.FormatNumber(x)
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// starterTruth returns the starter's summary on the first grading seed,
+// simulated once.
+func (g *Grader) starterTruth(ctx context.Context) (any, error) {
+	g.truthOnce.Do(func() {
+		label := g.ex.Label(g.ex.Starter)
+		sc, err := scenario.Parse(label, g.starter)
+		if err != nil {
+			g.truthErr = err
+			return
+		}
+		sc.Seed = g.seeds[0]
+		g.truthDoc, g.truthErr = g.simulate(ctx, sc)
+		if g.truthErr != nil && ctx.Err() == nil {
+			g.truthErr = fmt.Errorf("grading: the starter of exercise %s: %w", g.ex.ID, g.truthErr)
+		}
+	})
+	if g.truthErr != nil && ctx.Err() != nil {
+		// a cancelled first attempt is not the exercise's fault; the next
+		// Grader starts afresh
+		return nil, ctx.Err()
+	}
+	return g.truthDoc, g.truthErr
+}
+
+// Prepare simulates what all submissions share (the starter, for the
+// questions about it) and returns the exercise's problem if it fails.
+// Grade calls it as needed; GradeAll calls it once before starting.
+func (g *Grader) Prepare(ctx context.Context) error {
+	if !g.needsStarter() {
+		return nil
+	}
+	_, err := g.starterTruth(ctx)
+	return err
+}
+
+func (g *Grader) needsStarter() bool {
+	for _, q := range g.ex.Questions {
+		if q.Truth.Run != exercises.RunSubmission {
+			return true
+		}
+	}
+	return false
+}
+
+func bytesTrim(b []byte) string { return strings.TrimSpace(string(b)) }

@@ -1,0 +1,148 @@
+package grading
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dspalab/dspalab/exercises"
+)
+
+// JSON returns r as indented JSON with a final newline: feedback/<id>.json.
+func (r *Result) JSON() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		panic(err) // a Result always encodes
+	}
+	return buf.Bytes()
+}
+
+// points formats points: "4", "2.5".
+func points(x float64) string { return exercises.FormatNumber(x) }
+
+// status is PASS or FAIL.
+func status(passed bool) string {
+	if passed {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// WriteText prints r for a terminal (dspalab exercise check): the
+// problems, then one line per check and question (PASS or FAIL, the
+// points, the feedback) and the total.
+func (r *Result) WriteText(w io.Writer, ex *exercises.Exercise) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", ex.ID, ex.Title)
+	fmt.Fprintf(&b, "graded on seed%s %s\n", plural(len(r.Seeds)), joinSeeds(r.Seeds))
+	for _, p := range r.Problems {
+		b.WriteString("\n" + indentLines("problem: "+p, "  ") + "\n")
+	}
+	for _, n := range r.Notes {
+		b.WriteString("\nnote: " + n + "\n")
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	for _, it := range append(slices.Clone(r.Checks), r.Questions...) {
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\n", status(it.Passed), it.ID, points(it.Points), points(it.Max), oneLine(r.feedback(it, "the problem above")))
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "\ntotal: %s/%s\n", points(r.Score), points(r.Max))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Markdown returns r as Markdown: feedback/<id>.md.
+func (r *Result) Markdown(ex *exercises.Exercise) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %s\n\n", ex.ID, mdText(ex.Title))
+	fmt.Fprintf(&b, "Submission **%s**: **%s of %s points**.\n", r.ID, points(r.Score), points(r.Max))
+	if len(r.Problems) > 0 {
+		b.WriteString("\n## Problems\n\n")
+		for _, p := range r.Problems {
+			first, rest, _ := strings.Cut(p, "\n")
+			b.WriteString("- " + mdText(first) + "\n")
+			if rest != "" {
+				b.WriteString("\n  ```\n" + indentLines(rest, "  ") + "\n  ```\n")
+			}
+		}
+	}
+	if len(r.Checks) > 0 {
+		b.WriteString("\n## Checks\n\n| | check | points | feedback |\n| --- | --- | --- | --- |\n")
+		for _, it := range r.Checks {
+			fmt.Fprintf(&b, "| %s | %s | %s/%s | %s |\n", status(it.Passed), it.ID, points(it.Points), points(it.Max), mdCell(r.feedback(it, "see Problems")))
+		}
+	}
+	if len(r.Questions) > 0 {
+		b.WriteString("\n## Questions\n\n| | question | answer | points | feedback |\n| --- | --- | --- | --- | --- |\n")
+		for _, it := range r.Questions {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s/%s | %s |\n", status(it.Passed), mdCell(it.Text), mdCell(it.Value), points(it.Points), points(it.Max), mdCell(r.feedback(it, "see Problems")))
+		}
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n## Notes\n\n")
+		for _, n := range r.Notes {
+			b.WriteString("- " + mdText(n) + "\n")
+		}
+	}
+	seeds := "seed" + plural(len(r.Seeds)) + " " + joinSeeds(r.Seeds)
+	if r.HiddenRuns > 0 {
+		seeds += fmt.Sprintf(" and %d hidden seed%s", r.HiddenRuns, plural(r.HiddenRuns))
+	}
+	fmt.Fprintf(&b, "\nGraded on %s.\n", seeds)
+	return []byte(b.String())
+}
+
+// feedback is it's feedback, with a problem already shown replaced by
+// "not graded (where)".
+func (r *Result) feedback(it Item, where string) string {
+	for _, p := range r.Problems {
+		if it.Feedback == "not graded: "+p {
+			return "not graded (" + where + ")"
+		}
+	}
+	return it.Feedback
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func joinSeeds(seeds []uint64) string {
+	s := make([]string, len(seeds))
+	for i, x := range seeds {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func indentLines(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = prefix + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// mdText escapes what Markdown would read as HTML, code or a table's
+// column in text that comes from a submission or a pack (and leaves the
+// rest readable as it is).
+func mdText(s string) string {
+	r := strings.NewReplacer("<", "&lt;", "`", "\\`", "|", "\\|")
+	return r.Replace(s)
+}
+
+// mdCell is mdText on one line, for a table cell.
+func mdCell(s string) string { return mdText(oneLine(s)) }

@@ -1,0 +1,116 @@
+package grading
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/dspalab/dspalab/datasets"
+	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// progressEvery is how many kernel events pass between two calls of
+// sim.Options.Progress: the granularity of the event budget.
+const progressEvery = 1 << 16
+
+// errOverBudget is the cause of a run cancelled by the event budget.
+var errOverBudget = errors.New("over the event budget")
+
+// RunError is a grading run that did not give a summary to check: stopped
+// by the event budget or the queue limit, a trace that could not be read,
+// or a failure of the simulator. It is deterministic: the same scenario
+// and seed fail the same way.
+type RunError struct {
+	Seed   uint64
+	Hidden bool // the seed is a hidden one: messages do not show it
+	Msg    string
+}
+
+func (e *RunError) Error() string {
+	if e.Hidden {
+		return "the run on a hidden seed " + e.Msg
+	}
+	return fmt.Sprintf("the run on seed %d %s", e.Seed, e.Msg)
+}
+
+// simulate runs sc (parsed under label, its seed set) to its end with the
+// exercise's event budget and returns its summary as a document for
+// exercises.Lookup. Trace sources replay the embedded offline samples of
+// data sets (never the user's cache, so that every machine grades alike)
+// or files of the exercise's folder. It returns a *RunError for a run that
+// stopped early, and ctx's error when ctx is cancelled.
+func (g *Grader) simulate(ctx context.Context, sc *scenario.Scenario) (any, error) {
+	maxEvents := g.ex.Limits.MaxEvents
+	if maxEvents <= 0 {
+		maxEvents = exercises.DefaultMaxEvents
+	}
+	replays, err := datasets.Resolve(sc, datasets.Env{Registry: datasets.Builtin(), Cache: datasets.Cache{}, BaseDir: g.ex.BaseDir()})
+	if err != nil {
+		return nil, fmt.Errorf("%w", err)
+	}
+	var mu sync.Mutex
+	var readers []*datasets.Reader
+	defer func() {
+		for _, r := range readers {
+			r.Close()
+		}
+	}()
+	opts := sim.Options{MaxQueued: g.opts.maxQueued()}
+	if len(replays) > 0 {
+		opts.OpenTrace = func(source string, subtask, parallelism int) (sim.Trace, error) {
+			rp, ok := replays[source]
+			if !ok {
+				return nil, fmt.Errorf("source %s has no trace to replay", source)
+			}
+			r := datasets.NewReader(&rp.Spec, subtask, parallelism)
+			mu.Lock()
+			readers = append(readers, r)
+			mu.Unlock()
+			return r, nil
+		}
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var calls int64
+	opts.Progress = func(des.Time, uint64) {
+		calls++
+		if calls*progressEvery >= maxEvents {
+			cancel(errOverBudget)
+		}
+	}
+	s, err := sim.New(sc, opts)
+	if err != nil {
+		return nil, &RunError{Seed: sc.Seed, Msg: "could not start: " + err.Error()}
+	}
+	runErr := s.RunUntil(runCtx, sc.Duration)
+	res := s.Result()
+	var qe *sim.QueueLimitError
+	var te *sim.TraceError
+	switch {
+	case runErr == nil && res.Summary.Totals.Events > uint64(maxEvents):
+		return nil, &RunError{Seed: sc.Seed, Msg: overBudget(maxEvents, res)}
+	case runErr == nil:
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(context.Cause(runCtx), errOverBudget):
+		return nil, &RunError{Seed: sc.Seed, Msg: overBudget(maxEvents, res)}
+	case errors.As(runErr, &qe):
+		return nil, &RunError{Seed: sc.Seed, Msg: "was stopped: " + qe.Error()}
+	case errors.As(runErr, &te):
+		return nil, &RunError{Seed: sc.Seed, Msg: "was stopped: " + (&runner.TraceStoppedError{Err: te}).Error()}
+	default:
+		return nil, &RunError{Seed: sc.Seed, Msg: "failed: " + runErr.Error()}
+	}
+	return exercises.SummaryDoc(&res.Summary)
+}
+
+// overBudget says that a run went past the event budget.
+func overBudget(maxEvents int64, res *sim.Result) string {
+	return fmt.Sprintf("was stopped at %s of %s simulated: it needs more than %s kernel events, the exercise's budget per run (limits.max_events); lower the rates, or the work per record",
+		sim.FormatTime(des.FromSeconds(res.Summary.SimulatedS)), sim.FormatTime(des.FromSeconds(res.Summary.DurationS)), runner.Sci(float64(maxEvents), -1))
+}
