@@ -39,6 +39,10 @@ Examples:
   dspalab scenarios                    # list the built-in scenarios
   dspalab scenarios show mm1 > mm1.yaml
   dspalab schema > dspalab.schema.json # JSON Schema for editor completion
+  dspalab watch exactly-once           # a live view: f fails a subtask
+  dspalab exercise start bottleneck    # an exercise: starter, instructions
+  dspalab exercise check bottleneck    # ... and its grade
+  dspalab grade --exercise bottleneck submissions/   # grade a class
 
 ` + exitCodesHelp,
 		Version:                    version,
