@@ -22,8 +22,10 @@ const maxActionLine = 64 << 10
 // it with --out): one JSON sim.Action a line, such as
 //
 //	{"time_s":12.5,"action":"failure","vertex":"parse","subtask":0}
+//	{"time_s":20,"action":"failure","vertex":"parse","subtask":1,"worker":true}
+//	{"time_s":30,"action":"checkpoint","subtask":0}
 //
-// Blank lines are skipped. It returns a non-nil slice (empty for an empty
+// ("worker": true fails the worker that runs the subtask). Blank lines are skipped. It returns a non-nil slice (empty for an empty
 // file), or an error "name:line: message" for a line that is not an action:
 // bad JSON, an unknown field, an unknown action, a negative or missing
 // time or subtask.
@@ -90,6 +92,11 @@ func parseAction(text []byte) (sim.Action, error) {
 // subtasks.
 func CheckActions(sc *scenario.Scenario, actions []sim.Action) error {
 	par := sc.Parallelisms()
+	names := make([]string, 0, len(par))
+	for n := range par {
+		names = append(names, n)
+	}
+	var prev des.Time
 	for i, a := range actions {
 		at := a.At
 		if at == 0 {
@@ -99,13 +106,21 @@ func CheckActions(sc *scenario.Scenario, actions []sim.Action) error {
 		if at > sc.Duration {
 			return fmt.Errorf("%s comes after the end of the run at %s", what, sim.FormatTime(sc.Duration))
 		}
+		if at < prev {
+			return fmt.Errorf("%s comes before the action it follows (at %s): actions must be in time order", what, sim.FormatTime(prev))
+		}
+		prev = at
 		if a.Vertex == "" {
 			continue
 		}
 		p, ok := par[a.Vertex]
 		switch {
 		case !ok:
-			return fmt.Errorf("%s: the job has no vertex %q", what, a.Vertex)
+			hint := ""
+			if near := scenario.Nearest(a.Vertex, names); near != "" {
+				hint = fmt.Sprintf("; did you mean %q?", near)
+			}
+			return fmt.Errorf("%s: the job has no vertex %q%s", what, a.Vertex, hint)
 		case a.Subtask >= p:
 			return fmt.Errorf("%s: %s has subtasks 0..%d, not %d", what, a.Vertex, p-1, a.Subtask)
 		}

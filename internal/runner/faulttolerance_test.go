@@ -246,3 +246,20 @@ func TestDurationDropsLaterFailures(t *testing.T) {
 		t.Errorf("failures after --duration 30s: %+v, want the one at 20s and the random one", sc.Failures)
 	}
 }
+
+// A replayed action naming a vertex the job does not have is refused with
+// the nearest name; actions out of time order are refused.
+func TestCheckActionsHints(t *testing.T) {
+	sc, err := scenario.Parse("x.yaml", []byte("name: x\nduration: 10s\nsources: [{name: events, arrival: {process: constant, rate: 1/s}}]\nsinks: [{name: out, input: events}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckActions(sc, []sim.Action{{AtS: 1, Kind: sim.ActionFailure, Vertex: "evnets"}})
+	if err == nil || !strings.Contains(err.Error(), `did you mean "events"?`) {
+		t.Errorf("misspelt vertex: %v", err)
+	}
+	err = CheckActions(sc, []sim.Action{{AtS: 5, Kind: sim.ActionCheckpoint}, {AtS: 2, Kind: sim.ActionCheckpoint}})
+	if err == nil || !strings.Contains(err.Error(), "time order") {
+		t.Errorf("out of order: %v", err)
+	}
+}
