@@ -62,6 +62,36 @@ var renamedFields = map[string]string{
 	"backoff_multiplier":           "multiplier",
 	"jitter_factor":                "jitter",
 	"reset_backoff_threshold":      "reset_threshold",
+	"guarantee":                    "delivery",
+	"delivery_guarantee":           "delivery",
+	"type":                         "kind",
+	"time":                         "at",
+	"operator":                     "vertex",
+}
+
+// fieldHome says where a field that is unknown at one place belongs, for
+// the fault-tolerance fields people put at the wrong level ("": at the top
+// level).
+var fieldHome = map[string]string{
+	"delivery":           "sinks[].delivery",
+	"heartbeat_timeout":  "workers.heartbeat_timeout",
+	"memory":             "workers.memory",
+	"incremental":        "checkpoint.incremental",
+	"tolerable_failures": "checkpoint.tolerable_failures",
+	"aligned_timeout":    "checkpoint.aligned_timeout",
+	"storage":            "checkpoint.storage",
+	"restart":            "",
+	"failures":           "",
+	"state_backend":      "",
+	"high_availability":  "",
+	"checkpoint":         "",
+	"state":              "operators[].state",
+	"bytes_per_key":      "operators[].state.bytes_per_key",
+	"access_time":        "state_backend.access_time",
+	"leader_election":    "high_availability.leader_election",
+	"mtbf":               "failures[].mtbf",
+	"replayable":         "sources[].replayable",
+	"max_rate":           "sources[].max_rate",
 }
 
 // Valid values of the enum fields.
@@ -753,6 +783,14 @@ func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string
 	if s != "" {
 		d.errorf(k, p, "unknown field %s; did you mean %q?", quote(name), s)
 		return s
+	}
+	if home, ok := fieldHome[strings.ToLower(name)]; ok {
+		where := "at the top level of the scenario"
+		if home != "" {
+			where = "in " + home
+		}
+		d.errorf(k, p, "unknown field %s here; it belongs %s (valid fields here are %s)", quote(name), where, strings.Join(allowed, ", "))
+		return ""
 	}
 	d.errorf(k, p, "unknown field %s; valid fields are %s", quote(name), strings.Join(allowed, ", "))
 	return ""

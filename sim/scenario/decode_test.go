@@ -1052,3 +1052,32 @@ func TestParallelisms(t *testing.T) {
 		t.Errorf("Parallelisms = %v, want s:2 o:3 k:1", got)
 	}
 }
+
+// A fault-tolerance field at the wrong level says where it belongs;
+// Flink-ish or natural names suggest ours.
+func TestMisplacedFieldsSayWhereTheyBelong(t *testing.T) {
+	_, err := Parse("mis.yaml", []byte(`name: x
+duration: 10s
+delivery: transactional
+sources: [{name: s, arrival: {process: constant, rate: 1/s}}]
+sinks: [{name: out, input: s, guarantee: at-least-once}]
+failures: [{type: task, time: 5s, operator: s}]
+checkpoint: {mode: aligned, interval: 1s, restart: {type: none}}
+`))
+	want := []string{
+		`mis.yaml:3:1: delivery: unknown field "delivery" here; it belongs in sinks[].delivery`,
+		`mis.yaml:5:31: sinks[0].guarantee: unknown field "guarantee"; did you mean "delivery"?`,
+		`mis.yaml:6:13: failures[0].type: unknown field "type"; did you mean "kind"?`,
+		`mis.yaml:6:25: failures[0].time: unknown field "time"; did you mean "at"?`,
+		`mis.yaml:6:35: failures[0].operator: unknown field "operator"; did you mean "vertex"?`,
+		`mis.yaml:7:43: checkpoint.restart: unknown field "restart" here; it belongs at the top level of the scenario`,
+	}
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("missing %q in:\n%v", w, err)
+		}
+	}
+}
