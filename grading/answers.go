@@ -102,10 +102,11 @@ func shorten(s string) string {
 	return s
 }
 
-// answer grades the questions of r: the answers in data (answers.yaml,
-// nil when there is none), against the starter's summary or the
-// submission's (subDoc, nil when the submission did not run).
-func (g *Grader) answer(ctx context.Context, r *Result, data []byte, label string, subDoc any) error {
+// answer grades the questions of r: the answers in f (answers.yaml, nil
+// when there is none), against the starter's summary or the submission's
+// (subDoc, nil when the submission did not run). An answers.yaml that
+// could not be read is a problem: every question gets 0, with the reason.
+func (g *Grader) answer(ctx context.Context, r *Result, f files, subDoc any) error {
 	if len(g.ex.Questions) == 0 {
 		return nil
 	}
@@ -120,9 +121,13 @@ func (g *Grader) answer(ctx context.Context, r *Result, data []byte, label strin
 	for i, q := range g.ex.Questions {
 		ids[i] = q.ID
 	}
+	data, label := f.answers, f.answersLabel
 	var answers map[string]answer
 	none := ""
 	switch {
+	case f.answersErr != nil:
+		r.Problems = append(r.Problems, f.answersErr.Error())
+		none = "not graded: " + f.answersErr.Error()
 	case data == nil:
 		none = "not answered: there is no answers.yaml"
 	default:

@@ -234,8 +234,11 @@ func (g *Grader) Summary(rs []*Result) []byte {
 	var bad []string
 	for _, r := range rs {
 		if len(r.Problems) > 0 {
-			first, _, _ := strings.Cut(r.Problems[0], "\n")
-			bad = append(bad, fmt.Sprintf("- **%s** (%s): %s", r.ID, points(r.Score), mdText(first)))
+			reasons := make([]string, len(r.Problems))
+			for i, p := range r.Problems {
+				reasons[i] = mdText(briefProblem(p))
+			}
+			bad = append(bad, fmt.Sprintf("- **%s** (%s): %s", r.ID, points(r.Score), strings.Join(reasons, "; ")))
 		}
 	}
 	if len(bad) > 0 {

@@ -35,7 +35,10 @@ type ClassroomTest struct {
 
 // Classroom turns a Result into the reporter's JSON: status pass only
 // with full marks; each check and question a test named by its id, its
-// feedback as the message (the problems first when there are).
+// feedback as the message. A test not graded because of a problem says
+// the problem once ("not graded: " and the problem); one not graded for
+// another reason that follows from the problems (a question about a run
+// that did not take place) has the problems before its feedback.
 func Classroom(r *Result) ClassroomResult {
 	c := ClassroomResult{Version: 1, Status: "fail", MaxScore: r.Max, Tests: []ClassroomTest{}}
 	if r.Full() {
@@ -49,7 +52,7 @@ func Classroom(r *Result) ClassroomResult {
 		t := ClassroomTest{Name: it.ID, Status: "fail", Score: it.Points, MaxScore: it.Max, Message: it.Feedback, TestCode: code, Filename: file}
 		if it.Passed {
 			t.Status = "pass"
-		} else if problems != "" && strings.HasPrefix(it.Feedback, "not graded") {
+		} else if problems != "" && strings.HasPrefix(it.Feedback, "not graded") && !r.showsProblem(it) {
 			t.Message = problems + it.Feedback
 		}
 		c.Tests = append(c.Tests, t)

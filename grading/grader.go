@@ -107,15 +107,17 @@ type Result struct {
 	// hidden seeds (which are never shown).
 	Seeds      []uint64 `json:"seeds"`
 	HiddenRuns int      `json:"hidden_runs,omitempty"`
-	// Problems are why checks got 0 without being evaluated: the
-	// submission could not be read, is invalid, changed fields it may
-	// not, is over a limit, or a run failed.
-	Problems []string `json:"problems,omitempty"`
+	// Problems are why checks or questions got 0 without being
+	// evaluated: a file of the submission could not be read, the scenario
+	// is invalid, changed fields it may not, is over a limit, or a run
+	// failed. Always a list (empty when there are none), as are Checks
+	// and Questions.
+	Problems []string `json:"problems"`
 	// Notes are remarks that cost nothing, such as answers to unknown
 	// questions.
 	Notes     []string `json:"notes,omitempty"`
 	Checks    []Item   `json:"checks"`
-	Questions []Item   `json:"questions,omitempty"`
+	Questions []Item   `json:"questions"`
 }
 
 // Item is the outcome of one check or question.
@@ -140,7 +142,10 @@ func (r *Result) Full() bool { return r.Score >= r.Max && r.Max > 0 }
 // Grade reads the submission from disk (see Submission and Collect) and
 // grades it. Everything wrong with the submission is in the Result; the
 // error is ctx's, or a problem of the exercise itself (its starter does
-// not run).
+// not run). A scenario that cannot be read costs the checks (and the
+// questions about the submission's run), an answers.yaml that cannot be
+// read the questions; a submission of which nothing can be read (a
+// symbolic link) gets 0 on everything.
 func (g *Grader) Grade(ctx context.Context, sub Submission) (*Result, error) {
 	f, err := readSubmission(sub)
 	if err != nil {
@@ -163,7 +168,8 @@ func (g *Grader) GradeYAML(ctx context.Context, id, label string, scenarioYAML, 
 }
 
 func (g *Grader) newResult(id string) *Result {
-	r := &Result{ID: id, Exercise: g.ex.ID, Max: g.ex.MaxPoints(), Seeds: slices.Clone(g.ex.Seeds)}
+	r := &Result{ID: id, Exercise: g.ex.ID, Max: g.ex.MaxPoints(), Seeds: slices.Clone(g.ex.Seeds),
+		Problems: []string{}, Checks: []Item{}, Questions: []Item{}}
 	if g.opts.Hidden {
 		r.HiddenRuns = len(g.ex.HiddenSeeds)
 	}
@@ -214,7 +220,7 @@ func (g *Grader) grade(ctx context.Context, id string, f files) (res *Result, er
 	if err != nil {
 		return nil, err
 	}
-	if err := g.answer(ctx, r, f.answers, f.answersLabel, subDoc); err != nil {
+	if err := g.answer(ctx, r, f, subDoc); err != nil {
 		return nil, err
 	}
 	r.total()
@@ -224,6 +230,10 @@ func (g *Grader) grade(ctx context.Context, id string, f files) (res *Result, er
 // gradeChecks checks the scenario and runs it; it returns the
 // submission's summary on the first seed (nil when there is none).
 func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, error) {
+	if f.scenarioErr != nil {
+		r.fail(f.scenarioErr.Error())
+		return nil, nil
+	}
 	if len(bytesTrim(f.scenario)) == 0 {
 		r.fail(f.scenarioLabel + " is empty")
 		return nil, nil

@@ -43,7 +43,7 @@ func (r *Result) WriteText(w io.Writer, ex *exercises.Exercise) error {
 	fmt.Fprintf(&b, "%s: %s\n", ex.ID, ex.Title)
 	fmt.Fprintf(&b, "graded on seed%s %s\n", plural(len(r.Seeds)), joinSeeds(r.Seeds))
 	for _, p := range r.Problems {
-		b.WriteString("\n" + indentLines("problem: "+p, "  ") + "\n")
+		b.WriteString("\n" + hangingIndent("problem: "+p, "  ") + "\n")
 	}
 	for _, n := range r.Notes {
 		b.WriteString("\nnote: " + n + "\n")
@@ -70,7 +70,11 @@ func (r *Result) Markdown(ex *exercises.Exercise) []byte {
 			first, rest, _ := strings.Cut(p, "\n")
 			b.WriteString("- " + mdText(first) + "\n")
 			if rest != "" {
-				b.WriteString("\n  ```\n" + indentLines(rest, "  ") + "\n  ```\n")
+				// the rest (one located error a line) as a code block
+				// inside the list item: every line indented as the item's
+				// text, the block closed before what follows
+				fence := codeFence(rest)
+				b.WriteString("\n" + indentLines(fence+"\n"+rest+"\n"+fence, "  ") + "\n")
 			}
 		}
 	}
@@ -103,12 +107,21 @@ func (r *Result) Markdown(ex *exercises.Exercise) []byte {
 // feedback is it's feedback, with a problem already shown replaced by
 // "not graded (where)".
 func (r *Result) feedback(it Item, where string) string {
-	for _, p := range r.Problems {
-		if it.Feedback == "not graded: "+p {
-			return "not graded (" + where + ")"
-		}
+	if r.showsProblem(it) {
+		return "not graded (" + where + ")"
 	}
 	return it.Feedback
+}
+
+// showsProblem reports whether it's feedback is one of the problems:
+// "not graded: " and the problem.
+func (r *Result) showsProblem(it Item) bool {
+	for _, p := range r.Problems {
+		if it.Feedback == "not graded: "+p {
+			return true
+		}
+	}
+	return false
 }
 
 func plural(n int) string {
@@ -128,12 +141,62 @@ func joinSeeds(seeds []uint64) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// indentLines puts prefix before every line of s.
 func indentLines(s, prefix string) string {
 	lines := strings.Split(s, "\n")
-	for i := 1; i < len(lines); i++ {
+	for i := range lines {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// hangingIndent puts prefix before every line of s but the first.
+func hangingIndent(s, prefix string) string {
+	first, rest, ok := strings.Cut(s, "\n")
+	if !ok {
+		return s
+	}
+	return first + "\n" + indentLines(rest, prefix)
+}
+
+// codeFence returns a fence of backticks longer than any run of
+// backticks in s (at least three), so that no line of s closes the code
+// block it opens.
+func codeFence(s string) string {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// briefProblem is a problem on one line, for summary.md: its first line
+// and, when that line heads a list of errors ("invalid scenario:", then one
+// located error a line), the first error with its file:line:col; "(N more)"
+// counts the other errors.
+func briefProblem(p string) string {
+	var lines []string
+	for _, l := range strings.Split(p, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	s, rest := lines[0], lines[1:]
+	if len(rest) > 0 && strings.HasSuffix(s, ":") {
+		s, rest = s+" "+rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		s += fmt.Sprintf(" (%d more)", len(rest))
+	}
+	return s
 }
 
 // mdText escapes what Markdown would read as HTML, code or a table's

@@ -29,7 +29,7 @@ type Submission struct {
 	// Path is the directory or file as given.
 	Path string
 
-	refused string // why it is not read at all (a symbolic link)
+	refused string // why it is not read at all (a symbolic link, not a regular file)
 }
 
 // Collect turns the command line's SUBMISSION arguments into submissions,
@@ -45,10 +45,12 @@ type Submission struct {
 //     then has no scenario.yaml).
 //
 // Entries found by expanding a directory are not followed through
-// symbolic links: such an entry is a submission that gets 0, with the
-// reason. IDs are sanitized (SanitizeID) and made unique, without regard
-// to case, by appending -2, -3, ... An argument that does not exist, or
-// is neither a directory nor a .yaml file, is an error.
+// symbolic links, and a .yaml entry that is not a regular file (a FIFO, a
+// device) is never opened: such an entry is a submission that gets 0,
+// with the reason (hidden ones, such as an editor's lock files, are left
+// out). IDs are sanitized (SanitizeID) and made unique, without regard to
+// case, by appending -2, -3, ... An argument that does not exist, or is
+// neither a directory nor a .yaml file, is an error.
 func Collect(args []string) ([]Submission, error) {
 	var subs []Submission
 	for _, arg := range args {
@@ -113,6 +115,11 @@ func expand(dir string) ([]Submission, error) {
 			subs = append(subs, Submission{ID: idOf(p), Path: p})
 		case e.Type().IsRegular() && isYAML(name):
 			subs = append(subs, Submission{ID: idOf(p), Path: p})
+		case isYAML(name):
+			// a FIFO, a device or a socket named like a submission: never
+			// opened, graded 0 with the reason
+			subs = append(subs, Submission{ID: idOf(p), Path: p,
+				refused: fmt.Sprintf("%s is not a regular file", name)})
 		}
 	}
 	return subs, nil
@@ -183,18 +190,29 @@ func SanitizeID(s string) string {
 	return id
 }
 
-// files is what is read of a submission.
+// files is what is read of a submission. Each file is read on its own:
+// one that cannot be read costs only what depends on it.
 type files struct {
 	scenario      []byte
 	scenarioLabel string // the name to parse it under
+	scenarioErr   error  // why the scenario could not be read: the checks get 0
 	answers       []byte // nil: none
 	answersLabel  string
+	answersErr    error // why answers.yaml could not be read: the questions get 0
 }
+
+// What a file of a submission is, for the message on a file too large.
+const (
+	scenarioWhat = "a scenario is a short YAML file"
+	answersWhat  = "answers.yaml holds one short answer per question"
+)
 
 // readSubmission reads a submission's scenario and answers: a directory
 // through an os.Root (nothing outside it is opened, even through symbolic
 // links), or a single file. Files over MaxFileBytes and anything but
-// regular files are refused without being read.
+// regular files are refused without being read. A scenario or answers
+// that cannot be read is recorded in files (scenarioErr, answersErr); the
+// error is for a submission of which nothing can be read.
 func readSubmission(sub Submission) (files, error) {
 	if sub.refused != "" {
 		return files{}, errors.New(sub.refused)
@@ -204,11 +222,10 @@ func readSubmission(sub Submission) (files, error) {
 		return files{}, fmt.Errorf("cannot read the submission: %v", cleanErr(err))
 	}
 	if !fi.IsDir() {
-		data, err := readFile(os.Stat, os.Open, sub.Path, filepath.Base(sub.Path))
-		if err != nil {
-			return files{}, err
-		}
-		return files{scenario: data, scenarioLabel: filepath.Base(sub.Path)}, nil
+		label := filepath.Base(sub.Path)
+		f := files{scenarioLabel: label}
+		f.scenario, f.scenarioErr = readFile(os.Stat, os.Open, sub.Path, label, scenarioWhat)
+		return f, nil
 	}
 	root, err := os.OpenRoot(sub.Path)
 	if err != nil {
@@ -216,24 +233,21 @@ func readSubmission(sub Submission) (files, error) {
 	}
 	defer root.Close()
 	f := files{scenarioLabel: ScenarioFile, answersLabel: AnswersFile}
-	f.scenario, err = readFile(root.Stat, root.Open, ScenarioFile, ScenarioFile)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return files{}, fmt.Errorf("no %s in the submission (it holds the scenario: dspalab exercise start creates it)", ScenarioFile)
-		}
-		return files{}, err
+	f.scenario, f.scenarioErr = readFile(root.Stat, root.Open, ScenarioFile, ScenarioFile, scenarioWhat)
+	if errors.Is(f.scenarioErr, fs.ErrNotExist) {
+		f.scenarioErr = fmt.Errorf("no %s in the submission (it holds the scenario: dspalab exercise start creates it)", ScenarioFile)
 	}
-	f.answers, err = readFile(root.Stat, root.Open, AnswersFile, AnswersFile)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return f, err
+	f.answers, f.answersErr = readFile(root.Stat, root.Open, AnswersFile, AnswersFile, answersWhat)
+	if errors.Is(f.answersErr, fs.ErrNotExist) {
+		f.answers, f.answersErr = nil, nil // no answers: each question is not answered
 	}
 	return f, nil
 }
 
 // readFile reads name (shown as label) with the given stat and open,
 // refusing non-regular files and files over MaxFileBytes without reading
-// them.
-func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.File, error), name, label string) ([]byte, error) {
+// them; what says what the file should be, for a file too large.
+func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.File, error), name, label, what string) ([]byte, error) {
 	fi, err := stat(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -245,7 +259,7 @@ func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.Fil
 		return nil, fmt.Errorf("%s is not a regular file", label)
 	}
 	if fi.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s is %s; the limit is 1 MiB (a scenario is a short YAML file)", label, mebibytes(fi.Size()))
+		return nil, fmt.Errorf("%s is %s; the limit is 1 MiB (%s)", label, mebibytes(fi.Size()), what)
 	}
 	f, err := open(name)
 	if err != nil {
@@ -257,7 +271,7 @@ func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.Fil
 		return nil, fmt.Errorf("cannot read %s: %v", label, cleanErr(err))
 	}
 	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s is larger than 1 MiB; the limit is 1 MiB (a scenario is a short YAML file)", label)
+		return nil, fmt.Errorf("%s is larger than 1 MiB; the limit is 1 MiB (%s)", label, what)
 	}
 	return data, nil
 }

@@ -19,9 +19,11 @@ import (
 )
 
 const exerciseExitHelp = `Exit status:
-  0    success (for check: full marks)
-  1    not full marks (check), an invalid or unknown exercise, a file that
-       could not be written or would be overwritten
+  0    success (for check: full marks; with --classroom: graded, whatever
+       the score, since the reporter fails the run below full marks)
+  1    not full marks (check without --classroom), an invalid or unknown
+       exercise, nothing to check, a file that could not be written or
+       would be overwritten
   2    usage error (unknown command or flag, bad flag value, missing argument)
   130  interrupted (Ctrl-C or SIGTERM)`
 
@@ -218,12 +220,16 @@ or --exercise ID (or the directory of an exercise, holding exercise.yaml).
 --json prints the grade as JSON instead. --classroom is for GitHub
 Classroom's autograding: it prints the JSON that its reporter reads and,
 when $GITHUB_OUTPUT is set, appends it base64-encoded as the step output
-named result (the human-readable grade goes to stderr):
+named result (the human-readable grade goes to stderr). Like GitHub's own
+graders it exits 0 once it has graded, whatever the score, so that the
+reporter step runs and records partial credit; the reporter then fails
+the run below full marks. In the autograding workflow:
 
   - name: dspalab
     id: dspalab
     run: dspalab exercise check --classroom
-  - uses: classroom-resources/autograding-grading-reporter@v1
+  - name: Autograding Reporter
+    uses: classroom-resources/autograding-grading-reporter@v1
     env:
       DSPALAB_RESULTS: "${{ steps.dspalab.outputs.result }}"
     with:
@@ -302,7 +308,9 @@ named result (the human-readable grade goes to stderr):
 			if err != nil {
 				return fmt.Errorf("printing the grade: %w", err)
 			}
-			if !r.Full() {
+			if !r.Full() && !classroom {
+				// --classroom exits 0 once graded: the reporter step must
+				// run to record partial credit, and fails the run itself
 				return runner.ErrReported
 			}
 			return nil
@@ -310,7 +318,7 @@ named result (the human-readable grade goes to stderr):
 	}
 	cmd.Flags().StringVar(&id, "exercise", "", "grade for the exercise `ID` or the exercise in a directory (default: the one in DIR/.dspalab-exercise)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the grade as JSON")
-	cmd.Flags().BoolVar(&classroom, "classroom", false, "print GitHub Classroom's autograding result (and write it to $GITHUB_OUTPUT)")
+	cmd.Flags().BoolVar(&classroom, "classroom", false, "print GitHub Classroom's autograding result (and write it to $GITHUB_OUTPUT); exit 0 whatever the score")
 	return cmd
 }
 

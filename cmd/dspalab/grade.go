@@ -11,7 +11,6 @@ import (
 
 	"github.com/dspalab/dspalab/exercises"
 	"github.com/dspalab/dspalab/grading"
-	"github.com/dspalab/dspalab/internal/runner"
 )
 
 func newGradeCmd() *cobra.Command {
@@ -45,14 +44,21 @@ A submission that cannot be read (over 1 MiB, not a regular file, a
 symbolic link), is not valid YAML or not a valid scenario, changes a field
 the exercise does not let it change, goes over a limit (total parallelism,
 the event budget of a run) or fails to run gets 0 on the checks it
-affects, with the reason in its feedback; it never stops the others. The
-same submission always gets the same grade.
+affects, with the reason in its feedback and in summary.md; it never
+stops the others. Each file costs only what depends on it: questions are
+graded from answers.yaml even when the scenario is not (but for those
+about the submission's own run), and an answers.yaml that cannot be read
+costs the questions only. The same submission always gets the same
+grade.
 
 --classroom grades one submission for GitHub Classroom's autograding: it
 prints the JSON that its reporter reads (and appends it, base64-encoded,
-as the step output named result when $GITHUB_OUTPUT is set), the
-human-readable grade on stderr, and exits 0 only on full marks. It writes
-the files only with --out.
+as the step output named result when $GITHUB_OUTPUT is set) and the
+human-readable grade on stderr. Like GitHub's own graders it exits 0 once
+it has graded, whatever the score, so that the reporter step runs and
+records partial credit; the reporter fails the run below full marks (see
+'dspalab exercise check --help' for the workflow steps). It writes the
+files only with --out.
 
 ` + exerciseExitHelp,
 		Example: `  dspalab grade --exercise bottleneck submissions/
@@ -114,9 +120,8 @@ the files only with --out.
 				if _, err := fmt.Fprintf(out, "%s\n", c.JSON()); err != nil {
 					return fmt.Errorf("printing the result: %w", err)
 				}
-				if !r.Full() {
-					return runner.ErrReported
-				}
+				// exit 0 whatever the score: the reporter step must run to
+				// record partial credit, and fails the run itself
 				return nil
 			}
 			return printGradeSummary(out, e, results, outDir)
@@ -127,7 +132,7 @@ the files only with --out.
 	f.StringVar(&pack, "pack", "", "look the exercise ID up in the pack in `DIR`")
 	f.StringVarP(&outDir, "out", "o", "grades", "write grades.csv, feedback/, summary.md and histogram.png into `DIR` (created if missing)")
 	f.IntVarP(&jobs, "jobs", "j", 0, "grade `N` submissions at once (default: GOMAXPROCS)")
-	f.BoolVar(&classroom, "classroom", false, "grade one submission for GitHub Classroom: its result JSON on stdout (and $GITHUB_OUTPUT), exit 0 only on full marks")
+	f.BoolVar(&classroom, "classroom", false, "grade one submission for GitHub Classroom: its result JSON on stdout (and $GITHUB_OUTPUT); exit 0 whatever the score")
 	return cmd
 }
 
