@@ -361,6 +361,14 @@ func (t *subtask) capture(ck *checkpoint) {
 		return
 	}
 	upload, full, sync := t.keyed.snapshotCost()
+	if sync > 0 && t.state == stateIdle && !ck.unaligned {
+		// the synchronous part blocks the task (an unaligned snapshot is
+		// taken between records, whatever the task is doing: its
+		// synchronous part is counted, not waited for)
+		t.syncBusy = true
+		t.setState(t.s.eng.Now(), stateBusy)
+		t.after(sync, evSynced)
+	}
 	ck.keys[t.gid] = t.keyed.keys.clone()
 	ck.stateSize += full
 	st.StateSize, st.Sync = upload, ms6(sync)
@@ -771,7 +779,7 @@ func (t *subtask) onPriorityBarrier(now des.Time, c *channel, id int64) {
 // a blocked channel (its aligned barrier already read) has none ahead.
 func (t *subtask) cutUnaligned(now des.Time, ck *checkpoint, pre map[*channel]int) {
 	t.persisted = 0
-	if t.state == stateBusy && !t.gcBusy {
+	if t.serving() {
 		t.persistIn(ck, t.cur) // taken, not processed: input of the cut
 	}
 	for _, r := range t.restored[t.restoredNext:] {

@@ -36,6 +36,12 @@ func derive(parent, salt uint64) uint64 {
 	return mix64(parent^mix64(salt+0x9e3779b97f4a7c15)) | derivedBit
 }
 
+// copyClass returns the copy class of copy salt of a record of class
+// parent: nonzero, deterministic in the path.
+func copyClass(parent, salt uint64) uint64 {
+	return mix64(parent^mix64(salt+0x632be59bd9b4e019)) | 1
+}
+
 // mix64 is the SplitMix64 finaliser.
 func mix64(x uint64) uint64 {
 	x ^= x >> 30
@@ -66,7 +72,7 @@ func outputs(id, vsalt uint64, sel float64) int {
 // TwoPhaseCommitSinkFunction).
 type sinkState struct {
 	mode    string
-	visible *idSet // ids visible in the external system
+	visible *visibleSet // records visible in the external system
 	// counts
 	delivered   uint64 // distinct ids made visible
 	duplicated  uint64 // visible writes of an id already visible
@@ -87,15 +93,15 @@ type txn struct {
 }
 
 type txnRec struct {
-	id, origin uint64
-	ingest     des.Time
+	id, origin, copy uint64
+	ingest           des.Time
 }
 
 func newSinkState(mode string, sources int) *sinkState {
 	if mode == "" {
 		mode = scenario.DeliveryAtLeastOnce
 	}
-	k := &sinkState{mode: mode, visible: newIDSet(sources)}
+	k := &sinkState{mode: mode, visible: newVisibleSet(sources)}
 	if mode == scenario.DeliveryAtMostOnce {
 		k.written = make([]int64, sources)
 		k.skipTo = make([]int64, sources)
@@ -117,14 +123,14 @@ func (t *subtask) write(now des.Time, r *Record) {
 			t.txns = append(t.txns, txn{recs: t.freeTxn()})
 		}
 		open := &t.txns[len(t.txns)-1]
-		open.recs = append(open.recs, txnRec{id: r.ID, origin: r.Origin, ingest: r.Ingest})
+		open.recs = append(open.recs, txnRec{id: r.ID, origin: r.Origin, copy: r.Copy, ingest: r.Ingest})
 		return
 	case scenario.DeliveryAtMostOnce:
 		seq, off := originSeq(r.Origin), int64(originOffset(r.Origin))
 		if seq < len(k.written) {
 			if off <= k.skipTo[seq] {
 				k.skipped++
-				if !k.visible.Contains(r.ID) {
+				if !k.visible.Contains(r.Copy, r.Origin) {
 					k.lost++
 					t.s.lost++
 				}
@@ -134,11 +140,11 @@ func (t *subtask) write(now des.Time, r *Record) {
 		}
 	}
 	t.v.observeLatency(now - r.Ingest)
-	k.makeVisible(r.ID)
+	k.makeVisible(r.Copy, r.Origin)
 }
 
-func (k *sinkState) makeVisible(id uint64) {
-	if k.visible.CheckedAdd(id) {
+func (k *sinkState) makeVisible(copy, origin uint64) {
+	if k.visible.CheckedAdd(copy, origin) {
 		k.delivered++
 		return
 	}
@@ -182,7 +188,7 @@ func (t *subtask) commit(now des.Time, id int64) {
 	for n < len(t.txns) && t.txns[n].ckpt != 0 && t.txns[n].ckpt <= id {
 		for _, r := range t.txns[n].recs {
 			t.v.observeLatency(now - r.ingest)
-			k.makeVisible(r.id)
+			k.makeVisible(r.copy, r.origin)
 		}
 		if cap(t.txns[n].recs) > 0 {
 			t.txnPool = append(t.txnPool, t.txns[n].recs[:0])
@@ -285,7 +291,7 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 }
 
 // deliveryText is the delivery line of the summary table.
-func deliveryText(d *DeliverySummary) string {
+func deliveryText(d *DeliverySummary, running bool) string {
 	s := fmt.Sprintf("delivery: %d emitted, %d delivered, %d duplicated, %d lost", d.Emitted, d.Delivered, d.Duplicated, d.Lost)
 	if d.Replayed > 0 {
 		s += fmt.Sprintf(", %d replayed", d.Replayed)
@@ -295,6 +301,9 @@ func deliveryText(d *DeliverySummary) string {
 	}
 	if d.ToReplay > 0 {
 		s += fmt.Sprintf(", %d to replay", d.ToReplay)
+		if !running {
+			s += " (left in the log: the job will not read them)"
+		}
 	}
 	return s
 }

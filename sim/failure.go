@@ -361,7 +361,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 			if t.worker == c.worker {
 				// it stops where it is: the record in service stays
 				// inside the job until the failover destroys it
-				t.heldCur = t.state == stateBusy && !t.gcBusy && t.src == nil
+				t.heldCur = t.serving()
 				t.down = true
 				t.setState(now, stateIdle)
 			}
@@ -659,7 +659,7 @@ func (s *Sim) deliveredToReplay() uint64 {
 			for _, rs := range rss {
 				for _, r := range rs {
 					for _, v := range s.vertices {
-						if v.sink != nil && v.sink.visible.Contains(r.ID) {
+						if v.sink != nil && v.sink.visible.Contains(r.Copy, r.Origin) {
 							n++
 						}
 					}

@@ -87,7 +87,7 @@ func checkExactlyOnce(t *testing.T, s *Sim, res *Result, label string) {
 	for _, src := range s.sources {
 		for off := uint64(0); off < src.next; off++ {
 			id := sourceID(src.seq, off)
-			v, in := vis.Contains(id), inside[id]
+			v, in := vis.Contains(0, id), inside[id]
 			switch {
 			case !v && !in:
 				if missing == 0 {
@@ -195,37 +195,49 @@ failures: [{kind: task, at: 21500ms, vertex: count, subtask: 1}]
 
 // An aligned checkpoint is a consistent cut: on every channel, the records
 // the sender had written before its barrier equal the records the
-// receiver had taken before its snapshot.
+// receiver had taken before its snapshot. Checked on the keyed pipeline
+// and on checkpoint-aligned, where enrich aligns two inputs for seconds
+// while records keep arriving on the blocked one.
 func TestAlignedCheckpointIsAConsistentCut(t *testing.T) {
-	sc := ftScenario(t, 3, true, "at-least-once", `
+	keyed := ftScenario(t, 3, true, "at-least-once", `
 checkpoint: {mode: aligned, interval: 1s}
 `)
-	sc.Sinks[0].Parallelism = 2
-	s, err := New(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.ckpt.recordCuts = true
-	if err := s.RunUntil(context.Background(), sc.Duration); err != nil {
-		t.Fatal(err)
-	}
-	if len(s.ckpt.cutLog) < 50 {
-		t.Fatalf("%d completed checkpoints recorded, want about 59", len(s.ckpt.cutLog))
-	}
-	channels := 2*3 + 3*2
-	for i, cuts := range s.ckpt.cutLog {
-		if len(cuts) != channels {
-			t.Fatalf("checkpoint %d: %d channels cut, want %d", i+1, len(cuts), channels)
+	keyed.Sinks[0].Parallelism = 2
+	long := mustLoadBuiltin(t, "checkpoint-aligned")
+	long.Checkpoint.Timeout = des.Minute // let them complete
+	for _, c := range []struct {
+		sc       *scenario.Scenario
+		channels int
+		min      int
+	}{{keyed, 2*3 + 3*2, 50}, {long, 2 + 2 + 1, 3}} {
+		s, err := New(c.sc, Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		moved := false
-		for _, c := range cuts {
-			if c.Sent != c.Received {
-				t.Errorf("checkpoint %d: %s -> %s sent %d before its barrier, received %d before its snapshot", i+1, c.From, c.To, c.Sent, c.Received)
+		s.ckpt.recordCuts = true
+		if err := s.RunUntil(context.Background(), c.sc.Duration); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.ckpt.cutLog) < c.min {
+			t.Fatalf("%s: %d completed checkpoints recorded, want at least %d", c.sc.Name, len(s.ckpt.cutLog), c.min)
+		}
+		for i, cuts := range s.ckpt.cutLog {
+			if len(cuts) != c.channels {
+				t.Fatalf("%s: checkpoint %d: %d channels cut, want %d", c.sc.Name, i+1, len(cuts), c.channels)
 			}
-			moved = moved || c.Sent > 0
+			moved := false
+			for _, x := range cuts {
+				if x.Sent != x.Received {
+					t.Errorf("%s: checkpoint %d: %s -> %s sent %d before its barrier, received %d before its snapshot", c.sc.Name, i+1, x.From, x.To, x.Sent, x.Received)
+				}
+				moved = moved || x.Sent > 0
+			}
+			if !moved {
+				t.Errorf("%s: checkpoint %d: no channel carried records; the cut checks nothing", c.sc.Name, i+1)
+			}
 		}
-		if !moved {
-			t.Errorf("checkpoint %d: no channel carried records; the cut checks nothing", i+1)
+		if al := s.ckpt.sum.MaxAlignment; c.sc == long && al < 1000 {
+			t.Errorf("%s: longest alignment %.0fms; the test needs records arriving during alignment", c.sc.Name, al)
 		}
 	}
 }
@@ -712,5 +724,48 @@ checkpoint: {mode: aligned, interval: 3s}
 	}
 	if commits < 5 || k.delivered == 0 {
 		t.Errorf("%d commits made %d records visible; want one per checkpoint", commits, k.delivered)
+	}
+}
+
+// max_concurrent lets checkpoints overlap when one takes longer than the
+// interval; min_pause spaces them: the next trigger waits that long after
+// the last one ended.
+func TestMaxConcurrentAndMinPause(t *testing.T) {
+	// checkpoint-aligned's checkpoints take about 15s
+	run := func(extra func(c *scenario.Checkpointing)) []CheckpointStats {
+		sc := mustLoadBuiltin(t, "checkpoint-aligned")
+		sc.Checkpoint.Interval, sc.Checkpoint.Timeout = 10*des.Second, des.Minute
+		extra(&sc.Checkpoint)
+		_, res := runSim(t, sc, Options{})
+		return res.Checkpoints
+	}
+	one := run(func(c *scenario.Checkpointing) {})
+	three := run(func(c *scenario.Checkpointing) { c.MaxConcurrent = 3 })
+	paused := run(func(c *scenario.Checkpointing) { c.MinPause = 20 * des.Second })
+	// one at a time: each trigger waits for the previous end
+	for i := 1; i < len(one); i++ {
+		end := one[i-1].TriggerS + one[i-1].EndToEnd/1000
+		if one[i].TriggerS < end-1e-6 {
+			t.Errorf("max_concurrent 1: checkpoint %d triggered at %gs, before %d ended (%gs)", one[i].ID, one[i].TriggerS, one[i-1].ID, end)
+		}
+	}
+	// three at a time: triggered every 10s, overlapping
+	for i, c := range three {
+		if c.TriggerS != float64(10*(i+1)) {
+			t.Errorf("max_concurrent 3: checkpoint %d triggered at %gs, want %ds", c.ID, c.TriggerS, 10*(i+1))
+		}
+	}
+	if len(three) <= len(one) {
+		t.Errorf("max_concurrent 3 completed %d checkpoints, 1 completed %d: want more", len(three), len(one))
+	}
+	// min_pause: at least 20s from an end to the next trigger
+	for i := 1; i < len(paused); i++ {
+		end := paused[i-1].TriggerS + paused[i-1].EndToEnd/1000
+		if paused[i].TriggerS < end+20-1e-6 {
+			t.Errorf("min_pause 20s: checkpoint %d triggered at %gs, %gs after the previous ended", paused[i].ID, paused[i].TriggerS, paused[i].TriggerS-end)
+		}
+	}
+	if len(paused) < 2 {
+		t.Fatalf("min_pause: %d checkpoints", len(paused))
 	}
 }

@@ -100,3 +100,52 @@ func rankBelow(b *roaring64.Bitmap, x uint64) uint64 {
 	}
 	return b.Rank(x - 1)
 }
+
+// visibleSet is what a sink has made visible: for each copy class (0 for
+// records one to one with their source record), the ids of their source
+// records, each class in an idSet of its own so that its ids stay dense.
+type visibleSet struct {
+	sources int
+	zero    *idSet
+	copies  map[uint64]*idSet
+}
+
+func newVisibleSet(sources int) *visibleSet {
+	return &visibleSet{sources: sources, zero: newIDSet(sources), copies: map[uint64]*idSet{}}
+}
+
+func (v *visibleSet) class(copy uint64) *idSet {
+	if copy == 0 {
+		return v.zero
+	}
+	s := v.copies[copy]
+	if s == nil {
+		s = newIDSet(v.sources)
+		v.copies[copy] = s
+	}
+	return s
+}
+
+// CheckedAdd adds the record (copy, origin) and reports whether it was new.
+func (v *visibleSet) CheckedAdd(copy, origin uint64) bool {
+	return v.class(copy).CheckedAdd(origin)
+}
+
+// Contains reports whether the record (copy, origin) is visible.
+func (v *visibleSet) Contains(copy, origin uint64) bool {
+	if copy == 0 {
+		return v.zero.Contains(origin)
+	}
+	s := v.copies[copy]
+	return s != nil && s.Contains(origin)
+}
+
+// countRange counts the visible records, of every copy class, whose
+// source ids are in [lo, hi) of one source subtask.
+func (v *visibleSet) countRange(lo, hi uint64) uint64 {
+	n := v.zero.countRange(lo, hi)
+	for _, s := range v.copies {
+		n += s.countRange(lo, hi)
+	}
+	return n
+}

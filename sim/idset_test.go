@@ -62,3 +62,65 @@ func TestIDSetMatchesAMap(t *testing.T) {
 		}
 	}
 }
+
+// A flatMap and a fan-out make copies; each copy class keeps the source
+// ids of its records, dense, so they fold into prefixes as the original
+// lineage's do: the bitmaps hold only the ragged edge, however long the
+// run.
+func TestCopiesFoldIntoPrefixes(t *testing.T) {
+	sc := mustParse(t, `
+name: copies
+duration: 60s
+sources: [{name: src, parallelism: 2, arrival: {process: poisson, rate: 2000/s}}]
+operators: [{name: flat, input: src, parallelism: 2, service_time: {mean: 10us}, selectivity: 2.5}]
+sinks:
+  - {name: a, input: flat}
+  - {name: b, input: flat}
+`)
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunUntil(t.Context(), sc.Duration); err != nil {
+		t.Fatal(err)
+	}
+	d := s.Result().Summary.Delivery
+	for _, v := range s.vertices {
+		k := v.sink
+		if k == nil {
+			continue
+		}
+		// 2 or 3 outputs per record: the original and the flatMap's
+		// second and third; the second sink gets fan-out copies of all
+		// three
+		want := map[string]int{"a": 2, "b": 3}[v.name]
+		if n := len(k.visible.copies); n != want {
+			t.Errorf("%s: %d copy classes, want %d", v.name, n, want)
+		}
+		// the classes every record has (the original, the second output)
+		// fold into prefixes; the third output's, for half the records,
+		// stays a bitmap of about a bit per source record
+		var bytes uint64
+		folded := 0
+		for _, c := range append([]*idSet{k.visible.zero}, mapValues(k.visible.copies)...) {
+			bytes += c.bm.GetSizeInBytes()
+			if c.prefix[0]+c.prefix[1] > 100_000 { // compacted every 65,536 adds
+				folded++
+			}
+		}
+		if folded != 2 || bytes > k.delivered/4 {
+			t.Errorf("%s: %d classes folded into prefixes (want 2), %d bytes of bitmaps for %d records", v.name, folded, bytes, k.delivered)
+		}
+	}
+	if d.Duplicated != 0 || d.Delivered < 2*2*2*60*2000 || d.Lost != 0 {
+		t.Errorf("delivery %+v, want about 2 sinks × 2.5 × 240000 distinct and no duplicate", d)
+	}
+}
+
+func mapValues(m map[uint64]*idSet) []*idSet {
+	var vs []*idSet
+	for _, v := range m {
+		vs = append(vs, v)
+	}
+	return vs
+}

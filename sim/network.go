@@ -283,18 +283,21 @@ func (g *gate) next(now des.Time, r *Record, arrived *des.Time) bool {
 			continue
 		}
 		b := c.queue.pop()
-		if b.barrier != 0 {
-			id := b.barrier
+		barrier := b.barrier
+		if barrier != 0 {
 			g.queuedBufs--
 			g.owner.s.freeBuffer(b)
 			g.recycle(now, c)
-			g.owner.onBarrier(now, c, id)
+			g.owner.onBarrier(now, c, barrier)
 		} else {
 			g.cur, g.curCh = b, c
 		}
 		if c.queue.len() > 0 && !c.blocked && !c.inAvail {
 			c.inAvail = true
 			g.avail.push(c)
+		}
+		if barrier != 0 && g.owner.state != stateIdle {
+			return false // the snapshot's synchronous part blocks the task
 		}
 	}
 	b := g.cur

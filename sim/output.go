@@ -208,7 +208,8 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 	}
 	if d := s.Delivery; d != nil && (len(d.Sinks) > 0) {
-		fmt.Fprintf(&b, "\n%s", deliveryText(d))
+		running := s.Recovery == nil || s.Recovery.JobState == JobRunning || s.Recovery.JobState == JobRestarting
+		fmt.Fprintf(&b, "\n%s", deliveryText(d, running))
 	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
 		fmt.Fprintf(&b, "\nrecovery: %s, %s, %s down", plural(r.Failures, "failure"), plural(r.Restarts, "restart"), seconds(r.DowntimeS))

@@ -81,7 +81,7 @@ func (s *Sim) walkInFlight(fn func(id, origin uint64)) {
 	}
 	for _, t := range s.subtasks {
 		all(t.restored[t.restoredNext:])
-		if (t.state == stateBusy && !t.gcBusy && t.src == nil) || t.heldCur {
+		if t.serving() || t.heldCur {
 			fn(t.cur.ID, t.cur.Origin)
 		}
 		all(t.pend[t.pi:])
@@ -125,7 +125,7 @@ func (t *subtask) reset(now des.Time) {
 	t.pend = t.pend[:0]
 	t.pi, t.pe, t.pc, t.pch, t.blockedOn = 0, 0, 0, nil, nil
 	t.restored, t.restoredNext = nil, 0
-	t.resumeArmed, t.gcBusy, t.heldCur = false, false, false
+	t.resumeArmed, t.gcBusy, t.heldCur, t.syncBusy = false, false, false, false
 	t.txns = nil
 	t.pendingBarriers = t.pendingBarriers[:0]
 	t.aligning, t.barriersSeen, t.persisted = 0, 0, 0

@@ -11,14 +11,16 @@ import (
 )
 
 // Snapshot costs of the state backends (DESIGN.md §3 "State backends").
-// The synchronous part of a snapshot is counted in the checkpoint's
-// duration; it does not stop the task (it takes milliseconds: Flink's heap
-// backend copies the state table's structure, copy-on-write; RocksDB
-// flushes its memtable and hard-links its files).
+// The synchronous part of a snapshot blocks the task (aligned and
+// stop-the-world; milliseconds: Flink's heap backend copies the state
+// table's structure, copy-on-write; RocksDB flushes its memtable and
+// hard-links its files); then the asynchronous part uploads the state.
 const (
-	heapSyncBytesPerS    = 1 << 30 // heap: state bytes copied per second in the synchronous part
+	heapSyncBytesPerS    = 1 << 30 // heap: bytes of the state table copied per second in the synchronous part
+	heapEntryBytes       = 32      // heap: bytes of one key's table entry
 	rocksDBSyncFixed     = 2 * des.Millisecond
 	rocksDBSyncBytesPerS = 256 << 20 // rocksdb: changed bytes flushed per second
+	rocksDBWriteBuffer   = 64 << 20  // rocksdb: at most this much is flushed (write_buffer_size)
 	gcMinPause           = des.Millisecond
 )
 
@@ -131,9 +133,12 @@ func (k *keyedState) snapshotCost() (upload, full int64, sync des.Time) {
 		k.dirty.clear()
 	}
 	if k.backend == scenario.BackendRocksDB {
-		return upload, full, rocksDBSyncFixed + des.FromSeconds(float64(upload)/rocksDBSyncBytesPerS)
+		// flush the memtable: at most a write buffer of changes
+		flush := min(upload, rocksDBWriteBuffer)
+		return upload, full, rocksDBSyncFixed + des.FromSeconds(float64(flush)/rocksDBSyncBytesPerS)
 	}
-	return upload, full, des.FromSeconds(float64(full) / heapSyncBytesPerS)
+	// copy the state table's entries (copy-on-write from then on)
+	return upload, full, des.FromSeconds(float64(int64(k.keys.len())*heapEntryBytes) / heapSyncBytesPerS)
 }
 
 // worker is a TaskManager: its heap (keyed state of the heap backend) and

@@ -23,6 +23,7 @@ const (
 	evReady    = 3 // a source's next record is due
 	evFetched  = 4 // a source has read its next record
 	evResume   = 5 // a pause of the worker (garbage collection) ended
+	evSynced   = 6 // the synchronous part of a snapshot ended
 )
 
 // at schedules event kind of t at time when, in the current epoch.
@@ -66,6 +67,7 @@ type subtask struct {
 	restoredNext int
 	resumeArmed  bool
 	gcBusy       bool // busy only because of a pause
+	syncBusy     bool // busy only with a snapshot's synchronous part
 	heldCur      bool // down with cur in service (a lost worker)
 
 	keyed *keyedState // keyed state; nil for a stateless vertex
@@ -173,6 +175,10 @@ func (t *subtask) HandleEvent(now des.Time, arg int64) {
 		t.src.ready(now)
 	case evFetched:
 		t.src.fetched(now)
+	case evSynced:
+		t.syncBusy = false
+		t.setState(now, stateIdle)
+		t.pull(now)
 	case evResume:
 		t.resumeArmed = false
 		if t.gcBusy {
@@ -185,6 +191,12 @@ func (t *subtask) HandleEvent(now des.Time, arg int64) {
 			t.pull(now)
 		}
 	}
+}
+
+// serving reports whether t has a record in service (t.cur): busy, and
+// not only because of a pause or a snapshot.
+func (t *subtask) serving() bool {
+	return t.state == stateBusy && !t.gcBusy && !t.syncBusy && t.src == nil
 }
 
 // paused reports whether t's worker is in a garbage-collection pause; if
@@ -267,6 +279,7 @@ func (t *subtask) complete(now des.Time) {
 		r := t.cur
 		if i > 0 {
 			r.ID = derive(t.cur.ID, t.v.salt+uint64(i))
+			r.Copy = copyClass(t.cur.Copy, t.v.salt+uint64(i))
 		}
 		t.pend = append(t.pend, r)
 	}
@@ -328,7 +341,9 @@ func (t *subtask) copyOf(r *Record) *Record {
 		return r
 	}
 	t.copyBuf = *r
-	t.copyBuf.ID = derive(r.ID, 1<<62|uint64(t.pe)<<32|uint64(t.pc))
+	salt := 1<<62 | uint64(t.pe)<<32 | uint64(t.pc)
+	t.copyBuf.ID = derive(r.ID, salt)
+	t.copyBuf.Copy = copyClass(r.Copy, salt^t.v.salt)
 	return &t.copyBuf
 }
 
