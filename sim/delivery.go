@@ -16,13 +16,12 @@ import (
 // so a replayable source that rewinds re-emits the very ids it emitted
 // before, and the ids of one subtask are dense (a compressed bitmap holds
 // 10^8 of them in a few MB). A copy of a record (the second and later
-// outputs of a flatMap, the copies of a fan-out or a broadcast) gets an id
-// derived from its parent's by a hash, with the top bit set; it is as
-// deterministic as its parent's.
+// outputs of a flatMap, the copies of a fan-out or a broadcast) keeps the
+// id and gets a copy class (Record.Copy) derived from its path by a hash,
+// as deterministic as the id.
 const (
 	offsetBits = 40
 	offsetMask = 1<<offsetBits - 1
-	derivedBit = 1 << 63
 )
 
 func sourceID(seq int, offset uint64) uint64 { return uint64(seq)<<offsetBits | offset&offsetMask }
@@ -31,15 +30,10 @@ func sourceID(seq int, offset uint64) uint64 { return uint64(seq)<<offsetBits | 
 func originSeq(id uint64) int       { return int(id>>offsetBits) & (1<<23 - 1) }
 func originOffset(id uint64) uint64 { return id & offsetMask }
 
-// derive returns the id of copy salt of the record with id parent.
-func derive(parent, salt uint64) uint64 {
-	return mix64(parent^mix64(salt+0x9e3779b97f4a7c15)) | derivedBit
-}
-
 // copyClass returns the copy class of copy salt of a record of class
 // parent: nonzero, deterministic in the path.
-func copyClass(parent, salt uint64) uint64 {
-	return mix64(parent^mix64(salt+0x632be59bd9b4e019)) | 1
+func copyClass(parent uint32, salt uint64) uint32 {
+	return uint32(mix64(uint64(parent)^mix64(salt+0x632be59bd9b4e019))) | 1
 }
 
 // mix64 is the SplitMix64 finaliser.
@@ -93,8 +87,9 @@ type txn struct {
 }
 
 type txnRec struct {
-	id, origin, copy uint64
-	ingest           des.Time
+	id     uint64
+	copy   uint32
+	ingest des.Time
 }
 
 func newSinkState(mode string, sources int) *sinkState {
@@ -123,14 +118,14 @@ func (t *subtask) write(now des.Time, r *Record) {
 			t.txns = append(t.txns, txn{recs: t.freeTxn()})
 		}
 		open := &t.txns[len(t.txns)-1]
-		open.recs = append(open.recs, txnRec{id: r.ID, origin: r.Origin, copy: r.Copy, ingest: r.Ingest})
+		open.recs = append(open.recs, txnRec{id: r.ID, copy: r.Copy, ingest: r.Ingest})
 		return
 	case scenario.DeliveryAtMostOnce:
-		seq, off := originSeq(r.Origin), int64(originOffset(r.Origin))
+		seq, off := originSeq(r.ID), int64(originOffset(r.ID))
 		if seq < len(k.written) {
 			if off <= k.skipTo[seq] {
 				k.skipped++
-				if !k.visible.Contains(r.Copy, r.Origin) {
+				if !k.visible.Contains(r.Copy, r.ID) {
 					k.lost++
 					t.s.lost++
 				}
@@ -140,10 +135,10 @@ func (t *subtask) write(now des.Time, r *Record) {
 		}
 	}
 	t.v.observeLatency(now - r.Ingest)
-	k.makeVisible(r.Copy, r.Origin)
+	k.makeVisible(r.Copy, r.ID)
 }
 
-func (k *sinkState) makeVisible(copy, origin uint64) {
+func (k *sinkState) makeVisible(copy uint32, origin uint64) {
 	if k.visible.CheckedAdd(copy, origin) {
 		k.delivered++
 		return
@@ -188,7 +183,7 @@ func (t *subtask) commit(now des.Time, id int64) {
 	for n < len(t.txns) && t.txns[n].ckpt != 0 && t.txns[n].ckpt <= id {
 		for _, r := range t.txns[n].recs {
 			t.v.observeLatency(now - r.ingest)
-			k.makeVisible(r.copy, r.origin)
+			k.makeVisible(r.copy, r.id)
 		}
 		if cap(t.txns[n].recs) > 0 {
 			t.txnPool = append(t.txnPool, t.txns[n].recs[:0])

@@ -659,7 +659,7 @@ func (s *Sim) deliveredToReplay() uint64 {
 			for _, rs := range rss {
 				for _, r := range rs {
 					for _, v := range s.vertices {
-						if v.sink != nil && v.sink.visible.Contains(r.Copy, r.Origin) {
+						if v.sink != nil && v.sink.visible.Contains(r.Copy, r.ID) {
 							n++
 						}
 					}

@@ -71,7 +71,11 @@ func checkExactlyOnce(t *testing.T, s *Sim, res *Result, label string) {
 		t.Errorf("%s: lost %d, duplicated %d; want 0 and 0", label, d.Lost, d.Duplicated)
 	}
 	inside := map[uint64]bool{}
-	s.walkInFlight(func(id, _ uint64) { inside[id] = true })
+	s.walkInFlight(func(id uint64, copy uint32) {
+		if copy == 0 {
+			inside[id] = true
+		}
+	})
 	if ck := s.ckpt.latest; s.fo.state == JobRestarting && ck != nil {
 		// persisted channel state, waiting for the restore
 		for _, rss := range [2]map[int][]Record{ck.chanState, ck.outState} {

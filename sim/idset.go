@@ -2,43 +2,94 @@ package sim
 
 import "github.com/RoaringBitmap/roaring/v2/roaring64"
 
-// idSet is the set of record ids a sink has made visible. Ids are kept in
-// a compressed bitmap (roaring), and the offsets of each source subtask
-// that are all present from 0 up are folded into a counter: records reach
-// a sink nearly in offset order, so the bitmap holds only the ragged edge
-// and memory stays flat however many records pass.
+// idSet is the set of record ids a sink has made visible. Records reach a
+// sink nearly in offset order, so for each source subtask the offsets
+// that are all present from 0 up are a counter (the prefix), those a
+// little ahead of it bits of a window that slides with the prefix, and
+// the rare ones further ahead a compressed bitmap (roaring): memory stays
+// flat however many records pass, and an add costs a few word operations.
 type idSet struct {
-	bm     *roaring64.Bitmap
-	prefix []uint64 // per source seq: offsets [0, prefix) are all present
-	adds   int
+	bm   *roaring64.Bitmap
+	subs []idWindow // per source seq
+}
+
+// windowBits is the reach of an idWindow past its prefix (8 KiB of bits).
+const windowBits = 1 << 16
+
+// idWindow is one source subtask's part of an idSet: offsets [0, prefix)
+// are all present; bit o%windowBits of bits says whether offset o in
+// [prefix, prefix+windowBits) is (the bits are made on first use).
+type idWindow struct {
+	prefix uint64
+	bits   []uint64
 }
 
 func newIDSet(sources int) *idSet {
-	return &idSet{bm: roaring64.New(), prefix: make([]uint64, sources)}
+	return &idSet{bm: roaring64.New(), subs: make([]idWindow, sources)}
 }
 
-// inPrefix reports whether id is a source record id folded into a prefix.
-func (s *idSet) inPrefix(id uint64) bool {
-	if id&derivedBit != 0 {
-		return false
-	}
-	seq := originSeq(id)
-	return seq < len(s.prefix) && originOffset(id) < s.prefix[seq]
+func (w *idWindow) bit(off uint64) (word int, mask uint64) {
+	o := off % windowBits
+	return int(o / 64), 1 << (o % 64)
 }
 
 // Contains reports whether id is in the set.
-func (s *idSet) Contains(id uint64) bool { return s.inPrefix(id) || s.bm.Contains(id) }
+func (s *idSet) Contains(id uint64) bool {
+	seq, off := originSeq(id), originOffset(id)
+	if seq < len(s.subs) {
+		w := &s.subs[seq]
+		switch {
+		case off < w.prefix:
+			return true
+		case off < w.prefix+windowBits:
+			if w.bits == nil {
+				return false
+			}
+			i, m := w.bit(off)
+			return w.bits[i]&m != 0
+		}
+	}
+	return s.bm.Contains(id)
+}
 
 // CheckedAdd adds id and reports whether it was new.
 func (s *idSet) CheckedAdd(id uint64) bool {
-	if s.inPrefix(id) {
+	seq, off := originSeq(id), originOffset(id)
+	if seq >= len(s.subs) {
+		return s.bm.CheckedAdd(id)
+	}
+	w := &s.subs[seq]
+	switch {
+	case off < w.prefix:
+		return false
+	case off == w.prefix && (w.bits == nil || w.bits[int(off%windowBits/64)] == 0) && s.bm.IsEmpty():
+		w.prefix++ // in order: the common case
+		return true
+	case off >= w.prefix+windowBits:
+		return s.bm.CheckedAdd(id)
+	}
+	if w.bits == nil {
+		w.bits = make([]uint64, windowBits/64)
+	}
+	i, m := w.bit(off)
+	if w.bits[i]&m != 0 {
 		return false
 	}
-	if !s.bm.CheckedAdd(id) {
-		return false
-	}
-	if s.adds++; s.adds&0xffff == 0 {
-		s.compact()
+	w.bits[i] |= m
+	// move the prefix over the offsets present, taking into the window
+	// the ones the bitmap held beyond it
+	for {
+		i, m := w.bit(w.prefix)
+		if w.bits[i]&m == 0 {
+			break
+		}
+		w.bits[i] &^= m
+		w.prefix++
+		if far := sourceID(seq, w.prefix+windowBits-1); !s.bm.IsEmpty() && s.bm.Contains(far) {
+			s.bm.Remove(far)
+			j, n := w.bit(w.prefix + windowBits - 1)
+			w.bits[j] |= n
+		}
 	}
 	return true
 }
@@ -51,46 +102,29 @@ func (s *idSet) countRange(lo, hi uint64) uint64 {
 	}
 	seq := originSeq(lo)
 	var n uint64
-	if seq < len(s.prefix) {
-		p := sourceID(seq, s.prefix[seq])
+	if seq < len(s.subs) {
+		w := &s.subs[seq]
+		p := sourceID(seq, w.prefix)
 		if p > lo {
 			n += min(p, hi) - lo
 			lo = min(p, hi)
 		}
+		// the window
+		end := min(hi, sourceID(seq, w.prefix+windowBits))
+		if w.bits != nil {
+			for id := lo; id < end; id++ {
+				i, m := w.bit(originOffset(id))
+				if w.bits[i]&m != 0 {
+					n++
+				}
+			}
+		}
+		lo = max(lo, end)
 	}
 	if hi > lo {
 		n += s.bm.Rank(hi-1) - rankBelow(s.bm, lo)
 	}
 	return n
-}
-
-// compact folds the complete runs of offsets at the start of each source
-// subtask's range into its prefix.
-func (s *idSet) compact() {
-	for seq := range s.prefix {
-		base := sourceID(seq, s.prefix[seq])
-		// the longest k with [base, base+k) all present, by binary search
-		// on the count of present ids
-		present := func(k uint64) bool { return s.bm.Rank(base+k-1)-rankBelow(s.bm, base) == k }
-		if !s.bm.Contains(base) {
-			continue
-		}
-		lo, hi := uint64(1), uint64(1)
-		for base+hi*2 <= sourceID(seq, offsetMask) && present(hi*2) {
-			hi *= 2
-		}
-		lo, hi = hi, hi*2 // present(lo), maybe not present(hi)
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
-			if present(mid) {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		s.bm.RemoveRange(base, base+lo)
-		s.prefix[seq] += lo
-	}
 }
 
 // rankBelow returns how many ids below x the bitmap holds.
@@ -107,14 +141,14 @@ func rankBelow(b *roaring64.Bitmap, x uint64) uint64 {
 type visibleSet struct {
 	sources int
 	zero    *idSet
-	copies  map[uint64]*idSet
+	copies  map[uint32]*idSet
 }
 
 func newVisibleSet(sources int) *visibleSet {
-	return &visibleSet{sources: sources, zero: newIDSet(sources), copies: map[uint64]*idSet{}}
+	return &visibleSet{sources: sources, zero: newIDSet(sources), copies: map[uint32]*idSet{}}
 }
 
-func (v *visibleSet) class(copy uint64) *idSet {
+func (v *visibleSet) class(copy uint32) *idSet {
 	if copy == 0 {
 		return v.zero
 	}
@@ -127,12 +161,12 @@ func (v *visibleSet) class(copy uint64) *idSet {
 }
 
 // CheckedAdd adds the record (copy, origin) and reports whether it was new.
-func (v *visibleSet) CheckedAdd(copy, origin uint64) bool {
+func (v *visibleSet) CheckedAdd(copy uint32, origin uint64) bool {
 	return v.class(copy).CheckedAdd(origin)
 }
 
 // Contains reports whether the record (copy, origin) is visible.
-func (v *visibleSet) Contains(copy, origin uint64) bool {
+func (v *visibleSet) Contains(copy uint32, origin uint64) bool {
 	if copy == 0 {
 		return v.zero.Contains(origin)
 	}

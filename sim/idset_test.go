@@ -17,10 +17,12 @@ func TestIDSetMatchesAMap(t *testing.T) {
 		seq := r.IntN(3)
 		var id uint64
 		switch x := r.Float64(); {
-		case x < 0.01: // a derived id
-			id = derive(uint64(i), 7)
+		case x < 0.01: // an id of a source subtask the set has no prefix for
+			id = sourceID(5, uint64(i))
 		case x < 0.05 && next[seq] > 100: // a duplicate or a late one
 			id = sourceID(seq, next[seq]-uint64(r.IntN(100))-1)
+		case x < 0.052: // far ahead of the window, reached later
+			id = sourceID(seq, next[seq]+windowBits+uint64(r.IntN(1000)))
 		default:
 			id = sourceID(seq, next[seq])
 			next[seq] += 1 + uint64(r.IntN(2)) // some offsets skipped for now
@@ -29,13 +31,14 @@ func TestIDSetMatchesAMap(t *testing.T) {
 			t.Fatalf("add %d: new %v, want %v", id, got, !want[id])
 		}
 		want[id] = true
-		if i%50_000 == 49_999 {
-			s.compact()
-		}
 	}
-	s.compact()
-	if s.prefix[0] == 0 && s.prefix[1] == 0 && s.prefix[2] == 0 {
+	if s.subs[0].prefix == 0 && s.subs[1].prefix == 0 && s.subs[2].prefix == 0 {
 		t.Fatal("nothing folded into a prefix: the test checks nothing")
+	}
+	for id := range want { // every id added, the far ones too
+		if !s.Contains(id) {
+			t.Fatalf("id %d/%d added but not contained", originSeq(id), originOffset(id))
+		}
 	}
 	for seq := 0; seq < 3; seq++ {
 		var n uint64
@@ -104,7 +107,7 @@ sinks:
 		folded := 0
 		for _, c := range append([]*idSet{k.visible.zero}, mapValues(k.visible.copies)...) {
 			bytes += c.bm.GetSizeInBytes()
-			if c.prefix[0]+c.prefix[1] > 100_000 { // compacted every 65,536 adds
+			if c.subs[0].prefix+c.subs[1].prefix > 200_000 {
 				folded++
 			}
 		}
@@ -117,7 +120,7 @@ sinks:
 	}
 }
 
-func mapValues(m map[uint64]*idSet) []*idSet {
+func mapValues(m map[uint32]*idSet) []*idSet {
 	var vs []*idSet
 	for _, v := range m {
 		vs = append(vs, v)

@@ -12,14 +12,14 @@ import (
 // Record is one record in flight. Only records in flight exist in memory:
 // they live in network buffers and are copied, never allocated one by one.
 type Record struct {
-	ID     uint64 // unique per run, the same when replayed (delivery accounting; see sourceID)
-	Origin uint64 // the id of the source record it derives from
-	// Copy is 0 for a source record and the records it becomes one to
-	// one; a copy (a flatMap's second and later outputs, a fan-out's or a
-	// broadcast's other copies) has a nonzero class derived from its
-	// path, the same whenever the record is replayed. A sink tells
-	// records apart by (Copy, Origin).
-	Copy      uint64
+	// ID is the id of the source record it comes from (see sourceID): the
+	// same when replayed. Copy is 0 for the source record and the records
+	// it becomes one to one; a copy (a flatMap's second and later
+	// outputs, a fan-out's or a broadcast's other copies) has a nonzero
+	// class derived from its path, the same whenever the record is
+	// replayed. (ID, Copy) tells records apart (delivery accounting).
+	ID        uint64
+	Copy      uint32
 	EventTime des.Time // when the record happened (its arrival at the source)
 	Ingest    des.Time // when the source emitted it into the job
 	Key       uint32   // key id in [0, keys.count)

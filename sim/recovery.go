@@ -14,24 +14,25 @@ import (
 // epoch starts: every subtask is down, with fresh channels, until the
 // recovery.
 func (s *Sim) destroyAll(now des.Time, restore *checkpoint, _ bool) (lost uint64) {
-	persisted := map[uint64]bool{}
+	type key struct {
+		id   uint64
+		copy uint32
+	}
+	persisted := map[key]bool{}
 	if restore != nil {
-		for _, rs := range restore.chanState {
-			for _, r := range rs {
-				persisted[r.ID] = true
-			}
-		}
-		for _, rs := range restore.outState {
-			for _, r := range rs {
-				persisted[r.ID] = true
+		for _, rss := range [2]map[int][]Record{restore.chanState, restore.outState} {
+			for _, rs := range rss {
+				for _, r := range rs {
+					persisted[key{r.ID, r.Copy}] = true
+				}
 			}
 		}
 	}
-	s.walkInFlight(func(id, origin uint64) {
-		if persisted[id] {
+	s.walkInFlight(func(id uint64, copy uint32) {
+		if persisted[key{id, copy}] {
 			return
 		}
-		if seq := originSeq(origin); seq < len(s.sources) && s.sources[seq].mode == srcLog {
+		if seq := originSeq(id); seq < len(s.sources) && s.sources[seq].mode == srcLog {
 			return
 		}
 		lost++
@@ -64,14 +65,14 @@ func (s *Sim) destroyAll(now des.Time, restore *checkpoint, _ bool) (lost uint64
 	return lost
 }
 
-// walkInFlight calls fn with the id and origin of every record inside the
+// walkInFlight calls fn with the id and copy class of every record inside the
 // job: restored and not yet processed, in service, waiting to be written,
 // in network buffers on either side, and in transactions of
 // transactional sinks not yet committed.
-func (s *Sim) walkInFlight(fn func(id, origin uint64)) {
+func (s *Sim) walkInFlight(fn func(id uint64, copy uint32)) {
 	all := func(rs []Record) {
 		for i := range rs {
-			fn(rs[i].ID, rs[i].Origin)
+			fn(rs[i].ID, rs[i].Copy)
 		}
 	}
 	buf := func(b *buffer, from int) {
@@ -82,7 +83,7 @@ func (s *Sim) walkInFlight(fn func(id, origin uint64)) {
 	for _, t := range s.subtasks {
 		all(t.restored[t.restoredNext:])
 		if t.serving() || t.heldCur {
-			fn(t.cur.ID, t.cur.Origin)
+			fn(t.cur.ID, t.cur.Copy)
 		}
 		all(t.pend[t.pi:])
 		if g := t.gate; g != nil {
@@ -110,7 +111,7 @@ func (s *Sim) walkInFlight(fn func(id, origin uint64)) {
 		}
 		for _, x := range t.txns {
 			for _, r := range x.recs {
-				fn(r.id, r.origin)
+				fn(r.id, r.copy)
 			}
 		}
 	}

@@ -86,6 +86,7 @@ type Sim struct {
 	workers   []*worker
 	epoch     uint32    // incremented by every failover
 	halted    bool      // a stop-the-world checkpoint holds the sources
+	pauses    bool      // some worker has garbage-collection pauses
 	fo        *failover // failures, restarts and recovery
 
 	lastSample des.Time
@@ -180,6 +181,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	s.fo = newFailover(s)
 	for _, w := range s.workers {
 		if w.gcInterval > 0 && w.gcInterval <= s.duration {
+			s.pauses = true
 			s.eng.Schedule(w.gcInterval, w, 0)
 		}
 	}

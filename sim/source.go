@@ -204,7 +204,7 @@ func (src *source) available(now des.Time) (des.Time, bool) {
 // checkpoint holds it idle; a failed or paused subtask does nothing.
 func (src *source) advance(now des.Time) {
 	t := src.t
-	if t.down || t.paused(now) {
+	if t.down || (t.s.pauses && t.paused(now)) {
 		return
 	}
 	for !src.fetchng && t.state != stateBP {
@@ -264,7 +264,6 @@ func (src *source) emitNext(now des.Time) bool {
 	src.next++
 	t.pend = append(t.pend, Record{
 		ID:        id,
-		Origin:    id,
 		EventTime: et,
 		Ingest:    now,
 		Key:       key,

@@ -163,9 +163,11 @@ func (t *subtask) HandleEvent(now des.Time, arg int64) {
 	if t.down {
 		return
 	}
-	if p := t.s.workers[t.worker].pausedUntil; p > now && kind != evResume {
-		t.at(p, kind)
-		return
+	if t.s.pauses {
+		if p := t.s.workers[t.worker].pausedUntil; p > now && kind != evResume {
+			t.at(p, kind)
+			return
+		}
 	}
 	switch kind {
 	case evComplete:
@@ -220,7 +222,7 @@ func (t *subtask) paused(now des.Time) bool {
 // pull takes records while the subtask is idle: first the channel state
 // restored by a recovery, then the input gate.
 func (t *subtask) pull(now des.Time) {
-	if t.down || t.paused(now) {
+	if t.down || (t.s.pauses && t.paused(now)) {
 		return
 	}
 	for t.state == stateIdle {
@@ -273,12 +275,11 @@ func (t *subtask) complete(now des.Time) {
 	t.v.observeLatency(now - t.cur.Ingest)
 	n := 1
 	if t.v.selectivity != 1 {
-		n = outputs(t.cur.ID, t.v.salt, t.v.selectivity)
+		n = outputs(t.cur.ID^uint64(t.cur.Copy)<<40, t.v.salt, t.v.selectivity)
 	}
 	for i := 0; i < n; i++ {
 		r := t.cur
 		if i > 0 {
-			r.ID = derive(t.cur.ID, t.v.salt+uint64(i))
 			r.Copy = copyClass(t.cur.Copy, t.v.salt+uint64(i))
 		}
 		t.pend = append(t.pend, r)
@@ -342,7 +343,6 @@ func (t *subtask) copyOf(r *Record) *Record {
 	}
 	t.copyBuf = *r
 	salt := 1<<62 | uint64(t.pe)<<32 | uint64(t.pc)
-	t.copyBuf.ID = derive(r.ID, salt)
 	t.copyBuf.Copy = copyClass(r.Copy, salt^t.v.salt)
 	return &t.copyBuf
 }
