@@ -132,6 +132,7 @@ func (s *Sim) build() error {
 				return err
 			}
 			src.seq = len(s.sources)
+			s.recSize = append(s.recSize, int64(src.size))
 			t.src = src
 			s.sources = append(s.sources, src)
 		}

@@ -644,7 +644,7 @@ func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
 	if unaligned && t.state == stateBP && t.src == nil {
 		// outputs of a record already processed, not written yet
 		for _, r := range t.pend[t.pi:] {
-			persisted += int64(r.Size)
+			persisted += t.s.sizeOf(&r)
 		}
 		ck.outState[t.gid] = append([]Record(nil), t.pend[t.pi:]...)
 	}
@@ -921,7 +921,7 @@ func (c *channel) removeBacklogged(i int) { c.backlog.removeAt(i) }
 // persistIn adds r to t's persisted input for checkpoint ck.
 func (t *subtask) persistIn(ck *checkpoint, r Record) {
 	ck.chanState[t.gid] = append(ck.chanState[t.gid], r)
-	t.persisted += int64(r.Size)
+	t.persisted += t.s.sizeOf(&r)
 }
 
 // endAlignment unblocks every input channel and stops persisting.

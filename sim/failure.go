@@ -550,7 +550,7 @@ func (f *failover) restartJob(now des.Time) {
 		persisted := int64(0)
 		for _, rs := range ck.chanState {
 			for _, r := range rs {
-				persisted += int64(r.Size)
+				persisted += s.sizeOf(&r)
 			}
 		}
 		if ck.stateSize+persisted > 0 {

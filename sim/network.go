@@ -121,7 +121,8 @@ func (p *partition) flushAll(now des.Time) {
 // writer is back-pressured.
 func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 	b := c.cur
-	if b != nil && len(b.recs) > 0 && b.bytes+int64(r.Size) > p.bufSize {
+	size := p.s.sizeOf(r)
+	if b != nil && len(b.recs) > 0 && b.bytes+size > p.bufSize {
 		p.finish(now, c)
 		b = nil
 	}
@@ -136,10 +137,10 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 		c.cur = b
 	}
 	b.recs = append(b.recs, *r)
-	b.bytes += int64(r.Size)
+	b.bytes += size
 	c.sent++
 	switch {
-	case p.bufTimeout == 0 || b.bytes+int64(r.Size) > p.bufSize || p.s.halted:
+	case p.bufTimeout == 0 || b.bytes+size > p.bufSize || p.s.halted:
 		p.finish(now, c) // a stop-the-world checkpoint drains the job at once
 	case !p.flushArmed:
 		p.flushArmed = true

@@ -10,7 +10,9 @@ import (
 )
 
 // Record is one record in flight. Only records in flight exist in memory:
-// they live in network buffers and are copied, never allocated one by one.
+// they live in network buffers and are copied, never allocated one by one,
+// so a Record is kept to 32 bytes: its size in bytes is its source's
+// record_size (Sim.sizeOf).
 type Record struct {
 	// ID is the id of the source record it comes from (see sourceID): the
 	// same when replayed. Copy is 0 for the source record and the records
@@ -23,7 +25,6 @@ type Record struct {
 	EventTime des.Time // when the record happened (its arrival at the source)
 	Ingest    des.Time // when the source emitted it into the job
 	Key       uint32   // key id in [0, keys.count)
-	Size      int32    // bytes
 }
 
 // buffer is one network buffer: records written by a sender for one channel.

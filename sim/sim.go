@@ -87,6 +87,7 @@ type Sim struct {
 	epoch     uint32    // incremented by every failover
 	halted    bool      // a stop-the-world checkpoint holds the sources
 	pauses    bool      // some worker has garbage-collection pauses
+	recSize   []int64   // record size in bytes by source seq (sizeOf)
 	fo        *failover // failures, restarts and recovery
 
 	lastSample des.Time
@@ -355,6 +356,9 @@ func (s *Sim) newBuffer() *buffer {
 	}
 	return &buffer{}
 }
+
+// sizeOf returns the size of r in bytes: its source's record_size.
+func (s *Sim) sizeOf(r *Record) int64 { return s.recSize[originSeq(r.ID)] }
 
 func (s *Sim) freeBuffer(b *buffer) {
 	b.recs = b.recs[:0]

@@ -267,7 +267,6 @@ func (src *source) emitNext(now des.Time) bool {
 		EventTime: et,
 		Ingest:    now,
 		Key:       key,
-		Size:      src.size,
 	})
 	if !t.emit(now) {
 		t.setState(now, stateBP)

@@ -301,7 +301,11 @@ func (t *subtask) emit(now des.Time) bool {
 			p := t.outs[t.pe]
 			if p.edge.part == partBroadcast {
 				for t.pc < len(p.chans) {
-					if !p.write(now, p.chans[t.pc], t.copyOf(r)) {
+					w := r
+					if t.pe|t.pc != 0 {
+						w = t.copyOf(r)
+					}
+					if !p.write(now, p.chans[t.pc], w) {
 						t.blockedOn = p
 						return false
 					}
@@ -312,7 +316,11 @@ func (t *subtask) emit(now des.Time) bool {
 				if t.pch == nil {
 					t.pch = p.choose(r)
 				}
-				if !p.write(now, t.pch, t.copyOf(r)) {
+				w := r
+				if t.pe != 0 {
+					w = t.copyOf(r)
+				}
+				if !p.write(now, t.pch, w) {
 					t.blockedOn = p
 					return false
 				}
@@ -335,12 +343,9 @@ func (t *subtask) emit(now des.Time) bool {
 }
 
 // copyOf returns r as written to the current output edge and channel of
-// emit's cursors: a fan-out's or broadcast's copies other than the first
-// get ids of their own, derived from r's.
+// emit's cursors (not the first of both): a fan-out's or broadcast's
+// copies get a copy class of their own.
 func (t *subtask) copyOf(r *Record) *Record {
-	if t.pe == 0 && t.pc == 0 {
-		return r
-	}
 	t.copyBuf = *r
 	salt := 1<<62 | uint64(t.pe)<<32 | uint64(t.pc)
 	t.copyBuf.Copy = copyClass(r.Copy, salt^t.v.salt)
