@@ -14,6 +14,26 @@ import (
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
+// ActionStop, the last line of the actions of a live run quit before its
+// end, is where it stopped: a replay stops there too, and its outputs are
+// the live run's, partial as they were. Its time_s is exact to the
+// nanosecond.
+const ActionStop = "stop"
+
+// splitStop returns actions without a final stop, and the time to run
+// until: the stop's, or duration.
+func splitStop(actions []sim.Action, duration des.Time) ([]sim.Action, des.Time) {
+	if n := len(actions); n > 0 && actions[n-1].Kind == ActionStop {
+		a := actions[n-1]
+		at := a.At
+		if at == 0 {
+			at = des.FromSeconds(a.AtS)
+		}
+		return actions[:n-1], min(at, duration)
+	}
+	return actions, duration
+}
+
 // maxActionLine bounds one line of an actions file (an action is about 80
 // bytes).
 const maxActionLine = 64 << 10
@@ -73,8 +93,8 @@ func parseAction(text []byte) (sim.Action, error) {
 		return sim.Action{}, fmt.Errorf("not an action: %v", err)
 	}
 	switch {
-	case a.Kind != sim.ActionFailure && a.Kind != sim.ActionCheckpoint:
-		return a, fmt.Errorf("unknown action %q (want %s or %s)", a.Kind, sim.ActionFailure, sim.ActionCheckpoint)
+	case a.Kind != sim.ActionFailure && a.Kind != sim.ActionCheckpoint && a.Kind != ActionStop:
+		return a, fmt.Errorf("unknown action %q (want %s, %s or %s)", a.Kind, sim.ActionFailure, sim.ActionCheckpoint, ActionStop)
 	case math.IsNaN(a.AtS) || a.AtS < 0:
 		return a, fmt.Errorf("time_s must be a number of simulated seconds >= 0, got %v", a.AtS)
 	case a.Subtask < 0:
@@ -103,6 +123,9 @@ func CheckActions(sc *scenario.Scenario, actions []sim.Action) error {
 			at = des.FromSeconds(a.AtS)
 		}
 		what := fmt.Sprintf("replayed action %d (%s at %s)", i+1, a.Kind, sim.FormatTime(at))
+		if a.Kind == ActionStop && i != len(actions)-1 {
+			return fmt.Errorf("%s: a stop must be the last action", what)
+		}
 		if at > sc.Duration {
 			return fmt.Errorf("%s comes after the end of the run at %s", what, sim.FormatTime(sc.Duration))
 		}

@@ -263,3 +263,54 @@ func TestCheckActionsHints(t *testing.T) {
 		t.Errorf("out of order: %v", err)
 	}
 }
+
+// A live run quit before its end records where it stopped (a final stop
+// action, exact to the nanosecond): its replay stops there too, with the
+// same partial outputs.
+func TestReplayStopsWhereTheLiveRunQuit(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "ft.yaml", ftYAML)
+	failAt := 12*des.Second + 345678*des.Microsecond
+	quitAt := 23*des.Second + 456789123 // not a whole microsecond
+	live := filepath.Join(dir, "live")
+	err := Run(context.Background(), Options{Scenario: file, OutDir: live, Live: func(ctx context.Context, r LiveRun) (*sim.Sim, error) {
+		s, err := r.Start(nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.RunUntil(ctx, failAt); err != nil {
+			return s, err
+		}
+		if err := s.Inject(sim.Action{Kind: sim.ActionFailure, Vertex: "count", Subtask: 1}); err != nil {
+			return s, err
+		}
+		return s, s.RunUntil(ctx, quitAt) // then q
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(live, ActionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions, err := ReadActions(f, ActionsFile)
+	f.Close()
+	if err != nil || len(actions) != 2 || actions[1].Kind != ActionStop || actions[1].At != quitAt {
+		t.Fatalf("actions.jsonl holds %+v, %v; want a failure and a stop at %d ns", actions, err, quitAt)
+	}
+	replayed := filepath.Join(dir, "replayed")
+	if err := Run(context.Background(), Options{Scenario: file, OutDir: replayed, Actions: actions}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range outputNames(true, true) {
+		a, _ := os.ReadFile(filepath.Join(live, name))
+		b, err := os.ReadFile(filepath.Join(replayed, name))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the live run quit at %s and its replay (%v)", name, sim.FormatTime(quitAt), err)
+		}
+	}
+	sum, _ := os.ReadFile(filepath.Join(replayed, SummaryFile))
+	if !strings.Contains(string(sum), `"partial": true`) {
+		t.Errorf("the replay is not partial:\n%.400s", sum)
+	}
+}

@@ -150,7 +150,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	var out *outputs
-	simOpts := sim.Options{MaxQueued: opts.Limits.withDefaults().MaxQueued, Actions: opts.Actions}
+	// a stop recorded by a live run quit early ends the replay there
+	actions, stopAt := splitStop(opts.Actions, sc.Duration)
+	simOpts := sim.Options{MaxQueued: opts.Limits.withDefaults().MaxQueued, Actions: actions}
 	simOpts.OpenTrace = tr.opener()
 	if err := tr.describe(stderr, label); err != nil {
 		return err
@@ -178,7 +180,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Live != nil {
 		s, runErr = runLive(ctx, opts, label, sc, simOpts, &out, tr)
 	} else if s, runErr = sim.New(sc, simOpts); runErr == nil {
-		runErr = s.RunUntil(ctx, sc.Duration)
+		runErr = s.RunUntil(ctx, stopAt)
 	}
 	var res *sim.Result
 	if s != nil {
@@ -206,6 +208,10 @@ func Run(ctx context.Context, opts Options) error {
 	// the files first: a closed or broken stdout must not lose them
 	if out != nil {
 		out.actions = s.Actions()
+		if now := s.Now(); now < sc.Duration && runErr == nil {
+			// quit before the end (the live view's q, or a replayed stop)
+			out.actions = append(out.actions, sim.Action{At: now, AtS: now.Seconds(), Kind: ActionStop})
+		}
 		if err := out.commit(&res.Summary); err != nil {
 			return errors.Join(err, stopped)
 		}
