@@ -64,7 +64,7 @@ func TestReadActions(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{"time_s":1,"action":"checkpoint"}` + "\nnope\n", "x.jsonl:2: not a JSON object: "},
 		{`{"time_s":1,"action":"checkpoint","when":3}`, `x.jsonl:1: not an action: json: unknown field "when"`},
-		{`{"time_s":1,"action":"reboot"}`, `x.jsonl:1: unknown action "reboot" (want failure or checkpoint)`},
+		{`{"time_s":1,"action":"reboot"}`, `x.jsonl:1: unknown action "reboot" (want failure, checkpoint or stop)`},
 		{`{"action":"checkpoint"}`, `x.jsonl:1: missing "time_s"`},
 		{`{"time_s":1}`, `x.jsonl:1: missing "action"`},
 		{`{"time_s":-1,"action":"checkpoint"}`, "x.jsonl:1: time_s must be a number of simulated seconds >= 0, got -1"},
