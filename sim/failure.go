@@ -66,7 +66,8 @@ type FailoverStats struct {
 	Superseded bool `json:"superseded,omitempty"`
 	// CaughtUpS is the first metrics sample after the recovery at which
 	// the replayable sources' lag was back to what it was when the job
-	// failed: the backlog the failure left is processed. CatchUpTime is
+	// failed (within 100 records, or twice that lag): the backlog the
+	// failure left is processed. CatchUpTime is
 	// from the failure to then, in simulated seconds. Both -1 until then
 	// (or when it never happened).
 	CaughtUpS   float64 `json:"caught_up_s"`
@@ -593,15 +594,20 @@ func (f *failover) current() *FailoverStats {
 	return &f.log[f.cur]
 }
 
+// catchUpSlack is how far above its level at the failure the sources' lag
+// may be for the job to count as caught up (lag jitters by a few records).
+const catchUpSlack = 100
+
 // caughtUp looks, after a recovery and at every metrics sample, whether
-// the replayable sources' lag is back to what it was when the job failed:
-// then the job has caught up with the backlog the failure left.
+// the replayable sources' lag is back to what it was when the job failed
+// (within catchUpSlack records, or twice that lag): then the job has caught
+// up with the backlog the failure left.
 func (f *failover) caughtUp(now des.Time) {
 	if f.catching < 0 || f.state != JobRunning {
 		return
 	}
 	c := &f.log[f.catching]
-	if f.s.replayableLag(now) > c.preLag {
+	if f.s.replayableLag(now) > max(2*c.preLag, c.preLag+catchUpSlack) {
 		return
 	}
 	c.CaughtUpS = secs(now)

@@ -239,8 +239,11 @@ func (s *Sim) Result() *Result {
 		d := &res.Summary.Diagnosis
 		note := fmt.Sprintf("the job failed (%s) and was down %s in all: these statistics include the downtime and the catch-up after each restart, when back-pressure comes from replaying the backlog", plural(r.Failures, "failure"), FormatTime(des.FromSeconds(r.DowntimeS)))
 		d.Evidence = append(d.Evidence, note)
-		if r.JobState == JobFailed || r.JobState == JobLost {
+		switch {
+		case r.JobState == JobFailed || r.JobState == JobLost:
 			d.Message = r.Message + "; before that: " + d.Message
+		case d.Kind != DiagnosisNone:
+			d.Message += fmt.Sprintf(" (but the job failed: %s; the back-pressure may come from subtasks that were down or from the catch-up, see the evidence)", plural(r.Failures, "failure"))
 		}
 	}
 	if s.ckpt != nil {

@@ -37,6 +37,9 @@ func Resolve(arg string) (label string, data []byte, err error) {
 	fi, statErr := os.Stat(arg)
 	switch {
 	case statErr == nil && fi.IsDir():
+		if slices.Contains(scenarios.Names(), arg) {
+			break // a run's output folder named after the built-in: the built-in
+		}
 		return "", nil, fmt.Errorf("%s is a directory, not a scenario file", arg)
 	case statErr == nil:
 		data, err := readScenarioFile(arg)
