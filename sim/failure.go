@@ -367,6 +367,18 @@ func (f *failover) fail(now des.Time, c failureCause) {
 				t.setState(now, stateIdle)
 			}
 		}
+		// senders into its subtasks wait for a failure, not for a
+		// bottleneck: the diagnosis leaves that time out
+		for _, t := range s.subtasks {
+			for _, p := range t.outs {
+				for _, ch := range p.chans {
+					if ch.to.down && !p.intoDown {
+						t.account(now)
+						p.intoDown = true
+					}
+				}
+			}
+		}
 		gen := f.gen
 		f.detecting[c.worker] = gen
 		f.later(now+f.heartbeat, func(at des.Time) {

@@ -774,3 +774,23 @@ func TestMaxConcurrentAndMinPause(t *testing.T) {
 		t.Fatalf("min_pause: %d checkpoints", len(paused))
 	}
 }
+
+// While a lost worker is not noticed yet, the senders into its subtasks
+// are back-pressured (Flink's web UI shows them so, and so do the
+// statistics), but that is the failure's doing, not a bottleneck's: the
+// diagnosis leaves that time out.
+func TestDiagnosisIgnoresBackpressureFromAFailure(t *testing.T) {
+	sc := ftScenario(t, 1, true, "at-least-once", `
+checkpoint: {mode: aligned, interval: 2s}
+failures: [{kind: worker, at: 20s, worker: 1}]
+`)
+	sc.Workers.HeartbeatTimeout = 10 * des.Second
+	_, res := runSim(t, sc, Options{})
+	s := res.Summary
+	if src := s.Vertices[0]; src.Backpressured < 0.05 {
+		t.Fatalf("the source was back-pressured %.3f of the time; the test needs the failure to hold it back", src.Backpressured)
+	}
+	if d := s.Diagnosis; d.Kind != DiagnosisNone || !strings.Contains(strings.Join(d.Evidence, " "), "the job failed") {
+		t.Errorf("diagnosis %s: %q %q; want none, with the failure in the evidence", d.Kind, d.Message, d.Evidence)
+	}
+}

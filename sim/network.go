@@ -67,6 +67,7 @@ type partition struct {
 	rr         int
 	flushArmed bool
 	epoch      uint32
+	intoDown   bool // a receiver is down (a lost worker not noticed yet)
 }
 
 // gate is the input gate of a subtask: all its input channels, the order in

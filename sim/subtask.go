@@ -50,6 +50,9 @@ type subtask struct {
 	iv    [3]des.Time // time per state in the current metrics interval
 	win   [3]des.Time // time per state inside the statistics window
 	bpOut []des.Time  // back-pressured time inside the window, per output edge (as outs)
+	// back-pressured time inside the window spent waiting for subtasks of
+	// a failed worker not noticed yet (left out of the diagnosis)
+	winBPDown des.Time
 
 	gate *gate
 	outs []*partition
@@ -126,7 +129,11 @@ func (t *subtask) account(now des.Time) {
 		d := now - max(t.since, w)
 		t.win[t.state] += d
 		if t.state == stateBP && t.blockedOn != nil {
-			t.bpOut[t.pe] += d // emit's cursor stays on the edge that blocks
+			if t.blockedOn.intoDown {
+				t.winBPDown += d // waiting for a failed worker's subtasks
+			} else {
+				t.bpOut[t.pe] += d // emit's cursor stays on the edge that blocks
+			}
 		}
 	}
 	t.since = now

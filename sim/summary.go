@@ -166,6 +166,7 @@ func (s *Sim) Result() *Result {
 		}
 		return round6(float64(d) / float64(win))
 	}
+	bpNoFailure := map[string]float64{}
 	for _, v := range s.vertices {
 		vs := VertexSummary{Name: v.name, Kind: v.kind, Parallelism: v.parallelism, Subtasks: []SubtaskSummary{}}
 		for _, t := range v.subtasks {
@@ -191,6 +192,7 @@ func (s *Sim) Result() *Result {
 			vs.Busy = max(vs.Busy, ss.Busy)
 			vs.BusyMean += ss.Busy / float64(v.parallelism)
 			vs.Backpressured = max(vs.Backpressured, ss.Backpressured)
+			bpNoFailure[v.name] = max(bpNoFailure[v.name], ratio(w[stateBP]-t.winBPDown))
 			for k, p := range t.outs {
 				if d := t.bpOut[k]; d > 0 {
 					if vs.BackpressuredOn == nil {
@@ -227,7 +229,14 @@ func (s *Sim) Result() *Result {
 	sum.Totals.InFlight = s.inFlight()
 	sum.Totals.Events = s.eng.Fired()
 	if win > 0 {
-		sum.Diagnosis = diagnose(s, sum.Vertices)
+		// the diagnosis looks for a bottleneck: the time senders waited
+		// for a failed worker's subtasks is not its doing
+		diag := append([]VertexSummary(nil), sum.Vertices...)
+		for i := range diag {
+			diag[i].Backpressured = bpNoFailure[diag[i].Name]
+			diag[i].Status = Status(diag[i].Backpressured)
+		}
+		sum.Diagnosis = diagnose(s, diag)
 	} else {
 		sum.Diagnosis = Diagnosis{Kind: DiagnosisNone, Evidence: []string{},
 			Message: fmt.Sprintf("no statistics yet: the run stopped at %s, inside the warmup (%s)", FormatTime(now), FormatTime(s.warmup))}
