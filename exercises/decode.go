@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -43,18 +44,18 @@ const MaxFileBytes = 1 << 20
 // rest (Load). Parse never panics; documents that expand to too many nodes
 // through aliases are refused.
 func Parse(file string, data []byte) (*Exercise, error) {
-	d := &decoder{file: file, pos: map[string]position{}, bad: map[string]bool{}, suggested: map[string]bool{}}
 	root, errs := parseYAML(file, data)
 	if errs != nil {
 		return nil, errs
 	}
-	d.budget = nodeBudget(root)
+	d := &decoder{file: file, suggested: map[string]bool{}}
+	d.Walker = strictyaml.NewWalker(root, 10000, d.add)
 	e, err := d.decodeAll(root)
 	if err != nil {
 		return nil, err
 	}
 	e.File = file
-	e.pos, e.bad = d.pos, d.bad
+	e.pos, e.bad = d.Pos, d.Bad
 	d.errs = append(d.errs, e.validate()...)
 	if len(d.errs) > 0 {
 		return nil, sorted(d.errs)
@@ -100,7 +101,7 @@ func parseYAML(file string, data []byte) (root *yaml.Node, errs scenario.ErrorLi
 		return nil, scenario.ErrorList{{File: file, Line: extra.Line, Col: extra.Column,
 			Msg: "the file holds one YAML document, found a second one (remove the ---)"}}
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || isNull(doc.Content[0]) {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || strictyaml.IsNull(doc.Content[0]) {
 		return nil, scenario.ErrorList{{File: file, Line: 1, Col: 1, Msg: "the file is empty"}}
 	}
 	return doc.Content[0], nil
@@ -139,81 +140,35 @@ func lineOf(data []byte, line int) []byte {
 	return lines[line-1]
 }
 
-// nodeBudget is how many nodes a decoder may visit: the document's nodes
-// (aliases not followed) twice, plus slack for reasonable aliasing.
-func nodeBudget(root *yaml.Node) int {
-	n := 0
-	stack := []*yaml.Node{root}
-	for len(stack) > 0 {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		n++
-		stack = append(stack, top.Content...)
-	}
-	return 2*n + 10000
-}
-
-// errBudget stops a decoder that visited more nodes than its budget.
-type errBudget struct{ line, col int }
-
-// decoder walks the node tree of exercise.yaml, collecting every error.
+// decoder walks the node tree of exercise.yaml, collecting every error;
+// its Walker resolves aliases against a node budget and records errors, the
+// paths with an error already and where each path was given.
 type decoder struct {
+	strictyaml.Walker
 	file string
 	errs scenario.ErrorList
-	pos  map[string]position
-	bad  map[string]bool // paths with an error already
 	// suggested holds the fields suggested for unknown ones ("path.key"),
 	// so that a misspelt required field is reported once.
 	suggested map[string]bool
-	budget    int
 }
 
-func (d *decoder) decodeAll(root *yaml.Node) (e *Exercise, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, ok := r.(errBudget)
-			if !ok {
-				panic(r)
-			}
-			e, err = nil, scenario.ErrorList{{File: d.file, Line: b.line, Col: b.col,
-				Msg: "the document expands to too many nodes (aliases that refer to aliases?)"}}
-		}
-	}()
-	return d.exercise(root), nil
+// add records an error of the file (the Walker's sink).
+func (d *decoder) add(line, col int, path, msg string) {
+	d.errs = append(d.errs, &scenario.Error{File: d.file, Line: line, Col: col, Path: path, Msg: msg})
 }
 
-func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
-	e := &scenario.Error{File: d.file, Path: path, Msg: fmt.Sprintf(format, args...)}
-	d.bad[path] = true
-	if n != nil {
-		e.Line, e.Col = n.Line, n.Column
+func (d *decoder) decodeAll(root *yaml.Node) (*Exercise, error) {
+	var e *Exercise
+	if b := d.Walk(func() { e = d.exercise(root) }); b != nil {
+		return nil, scenario.ErrorList{{File: d.file, Line: b.Line, Col: b.Col, Msg: b.Error()}}
 	}
-	d.errs = append(d.errs, e)
-}
-
-// resolve follows aliases and charges the node against the budget.
-func (d *decoder) resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
-		n = n.Alias
-	}
-	if n == nil || n.Kind == yaml.AliasNode {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-	}
-	d.budget--
-	if d.budget < 0 {
-		panic(errBudget{n.Line, n.Column})
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" || n.Kind == 0
+	return e, nil
 }
 
 // describe says what a node is, for "expected X, got Y" messages.
 func describe(n *yaml.Node) string {
 	switch {
-	case isNull(n):
+	case strictyaml.IsNull(n):
 		return "nothing"
 	case n.Kind == yaml.MappingNode:
 		return "a mapping"
@@ -230,64 +185,40 @@ func describe(n *yaml.Node) string {
 	return s
 }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-// parent strips the last ".field" or "[i]" of a path.
-func parent(path string) string {
-	i := strings.LastIndexAny(path, ".[")
-	if i < 0 {
-		return ""
-	}
-	return path[:i]
-}
-
-func (d *decoder) setPos(path string, n *yaml.Node) {
-	if _, ok := d.pos[path]; !ok && n != nil && n.Line > 0 {
-		d.pos[path] = position{n.Line, n.Column}
-	}
-}
-
 // fields decodes n as a mapping with the allowed keys; unknown and
 // duplicate keys are errors. It returns the values by key (unresolved),
 // and nil for a node that is not a mapping (an error) or null.
 func (d *decoder) fields(n *yaml.Node, path string, allowed []string) map[string]*yaml.Node {
-	n = d.resolve(n)
-	d.setPos(path, n)
-	if isNull(n) {
+	n = d.Resolve(n)
+	d.SetPos(path, n)
+	if strictyaml.IsNull(n) {
 		return map[string]*yaml.Node{}
 	}
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "expected a mapping, got %s", describe(n))
+		d.Errorf(n, path, "expected a mapping, got %s", describe(n))
 		return nil
 	}
 	out := map[string]*yaml.Node{}
 	lines := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := d.resolve(n.Content[i])
+		k := d.Resolve(n.Content[i])
 		if k.Kind != yaml.ScalarNode {
-			d.errorf(k, path, "expected a field name, got %s", describe(k))
+			d.Errorf(k, path, "expected a field name, got %s", describe(k))
 			continue
 		}
 		name := k.Value
-		p := join(path, name)
+		p := strictyaml.Join(path, name)
 		if first, ok := lines[name]; ok {
-			d.errorf(k, p, "duplicate field %q; first given at line %d", name, first)
+			d.Errorf(k, p, "duplicate field %q; first given at line %d", name, first)
 			continue
 		}
 		lines[name] = k.Line
 		if !slices.Contains(allowed, name) {
 			if s := scenario.Nearest(name, allowed); s != "" {
-				d.suggested[join(path, s)] = true
-				d.errorf(k, p, "unknown field %q; did you mean %q?", name, s)
+				d.suggested[strictyaml.Join(path, s)] = true
+				d.Errorf(k, p, "unknown field %q; did you mean %q?", name, s)
 			} else {
-				d.errorf(k, p, "unknown field %q; valid fields are %s", name, strings.Join(allowed, ", "))
+				d.Errorf(k, p, "unknown field %q; valid fields are %s", name, strings.Join(allowed, ", "))
 			}
 			continue
 		}
@@ -298,13 +229,13 @@ func (d *decoder) fields(n *yaml.Node, path string, allowed []string) map[string
 
 // value returns the resolved value of key, or nil when absent.
 func (d *decoder) value(m map[string]*yaml.Node, path, key string) (*yaml.Node, string) {
-	p := join(path, key)
+	p := strictyaml.Join(path, key)
 	v, ok := m[key]
 	if !ok {
 		return nil, p
 	}
-	v = d.resolve(v)
-	d.setPos(p, v)
+	v = d.Resolve(v)
+	d.SetPos(p, v)
 	return v, p
 }
 
@@ -315,8 +246,8 @@ func (d *decoder) scalar(m map[string]*yaml.Node, path, key, what string) (*yaml
 	if v == nil {
 		return nil, p
 	}
-	if v.Kind != yaml.ScalarNode || isNull(v) {
-		d.errorf(v, p, "expected %s, got %s", what, describe(v))
+	if v.Kind != yaml.ScalarNode || strictyaml.IsNull(v) {
+		d.Errorf(v, p, "expected %s, got %s", what, describe(v))
 		return nil, p
 	}
 	return v, p
@@ -341,7 +272,7 @@ func (d *decoder) text(m map[string]*yaml.Node, path, key string, multiline bool
 			continue
 		}
 		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
-			d.errorf(v, p, "contains a control character (%U)", r)
+			d.Errorf(v, p, "contains a control character (%U)", r)
 			break
 		}
 	}
@@ -367,7 +298,7 @@ func (d *decoder) num(v *yaml.Node, p string) (float64, bool) {
 			return float64(i), true
 		}
 	}
-	d.errorf(v, p, "expected a number, got %s", describe(v))
+	d.Errorf(v, p, "expected a number, got %s", describe(v))
 	return 0, false
 }
 
@@ -378,11 +309,11 @@ func (d *decoder) integer(v *yaml.Node, p string, lo, hi float64) (int64, bool) 
 		return 0, false
 	}
 	if f != math.Trunc(f) {
-		d.errorf(v, p, "expected a whole number, got %s", v.Value)
+		d.Errorf(v, p, "expected a whole number, got %s", v.Value)
 		return 0, false
 	}
 	if f < lo || f > hi {
-		d.errorf(v, p, "must be from %s to %s, got %s", FormatNumber(lo), FormatNumber(hi), v.Value)
+		d.Errorf(v, p, "must be from %s to %s, got %s", FormatNumber(lo), FormatNumber(hi), v.Value)
 		return 0, false
 	}
 	return int64(f), true
@@ -392,17 +323,17 @@ func (d *decoder) integer(v *yaml.Node, p string, lo, hi float64) (int64, bool) 
 // not a list).
 func (d *decoder) list(m map[string]*yaml.Node, path, key string) ([]*yaml.Node, string) {
 	v, p := d.value(m, path, key)
-	if v == nil || isNull(v) {
+	if v == nil || strictyaml.IsNull(v) {
 		return nil, p
 	}
 	if v.Kind != yaml.SequenceNode {
-		d.errorf(v, p, "expected a list, got %s", describe(v))
+		d.Errorf(v, p, "expected a list, got %s", describe(v))
 		return nil, p
 	}
 	items := make([]*yaml.Node, len(v.Content))
 	for i, it := range v.Content {
-		items[i] = d.resolve(it)
-		d.setPos(index(p, i), items[i])
+		items[i] = d.Resolve(it)
+		d.SetPos(strictyaml.Index(p, i), items[i])
 	}
 	return items, p
 }
@@ -411,8 +342,8 @@ func (d *decoder) strings(m map[string]*yaml.Node, path, key string) []string {
 	items, p := d.list(m, path, key)
 	var out []string
 	for i, it := range items {
-		if it.Kind != yaml.ScalarNode || isNull(it) {
-			d.errorf(it, index(p, i), "expected a string, got %s", describe(it))
+		if it.Kind != yaml.ScalarNode || strictyaml.IsNull(it) {
+			d.Errorf(it, strictyaml.Index(p, i), "expected a string, got %s", describe(it))
 			continue
 		}
 		out = append(out, it.Value)
@@ -424,18 +355,18 @@ func (d *decoder) seeds(m map[string]*yaml.Node, path, key string) []uint64 {
 	items, p := d.list(m, path, key)
 	var out []uint64
 	for i, it := range items {
-		ip := index(p, i)
-		if it.Kind != yaml.ScalarNode || isNull(it) {
-			d.errorf(it, ip, "expected a seed (a whole number), got %s", describe(it))
+		ip := strictyaml.Index(p, i)
+		if it.Kind != yaml.ScalarNode || strictyaml.IsNull(it) {
+			d.Errorf(it, ip, "expected a seed (a whole number), got %s", describe(it))
 			continue
 		}
 		u, err := strconv.ParseUint(strings.ReplaceAll(it.Value, "_", ""), 0, 64)
 		if err != nil || it.ShortTag() != "!!int" {
-			d.errorf(it, ip, "expected a seed (a whole number from 0 to %d), got %s", uint64(math.MaxUint64), describe(it))
+			d.Errorf(it, ip, "expected a seed (a whole number from 0 to %d), got %s", uint64(math.MaxUint64), describe(it))
 			continue
 		}
 		if slices.Contains(out, u) {
-			d.errorf(it, ip, "seed %d is given twice", u)
+			d.Errorf(it, ip, "seed %d is given twice", u)
 			continue
 		}
 		out = append(out, u)
@@ -451,14 +382,14 @@ func (d *decoder) exercise(root *yaml.Node) *Exercise {
 	}
 	required := func(key string) {
 		if _, ok := m[key]; !ok && !d.suggested[key] {
-			d.errorf(root, "", "missing required field %q", key)
+			d.Errorf(root, "", "missing required field %q", key)
 		}
 	}
 	required("id")
 	required("title")
 	e.ID = d.str(m, "", "id")
 	if v, p := d.value(m, "", "id"); v != nil && e.ID != "" && !reID.MatchString(e.ID) {
-		d.errorf(v, p, "%q is not a valid id: use lower-case letters, digits and dashes (bottleneck, hot-key)", e.ID)
+		d.Errorf(v, p, "%q is not a valid id: use lower-case letters, digits and dashes (bottleneck, hot-key)", e.ID)
 	}
 	e.Title = d.text(m, "", "title", false)
 	e.Topics = d.strings(m, "", "topics")
@@ -485,7 +416,7 @@ func (d *decoder) exercise(root *yaml.Node) *Exercise {
 	e.Seeds = d.seeds(m, "", "seeds")
 	if _, given := m["seeds"]; given && len(e.Seeds) == 0 {
 		v, p := d.value(m, "", "seeds")
-		d.errorf(v, p, "give at least one seed, or leave seeds out for [1]")
+		d.Errorf(v, p, "give at least one seed, or leave seeds out for [1]")
 	}
 	if len(e.Seeds) == 0 {
 		e.Seeds = []uint64{1}
@@ -493,14 +424,14 @@ func (d *decoder) exercise(root *yaml.Node) *Exercise {
 	e.HiddenSeeds = d.seeds(m, "", "hidden_seeds")
 	checks, cp := d.list(m, "", "checks")
 	for i, n := range checks {
-		e.Checks = append(e.Checks, d.check(n, index(cp, i)))
+		e.Checks = append(e.Checks, d.check(n, strictyaml.Index(cp, i)))
 	}
 	questions, qp := d.list(m, "", "questions")
 	for i, n := range questions {
-		e.Questions = append(e.Questions, d.question(n, index(qp, i)))
+		e.Questions = append(e.Questions, d.question(n, strictyaml.Index(qp, i)))
 	}
 	if len(e.Checks)+len(e.Questions) == 0 && m != nil {
-		d.errorf(root, "", "the exercise has no checks and no questions: nothing to grade")
+		d.Errorf(root, "", "the exercise has no checks and no questions: nothing to grade")
 	}
 	return e
 }
@@ -512,8 +443,8 @@ func (d *decoder) check(n *yaml.Node, path string) Check {
 		return c
 	}
 	for _, key := range []string{"id", "metric", "op", "value", "points"} {
-		if _, ok := m[key]; !ok && !d.suggested[join(path, key)] {
-			d.errorf(d.resolve(n), path, "missing required field %q", key)
+		if _, ok := m[key]; !ok && !d.suggested[strictyaml.Join(path, key)] {
+			d.Errorf(d.Resolve(n), path, "missing required field %q", key)
 		}
 	}
 	c.ID = d.str(m, path, "id")
@@ -548,18 +479,18 @@ func (d *decoder) question(n *yaml.Node, path string) Question {
 		return q
 	}
 	for _, key := range []string{"id", "text", "truth", "points"} {
-		if _, ok := m[key]; !ok && !d.suggested[join(path, key)] {
-			d.errorf(d.resolve(n), path, "missing required field %q", key)
+		if _, ok := m[key]; !ok && !d.suggested[strictyaml.Join(path, key)] {
+			d.Errorf(d.Resolve(n), path, "missing required field %q", key)
 		}
 	}
 	q.ID = d.str(m, path, "id")
 	q.Text = d.text(m, path, "text", true)
 	q.Choices = d.strings(m, path, "choices")
 	if tn, ok := m["truth"]; ok {
-		tp := join(path, "truth")
+		tp := strictyaml.Join(path, "truth")
 		t := d.fields(tn, tp, truthFields)
 		if _, ok := t["metric"]; !ok && t != nil {
-			d.errorf(d.resolve(tn), tp, "missing required field %q", "metric")
+			d.Errorf(d.Resolve(tn), tp, "missing required field %q", "metric")
 		}
 		q.Truth.Metric = d.str(t, tp, "metric")
 		if r := d.str(t, tp, "run"); r != "" {
@@ -568,7 +499,7 @@ func (d *decoder) question(n *yaml.Node, path string) Question {
 	}
 	if v, p := d.scalar(m, path, "tolerance", `a tolerance ("5%" or 0.5)`); v != nil {
 		if t, err := ParseTolerance(v.Value); err != nil {
-			d.errorf(v, p, "%v", err)
+			d.Errorf(v, p, "%v", err)
 		} else {
 			q.Tolerance = t
 		}

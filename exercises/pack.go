@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/dspalab/dspalab/datasets"
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -202,10 +203,10 @@ func (e *Exercise) checkNames(names []string, add func(path, format string, args
 		}
 	}
 	for i, c := range e.Checks {
-		check(index("checks", i)+".metric", c.Metric)
+		check(strictyaml.Index("checks", i)+".metric", c.Metric)
 	}
 	for i, q := range e.Questions {
-		check(index("questions", i)+".truth.metric", q.Truth.Metric)
+		check(strictyaml.Index("questions", i)+".truth.metric", q.Truth.Metric)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"strconv"
 
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -105,7 +106,7 @@ type Exercise struct {
 
 	pack     *Pack
 	patterns []Pattern
-	pos      map[string]position
+	pos      map[string]strictyaml.Position
 	bad      map[string]bool // paths of exercise.yaml with a decoding error
 }
 
@@ -255,21 +256,12 @@ type Pack struct {
 	exercises []*Exercise // sorted by ID
 }
 
-// position is a 1-based line and column of exercise.yaml.
-type position struct{ line, col int }
-
 // errorAt returns an error located at the field path of exercise.yaml.
 func (e *Exercise) errorAt(path, format string, args ...any) *scenario.Error {
 	err := &scenario.Error{File: e.File, Path: path}
 	err.Msg = sprintf(format, args...)
-	for p := path; ; p = parent(p) {
-		if pos, ok := e.pos[p]; ok {
-			err.Line, err.Col = pos.line, pos.col
-			break
-		}
-		if p == "" {
-			break
-		}
+	if pos, ok := strictyaml.Lookup(e.pos, path); ok {
+		err.Line, err.Col = pos.Line, pos.Col
 	}
 	return err
 }

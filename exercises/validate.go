@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -30,14 +31,14 @@ func (e *Exercise) validate() scenario.ErrorList {
 	for i, s := range e.Editable {
 		p, err := ParsePattern(s)
 		if err != nil {
-			add(index("editable", i), "%v", err)
+			add(strictyaml.Index("editable", i), "%v", err)
 			continue
 		}
 		e.patterns = append(e.patterns, p)
 	}
 	for i, s := range e.HiddenSeeds {
 		if slices.Contains(e.Seeds, s) {
-			add(index("hidden_seeds", i), "seed %d is also a grading seed (seeds): a hidden seed must be one the students never ran", s)
+			add(strictyaml.Index("hidden_seeds", i), "seed %d is also a grading seed (seeds): a hidden seed must be one the students never ran", s)
 		}
 	}
 
@@ -47,17 +48,17 @@ func (e *Exercise) validate() scenario.ErrorList {
 		case v == "":
 			return
 		case !reID.MatchString(v):
-			add(join(path, "id"), "%q is not a valid id: use lower-case letters, digits and dashes", v)
+			add(strictyaml.Join(path, "id"), "%q is not a valid id: use lower-case letters, digits and dashes", v)
 		case ids[v] != "":
-			add(join(path, "id"), "id %q is already used by %s: check and question ids must be unique (they are the columns of grades.csv)", v, ids[v])
+			add(strictyaml.Join(path, "id"), "id %q is already used by %s: check and question ids must be unique (they are the columns of grades.csv)", v, ids[v])
 		case v == "id" || v == "score" || v == "max":
-			add(join(path, "id"), "id %q is a column of grades.csv already; choose another", v)
+			add(strictyaml.Join(path, "id"), "id %q is a column of grades.csv already; choose another", v)
 		default:
 			ids[v] = path
 		}
 	}
 	for i, c := range e.Checks {
-		p := index("checks", i)
+		p := strictyaml.Index("checks", i)
 		id(p, c.ID)
 		kind := ""
 		if c.Metric != "" {
@@ -66,56 +67,56 @@ func (e *Exercise) validate() scenario.ErrorList {
 				kind, err = MetricKind(segs)
 			}
 			if err != nil {
-				add(join(p, "metric"), "%v", err)
+				add(strictyaml.Join(p, "metric"), "%v", err)
 			}
 		}
 		if c.Op != "" && !slices.Contains(Ops, c.Op) {
-			add(join(p, "op"), "unknown operator %q; use one of %s", c.Op, strings.Join(Ops, " "))
+			add(strictyaml.Join(p, "op"), "unknown operator %q; use one of %s", c.Op, strings.Join(Ops, " "))
 		}
 		if !slices.Contains([]string{OverAll, OverMean, OverMin, OverMax}, c.Over) {
 			msg := "unknown aggregation %q; use all, mean, min or max"
 			if n := scenario.Nearest(c.Over, []string{OverAll, OverMean, OverMin, OverMax}); n != "" {
 				msg += "; did you mean " + n + "?"
 			}
-			add(join(p, "over"), msg, c.Over)
+			add(strictyaml.Join(p, "over"), msg, c.Over)
 		}
 		numericOp := c.Op != "==" && c.Op != "!="
 		switch {
 		case !c.Value.IsNum && numericOp && c.Op != "":
-			add(join(p, "value"), "%s compares numbers; %q is not one (strings compare only with == and !=)", c.Op, c.Value.Str)
+			add(strictyaml.Join(p, "value"), "%s compares numbers; %q is not one (strings compare only with == and !=)", c.Op, c.Value.Str)
 		case !c.Value.IsNum && c.Over != OverAll:
-			add(join(p, "over"), "over: %s needs a number; a string value is compared on every seed (over: all)", c.Over)
+			add(strictyaml.Join(p, "over"), "over: %s needs a number; a string value is compared on every seed (over: all)", c.Over)
 		case kind == KindNumber && !c.Value.IsNum && c.Metric != "":
-			add(join(p, "value"), "%s is a number; compare it with a number, not %q", c.Metric, c.Value.Str)
+			add(strictyaml.Join(p, "value"), "%s is a number; compare it with a number, not %q", c.Metric, c.Value.Str)
 		case kind != "" && kind != KindNumber && c.Value.IsNum:
-			add(join(p, "value"), "%s is a %s; compare it with a %s, not a number", c.Metric, kind, kind)
+			add(strictyaml.Join(p, "value"), "%s is a %s; compare it with a %s, not a number", c.Metric, kind, kind)
 		case kind != "" && kind != KindNumber && c.Over != OverAll:
-			add(join(p, "over"), "%s is a %s: it can only be checked on every seed (over: all)", c.Metric, kind)
+			add(strictyaml.Join(p, "over"), "%s is a %s: it can only be checked on every seed (over: all)", c.Metric, kind)
 		}
 		if c.Points <= 0 {
-			if _, ok := e.pos[join(p, "points")]; ok {
-				add(join(p, "points"), "must be positive, got %s", FormatNumber(c.Points))
+			if _, ok := e.pos[strictyaml.Join(p, "points")]; ok {
+				add(strictyaml.Join(p, "points"), "must be positive, got %s", FormatNumber(c.Points))
 			}
 		}
 		for _, f := range []struct{ key, text string }{{"pass", c.Pass}, {"fail", c.Fail}} {
 			for _, ph := range placeholder.FindAllString(f.text, -1) {
 				if ph != "{value}" && ph != "{want}" {
-					add(join(p, f.key), "unknown placeholder %s; use {value} (the measured value) or {want} (the threshold)", ph)
+					add(strictyaml.Join(p, f.key), "unknown placeholder %s; use {value} (the measured value) or {want} (the threshold)", ph)
 				}
 			}
 		}
 	}
 	for i, q := range e.Questions {
-		p := index("questions", i)
+		p := strictyaml.Index("questions", i)
 		id(p, q.ID)
 		if strings.TrimSpace(q.Text) == "" {
-			if _, ok := e.pos[join(p, "text")]; ok {
-				add(join(p, "text"), "the question is empty")
+			if _, ok := e.pos[strictyaml.Join(p, "text")]; ok {
+				add(strictyaml.Join(p, "text"), "the question is empty")
 			}
 		}
 		seen := map[string]bool{}
 		for j, c := range q.Choices {
-			cp := index(join(p, "choices"), j)
+			cp := strictyaml.Index(strictyaml.Join(p, "choices"), j)
 			switch k := strings.ToLower(strings.TrimSpace(c)); {
 			case k == "":
 				add(cp, "a choice is empty")
@@ -126,7 +127,7 @@ func (e *Exercise) validate() scenario.ErrorList {
 			}
 		}
 		if len(q.Choices) == 1 {
-			add(join(p, "choices"), "a multiple-choice question needs at least two choices")
+			add(strictyaml.Join(p, "choices"), "a multiple-choice question needs at least two choices")
 		}
 		if q.Truth.Metric != "" {
 			segs, err := ParseMetric(q.Truth.Metric)
@@ -136,20 +137,20 @@ func (e *Exercise) validate() scenario.ErrorList {
 			}
 			switch {
 			case err != nil:
-				add(join(p, "truth.metric"), "%v", err)
+				add(strictyaml.Join(p, "truth.metric"), "%v", err)
 			case len(q.Choices) == 0 && kind != KindNumber:
-				add(join(p, "truth.metric"), "%s is a %s: a question without choices needs a numeric truth; give choices", q.Truth.Metric, kind)
+				add(strictyaml.Join(p, "truth.metric"), "%s is a %s: a question without choices needs a numeric truth; give choices", q.Truth.Metric, kind)
 			}
 		}
 		if q.Truth.Run != RunStarter && q.Truth.Run != RunSubmission {
-			add(join(p, "truth.run"), "unknown run %q; use starter or submission", q.Truth.Run)
+			add(strictyaml.Join(p, "truth.run"), "unknown run %q; use starter or submission", q.Truth.Run)
 		}
-		if _, ok := e.pos[join(p, "tolerance")]; ok && len(q.Choices) > 0 {
-			add(join(p, "tolerance"), "a multiple-choice question has no tolerance")
+		if _, ok := e.pos[strictyaml.Join(p, "tolerance")]; ok && len(q.Choices) > 0 {
+			add(strictyaml.Join(p, "tolerance"), "a multiple-choice question has no tolerance")
 		}
 		if q.Points <= 0 {
-			if _, ok := e.pos[join(p, "points")]; ok {
-				add(join(p, "points"), "must be positive, got %s", FormatNumber(q.Points))
+			if _, ok := e.pos[strictyaml.Join(p, "points")]; ok {
+				add(strictyaml.Join(p, "points"), "must be positive, got %s", FormatNumber(q.Points))
 			}
 		}
 	}

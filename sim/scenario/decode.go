@@ -17,6 +17,7 @@ import (
 	"github.com/agnivade/levenshtein"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/des"
 )
 
@@ -354,17 +355,17 @@ func DefaultMaxParallelism(parallelism int) int {
 // without keyBy) and failures of vertices, subtasks or workers that do not
 // exist. Parse never panics.
 func Parse(file string, data []byte) (*Scenario, error) {
-	d := &decoder{file: file, bad: map[string]bool{}, pos: map[string]position{}}
 	root, errs := parseYAML(file, data)
 	if errs != nil {
 		return nil, errs
 	}
-	d.budget = nodeBudget(root)
+	d := &decoder{file: file}
+	d.Walker = strictyaml.NewWalker(root, 100000, d.add)
 	s, err := d.decodeAll(root)
 	if err != nil {
 		return nil, err
 	}
-	d.errs = append(d.errs, s.validate(d.bad)...)
+	d.errs = append(d.errs, s.validate(d.Bad)...)
 	if err := finish(d.errs); err != nil {
 		return nil, err
 	}
@@ -407,7 +408,7 @@ func parseYAML(file string, data []byte) (root *yaml.Node, errs ErrorList) {
 		return nil, emptyError(file)
 	}
 	root = doc.Content[0]
-	if isNull(root) {
+	if strictyaml.IsNull(root) {
 		return nil, emptyError(file)
 	}
 	return root, nil
@@ -478,107 +479,37 @@ func badUTF8(data []byte) (line, col int) {
 	return line, col
 }
 
-// position is a 1-based line and column in the YAML text.
-type position struct{ line, col int }
-
 // decoder walks a yaml.Node tree, collecting every error. It checks keys
-// itself, because yaml's KnownFields is lost inside Node.Decode.
+// itself, because yaml's KnownFields is lost inside Node.Decode. Its Walker
+// resolves aliases against a node budget (aliases can make a small file
+// expand to a huge tree, "billion laughs"), records errors, the paths of
+// fields that already have an error (or are missing), so validation does
+// not report them again, and where each field path was given.
 type decoder struct {
+	strictyaml.Walker
 	file string
 	errs ErrorList
-	// bad holds the paths of fields that already have an error (or are
-	// missing), so validation does not report them again.
-	bad map[string]bool
-	// pos holds where each field path was given.
-	pos map[string]position
-	// budget is the number of nodes left to visit; aliases can make a
-	// small file expand to a huge tree ("billion laughs").
-	budget int
 }
 
-// errBudget is the panic value that stops decoding of a document that
-// expands past its node budget; Parse recovers it.
-type errBudget struct{ line, col int }
-
-// nodeBudget is how many nodes the decoder may visit: the nodes of the
-// document (aliases not followed) twice, plus slack for reasonable aliasing.
-func nodeBudget(root *yaml.Node) int {
-	n := 0
-	stack := []*yaml.Node{root}
-	for len(stack) > 0 {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		n++
-		stack = append(stack, top.Content...)
-	}
-	return 2*n + 100000
+// add records an error of the file (the Walker's sink).
+func (d *decoder) add(line, col int, path, msg string) {
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Col: col, Path: path, Msg: msg})
 }
 
 // decodeAll decodes the root mapping; it turns an exhausted budget into a
 // single error.
-func (d *decoder) decodeAll(root *yaml.Node) (s *Scenario, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, ok := r.(errBudget)
-			if !ok {
-				panic(r)
-			}
-			s, err = nil, ErrorList{{File: d.file, Line: b.line, Col: b.col,
-				Msg: "the document expands to too many nodes (aliases that refer to aliases?)"}}
-		}
-	}()
-	return d.scenario(root), nil
-}
-
-// errorf records an error at node n for the field path and marks the path
-// as bad, so that validation skips it.
-func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
-	d.report(n, path, format, args...)
-	d.bad[path] = true
-}
-
-// report records an error at node n for the field path, leaving the path
-// to validation (used for errors about one key of a mapping reported at
-// the mapping).
-func (d *decoder) report(n *yaml.Node, path, format string, args ...any) {
-	e := &Error{File: d.file, Path: path, Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		e.Line, e.Col = n.Line, n.Column
+func (d *decoder) decodeAll(root *yaml.Node) (*Scenario, error) {
+	var s *Scenario
+	if b := d.Walk(func() { s = d.scenario(root) }); b != nil {
+		return nil, ErrorList{{File: d.file, Line: b.Line, Col: b.Col, Msg: b.Error()}}
 	}
-	d.errs = append(d.errs, e)
-}
-
-// resolve follows aliases and charges the node against the budget.
-func (d *decoder) resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
-		n = n.Alias
-	}
-	if n == nil || n.Kind == yaml.AliasNode {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-	}
-	d.budget--
-	if d.budget < 0 {
-		panic(errBudget{n.Line, n.Column})
-	}
-	return n
-}
-
-// setPos records where the value of path is.
-func (d *decoder) setPos(path string, n *yaml.Node) {
-	if _, ok := d.pos[path]; !ok && n != nil && n.Line > 0 {
-		d.pos[path] = position{n.Line, n.Column}
-	}
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" ||
-		n.Kind == 0 || n.Kind == yaml.DocumentNode && len(n.Content) == 0
+	return s, nil
 }
 
 // describe says what a node is, for "expected X, got Y" messages.
 func describe(n *yaml.Node) string {
 	switch {
-	case isNull(n):
+	case strictyaml.IsNull(n):
 		return "nothing"
 	case n.Kind == yaml.MappingNode:
 		return "a mapping"
@@ -629,15 +560,6 @@ func displayName(name string) string {
 	return quote(name)
 }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
 // field is one key of a mapping and its (unresolved) value.
 type field struct {
 	key, val *yaml.Node
@@ -674,14 +596,14 @@ type mappingOpts struct {
 // and duplicate keys and following merge keys (<<). A null node is an empty
 // mapping; any other non-mapping is an error and gives nil.
 func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, opts mappingOpts) *mapping {
-	n = d.resolve(n)
-	d.setPos(path, n)
+	n = d.Resolve(n)
+	d.SetPos(path, n)
 	m := &mapping{path: path, node: n, fields: map[string]field{}}
-	if isNull(n) {
+	if strictyaml.IsNull(n) {
 		return m
 	}
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "expected a mapping, got %s", describe(n))
+		d.Errorf(n, path, "expected a mapping, got %s", describe(n))
 		return nil
 	}
 	d.collect(n, m, allowed, opts, map[*yaml.Node]bool{})
@@ -696,9 +618,9 @@ func (d *decoder) collect(n *yaml.Node, m *mapping, allowed []string, opts mappi
 	own := map[string]*yaml.Node{}
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := d.resolve(n.Content[i]), n.Content[i+1]
+		k, v := d.Resolve(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			d.report(k, m.path, "expected a field name, got %s", describe(k))
+			d.Report(k, m.path, "expected a field name, got %s", describe(k))
 			continue
 		}
 		if k.ShortTag() == "!!merge" {
@@ -707,7 +629,7 @@ func (d *decoder) collect(n *yaml.Node, m *mapping, allowed []string, opts mappi
 		}
 		name := k.Value
 		if first, ok := own[name]; ok {
-			d.errorf(k, join(m.path, keySegment(name)), "duplicate field %s; first given at line %d", quote(name), first.Line)
+			d.Errorf(k, strictyaml.Join(m.path, keySegment(name)), "duplicate field %s; first given at line %d", quote(name), first.Line)
 			continue
 		}
 		own[name] = k
@@ -726,27 +648,27 @@ func (d *decoder) collect(n *yaml.Node, m *mapping, allowed []string, opts mappi
 		m.fields[name] = field{key: k, val: v}
 	}
 	for _, mv := range merges {
-		src := d.resolve(mv)
+		src := d.Resolve(mv)
 		var list []*yaml.Node
 		switch src.Kind {
 		case yaml.MappingNode:
 			list = []*yaml.Node{src}
 		case yaml.SequenceNode:
 			for _, item := range src.Content {
-				list = append(list, d.resolve(item))
+				list = append(list, d.Resolve(item))
 			}
 		}
 		if len(list) == 0 {
-			d.errorf(src, m.path, "<< expects a mapping or a list of mappings, got %s", describe(src))
+			d.Errorf(src, m.path, "<< expects a mapping or a list of mappings, got %s", describe(src))
 			continue
 		}
 		for _, item := range list {
 			if item.Kind != yaml.MappingNode {
-				d.errorf(item, m.path, "<< expects a mapping or a list of mappings, got %s", describe(item))
+				d.Errorf(item, m.path, "<< expects a mapping or a list of mappings, got %s", describe(item))
 				continue
 			}
 			if merging[item] {
-				d.errorf(item, m.path, "<< merges a mapping into itself")
+				d.Errorf(item, m.path, "<< merges a mapping into itself")
 				continue
 			}
 			sub := &mapping{path: m.path, node: item, fields: map[string]field{}}
@@ -771,9 +693,9 @@ func contains(list []string, s string) bool { return slices.Contains(list, s) }
 // unknownField reports a key that the mapping does not have, suggesting the
 // nearest valid one, which it returns ("" if none).
 func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string, opts mappingOpts) string {
-	p := join(path, keySegment(name))
+	p := strictyaml.Join(path, keySegment(name))
 	if msg, ok := opts.special[name]; ok {
-		d.errorf(k, p, "%s", msg)
+		d.Errorf(k, p, "%s", msg)
 		return ""
 	}
 	s := suggest(name, allowed)
@@ -781,7 +703,7 @@ func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string
 		s = r
 	}
 	if s != "" {
-		d.errorf(k, p, "unknown field %s; did you mean %q?", quote(name), s)
+		d.Errorf(k, p, "unknown field %s; did you mean %q?", quote(name), s)
 		return s
 	}
 	if home, ok := fieldHome[strings.ToLower(name)]; ok {
@@ -789,10 +711,10 @@ func (d *decoder) unknownField(k *yaml.Node, path, name string, allowed []string
 		if home != "" {
 			where = "in " + home
 		}
-		d.errorf(k, p, "unknown field %s here; it belongs %s (valid fields here are %s)", quote(name), where, strings.Join(allowed, ", "))
+		d.Errorf(k, p, "unknown field %s here; it belongs %s (valid fields here are %s)", quote(name), where, strings.Join(allowed, ", "))
 		return ""
 	}
-	d.errorf(k, p, "unknown field %s; valid fields are %s", quote(name), strings.Join(allowed, ", "))
+	d.Errorf(k, p, "unknown field %s; valid fields are %s", quote(name), strings.Join(allowed, ", "))
 	return ""
 }
 
@@ -838,22 +760,22 @@ func (d *decoder) value(m *mapping, key string) (*yaml.Node, string) {
 	}
 	f, ok := m.fields[key]
 	if !ok {
-		return nil, join(m.path, key)
+		return nil, strictyaml.Join(m.path, key)
 	}
-	p := join(m.path, key)
-	v := d.resolve(f.val)
-	d.setPos(p, v)
+	p := strictyaml.Join(m.path, key)
+	v := d.Resolve(f.val)
+	d.SetPos(p, v)
 	return v, p
 }
 
 // missing reports a required field that m does not have, unless an unknown
 // key was already reported as its likely misspelling.
 func (d *decoder) missing(m *mapping, key, extra string) {
-	d.bad[join(m.path, key)] = true
+	d.Bad[strictyaml.Join(m.path, key)] = true
 	if m.suggested[key] {
 		return
 	}
-	d.report(m.node, m.path, "missing required field %q%s", key, extra)
+	d.Report(m.node, m.path, "missing required field %q%s", key, extra)
 }
 
 // scalar returns the scalar value of key, reporting a non-scalar or null
@@ -863,8 +785,8 @@ func (d *decoder) scalar(m *mapping, key, expect string) (v *yaml.Node, path str
 	if v == nil {
 		return nil, path, false
 	}
-	if v.Kind != yaml.ScalarNode || isNull(v) {
-		d.errorf(v, path, "%s, got %s", expect, describe(v))
+	if v.Kind != yaml.ScalarNode || strictyaml.IsNull(v) {
+		d.Errorf(v, path, "%s, got %s", expect, describe(v))
 		return v, path, false
 	}
 	return v, path, true
@@ -887,15 +809,15 @@ func (d *decoder) integer(m *mapping, key string, out *int) bool {
 		return false
 	}
 	if t := v.ShortTag(); t != "!!int" && !(t == "!!float" && reInteger.MatchString(v.Value)) {
-		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		d.Errorf(v, path, "%s, got %s", expect, describe(v))
 		return false
 	}
 	var i int64
 	if err := v.Decode(&i); err != nil || i > math.MaxInt32 || i < math.MinInt32 {
 		if strings.HasPrefix(v.Value, "-") {
-			d.errorf(v, path, "%s, got %s, which is too small (at least %d)", expect, describe(v), math.MinInt32)
+			d.Errorf(v, path, "%s, got %s, which is too small (at least %d)", expect, describe(v), math.MinInt32)
 		} else {
-			d.errorf(v, path, "%s, got %s, which is too large (at most %d)", expect, describe(v), math.MaxInt32)
+			d.Errorf(v, path, "%s, got %s, which is too large (at most %d)", expect, describe(v), math.MaxInt32)
 		}
 		return false
 	}
@@ -912,7 +834,7 @@ func (d *decoder) seed(m *mapping, key string, out *uint64) {
 	}
 	var u uint64
 	if v.ShortTag() != "!!int" || v.Decode(&u) != nil {
-		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		d.Errorf(v, path, "%s, got %s", expect, describe(v))
 		return
 	}
 	*out = u
@@ -927,11 +849,11 @@ func (d *decoder) float(m *mapping, key string, out *float64) bool {
 	}
 	var f float64
 	if t := v.ShortTag(); t != "!!int" && t != "!!float" || v.Decode(&f) != nil {
-		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		d.Errorf(v, path, "%s, got %s", expect, describe(v))
 		return false
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		d.errorf(v, path, "expected a finite number, got %s", describe(v))
+		d.Errorf(v, path, "expected a finite number, got %s", describe(v))
 		return false
 	}
 	*out = f
@@ -947,7 +869,7 @@ func (d *decoder) boolean(m *mapping, key string, out *bool) bool {
 	}
 	var b bool
 	if v.ShortTag() != "!!bool" || v.Decode(&b) != nil {
-		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		d.Errorf(v, path, "%s, got %s", expect, describe(v))
 		return false
 	}
 	*out = b
@@ -963,7 +885,7 @@ func unit[T any](d *decoder, m *mapping, key, expect string, parse func(string) 
 	}
 	x, err := parse(v.Value)
 	if err != nil {
-		d.errorf(v, path, "%s", err.Error())
+		d.Errorf(v, path, "%s", err.Error())
 		return false
 	}
 	*out = x
@@ -989,11 +911,11 @@ func (d *decoder) bandwidth(m *mapping, key string, out *float64) bool {
 // list decodes a sequence field; a null value is an empty list.
 func (d *decoder) list(m *mapping, key, expect string) ([]*yaml.Node, string) {
 	v, path := d.value(m, key)
-	if v == nil || isNull(v) {
+	if v == nil || strictyaml.IsNull(v) {
 		return nil, path
 	}
 	if v.Kind != yaml.SequenceNode {
-		d.errorf(v, path, "%s, got %s", expect, describe(v))
+		d.Errorf(v, path, "%s, got %s", expect, describe(v))
 		return nil, path
 	}
 	return v.Content, path
@@ -1007,9 +929,9 @@ func (d *decoder) sub(m *mapping, key string, allowed []string) *mapping {
 	}
 	f, ok := m.fields[key]
 	if !ok {
-		return &mapping{path: join(m.path, key), node: m.node, fields: map[string]field{}}
+		return &mapping{path: strictyaml.Join(m.path, key), node: m.node, fields: map[string]field{}}
 	}
-	return d.mapping(f.val, join(m.path, key), allowed, mappingOpts{})
+	return d.mapping(f.val, strictyaml.Join(m.path, key), allowed, mappingOpts{})
 }
 
 // checkVariant reports fields given in m that do not apply to the variant
@@ -1027,10 +949,10 @@ func (d *decoder) checkVariantAs(m *mapping, kind, variant, label string, applie
 	}
 	for _, key := range sortedKeys(applies) {
 		f, ok := m.fields[key]
-		if !ok || contains(applies[key], variant) || d.bad[join(m.path, key)] {
+		if !ok || contains(applies[key], variant) || d.Bad[strictyaml.Join(m.path, key)] {
 			continue
 		}
-		d.errorf(f.key, join(m.path, key), "%q applies only to %s %s, not %s",
+		d.Errorf(f.key, strictyaml.Join(m.path, key), "%q applies only to %s %s, not %s",
 			key, kind, orList(applies[key]), label)
 	}
 	for _, key := range requires[variant] {
@@ -1068,15 +990,15 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 		Restart:          DefaultRestart(),
 		HighAvailability: DefaultHighAvailability(),
 	}
-	s.positions = d.pos
-	root = d.resolve(root)
+	s.positions = d.Pos
+	root = d.Resolve(root)
 	if root.Kind != yaml.MappingNode {
-		d.errorf(root, "", "expected a mapping with fields such as duration, sources and sinks at the top level, got %s", describe(root))
+		d.Errorf(root, "", "expected a mapping with fields such as duration, sources and sinks at the top level, got %s", describe(root))
 		return s
 	}
 	m := d.mapping(root, "", topFields, mappingOpts{extensions: true})
 	d.str(m, "name", &s.Name)
-	if s.Name == "" && !d.bad["name"] {
+	if s.Name == "" && !d.Bad["name"] {
 		s.Name = nameFromFile(d.file)
 	}
 	d.str(m, "description", &s.Description)
@@ -1112,19 +1034,19 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	}
 	items, path := d.list(m, "sources", "expected a list of sources")
 	for i, item := range items {
-		s.Sources = append(s.Sources, d.source(item, index(path, i)))
+		s.Sources = append(s.Sources, d.source(item, strictyaml.Index(path, i)))
 	}
 	items, path = d.list(m, "operators", "expected a list of operators")
 	for i, item := range items {
-		s.Operators = append(s.Operators, d.operator(item, index(path, i), s.Network))
+		s.Operators = append(s.Operators, d.operator(item, strictyaml.Index(path, i), s.Network))
 	}
 	items, path = d.list(m, "sinks", "expected a list of sinks")
 	for i, item := range items {
-		s.Sinks = append(s.Sinks, d.sink(item, index(path, i), s.Network))
+		s.Sinks = append(s.Sinks, d.sink(item, strictyaml.Index(path, i), s.Network))
 	}
 	items, path = d.list(m, "failures", "expected a list of failures such as [{kind: worker, at: 30s, worker: 1}]")
 	for i, item := range items {
-		s.Failures = append(s.Failures, d.failure(item, index(path, i)))
+		s.Failures = append(s.Failures, d.failure(item, strictyaml.Index(path, i)))
 	}
 	d.defaultPartitionings(s)
 	return s
@@ -1194,7 +1116,7 @@ func (d *decoder) defaultVariant(m *mapping, kind, value, deflt string, values [
 		if !m.suggested[kind] {
 			d.checkVariantAs(m, kind, deflt, deflt+" (the default)", applies, nil)
 		}
-	case contains(values, value) && !d.bad[join(m.path, kind)]:
+	case contains(values, value) && !d.Bad[strictyaml.Join(m.path, kind)]:
 		d.checkVariant(m, kind, value, applies, requires)
 	}
 }
@@ -1210,10 +1132,10 @@ func (d *decoder) stateBackend(m *mapping, out *StateBackend) {
 	if !m.has("access_time") {
 		out.AccessTime = DefaultAccessTime(out.Type)
 	}
-	gcBad := d.bad[join(m.path, "gc_pause_per_gib")] || d.bad[join(m.path, "gc_interval")]
+	gcBad := d.Bad[strictyaml.Join(m.path, "gc_pause_per_gib")] || d.Bad[strictyaml.Join(m.path, "gc_interval")]
 	switch {
 	case m.has("gc_pause_per_gib") && !m.has("gc_interval") && !gcBad && !m.suggested["gc_interval"]:
-		d.errorf(m.fields["gc_pause_per_gib"].key, join(m.path, "gc_pause_per_gib"),
+		d.Errorf(m.fields["gc_pause_per_gib"].key, strictyaml.Join(m.path, "gc_pause_per_gib"),
 			"%q needs gc_interval: garbage collection is off without it", "gc_pause_per_gib")
 	case !m.has("gc_pause_per_gib") && out.GCInterval > 0:
 		out.GCPausePerGiB = defaultGCPausePerGiB
@@ -1248,7 +1170,7 @@ func (d *decoder) failure(n *yaml.Node, path string) Failure {
 	f := Failure{Factor: defaultSlowdownFactor}
 	m := d.mapping(n, path, failureFields, mappingOpts{})
 	if m == nil {
-		d.bad[path] = true
+		d.Bad[path] = true
 		return f
 	}
 	if !m.has("kind") {
@@ -1262,13 +1184,13 @@ func (d *decoder) failure(n *yaml.Node, path string) Failure {
 	d.integer(m, "worker", &f.Worker)
 	d.duration(m, "duration", &f.Duration)
 	d.float(m, "factor", &f.Factor)
-	if !contains(failureKinds, f.Kind) || d.bad[join(path, "kind")] {
+	if !contains(failureKinds, f.Kind) || d.Bad[strictyaml.Join(path, "kind")] {
 		return f // an unknown kind is reported by validation
 	}
 	d.checkVariant(m, "kind", f.Kind, failureApplies, failureRequires)
 	keyErr := func(key, format string, args ...any) {
-		if p := join(path, key); !d.bad[p] {
-			d.errorf(m.fields[key].key, p, format, args...)
+		if p := strictyaml.Join(path, key); !d.Bad[p] {
+			d.Errorf(m.fields[key].key, p, format, args...)
 		}
 	}
 	random := m.has("mtbf")
@@ -1316,7 +1238,7 @@ func (d *decoder) source(n *yaml.Node, path string) Source {
 	}
 	m := d.mapping(n, path, sourceFields, mappingOpts{special: noInputs})
 	if m == nil {
-		d.bad[path] = true
+		d.Bad[path] = true
 		return src
 	}
 	d.vertexName(m, &src.Name)
@@ -1327,7 +1249,7 @@ func (d *decoder) source(n *yaml.Node, path string) Source {
 		src.Arrival = d.arrival(a)
 	}
 	if src.Arrival.Process == ArrivalTrace && m.has("keys") {
-		d.errorf(m.fields["keys"].key, join(path, "keys"),
+		d.Errorf(m.fields["keys"].key, strictyaml.Join(path, "keys"),
 			"%q does not apply to process trace: a trace source takes its keys from the trace's key_column", "keys")
 	} else if k := d.sub(m, "keys", keysFields); k != nil {
 		d.integer(k, "count", &src.Keys.Count)
@@ -1341,12 +1263,12 @@ func (d *decoder) source(n *yaml.Node, path string) Source {
 	d.rate(m, "max_rate", &src.MaxRate)
 	d.boolean(m, "replayable", &src.Replayable)
 	if d.str(m, "on_backpressure", &src.OnBackpressure) && src.Replayable {
-		d.errorf(m.fields["on_backpressure"].key, join(path, "on_backpressure"),
+		d.Errorf(m.fields["on_backpressure"].key, strictyaml.Join(path, "on_backpressure"),
 			"%q applies only to sources with replayable: false (a replayable source turns back-pressure into lag)", "on_backpressure")
 	}
-	if d.integer(m, "buffer_limit", &src.BufferLimit) && !d.bad[join(path, "on_backpressure")] &&
+	if d.integer(m, "buffer_limit", &src.BufferLimit) && !d.Bad[strictyaml.Join(path, "on_backpressure")] &&
 		contains(onBackpressures, src.OnBackpressure) && src.OnBackpressure != OnBackpressureBuffer {
-		d.errorf(m.fields["buffer_limit"].key, join(path, "buffer_limit"),
+		d.Errorf(m.fields["buffer_limit"].key, strictyaml.Join(path, "buffer_limit"),
 			"%q applies only to on_backpressure: buffer, not %s", "buffer_limit", src.OnBackpressure)
 	}
 	return src
@@ -1374,7 +1296,7 @@ func (d *decoder) arrival(m *mapping) Arrival {
 	d.duration(m, "off_time", &a.Off)
 	items, path := d.list(m, "schedule", "expected a list of steps such as [{at: 0s, rate: 100/s}, {at: 60s, rate: 200/s}]")
 	for i, item := range items {
-		p := index(path, i)
+		p := strictyaml.Index(path, i)
 		var step RateStep
 		if sm := d.mapping(item, p, stepFields, mappingOpts{}); sm != nil {
 			for _, key := range stepFields {
@@ -1385,7 +1307,7 @@ func (d *decoder) arrival(m *mapping) Arrival {
 			d.duration(sm, "at", &step.At)
 			d.rate(sm, "rate", &step.Rate)
 		} else {
-			d.bad[p] = true
+			d.Bad[p] = true
 		}
 		a.Schedule = append(a.Schedule, step)
 	}
@@ -1420,7 +1342,7 @@ func (d *decoder) inputs(m *mapping) []string {
 	hasOne, hasMany := m.has("input"), m.has("inputs")
 	switch {
 	case hasOne && hasMany:
-		d.errorf(m.fields["inputs"].key, join(m.path, "inputs"), "give either input or inputs, not both")
+		d.Errorf(m.fields["inputs"].key, strictyaml.Join(m.path, "inputs"), "give either input or inputs, not both")
 	case !hasOne && !hasMany:
 		d.missing(m, "input", " (or \"inputs\" for several)")
 		return nil
@@ -1428,7 +1350,7 @@ func (d *decoder) inputs(m *mapping) []string {
 	if hasOne {
 		v, path := d.value(m, "input")
 		if v.Kind == yaml.SequenceNode {
-			d.errorf(v, path, "expected one vertex name, got a list; use inputs: [a, b] for several")
+			d.Errorf(v, path, "expected one vertex name, got a list; use inputs: [a, b] for several")
 			return nil
 		}
 		var name string
@@ -1438,22 +1360,22 @@ func (d *decoder) inputs(m *mapping) []string {
 		return []string{name}
 	}
 	items, path := d.list(m, "inputs", "expected a list of vertex names such as [a, b]")
-	if len(items) == 0 && !d.bad[path] {
-		d.errorf(d.resolve(m.fields["inputs"].val), path, "expected at least one vertex name")
+	if len(items) == 0 && !d.Bad[path] {
+		d.Errorf(d.Resolve(m.fields["inputs"].val), path, "expected at least one vertex name")
 		return nil
 	}
 	var names []string
 	seen := map[string]bool{}
 	for i, item := range items {
-		p := index(path, i)
-		v := d.resolve(item)
-		d.setPos(p, v)
-		if v.Kind != yaml.ScalarNode || isNull(v) {
-			d.errorf(v, p, "expected a vertex name, got %s", describe(v))
+		p := strictyaml.Index(path, i)
+		v := d.Resolve(item)
+		d.SetPos(p, v)
+		if v.Kind != yaml.ScalarNode || strictyaml.IsNull(v) {
+			d.Errorf(v, p, "expected a vertex name, got %s", describe(v))
 			continue
 		}
 		if seen[v.Value] {
-			d.errorf(v, p, "%s is listed twice", quote(v.Value))
+			d.Errorf(v, p, "%s is listed twice", quote(v.Value))
 			continue
 		}
 		seen[v.Value] = true
@@ -1468,7 +1390,7 @@ func (d *decoder) operator(n *yaml.Node, path string, base Network) Operator {
 		ServiceTime: ServiceTime{Distribution: DistConstant}}
 	m := d.mapping(n, path, operatorFields, mappingOpts{})
 	if m == nil {
-		d.bad[path] = true
+		d.Bad[path] = true
 		op.MaxParallelism = DefaultMaxParallelism(op.Parallelism)
 		return op
 	}
@@ -1507,7 +1429,7 @@ func (d *decoder) sink(n *yaml.Node, path string, base Network) Sink {
 		"selectivity": "a sink has no output, so no selectivity",
 	}})
 	if m == nil {
-		d.bad[path] = true
+		d.Bad[path] = true
 		sk.MaxParallelism = DefaultMaxParallelism(sk.Parallelism)
 		return sk
 	}
@@ -1548,16 +1470,16 @@ func (d *decoder) defaultPartitionings(s *Scenario) {
 		return PartitionForward
 	}
 	given := func(path string) bool {
-		_, ok := d.pos[join(path, "partitioning")]
+		_, ok := d.Pos[strictyaml.Join(path, "partitioning")]
 		return ok
 	}
 	for i := range s.Operators {
-		if op := &s.Operators[i]; !given(index("operators", i)) {
+		if op := &s.Operators[i]; !given(strictyaml.Index("operators", i)) {
 			op.Partitioning = choose(op.Inputs, op.Parallelism)
 		}
 	}
 	for i := range s.Sinks {
-		if sk := &s.Sinks[i]; !given(index("sinks", i)) {
+		if sk := &s.Sinks[i]; !given(strictyaml.Index("sinks", i)) {
 			sk.Partitioning = choose(sk.Inputs, sk.Parallelism)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/des"
 )
 
@@ -173,29 +174,29 @@ func (d *decoder) trace(m *mapping) *Trace {
 	hasData, hasFile := m.has("dataset"), m.has("file")
 	switch {
 	case hasData && hasFile:
-		d.errorf(m.fields["file"].key, join(m.path, "file"), "give either dataset or file, not both")
+		d.Errorf(m.fields["file"].key, strictyaml.Join(m.path, "file"), "give either dataset or file, not both")
 	case !hasData && !hasFile:
 		d.missing(m, "dataset", ` (or "file" for a CSV file)`)
 	}
 	items, path := d.list(m, "columns", "expected a list of column names such as [timestamp, machine_id, event_type]")
 	seen := map[string]bool{}
 	for i, item := range items {
-		p := index(path, i)
-		v := d.resolve(item)
-		d.setPos(p, v)
-		if v.Kind != yaml.ScalarNode || isNull(v) || v.Value == "" {
-			d.errorf(v, p, "expected a column name, got %s", describe(v))
+		p := strictyaml.Index(path, i)
+		v := d.Resolve(item)
+		d.SetPos(p, v)
+		if v.Kind != yaml.ScalarNode || strictyaml.IsNull(v) || v.Value == "" {
+			d.Errorf(v, p, "expected a column name, got %s", describe(v))
 			tr.Columns = append(tr.Columns, "")
 			continue
 		}
 		if seen[v.Value] {
-			d.errorf(v, p, "column %s is listed twice", quote(v.Value))
+			d.Errorf(v, p, "column %s is listed twice", quote(v.Value))
 		}
 		seen[v.Value] = true
 		tr.Columns = append(tr.Columns, v.Value)
 	}
-	if m.has("columns") && len(items) == 0 && !d.bad[path] {
-		d.errorf(d.resolve(m.fields["columns"].val), path, "expected at least one column name")
+	if m.has("columns") && len(items) == 0 && !d.Bad[path] {
+		d.Errorf(d.Resolve(m.fields["columns"].val), path, "expected at least one column name")
 	}
 	d.str(m, "time_column", &tr.TimeColumn)
 	d.str(m, "time_unit", &tr.TimeUnit)
@@ -209,7 +210,7 @@ func (d *decoder) trace(m *mapping) *Trace {
 	if hasFile && !hasData {
 		for _, key := range traceDatasetOnly {
 			if f, ok := m.fields[key]; ok {
-				d.errorf(f.key, join(m.path, key), "%q applies only to a dataset; a file is read whole", key)
+				d.Errorf(f.key, strictyaml.Join(m.path, key), "%q applies only to a dataset; a file is read whole", key)
 			}
 		}
 		for _, key := range []string{"columns", "time_column", "time_unit"} {
@@ -221,7 +222,7 @@ func (d *decoder) trace(m *mapping) *Trace {
 	if hasData && !hasFile {
 		for _, key := range traceFileOnly {
 			if f, ok := m.fields[key]; ok {
-				d.errorf(f.key, join(m.path, key), "%q applies only to a file; a data set's columns come from the registry", key)
+				d.Errorf(f.key, strictyaml.Join(m.path, key), "%q applies only to a file; a data set's columns come from the registry", key)
 			}
 		}
 	}
@@ -231,48 +232,48 @@ func (d *decoder) trace(m *mapping) *Trace {
 // traceFilter decodes filter: a mapping from column names to a value or a
 // list of values.
 func (d *decoder) traceFilter(v *yaml.Node, path string) []TraceFilter {
-	if isNull(v) {
+	if strictyaml.IsNull(v) {
 		return nil
 	}
 	if v.Kind != yaml.MappingNode {
-		d.errorf(v, path, "expected a mapping from a column to its values, such as {event_type: FINISH}, got %s", describe(v))
+		d.Errorf(v, path, "expected a mapping from a column to its values, such as {event_type: FINISH}, got %s", describe(v))
 		return nil
 	}
 	var out []TraceFilter
 	first := map[string]int{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := d.resolve(v.Content[i]), d.resolve(v.Content[i+1])
-		if k.Kind != yaml.ScalarNode || isNull(k) || k.Value == "" {
-			d.errorf(k, path, "expected a column name, got %s", describe(k))
+		k, val := d.Resolve(v.Content[i]), d.Resolve(v.Content[i+1])
+		if k.Kind != yaml.ScalarNode || strictyaml.IsNull(k) || k.Value == "" {
+			d.Errorf(k, path, "expected a column name, got %s", describe(k))
 			continue
 		}
-		p := join(path, keySegment(k.Value))
-		d.setPos(p, val)
+		p := strictyaml.Join(path, keySegment(k.Value))
+		d.SetPos(p, val)
 		if line, dup := first[k.Value]; dup {
-			d.errorf(k, p, "duplicate column %s; first given at line %d", quote(k.Value), line)
+			d.Errorf(k, p, "duplicate column %s; first given at line %d", quote(k.Value), line)
 			continue
 		}
 		first[k.Value] = k.Line
 		f := TraceFilter{Column: k.Value}
 		switch {
-		case val.Kind == yaml.ScalarNode && !isNull(val):
+		case val.Kind == yaml.ScalarNode && !strictyaml.IsNull(val):
 			f.Values = []string{val.Value}
 		case val.Kind == yaml.SequenceNode && len(val.Content) > 0:
 			for j, item := range val.Content {
-				iv := d.resolve(item)
-				ip := index(p, j)
-				d.setPos(ip, iv)
-				if iv.Kind != yaml.ScalarNode || isNull(iv) {
-					d.errorf(iv, ip, "expected a value such as FINISH or 4, got %s", describe(iv))
+				iv := d.Resolve(item)
+				ip := strictyaml.Index(p, j)
+				d.SetPos(ip, iv)
+				if iv.Kind != yaml.ScalarNode || strictyaml.IsNull(iv) {
+					d.Errorf(iv, ip, "expected a value such as FINISH or 4, got %s", describe(iv))
 					continue
 				}
 				f.Values = append(f.Values, iv.Value)
 			}
 		case val.Kind == yaml.SequenceNode:
-			d.errorf(val, p, "the list of values is empty; give at least one value, such as FINISH or [FAIL, KILL], or leave the column out")
+			d.Errorf(val, p, "the list of values is empty; give at least one value, such as FINISH or [FAIL, KILL], or leave the column out")
 			continue
 		default:
-			d.errorf(val, p, "expected a value or a list of values such as FINISH or [FAIL, KILL], got %s", describe(val))
+			d.Errorf(val, p, "expected a value or a list of values such as FINISH or [FAIL, KILL], got %s", describe(val))
 			continue
 		}
 		out = append(out, f)
@@ -312,7 +313,7 @@ func (c *checker) trace(p string, tr *Trace) {
 		}
 		for i, col := range tr.Columns {
 			if col == "" {
-				c.errorf(index(p+".columns", i), "must not be empty")
+				c.errorf(strictyaml.Index(p+".columns", i), "must not be empty")
 			}
 		}
 		if tr.TimeColumn == "" {

@@ -8,7 +8,10 @@
 // bandwidth), so the simulator never looks at strings.
 package scenario
 
-import "github.com/dspalab/dspalab/sim/des"
+import (
+	"github.com/dspalab/dspalab/internal/strictyaml"
+	"github.com/dspalab/dspalab/sim/des"
+)
 
 // Scenario is one simulated job and its cluster, as read from YAML.
 type Scenario struct {
@@ -54,7 +57,7 @@ type Scenario struct {
 	// positions maps the field paths of the YAML text ("sources[0].arrival.rate")
 	// to where their values were given; see Pos. Nil for a Scenario built
 	// in Go.
-	positions map[string]position
+	positions map[string]strictyaml.Position
 }
 
 // Workers are the TaskManagers of the simulated cluster. Subtask i of every

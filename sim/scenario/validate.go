@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/des"
 )
 
@@ -75,30 +76,14 @@ func (s *Scenario) Pos(path string) (line, col int) {
 	if s == nil || s.positions == nil {
 		return 0, 0
 	}
-	for {
-		if p, ok := s.positions[path]; ok {
-			return p.line, p.col
-		}
-		if path == "" {
-			return 0, 0
-		}
-		path = parentPath(path)
-	}
+	p, _ := strictyaml.Lookup(s.positions, path)
+	return p.Line, p.Col
 }
 
 // given reports whether the field path was written in the YAML text.
 func (s *Scenario) given(path string) bool {
 	_, ok := s.positions[path]
 	return ok
-}
-
-// parentPath strips the last ".field" or "[i]" of a path.
-func parentPath(path string) string {
-	i := strings.LastIndexAny(path, ".[")
-	if i < 0 {
-		return ""
-	}
-	return path[:i]
 }
 
 // Errorf returns an Error located at the field path (see Pos), for problems
@@ -257,7 +242,7 @@ func (c *checker) suggestName(name string, names []string) string {
 
 // isBad reports whether the decoder reported path or a field around it.
 func (c *checker) isBad(path string) bool {
-	for p := path; ; p = parentPath(p) {
+	for p := path; ; p = strictyaml.Parent(p) {
 		if c.bad[p] {
 			return true
 		}
@@ -344,10 +329,10 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	c.restart("restart", s.Restart)
 	c.highAvailability("high_availability", s.HighAvailability)
 	for i, src := range s.Sources {
-		c.source(index("sources", i), src)
+		c.source(strictyaml.Index("sources", i), src)
 	}
 	for i, op := range s.Operators {
-		p := index("operators", i)
+		p := strictyaml.Index("operators", i)
 		c.vertex(p, op.Name, op.Parallelism, op.MaxParallelism, op.Partitioning, op.Network)
 		c.serviceTime(p+".service_time", op.ServiceTime)
 		switch sel := op.Selectivity; {
@@ -362,14 +347,14 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		}
 	}
 	for i, sk := range s.Sinks {
-		p := index("sinks", i)
+		p := strictyaml.Index("sinks", i)
 		c.vertex(p, sk.Name, sk.Parallelism, sk.MaxParallelism, sk.Partitioning, sk.Network)
 		c.serviceTime(p+".service_time", sk.ServiceTime)
 		c.delivery(p+".delivery", sk.Delivery, mode)
 	}
 	c.graph()
 	for i, f := range s.Failures {
-		c.failure(index("failures", i), f)
+		c.failure(strictyaml.Index("failures", i), f)
 	}
 	return c.errs
 }
@@ -797,14 +782,14 @@ func (c *checker) schedule(p string, steps []RateStep) {
 		return
 	}
 	for i, st := range steps {
-		sp := index(p, i)
+		sp := strictyaml.Index(p, i)
 		if c.isBad(sp) {
 			continue
 		}
 		switch {
 		case i == 0 && st.At != 0:
 			c.errorf(sp+".at", "the first step must be at 0s, got %s", FormatDuration(st.At))
-		case i > 0 && !c.isBad(index(p, i-1)+".at") && st.At <= steps[i-1].At:
+		case i > 0 && !c.isBad(strictyaml.Index(p, i-1)+".at") && st.At <= steps[i-1].At:
 			c.errorf(sp+".at", "steps must be in increasing order of at, but %s is not after %s",
 				FormatDuration(st.At), FormatDuration(steps[i-1].At))
 		}
@@ -863,7 +848,7 @@ type vertex struct {
 	partitioning string
 }
 
-func (v *vertex) path() string { return index(v.kind, v.index) }
+func (v *vertex) path() string { return strictyaml.Index(v.kind, v.index) }
 
 // vertices lists the vertices of s: sources, operators, then sinks, each in
 // declaration order.
@@ -889,7 +874,7 @@ func (c *checker) inputPath(v *vertex, j int) string {
 	if one := v.path() + ".input"; c.s.given(one) || c.bad[one] {
 		return one
 	}
-	return index(v.path()+".inputs", j)
+	return strictyaml.Index(v.path()+".inputs", j)
 }
 
 // edges returns, for each vertex index, the indices of its valid inputs
