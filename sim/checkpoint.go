@@ -684,7 +684,7 @@ func (c *channel) sendPriority(now des.Time, b *buffer) {
 	at = max(at, c.lastArrival)
 	c.lastArrival = at
 	c.inflight.push(b)
-	c.s.eng.Schedule(at, c, c.arg(chanDeliver))
+	c.s.eng.Schedule(at, c, chanDeliver)
 }
 
 // cut returns the cut entry of channel c.

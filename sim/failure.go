@@ -430,7 +430,7 @@ func (f *failover) stopAll(now des.Time, reason string) (lost uint64) {
 	if f.state == JobRunning {
 		f.downSince = now
 	}
-	lost = s.destroyAll(now, restore, f.state != JobLost)
+	lost = s.destroyAll(now, restore)
 	if s.ckpt != nil {
 		s.ckpt.release(now)
 	}

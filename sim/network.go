@@ -9,9 +9,6 @@ import "github.com/dspalab/dspalab/sim/des"
 // the job's).
 const chanDeliver = 0
 
-// arg returns the event arg of kind.
-func (c *channel) arg(kind int64) int64 { return kind }
-
 // channel connects one sending subtask to one receiving subtask. It holds
 // both ends of Flink's credit-based protocol: the sender's current buffer,
 // backlog and credit, and the receiver's queue, empty (credited) buffers and
@@ -90,12 +87,11 @@ func (c *channel) HandleEvent(now des.Time, arg int64) {
 	if c.epoch != c.s.epoch {
 		return // a channel replaced by a failover
 	}
-	kind := arg
-	if kind == chanDeliver {
+	if arg == chanDeliver {
 		c.deliver(now, c.inflight.pop())
 		return
 	}
-	c.credit += int(kind)
+	c.credit += int(arg)
 	c.trySend(now)
 }
 
@@ -186,7 +182,7 @@ func (c *channel) trySend(now des.Time) {
 		at = max(at, c.lastArrival)
 		c.lastArrival = at
 		c.inflight.push(b)
-		c.s.eng.Schedule(at, c, c.arg(chanDeliver))
+		c.s.eng.Schedule(at, c, chanDeliver)
 	}
 }
 
@@ -267,7 +263,7 @@ func (c *channel) announce(now des.Time, n int) {
 	if c.remote {
 		at = addNs(max(now, c.s.partitionedUntil(c, now)), float64(c.latency))
 	}
-	c.s.eng.Schedule(at, c, c.arg(int64(n)))
+	c.s.eng.Schedule(at, c, int64(n))
 }
 
 // next moves the next record into *r and its arrival time into *arrived. It

@@ -13,7 +13,7 @@ import (
 // lost, and so are the records a non-replayable source held. Then a new
 // epoch starts: every subtask is down, with fresh channels, until the
 // recovery.
-func (s *Sim) destroyAll(now des.Time, restore *checkpoint, _ bool) (lost uint64) {
+func (s *Sim) destroyAll(now des.Time, restore *checkpoint) (lost uint64) {
 	type key struct {
 		id   uint64
 		copy uint32

@@ -114,7 +114,7 @@ func (k *keyedState) access(now des.Time, t *subtask, key uint32) des.Time {
 		k.dirty.add(key)
 	}
 	if k.keys.add(key) && k.backend == scenario.BackendHeap {
-		t.s.workers[t.worker].grow(now, t.s, k.bytesPerKey)
+		t.s.workers[t.worker].grow(now, k.bytesPerKey)
 	}
 	return k.accessTime
 }
@@ -157,7 +157,8 @@ type worker struct {
 // grow adds n bytes of heap state; past the worker's memory it fails the
 // worker (java.lang.OutOfMemoryError: Java heap space), after the current
 // event.
-func (w *worker) grow(now des.Time, s *Sim, n int64) {
+func (w *worker) grow(now des.Time, n int64) {
+	s := w.s
 	w.heap += n
 	if w.heap > w.memory && !w.oomArmed && s.fo != nil {
 		w.oomArmed = true
