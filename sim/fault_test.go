@@ -337,6 +337,42 @@ checkpoint: {mode: stop-the-world, interval: 2s, storage: {bandwidth: 1MiB/s}}
 	if *cs.MaxDuration < 95 || cs.Overhead < 0.05 {
 		t.Errorf("checkpoints %+v: want each to take >= 95ms and hold the job >= 5%% of the time", cs)
 	}
+	// the sources are held from each trigger to its end, one checkpoint
+	// at a time: sources_held_ratio is their summed durations over the run
+	held := 0.0
+	for _, c := range res.Checkpoints {
+		held += c.EndToEnd / 1000
+	}
+	if want := held / sc.Duration.Seconds(); cs.InProgress != 0 || math.Abs(cs.SourcesHeld-want) > 1e-5 || math.Abs(cs.Overhead-want) > 1e-5 {
+		t.Errorf("sources held %.6f, in progress %.6f of the run; want both %.6f (the checkpoints' durations)", cs.SourcesHeld, cs.Overhead, want)
+	}
+}
+
+// The keyed state of a subtask is bytes_per_key for every distinct key it
+// has seen: the timeseries' state_bytes of count, once all 100 keys have
+// come, is 100 × 1000 bytes, split over its subtasks by key group.
+func TestStateBytes(t *testing.T) {
+	sc := ftScenario(t, 1, true, "at-least-once", "")
+	var last []Row
+	obs := &countingObserver{onSample: func(smp *Sample) { last = append(last[:0], smp.Rows...) }}
+	runSim(t, sc, Options{Observer: obs})
+	var sum, vertex int64
+	for _, r := range last {
+		switch {
+		case r.Vertex == "count" && r.Subtask >= 0:
+			if r.StateBytes == 0 || r.StateBytes%1000 != 0 {
+				t.Errorf("count[%d] holds %d bytes, want a positive multiple of 1000", r.Subtask, r.StateBytes)
+			}
+			sum += r.StateBytes
+		case r.Vertex == "count":
+			vertex = r.StateBytes
+		case r.StateBytes != 0:
+			t.Errorf("%s[%d] is stateless but holds %d bytes", r.Vertex, r.Subtask, r.StateBytes)
+		}
+	}
+	if sum != 100*1000 || vertex != sum {
+		t.Errorf("count holds %d bytes over its subtasks (vertex row %d), want 100000", sum, vertex)
+	}
 }
 
 // A transactional sink makes output visible only when the checkpoint that
