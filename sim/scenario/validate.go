@@ -124,7 +124,11 @@ func (s *Scenario) Validate() error {
 //   - a zero StateBackend is DefaultStateBackend(); Type "" is heap;
 //   - a zero Restart is DefaultRestart(); Type "" is fixed-delay;
 //   - HighAvailability.Type "" is none (with LeaderElection 10s if 0);
-//   - Sink.Delivery "" is at-least-once; Failure.Factor 0 is 10.
+//   - Sink.Delivery "" is at-least-once; Failure.Factor 0 is 10;
+//   - Metrics.Interval 0 is 1s (Validate still refuses it: a metrics
+//     interval is not a field of fault tolerance, but a Scenario compiled
+//     without validation, as the run's up-front estimates are, samples
+//     every second).
 //
 // Every other zero means what it says: Checkpoint.TolerableFailures 0
 // tolerates no failed checkpoint (Flink's default; the format's default is
@@ -140,6 +144,9 @@ func (s *Scenario) WithDefaults() *Scenario {
 	}
 	if c.Workers.HeartbeatTimeout == 0 {
 		c.Workers.HeartbeatTimeout = defaultHeartbeat
+	}
+	if c.Metrics.Interval == 0 {
+		c.Metrics.Interval = defaultMetricInterval
 	}
 	if c.Checkpoint == (Checkpointing{}) {
 		c.Checkpoint = DefaultCheckpointing()
