@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
-	"github.com/dspalab/dspalab/datasets"
 	"github.com/dspalab/dspalab/exercises"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
@@ -49,41 +47,23 @@ func (g *Grader) simulate(ctx context.Context, sc *scenario.Scenario) (any, erro
 	if maxEvents <= 0 {
 		maxEvents = exercises.DefaultMaxEvents
 	}
-	replays, err := datasets.Resolve(sc, datasets.Env{Registry: datasets.Builtin(), Cache: datasets.Cache{}, BaseDir: g.ex.BaseDir()})
+	prep, err := runner.Prepare(sc, runner.Setup{
+		Traces: runner.TraceEnv{Offline: true, BaseDir: g.ex.BaseDir()},
+		Limits: runner.Limits{MaxQueued: g.opts.maxQueued()},
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%w", err)
+		return nil, err
 	}
-	var mu sync.Mutex
-	var readers []*datasets.Reader
-	defer func() {
-		for _, r := range readers {
-			r.Close()
-		}
-	}()
-	opts := sim.Options{MaxQueued: g.opts.maxQueued()}
-	if len(replays) > 0 {
-		opts.OpenTrace = func(source string, subtask, parallelism int) (sim.Trace, error) {
-			rp, ok := replays[source]
-			if !ok {
-				return nil, fmt.Errorf("source %s has no trace to replay", source)
-			}
-			r := datasets.NewReader(&rp.Spec, subtask, parallelism)
-			mu.Lock()
-			readers = append(readers, r)
-			mu.Unlock()
-			return r, nil
-		}
-	}
+	defer prep.Close()
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var calls int64
-	opts.Progress = func(des.Time, uint64) {
+	s, err := sim.New(sc, prep.Options(nil, func(des.Time, uint64) {
 		calls++
 		if calls*progressEvery >= maxEvents {
 			cancel(errOverBudget)
 		}
-	}
-	s, err := sim.New(sc, opts)
+	}))
 	if err != nil {
 		return nil, &RunError{Seed: sc.Seed, Msg: "could not start: " + err.Error()}
 	}

@@ -136,27 +136,20 @@ func Run(ctx context.Context, opts Options) error {
 	if err := applyOverrides(label, sc, opts); err != nil {
 		return err
 	}
-	tr, err := resolveTraces(label, sc)
+	prep, err := Prepare(sc, Setup{Label: label, Limits: opts.Limits, Actions: opts.Actions})
 	if err != nil {
 		return err
 	}
-	defer tr.close()
-	if err := checkLimits(label, sc, opts.Limits, tr.rates()); err != nil {
+	defer prep.Close()
+	if err := prep.CheckLimits(opts.Limits); err != nil {
 		return err
 	}
-
-	if err := CheckActions(sc, opts.Actions); err != nil {
+	if err := prep.traces.describe(stderr, label); err != nil {
 		return err
 	}
 
 	var out *outputs
-	// a stop recorded by a live run quit early ends the replay there
-	actions, stopAt := splitStop(opts.Actions, sc.Duration)
-	simOpts := sim.Options{MaxQueued: opts.Limits.withDefaults().MaxQueued, Actions: actions}
-	simOpts.OpenTrace = tr.opener()
-	if err := tr.describe(stderr, label); err != nil {
-		return err
-	}
+	var files sim.Observer // the output files' writer, if any
 	if opts.OutDir != "" {
 		names := outputNames(opts.Actions != nil || opts.Live != nil, checkpointing(sc))
 		if out, err = openOutputFiles(opts.OutDir, names); err != nil {
@@ -167,20 +160,21 @@ func Run(ctx context.Context, opts Options) error {
 				out.abort()
 			}
 		}()
-		simOpts.Observer = tr.observe(out.writer)
+		files = out.writer
 	}
 	var prog *progress
+	var progressFn func(des.Time, uint64)
 	if opts.Progress && opts.Live == nil {
 		prog = newProgress(stderr, label, sc.Duration)
-		simOpts.Progress = prog.update
+		progressFn = prog.update
 	}
 
 	var s *sim.Sim
 	var runErr error
 	if opts.Live != nil {
-		s, runErr = runLive(ctx, opts, label, sc, simOpts, &out, tr)
-	} else if s, runErr = sim.New(sc, simOpts); runErr == nil {
-		runErr = s.RunUntil(ctx, stopAt)
+		s, runErr = runLive(ctx, opts, label, sc, prep, &out)
+	} else if s, runErr = sim.New(sc, prep.Options(files, progressFn)); runErr == nil {
+		runErr = s.RunUntil(ctx, prep.Until())
 	}
 	var res *sim.Result
 	if s != nil {
@@ -224,7 +218,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("printing the summary: %w", err), stopped)
 	}
-	if err := tr.report(stderr, label); err != nil {
+	if err := prep.traces.report(stderr, label); err != nil {
 		return errors.Join(err, stopped)
 	}
 	if out != nil && !opts.JSON {
@@ -237,10 +231,10 @@ func Run(ctx context.Context, opts Options) error {
 
 // runLive hands the run to opts.Live. Every start but the first starts
 // the output files again (*out), so that they hold the last run started.
-func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scenario, simOpts sim.Options, out **outputs, tr *traces) (*sim.Sim, error) {
+func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scenario, prep *Prepared, out **outputs) (*sim.Sim, error) {
 	started := false
 	start := func(obs sim.Observer) (*sim.Sim, error) {
-		o := simOpts
+		o := prep.Options(nil, nil)
 		if *out != nil {
 			if started {
 				(*out).abort()
@@ -251,7 +245,7 @@ func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scena
 				}
 				*out = fresh
 			}
-			o.Observer = teeObserver{tr.observe((*out).writer), obs}
+			o.Observer = teeObserver{prep.Options((*out).writer, nil).Observer, obs}
 		} else {
 			o.Observer = obs
 		}

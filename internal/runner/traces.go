@@ -24,21 +24,6 @@ type traces struct {
 	readers map[string][]*datasets.Reader
 }
 
-// OpenTraces resolves the trace sources of the scenario sc, parsed under
-// label (see Resolve), as Run does: data sets from the cache or the
-// embedded offline sample, files relative to the scenario file. It
-// returns the sim.TraceOpener to pass as sim.Options.OpenTrace (nil when
-// sc has no trace source), which runs in parallel may share, and a
-// function that closes the files it opened. Problems come as a
-// scenario.ErrorList located in the scenario file.
-func OpenTraces(label string, sc *scenario.Scenario) (sim.TraceOpener, func(), error) {
-	t, err := resolveTraces(label, sc)
-	if err != nil {
-		return nil, func() {}, err
-	}
-	return t.opener(), t.close, nil
-}
-
 // scenarioDir is the directory a scenario's file traces are relative to:
 // the scenario file's, or "" (the current directory) for a built-in.
 func scenarioDir(label string) string {
@@ -65,22 +50,20 @@ func checkTraces(label string, sc *scenario.Scenario) error {
 }
 
 func resolve(label string, sc *scenario.Scenario, noData bool) (*traces, error) {
-	has := false
-	for _, s := range sc.Sources {
-		has = has || s.Arrival.Process == scenario.ArrivalTrace
-	}
-	if !has {
+	if !hasTraceSource(sc) {
 		return nil, nil
 	}
-	reg, err := datasets.LoadRegistry("")
+	env, err := TraceEnv{}.env(label)
 	if err != nil {
 		return nil, err
 	}
-	cache, err := datasets.DefaultCache()
-	if err != nil {
-		cache = datasets.Cache{} // no cache: data sets come from their samples
-	}
-	replays, err := datasets.Resolve(sc, datasets.Env{Registry: reg, Cache: cache, BaseDir: scenarioDir(label), NoData: noData})
+	env.NoData = noData
+	return resolveIn(sc, env)
+}
+
+// resolveIn resolves the trace sources of sc in env (see datasets.Resolve).
+func resolveIn(sc *scenario.Scenario, env datasets.Env) (*traces, error) {
+	replays, err := datasets.Resolve(sc, env)
 	if err != nil {
 		return nil, err
 	}

@@ -139,22 +139,23 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// OpenTraces gives an opener that runs in parallel may share (sweeps).
-func TestOpenTracesShared(t *testing.T) {
+// Prepare gives options that runs in parallel may share (sweeps).
+func TestPrepareShared(t *testing.T) {
 	traceEnv(t)
 	sc, label, err := Load("cluster-trace")
 	if err != nil {
 		t.Fatal(err)
 	}
-	open, closeAll, err := OpenTraces(label, sc)
+	p, err := Prepare(sc, Setup{Label: label})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeAll()
+	defer p.Close()
+	opts := p.Options(nil, nil)
 	emitted := make(chan uint64, 2)
 	for range 2 {
 		go func() {
-			res, err := sim.Run(context.Background(), sc, sim.Options{OpenTrace: open})
+			res, err := sim.Run(context.Background(), sc, opts)
 			if err != nil {
 				t.Error(err)
 				emitted <- 0
@@ -166,8 +167,8 @@ func TestOpenTracesShared(t *testing.T) {
 	if a, b := <-emitted, <-emitted; a != 14650 || b != 14650 {
 		t.Errorf("emitted %d and %d, want 14650 each", a, b)
 	}
-	if open, _, err := OpenTraces("mm1", must(scenario.Parse("mm1", must(scenarios.Get("mm1"))))); err != nil || open != nil {
-		t.Errorf("a scenario without traces: %v, %v", open != nil, err)
+	if p, err := Prepare(must(scenario.Parse("mm1", must(scenarios.Get("mm1")))), Setup{Label: "mm1"}); err != nil || p.Options(nil, nil).OpenTrace != nil {
+		t.Errorf("a scenario without traces: %v", err)
 	}
 }
 

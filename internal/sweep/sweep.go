@@ -465,20 +465,13 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 	c, seed := p.grid.Run(i)
 	sc := *p.scenarios[c] // each run has its own copy: the seed differs
 	sc.Seed = seed
-	open := opts.OpenTrace
-	if open == nil && hasTrace(&sc) {
-		// this combination's trace settings (the sweep may vary them)
-		o, closeTraces, err := runner.OpenTraces(p.label, &sc)
-		if err != nil {
-			return nil, fmt.Errorf("sweep: run %d: %w", i, err)
-		}
-		defer closeTraces()
-		open = o
+	// this combination's trace settings (the sweep may vary them)
+	prep, err := runner.Prepare(&sc, runner.Setup{Label: p.label, Limits: opts.Limits, Traces: runner.TraceEnv{Open: opts.OpenTrace}})
+	if err != nil {
+		return nil, fmt.Errorf("sweep: run %d: %w", i, err)
 	}
-	res, err := sim.Run(ctx, &sc, sim.Options{
-		MaxQueued: limitsMaxQueued(opts.Limits),
-		OpenTrace: open,
-	})
+	defer prep.Close()
+	res, err := sim.Run(ctx, &sc, prep.Options(nil, nil))
 	var qe *sim.QueueLimitError
 	switch {
 	case ctx.Err() != nil:
@@ -499,24 +492,6 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 		row = append(row, cells[m])
 	}
 	return row, nil
-}
-
-// hasTrace reports whether a source of sc replays a trace.
-func hasTrace(sc *scenario.Scenario) bool {
-	for _, src := range sc.Sources {
-		if src.Arrival.Process == scenario.ArrivalTrace {
-			return true
-		}
-	}
-	return false
-}
-
-// limitsMaxQueued is the MaxQueued of l with runner's default.
-func limitsMaxQueued(l runner.Limits) int64 {
-	if l.MaxQueued > 0 {
-		return l.MaxQueued
-	}
-	return runner.DefaultMaxQueued
 }
 
 // encodeCSV writes header and rows as CSV.
