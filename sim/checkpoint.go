@@ -195,25 +195,45 @@ func newCoordinator(s *Sim, cfg scenario.Checkpointing) *coordinator {
 	return c
 }
 
-// Event args of the coordinator: 0 checks whether a trigger is due; a
-// positive arg times that checkpoint out; a negative one looks whether the
-// job has drained for stop-the-world checkpoint -arg.
-func (c *coordinator) HandleEvent(now des.Time, arg int64) {
-	switch {
-	case arg > 0:
-		c.timeOut(now, arg)
-	case arg < 0:
-		c.checkDrained(now, -arg)
-	default:
-		c.armed = false
-		c.tryTrigger(now)
-	}
+// Events of the coordinator, each a type of its own (see task_events.go).
+type (
+	// triggerDue looks whether a checkpoint is due.
+	triggerDue coordinator
+	// checkpointTimeout times out the checkpoint its argument names.
+	checkpointTimeout coordinator
+	// drainCheck looks whether the job has drained for the stop-the-world
+	// checkpoint its argument names.
+	drainCheck coordinator
+	// snapshotStored acknowledges the subtask's snapshot for the
+	// checkpoint its argument names: its upload is stored.
+	snapshotStored subtask
+)
+
+// HandleEvent triggers a checkpoint if one is due.
+func (e *triggerDue) HandleEvent(now des.Time, _ int64) {
+	c := (*coordinator)(e)
+	c.armed = false
+	c.tryTrigger(now)
+}
+
+// HandleEvent times checkpoint id out.
+func (e *checkpointTimeout) HandleEvent(now des.Time, id int64) { (*coordinator)(e).timeOut(now, id) }
+
+// HandleEvent looks whether the job has drained for checkpoint id.
+func (e *drainCheck) HandleEvent(now des.Time, id int64) { (*coordinator)(e).checkDrained(now, id) }
+
+// HandleEvent acknowledges the subtask's snapshot for checkpoint id. A
+// failover aborts every pending checkpoint, so an acknowledgement of an
+// older epoch finds none.
+func (e *snapshotStored) HandleEvent(now des.Time, id int64) {
+	t := (*subtask)(e)
+	t.s.ckpt.ack(now, t, id)
 }
 
 func (c *coordinator) arm(at des.Time) {
 	if !c.armed && at < c.s.duration { // one triggered at the very end could not progress
 		c.armed = true
-		c.s.eng.Schedule(max(at, c.s.eng.Now()), c, 0)
+		c.s.eng.Schedule(max(at, c.s.eng.Now()), (*triggerDue)(c), 0)
 	}
 }
 
@@ -261,7 +281,7 @@ func (c *coordinator) trigger(now des.Time) int64 {
 	if c.busySince < 0 {
 		c.busySince = now
 	}
-	ck.timeout = c.s.eng.After(c.cfg.Timeout, c, id)
+	ck.timeout = c.s.eng.After(c.cfg.Timeout, (*checkpointTimeout)(c), id)
 	c.s.emit(Event{Type: EventCheckpointTriggered, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d triggered", id)})
 	if c.cfg.Mode == scenario.CheckpointStopTheWorld {
 		c.s.halted = true
@@ -291,7 +311,7 @@ func (c *coordinator) checkDrained(now des.Time, id int64) {
 		return
 	}
 	if !c.s.drained() {
-		c.s.eng.After(des.Millisecond, c, -id)
+		c.s.eng.After(des.Millisecond, (*drainCheck)(c), id)
 		return
 	}
 	ck.stats.StartDelay = ms6(now - ck.trigger)
@@ -328,19 +348,6 @@ func (s *Sim) drained() bool {
 	return true
 }
 
-// ackEvent acknowledges a subtask's snapshot when its upload is done.
-type ackEvent struct {
-	t     *subtask
-	id    int64
-	epoch uint32
-}
-
-func (a *ackEvent) HandleEvent(now des.Time, _ int64) {
-	if a.epoch == a.t.s.epoch && a.t.s.ckpt != nil {
-		a.t.s.ckpt.ack(now, a.t, a.id)
-	}
-}
-
 // snapshot takes t's snapshot for checkpoint ck at its cut (capture) and
 // uploads it (upload). Aligned and stop-the-world snapshots do both at
 // once; an unaligned one captures at its first barrier and uploads when
@@ -367,7 +374,7 @@ func (t *subtask) capture(ck *checkpoint) {
 		// synchronous part is counted, not waited for)
 		t.syncBusy = true
 		t.setState(t.s.eng.Now(), stateBusy)
-		t.after(sync, evSynced)
+		t.after(sync, (*snapshotSynced)(t))
 	}
 	ck.keys[t.gid] = t.keyed.keys.clone()
 	ck.stateSize += full
@@ -391,7 +398,7 @@ func (t *subtask) upload(now des.Time, ck *checkpoint, persisted int64) {
 	}
 	done := c.store.transfer(now+sync, st.StateSize+persisted)
 	st.Async = ms6(done - now - sync)
-	t.s.eng.Schedule(done, &ackEvent{t: t, id: ck.id, epoch: t.s.epoch}, 0)
+	t.s.eng.Schedule(done, (*snapshotStored)(t), ck.id)
 }
 
 // ack records that subtask t has snapshotted its state for checkpoint id.
@@ -658,14 +665,14 @@ func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
 					p.finish(now, c)
 				}
 				b := t.s.newBuffer()
-				b.barrier = id
+				b.setBarrier(id)
 				c.backlog.push(b)
 				c.trySend(now)
 				continue
 			}
 			persisted += c.persistUnsent(ck)
 			b := t.s.newBuffer()
-			b.barrier = id
+			b.setBarrier(id)
 			c.sendPriority(now, b)
 		}
 	}
@@ -676,7 +683,7 @@ func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
 // credit, without credit (an unaligned barrier); it follows only what is
 // already on the wire.
 func (c *channel) sendPriority(now des.Time, b *buffer) {
-	b.priority = true
+	b.dataType = priorityEventBuffer
 	at := now
 	if c.remote {
 		at = addNs(now, float64(c.latency))
@@ -684,7 +691,7 @@ func (c *channel) sendPriority(now des.Time, b *buffer) {
 	at = max(at, c.lastArrival)
 	c.lastArrival = at
 	c.inflight.push(b)
-	c.s.eng.Schedule(at, c, chanDeliver)
+	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
 }
 
 // cut returns the cut entry of channel c.
@@ -703,7 +710,7 @@ func (ck *checkpoint) cut(c *channel) *Cut {
 func (c *channel) persistUnsent(ck *checkpoint) int64 {
 	var n int64
 	add := func(b *buffer) {
-		if b == nil || b.barrier != 0 {
+		if b == nil || !b.isBuffer() {
 			return
 		}
 		ck.chanState[c.to.gid] = append(ck.chanState[c.to.gid], b.recs...)
@@ -801,7 +808,7 @@ func (t *subtask) cutUnaligned(now des.Time, ck *checkpoint, pre map[*channel]in
 			in.spill = ck.id // its barrier is still to come
 		}
 		for i := 0; i < n; i++ {
-			if b := in.queue.at(i); b.barrier == 0 && b != g.cur {
+			if b := in.queue.at(i); b.isBuffer() && b != g.cur {
 				for _, r := range b.recs {
 					t.persistIn(ck, r)
 				}
@@ -850,7 +857,7 @@ func (c *coordinator) switchToUnaligned(now des.Time, id int64) {
 		pre := map[*channel]int{}
 		for _, in := range t.gate.chans {
 			for i := 0; i < in.queue.len(); i++ {
-				if b := in.queue.at(i); b.barrier == id {
+				if b := in.queue.at(i); b.barrierID() == id {
 					pre[in] = i
 					in.removeQueued(now, i)
 					break
@@ -887,11 +894,11 @@ func (c *coordinator) switchToUnaligned(now des.Time, id int64) {
 			for _, ch := range p.chans {
 				for i := 0; i < ch.backlog.len(); i++ {
 					b := ch.backlog.at(i)
-					if b.barrier != id {
+					if b.barrierID() != id {
 						continue
 					}
 					for j := 0; j < i; j++ {
-						if d := ch.backlog.at(j); d.barrier == 0 {
+						if d := ch.backlog.at(j); d.isBuffer() {
 							ck.chanState[ch.to.gid] = append(ck.chanState[ch.to.gid], d.recs...)
 							ck.extra[ch.to.gid] += d.bytes
 						}

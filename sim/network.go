@@ -2,13 +2,6 @@ package sim
 
 import "github.com/dspalab/dspalab/sim/des"
 
-// Event kinds of a channel (the arg of its events): chanDeliver hands the
-// oldest buffer in flight to the receiver; a positive arg is that many
-// credits arriving at the sender. A failover replaces every channel and
-// partition; the events of the old ones are ignored (their epoch is not
-// the job's).
-const chanDeliver = 0
-
 // channel connects one sending subtask to one receiving subtask. It holds
 // both ends of Flink's credit-based protocol: the sender's current buffer,
 // backlog and credit, and the receiver's queue, empty (credited) buffers and
@@ -82,17 +75,32 @@ type gate struct {
 	queuedBufs int
 }
 
-// HandleEvent runs a channel's deliveries and credit announcements.
-func (c *channel) HandleEvent(now des.Time, arg int64) {
-	if c.epoch != c.s.epoch {
-		return // a channel replaced by a failover
-	}
-	if arg == chanDeliver {
+// Events of a channel, each a type of its own (see task_events.go). A
+// failover replaces every channel and partition; the events of the old
+// ones are ignored (their epoch is not the job's).
+type (
+	// bufferDelivery hands the oldest buffer in flight to the receiver.
+	bufferDelivery channel
+	// creditAnnouncement brings the sender credit for as many buffers as
+	// its argument says (Flink's AddCredit message).
+	creditAnnouncement channel
+)
+
+// HandleEvent hands the oldest buffer in flight to the receiver.
+func (e *bufferDelivery) HandleEvent(now des.Time, _ int64) {
+	c := (*channel)(e)
+	if c.epoch == c.s.epoch {
 		c.deliver(now, c.inflight.pop())
-		return
 	}
-	c.credit += int(arg)
-	c.trySend(now)
+}
+
+// HandleEvent adds credits buffers of credit and ships what it allows.
+func (e *creditAnnouncement) HandleEvent(now des.Time, credits int64) {
+	c := (*channel)(e)
+	if c.epoch == c.s.epoch {
+		c.credit += int(credits)
+		c.trySend(now)
+	}
 }
 
 // HandleEvent flushes the partition when its buffer timeout expires.
@@ -182,7 +190,7 @@ func (c *channel) trySend(now des.Time) {
 		at = max(at, c.lastArrival)
 		c.lastArrival = at
 		c.inflight.push(b)
-		c.s.eng.Schedule(at, c, chanDeliver)
+		c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
 	}
 }
 
@@ -190,11 +198,11 @@ func (c *channel) trySend(now des.Time) {
 // pool.
 func (c *channel) deliver(now des.Time, b *buffer) {
 	g := c.gate
-	if b.priority || (b.barrier != 0 && c.s.ckpt.isUnaligned(b.barrier)) {
+	if b.dataType == priorityEventBuffer || (b.barrierID() != 0 && c.s.ckpt.isUnaligned(b.barrierID())) {
 		// an unaligned barrier takes no buffer and is not queued; one
 		// sent aligned before its checkpoint switched to unaligned
 		// (aligned_timeout) gives its credit back
-		id, credited := b.barrier, !b.priority
+		id, credited := b.barrierID(), b.dataType != priorityEventBuffer
 		c.s.freeBuffer(b)
 		if credited && !c.part.unbounded {
 			c.announce(now, 1)
@@ -204,7 +212,7 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 		}
 		return
 	}
-	if c.spill != 0 && b.barrier == 0 {
+	if c.spill != 0 && b.isBuffer() {
 		if ck := c.s.ckpt.pending[c.spill]; ck != nil {
 			for _, r := range b.recs {
 				c.to.persistIn(ck, r)
@@ -230,7 +238,7 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 	if g.owner.state == stateIdle {
 		g.owner.pull(now)
 	}
-	if !c.part.unbounded && b.barrier == 0 { // a barrier takes no buffer of the sender's pool
+	if !c.part.unbounded && b.isBuffer() { // a barrier takes no buffer of the sender's pool
 		c.part.poolFree++
 		c.from.unblock(now, c.part)
 	}
@@ -263,7 +271,7 @@ func (c *channel) announce(now des.Time, n int) {
 	if c.remote {
 		at = addNs(max(now, c.s.partitionedUntil(c, now)), float64(c.latency))
 	}
-	c.s.eng.Schedule(at, c, int64(n))
+	c.s.eng.Schedule(at, (*creditAnnouncement)(c), int64(n))
 }
 
 // next moves the next record into *r and its arrival time into *arrived. It
@@ -281,7 +289,7 @@ func (g *gate) next(now des.Time, r *Record, arrived *des.Time) bool {
 			continue
 		}
 		b := c.queue.pop()
-		barrier := b.barrier
+		barrier := b.barrierID()
 		if barrier != 0 {
 			g.queuedBufs--
 			g.owner.s.freeBuffer(b)

@@ -27,15 +27,68 @@ type Record struct {
 	Key       uint32   // key id in [0, keys.count)
 }
 
-// buffer is one network buffer: records written by a sender for one channel.
+// buffer is one network buffer and what it carries, as Flink's Buffer
+// with its Buffer.DataType: records (a data buffer) or one event (a
+// checkpoint barrier today; watermarks and end-of-partition next), so
+// that a receiver reads buffers and events in one order, as Flink's
+// BufferOrEvent. Buffers are pooled (Sim.newBuffer): an event costs no
+// allocation.
 type buffer struct {
 	recs     []Record
 	bytes    int64
 	next     int      // read position at the receiver
 	arrived  des.Time // when it reached the receiver
 	backlog  int      // sender backlog announced with it (credit-based flow control)
-	barrier  int64    // a checkpoint barrier (its id) instead of records
-	priority bool     // an unaligned barrier: it overtakes buffered data
+	dataType dataType
+	event    event // the event of an event buffer
+}
+
+// dataType is what a buffer carries (Flink's Buffer.DataType).
+type dataType uint8
+
+const (
+	// dataBuffer holds records (DATA_BUFFER).
+	dataBuffer dataType = iota
+	// eventBuffer holds an event that keeps its place among the data
+	// (EVENT_BUFFER): it needs credit like a data buffer, but takes no
+	// buffer of the sender's pool.
+	eventBuffer
+	// priorityEventBuffer holds an event that overtakes the buffered data
+	// (PRIORITIZED_EVENT_BUFFER: an unaligned checkpoint barrier); it
+	// needs no credit.
+	priorityEventBuffer
+)
+
+// eventKind is the kind of an event carried in a buffer.
+type eventKind uint8
+
+const (
+	noEvent eventKind = iota
+	// checkpointBarrier is Flink's CheckpointBarrier.
+	checkpointBarrier
+)
+
+// event is an event carried in a buffer, inline (no allocation).
+type event struct {
+	kind       eventKind
+	checkpoint int64 // checkpointBarrier: the checkpoint's id
+}
+
+// isBuffer reports whether b holds records (Flink's Buffer.isBuffer).
+func (b *buffer) isBuffer() bool { return b.dataType == dataBuffer }
+
+// barrierID returns the checkpoint id of a barrier, 0 for anything else.
+func (b *buffer) barrierID() int64 {
+	if b.event.kind == checkpointBarrier {
+		return b.event.checkpoint
+	}
+	return 0
+}
+
+// setBarrier turns the empty buffer b into the barrier of checkpoint id,
+// in the data's order.
+func (b *buffer) setBarrier(id int64) {
+	b.dataType, b.event = eventBuffer, event{kind: checkpointBarrier, checkpoint: id}
 }
 
 // serviceDist draws service times of one vertex.

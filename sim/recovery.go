@@ -59,7 +59,7 @@ func (s *Sim) destroyAll(now des.Time, restore *checkpoint) (lost uint64) {
 	s.rewire()
 	for _, src := range s.sources {
 		if src.mode == srcQueued && src.nextArr != des.Never {
-			src.t.at(max(src.nextArr, now), evArrive) // the socket keeps receiving
+			src.t.at(max(src.nextArr, now), (*socketArrival)(src)) // the socket keeps receiving
 		}
 	}
 	return lost
@@ -76,7 +76,7 @@ func (s *Sim) walkInFlight(fn func(id uint64, copy uint32)) {
 		}
 	}
 	buf := func(b *buffer, from int) {
-		if b != nil && b.barrier == 0 {
+		if b != nil && b.isBuffer() {
 			all(b.recs[from:])
 		}
 	}

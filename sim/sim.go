@@ -362,7 +362,7 @@ func (s *Sim) sizeOf(r *Record) int64 { return s.recSize[originSeq(r.ID)] }
 
 func (s *Sim) freeBuffer(b *buffer) {
 	b.recs = b.recs[:0]
-	b.bytes, b.next, b.backlog, b.barrier, b.priority = 0, 0, 0, 0, false
+	b.bytes, b.next, b.backlog, b.dataType, b.event = 0, 0, 0, dataBuffer, event{}
 	s.freeBufs = append(s.freeBufs, b)
 }
 

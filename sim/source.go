@@ -51,7 +51,7 @@ type source struct {
 	ended   bool     // the arrival process has no more records
 	offset  des.Time // srcPaced: how long the producer has been held back in all
 	taken   des.Time // time of the record in hand
-	armed   bool     // an evReady is scheduled
+	armed   bool     // a recordDue is scheduled
 	fetchng bool     // reading a record (busy)
 
 	fifo      ring[des.Time] // srcQueued: arrival times held
@@ -169,7 +169,7 @@ func (src *source) start() {
 	src.draw()
 	if !src.ended {
 		src.armed = true
-		src.t.at(src.vt+src.offset, evReady)
+		src.t.at(src.vt+src.offset, (*recordDue)(src))
 	}
 }
 
@@ -217,14 +217,14 @@ func (src *source) advance(now des.Time) {
 			t.setState(now, stateIdle)
 			if !src.armed {
 				src.armed = true
-				t.at(at, evReady)
+				t.at(at, (*recordDue)(src))
 			}
 			return
 		}
 		if src.readCost > 0 {
 			t.setState(now, stateBusy)
 			src.fetchng = true
-			t.after(src.readCost, evFetched)
+			t.after(src.readCost, (*recordFetched)(src))
 			return
 		}
 		if !src.emitNext(now) {
@@ -298,13 +298,13 @@ func (src *source) emitted(now des.Time) {
 	}
 }
 
-// ready handles evReady: a record is due.
+// ready handles recordDue: a record is due.
 func (src *source) ready(now des.Time) {
 	src.armed = false
 	src.advance(now)
 }
 
-// fetched handles evFetched: the record being read can be written.
+// fetched handles recordFetched: the record being read can be written.
 func (src *source) fetched(now des.Time) {
 	src.fetchng = false
 	if src.emitNext(now) {
@@ -312,7 +312,7 @@ func (src *source) fetched(now des.Time) {
 	}
 }
 
-// arrive handles evArrive of a source that buffers or drops. While the
+// arrive handles socketArrival of a source that buffers or drops. While the
 // subtask is down (failed, the job restarting) nobody reads the socket:
 // the arrival is dropped.
 func (src *source) arrive(now des.Time) {
@@ -340,7 +340,7 @@ func (src *source) scheduleArrival() {
 	at := src.gen.next()
 	src.nextArr = at
 	if at != des.Never {
-		src.t.at(at, evArrive)
+		src.t.at(at, (*socketArrival)(src))
 		return
 	}
 	if src.trace != nil && src.t.s.stopped == nil {

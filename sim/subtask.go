@@ -14,28 +14,6 @@ const (
 	stateBP          // holding output that no buffer can take: back-pressured
 )
 
-// Event kinds of a subtask.
-// The arg of a subtask event packs the job's epoch above the kind: a
-// failover starts a new epoch, and the events of the old one are ignored.
-const (
-	evComplete = 1 // service of the current record ends
-	evArrive   = 2 // a record arrives at a source that buffers or drops
-	evReady    = 3 // a source's next record is due
-	evFetched  = 4 // a source has read its next record
-	evResume   = 5 // a pause of the worker (garbage collection) ended
-	evSynced   = 6 // the synchronous part of a snapshot ended
-)
-
-// at schedules event kind of t at time when, in the current epoch.
-func (t *subtask) at(when des.Time, kind int64) {
-	t.s.eng.Schedule(when, t, int64(t.s.epoch)<<8|kind)
-}
-
-// after schedules event kind of t after d, in the current epoch.
-func (t *subtask) after(d des.Time, kind int64) {
-	t.s.eng.After(d, t, int64(t.s.epoch)<<8|kind)
-}
-
 // subtask is one parallel instance of a vertex, placed in slot index of the
 // cluster.
 type subtask struct {
@@ -154,54 +132,6 @@ func (t *subtask) touchN(now des.Time) {
 	t.lastN = now
 }
 
-// HandleEvent runs the subtask's own events. Events of an older epoch
-// (before a failover) are ignored; a failed subtask only keeps dropping
-// what arrives at its socket; a paused one (garbage collection) does its
-// work when the pause ends.
-func (t *subtask) HandleEvent(now des.Time, arg int64) {
-	if uint32(arg>>8) != t.s.epoch {
-		return
-	}
-	kind := arg & 0xff
-	if kind == evArrive {
-		t.src.arrive(now)
-		return
-	}
-	if t.down {
-		return
-	}
-	if t.s.pauses {
-		if p := t.s.workers[t.worker].pausedUntil; p > now && kind != evResume {
-			t.at(p, kind)
-			return
-		}
-	}
-	switch kind {
-	case evComplete:
-		t.complete(now)
-		t.pull(now)
-	case evReady:
-		t.src.ready(now)
-	case evFetched:
-		t.src.fetched(now)
-	case evSynced:
-		t.syncBusy = false
-		t.setState(now, stateIdle)
-		t.pull(now)
-	case evResume:
-		t.resumeArmed = false
-		if t.gcBusy {
-			t.gcBusy = false
-			t.setState(now, stateIdle) // the pause is over
-		}
-		if t.src != nil {
-			t.src.advance(now)
-		} else {
-			t.pull(now)
-		}
-	}
-}
-
 // serving reports whether t has a record in service (t.cur): busy, and
 // not only because of a pause or a snapshot.
 func (t *subtask) serving() bool {
@@ -217,7 +147,7 @@ func (t *subtask) paused(now des.Time) bool {
 	}
 	if !t.resumeArmed {
 		t.resumeArmed = true
-		t.at(p, evResume)
+		t.at(p, (*pauseEnded)(t))
 	}
 	if t.state == stateIdle {
 		t.gcBusy = true
@@ -257,7 +187,7 @@ func (t *subtask) pull(now des.Time) {
 		}
 		if d > 0 {
 			t.setState(now, stateBusy)
-			t.after(d, evComplete)
+			t.after(d, (*serviceDone)(t))
 			return
 		}
 		t.complete(now)
