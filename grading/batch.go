@@ -150,11 +150,13 @@ func (g *Grader) WriteReports(dir string, results []*Result) ([]string, error) {
 }
 
 // GradesCSV returns grades.csv of the results, in their order: a header
-// "id,score,max,<check ids>,<question ids>", then one row per result.
+// "id,source,score,max,<check ids>,<question ids>", then one row per
+// result; source is the submission's path as given (Result.Source), so
+// that each row says which folder or file it graded.
 func (g *Grader) GradesCSV(rs []*Result) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	head := []string{"id", "score", "max"}
+	head := []string{"id", "source", "score", "max"}
 	for _, c := range g.ex.Checks {
 		head = append(head, c.ID)
 	}
@@ -163,7 +165,7 @@ func (g *Grader) GradesCSV(rs []*Result) []byte {
 	}
 	w.Write(head)
 	for _, r := range rs {
-		row := []string{r.ID, points(r.Score), points(r.Max)}
+		row := []string{r.ID, csvPath(r.Source), points(r.Score), points(r.Max)}
 		for _, it := range r.Checks {
 			row = append(row, points(it.Points))
 		}
@@ -174,6 +176,16 @@ func (g *Grader) GradesCSV(rs []*Result) []byte {
 	}
 	w.Flush()
 	return buf.Bytes()
+}
+
+// csvPath is a path as a grades.csv cell: a relative path that a
+// spreadsheet would read as a formula (=, +, -, @) gets "./" in front, so
+// it stays the same path.
+func csvPath(p string) string {
+	if p != "" && strings.ContainsRune("=+-@\t\r", rune(p[0])) {
+		return "." + string(filepath.Separator) + p
+	}
+	return p
 }
 
 // Summary returns summary.md: the class's scores (count, mean, median,

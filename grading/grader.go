@@ -100,6 +100,10 @@ type Result struct {
 	// ID is the submission's id; Exercise the exercise's.
 	ID       string `json:"id"`
 	Exercise string `json:"exercise"`
+	// Source is the submission's path as given (Submission.Path): the
+	// source column of grades.csv, for the instructor only (never in the
+	// student's feedback).
+	Source string `json:"-"`
 	// Score and Max are in points.
 	Score float64 `json:"score"`
 	Max   float64 `json:"max"`
@@ -150,6 +154,7 @@ func (g *Grader) Grade(ctx context.Context, sub Submission) (*Result, error) {
 	f, err := readSubmission(sub)
 	if err != nil {
 		r := g.newResult(sub.ID)
+		r.Source = sub.Path
 		r.fail(err.Error())
 		for i := range r.Questions {
 			r.Questions[i].Feedback = "not graded: " + err.Error()
@@ -157,7 +162,11 @@ func (g *Grader) Grade(ctx context.Context, sub Submission) (*Result, error) {
 		r.total()
 		return r, nil
 	}
-	return g.grade(ctx, sub.ID, f)
+	r, err := g.grade(ctx, sub.ID, f)
+	if r != nil {
+		r.Source = sub.Path
+	}
+	return r, err
 }
 
 // GradeYAML grades a submission given as data: its scenario (parsed under

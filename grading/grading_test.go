@@ -140,7 +140,7 @@ func class(t *testing.T, e *exercises.Exercise) (string, map[string][]string) {
 	if err := os.Symlink(filepath.Join(outside, "scenario.yaml"), filepath.Join(dir, "escape", "scenario.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	want["escape"] = []string{"cannot read scenario.yaml", "escapes"}
+	want["escape"] = []string{"scenario.yaml is a symbolic link that leads outside the submission; it is not read"}
 
 	// nothing at all
 	if err := os.MkdirAll(filepath.Join(dir, "empty"), 0o755); err != nil {
@@ -185,7 +185,9 @@ func TestBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/batch/grades.csv", got)
+	// the source column names each row's folder as given: here, under a
+	// temporary directory
+	golden(t, "testdata/batch/grades.csv", bytes.ReplaceAll(got, []byte(filepath.Dir(dir)+string(filepath.Separator)), nil))
 
 	byID := map[string]*Result{}
 	for _, r := range results {

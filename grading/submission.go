@@ -1,6 +1,8 @@
 package grading
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -44,25 +46,35 @@ type Submission struct {
 //     left out); a directory with none of them is one submission (which
 //     then has no scenario.yaml).
 //
-// Entries found by expanding a directory are not followed through
-// symbolic links, and a .yaml entry that is not a regular file (a FIFO, a
-// device) is never opened: such an entry is a submission that gets 0,
-// with the reason (hidden ones, such as an editor's lock files, are left
-// out). IDs are sanitized (SanitizeID) and made unique, without regard to
-// case, by appending -2, -3, ... An argument that does not exist, or is
-// neither a directory nor a .yaml file, is an error.
+// Submissions are never read through symbolic links, whether given one by
+// one (as the shell expands subs/*) or found by expanding a directory: a
+// link is a submission that gets 0, with the reason, and its target is
+// never opened. So is a .yaml entry that is not a regular file (a FIFO, a
+// device); hidden ones, such as an editor's lock files, are left out.
+// IDs are sanitized (SanitizeID) and unique without regard to case (see
+// uniqueIDs). An argument that does not exist, or is neither a directory
+// nor a .yaml file, is an error.
 func Collect(args []string) ([]Submission, error) {
 	var subs []Submission
 	for _, arg := range args {
-		fi, err := os.Stat(arg)
+		// a trailing slash would make Lstat follow a link
+		name := strings.TrimRight(arg, string(filepath.Separator)+"/")
+		if name == "" {
+			name = arg
+		}
+		li, err := os.Lstat(name)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("grading: no submission %s: no such file or directory", arg)
 			}
-			return nil, fmt.Errorf("grading: %w", err)
+			return nil, fmt.Errorf("grading: %w", cleanErr(err))
+		}
+		if li.Mode()&fs.ModeSymlink != 0 {
+			subs = append(subs, Submission{ID: idOf(name), Path: arg, refused: linkReason(arg)})
+			continue
 		}
 		switch {
-		case fi.IsDir():
+		case li.IsDir():
 			children, err := expand(arg)
 			if err != nil {
 				return nil, err
@@ -71,23 +83,83 @@ func Collect(args []string) ([]Submission, error) {
 				subs = append(subs, Submission{ID: idOf(arg), Path: arg})
 			}
 			subs = append(subs, children...)
-		case isYAML(arg):
+		case isYAML(arg) && li.Mode().IsRegular():
 			subs = append(subs, Submission{ID: idOf(arg), Path: arg})
+		case isYAML(arg):
+			subs = append(subs, Submission{ID: idOf(arg), Path: arg, refused: fmt.Sprintf("%s is not a regular file", arg)})
 		default:
 			return nil, fmt.Errorf("grading: submission %s is neither a directory nor a .yaml file", arg)
 		}
 	}
-	seen := map[string]bool{}
-	for i := range subs {
-		id := SanitizeID(subs[i].ID)
-		uniq := id
-		for n := 2; seen[strings.ToLower(uniq)]; n++ {
-			uniq = fmt.Sprintf("%s-%d", id, n)
-		}
-		seen[strings.ToLower(uniq)] = true
-		subs[i].ID = uniq
-	}
+	uniqueIDs(subs)
 	return subs, nil
+}
+
+// linkReason is why a symbolic link is not graded.
+func linkReason(name string) string {
+	return fmt.Sprintf("%s is a symbolic link: a submission is read only from the submissions' directory, never through a link", name)
+}
+
+// uniqueIDs sanitizes the ids of subs (SanitizeID) and makes them unique
+// without regard to case (feedback/ID.md must be one file on macOS and
+// Windows too). An id shared by no other submission is kept as it is,
+// whatever else the batch holds; the submissions that share one (alice and
+// Alice, or bob smith and bob_smith) each get a suffix that depends only
+// on their own raw name (or, for the same name in two folders, their
+// path): "alice--5a1c0b2e" (two dashes, so that it never looks like the
+// folder alice-5). So an id never takes the name of another
+// submission, and the same folder gets the same id in every batch in which
+// its name clashes (grades.csv's source column says which folder a row
+// graded).
+func uniqueIDs(subs []Submission) {
+	base := make([]string, len(subs))
+	groups := map[string][]int{}
+	for i, s := range subs {
+		base[i] = SanitizeID(s.ID)
+		k := strings.ToLower(base[i])
+		groups[k] = append(groups[k], i)
+	}
+	taken := map[string]bool{}
+	var clashed []int
+	for i := range subs {
+		if len(groups[strings.ToLower(base[i])]) == 1 {
+			subs[i].ID = base[i]
+			taken[strings.ToLower(base[i])] = true
+		} else {
+			clashed = append(clashed, i)
+		}
+	}
+	rawCount := map[string]int{}
+	for _, i := range clashed {
+		rawCount[strings.ToLower(base[i])+"\x00"+subs[i].ID]++
+	}
+	for _, i := range clashed {
+		key := subs[i].ID // the raw name
+		if rawCount[strings.ToLower(base[i])+"\x00"+key] > 1 {
+			key = filepath.ToSlash(filepath.Clean(subs[i].Path))
+		}
+		sum := sha256.Sum256([]byte(key))
+		h := hex.EncodeToString(sum[:])
+		id := ""
+		for n := 8; ; n += 4 {
+			if n > len(h) {
+				// the same path twice: number the copies
+				for k := 2; ; k++ {
+					id = fmt.Sprintf("%s--%s-%d", base[i], h[:8], k)
+					if !taken[strings.ToLower(id)] {
+						break
+					}
+				}
+				break
+			}
+			id = base[i] + "--" + h[:n]
+			if !taken[strings.ToLower(id)] {
+				break
+			}
+		}
+		taken[strings.ToLower(id)] = true
+		subs[i].ID = id
+	}
 }
 
 // expand returns the submissions inside dir, or nil when dir is one
@@ -109,8 +181,7 @@ func expand(dir string) ([]Submission, error) {
 		}
 		switch {
 		case e.Type()&fs.ModeSymlink != 0:
-			subs = append(subs, Submission{ID: idOf(p), Path: p,
-				refused: fmt.Sprintf("%s is a symbolic link: a submission is read only from the submissions' directory, never through a link", name)})
+			subs = append(subs, Submission{ID: idOf(p), Path: p, refused: linkReason(name)})
 		case e.IsDir():
 			subs = append(subs, Submission{ID: idOf(p), Path: p})
 		case e.Type().IsRegular() && isYAML(name):
@@ -222,9 +293,16 @@ func readSubmission(sub Submission) (files, error) {
 		return files{}, fmt.Errorf("cannot read the submission: %v", cleanErr(err))
 	}
 	if !fi.IsDir() {
+		// the file through a root of its directory: a link to elsewhere
+		// (made after Collect looked) is never followed out of it
 		label := filepath.Base(sub.Path)
+		root, err := os.OpenRoot(filepath.Dir(sub.Path))
+		if err != nil {
+			return files{}, fmt.Errorf("cannot read the submission: %v", cleanErr(err))
+		}
+		defer root.Close()
 		f := files{scenarioLabel: label}
-		f.scenario, f.scenarioErr = readFile(os.Stat, os.Open, sub.Path, label, scenarioWhat)
+		f.scenario, f.scenarioErr = readFile(root.Stat, root.Open, label, label, scenarioWhat)
 		return f, nil
 	}
 	root, err := os.OpenRoot(sub.Path)
@@ -253,7 +331,7 @@ func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.Fil
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w", label, fs.ErrNotExist)
 		}
-		return nil, fmt.Errorf("cannot read %s: %v", label, cleanErr(err))
+		return nil, readErr(label, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", label)
@@ -263,12 +341,12 @@ func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.Fil
 	}
 	f, err := open(name)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", label, cleanErr(err))
+		return nil, readErr(label, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", label, cleanErr(err))
+		return nil, readErr(label, err)
 	}
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%s is larger than 1 MiB; the limit is 1 MiB (%s)", label, what)
@@ -280,11 +358,38 @@ func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.Fil
 func mebibytes(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // cleanErr strips the path of a *fs.PathError, so that reasons name no
-// absolute paths of the grading machine.
+// absolute paths of the grading machine, and says in words what the
+// system call's name ("statat", "openat") does not.
 func cleanErr(err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s %s: %w", pe.Op, filepath.Base(pe.Path), pe.Err)
+	if !errors.As(err, &pe) {
+		return err
 	}
-	return err
+	name := filepath.Base(pe.Path)
+	switch {
+	case isEscape(pe.Err):
+		return fmt.Errorf("%s is a symbolic link that leads outside the submission; it is not read", name)
+	case errors.Is(pe.Err, fs.ErrPermission):
+		return fmt.Errorf("%s: permission denied", name)
+	}
+	return fmt.Errorf("%s: %w", name, pe.Err)
+}
+
+// readErr says why the file label could not be read, naming no path.
+func readErr(label string, err error) error {
+	if isEscape(err) {
+		return fmt.Errorf("%s is a symbolic link that leads outside the submission; it is not read", label)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cannot read %s: %v", label, err)
+}
+
+// isEscape reports whether err is os.Root's refusal of a path that leads
+// outside the root (through ".." or a symbolic link); os does not export
+// that error.
+func isEscape(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
 }
