@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -74,57 +73,25 @@ func sorted(l scenario.ErrorList) scenario.ErrorList {
 	return l
 }
 
-// parseYAML reads the single YAML document of data.
-func parseYAML(file string, data []byte) (root *yaml.Node, errs scenario.ErrorList) {
-	if !utf8.Valid(data) {
-		return nil, scenario.ErrorList{{File: file, Line: 1, Col: 1, Msg: "invalid YAML: the file is not valid UTF-8 text"}}
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			root, errs = nil, scenario.ErrorList{{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("invalid YAML: %v", r)}}
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, scenario.ErrorList{{File: file, Line: 1, Col: 1, Msg: "the file is empty"}}
-		}
-		return nil, scenario.ErrorList{syntaxError(file, data, err)}
-	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case errors.Is(err, io.EOF):
-	case err != nil:
-		return nil, scenario.ErrorList{syntaxError(file, data, err)}
-	default:
-		return nil, scenario.ErrorList{{File: file, Line: extra.Line, Col: extra.Column,
+// parseYAML reads the single YAML document of data, with syntax errors at
+// the offending token (strictyaml.Document).
+func parseYAML(file string, data []byte) (*yaml.Node, scenario.ErrorList) {
+	root, err := strictyaml.Document(data)
+	var se *strictyaml.SyntaxError
+	switch {
+	case err == nil:
+		return root, nil
+	case errors.As(err, &se) && se.Msg == strictyaml.ErrSecond:
+		return nil, scenario.ErrorList{{File: file, Line: se.Line, Col: se.Col,
 			Msg: "the file holds one YAML document, found a second one (remove the ---)"}}
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || strictyaml.IsNull(doc.Content[0]) {
-		return nil, scenario.ErrorList{{File: file, Line: 1, Col: 1, Msg: "the file is empty"}}
-	}
-	return doc.Content[0], nil
-}
-
-var reYAMLLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// syntaxError turns a yaml.v3 error into an Error at its line.
-func syntaxError(file string, data []byte, err error) *scenario.Error {
-	msg, line := err.Error(), 1
-	if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
-			line = n
+	case errors.As(err, &se):
+		msg := "invalid YAML: " + se.Msg
+		if reFlowBracket.Match(lineOf(data, se.Line)) || reFlowBracket.Match(lineOf(data, se.Line-1)) {
+			msg += ` (inside {...}, a value holding [ or ] must be quoted: {metric: "vertices[out].in_rate_rps"})`
 		}
-		msg = msg[len(m[0]):]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
+		return nil, scenario.ErrorList{{File: file, Line: se.Line, Col: se.Col, Msg: msg}}
 	}
-	msg = "invalid YAML: " + strings.ReplaceAll(msg, "\n", " ")
-	if reFlowBracket.Match(lineOf(data, line)) || reFlowBracket.Match(lineOf(data, line+1)) {
-		msg += ` (inside {...}, a value holding [ or ] must be quoted: {metric: "vertices[out].in_rate_rps"})`
-	}
-	return &scenario.Error{File: file, Line: line, Col: 1, Msg: msg}
+	return nil, scenario.ErrorList{{File: file, Line: 1, Col: 1, Msg: "the file is empty"}}
 }
 
 // reFlowBracket finds a plain value with [ inside a flow mapping, which

@@ -1,13 +1,10 @@
 package grading
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -26,31 +24,20 @@ type answer struct {
 	bad       string // why it is not an answer (a list, a mapping)
 }
 
-var reYAMLLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
 // parseAnswers reads answers.yaml: a mapping of question ids to one
 // answer each. It returns the answers, and notes for the student (unknown
 // questions, with the nearest id). Aliases are not expanded, only
 // followed to a scalar.
 func parseAnswers(label string, data []byte, ids []string) (map[string]answer, []string, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return map[string]answer{}, nil, nil
-		}
-		msg, line := err.Error(), 1
-		if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = msg[len(m[0]):]
-		}
-		return nil, nil, &scenario.Error{File: label, Line: line, Col: 1, Msg: "invalid YAML: " + strings.ReplaceAll(strings.TrimPrefix(msg, "yaml: "), "\n", " ")}
-	}
 	out := map[string]answer{}
-	if len(doc.Content) == 0 {
+	root, err := strictyaml.Document(data)
+	var se *strictyaml.SyntaxError
+	switch {
+	case errors.Is(err, strictyaml.ErrEmpty):
 		return out, nil, nil
+	case errors.As(err, &se):
+		return nil, nil, &scenario.Error{File: label, Line: se.Line, Col: se.Col, Msg: "invalid YAML: " + se.Msg}
 	}
-	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
 		return out, nil, nil
 	}

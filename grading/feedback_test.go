@@ -165,7 +165,7 @@ func TestSummaryReasons(t *testing.T) {
 	sum := string(g.Summary(rs))
 	for _, want := range []string{
 		"\n- **broken** (0): invalid scenario: scenario.yaml:4:11: duration: expected a duration such as 250ms or 2s, got \"20\" (a number needs a unit) (2 more)\n",
-		"\n- **bad-yaml** (0): invalid scenario: scenario.yaml:1:1: invalid YAML: ",
+		"\n- **bad-yaml** (0): invalid scenario: scenario.yaml:2:1: invalid YAML: did not find expected ',' or ']' (in the flow sequence that starts at 1:7)",
 	} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, sum)

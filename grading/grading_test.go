@@ -86,7 +86,7 @@ func class(t *testing.T, e *exercises.Exercise) (string, map[string][]string) {
 
 	// invalid YAML: located
 	write(t, filepath.Join(dir, "bad-yaml", "scenario.yaml"), replace(t, solution, "  - name: work\n", "  - name: work\n   input: [src\n"))
-	want["bad-yaml"] = []string{"invalid scenario:\nscenario.yaml:11:1: invalid YAML: "}
+	want["bad-yaml"] = []string{"invalid scenario:\nscenario.yaml:13:4: invalid YAML: did not find expected '-' indicator (in the block collection that starts at 12:3)"}
 
 	// an invalid scenario: located too
 	write(t, filepath.Join(dir, "bad-field", "scenario.yaml"), replace(t, solution, "parallelism: 3", "paralelism: 3"))

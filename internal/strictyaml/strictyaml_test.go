@@ -46,3 +46,23 @@ func TestPaths(t *testing.T) {
 		t.Error("Lookup found a position in an empty map")
 	}
 }
+
+// Document locates a syntax error at the offending token (libyaml's
+// problem mark), not at yaml.v3's 0-based line of the enclosing construct.
+func TestDocumentSyntaxError(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"a: 1\nb: 2\nc: 3\nd: 4\ne: {x: 1, y: 2\nf: 3\n", "6:2: did not find expected ',' or '}' (in the flow mapping that starts at 5:4)"},
+		{"- a\nb: 1\n", "2:1: did not find expected '-' indicator"},
+		{"a: 1\nb:\n\t- 1\n", "3:1: found character that cannot start any token (tabs are not allowed in indentation; use spaces)"},
+		{"a: 1\n---\nb: 2\n", "2:1: " + ErrSecond},
+		{"a: \xff\n", "1:4: the file is not valid UTF-8 text"},
+	} {
+		_, err := Document([]byte(c.src))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Document(%q) = %v, want %s", c.src, err, c.want)
+		}
+	}
+	if _, err := Document([]byte("# nothing\n")); err != ErrEmpty {
+		t.Errorf("a comment only: %v, want ErrEmpty", err)
+	}
+}

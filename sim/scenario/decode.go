@@ -1,10 +1,7 @@
 package scenario
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
-	"io"
 	"maps"
 	"math"
 	"path/filepath"
@@ -372,111 +369,22 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	return s, nil
 }
 
-// parseYAML reads the single YAML document of data into a node tree. Errors
-// are located at the line yaml.v3 reports (it reports no column; the
-// column is that of a tab that breaks the indentation, else 1).
-func parseYAML(file string, data []byte) (root *yaml.Node, errs ErrorList) {
-	if !utf8.Valid(data) {
-		line, col := badUTF8(data)
-		return nil, ErrorList{{File: file, Line: line, Col: col, Msg: "invalid YAML: the file is not valid UTF-8 text"}}
-	}
-	defer func() {
-		// yaml.v3 turns its own failures into errors; anything else that
-		// escapes it is a bug there, reported here rather than crashing.
-		if r := recover(); r != nil {
-			root, errs = nil, ErrorList{{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("invalid YAML: %v", r)}}
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, emptyError(file)
-		}
-		return nil, ErrorList{syntaxError(file, data, err)}
-	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case errors.Is(err, io.EOF):
-	case err != nil:
-		return nil, ErrorList{syntaxError(file, data, err)}
-	default:
-		return nil, ErrorList{{File: file, Line: extra.Line, Col: extra.Column,
+// parseYAML reads the single YAML document of data into a node tree, with
+// syntax errors at the offending token (strictyaml.Document).
+func parseYAML(file string, data []byte) (*yaml.Node, ErrorList) {
+	root, err := strictyaml.Document(data)
+	var se *strictyaml.SyntaxError
+	switch {
+	case err == nil:
+		return root, nil
+	case errors.As(err, &se) && se.Msg == strictyaml.ErrSecond:
+		return nil, ErrorList{{File: file, Line: se.Line, Col: se.Col,
 			Msg: "a scenario file holds one YAML document, found a second one (remove the ---)"}}
+	case errors.As(err, &se):
+		return nil, ErrorList{{File: file, Line: se.Line, Col: se.Col, Msg: "invalid YAML: " + se.Msg}}
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, emptyError(file)
-	}
-	root = doc.Content[0]
-	if strictyaml.IsNull(root) {
-		return nil, emptyError(file)
-	}
-	return root, nil
-}
-
-func emptyError(file string) ErrorList {
-	return ErrorList{{File: file, Line: 1, Col: 1,
+	return nil, ErrorList{{File: file, Line: 1, Col: 1,
 		Msg: "the scenario is empty; it needs at least duration, sources and sinks"}}
-}
-
-var reYAMLLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// syntaxError turns a yaml.v3 error ("yaml: line 3: mapping values are not
-// allowed in this context") into an Error at that line.
-func syntaxError(file string, data []byte, err error) *Error {
-	msg := err.Error()
-	line, col := 1, 1
-	if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
-			line = n
-		}
-		msg = msg[len(m[0]):]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
-	if c := tabColumn(data, line); c > 0 {
-		col = c
-		msg += " (tabs are not allowed in indentation; use spaces)"
-	}
-	msg = strings.ReplaceAll(msg, "\n", " ")
-	return &Error{File: file, Line: line, Col: col, Msg: "invalid YAML: " + msg}
-}
-
-// tabColumn returns the 1-based column of a tab in the indentation of the
-// given 1-based line, or 0.
-func tabColumn(data []byte, line int) int {
-	lines := bytes.Split(data, []byte("\n"))
-	if line < 1 || line > len(lines) {
-		return 0
-	}
-	for i, c := range lines[line-1] {
-		switch c {
-		case '\t':
-			return i + 1
-		case ' ':
-		default:
-			return 0
-		}
-	}
-	return 0
-}
-
-// badUTF8 returns the line and column of the first invalid UTF-8 byte.
-func badUTF8(data []byte) (line, col int) {
-	line, col = 1, 1
-	for len(data) > 0 {
-		r, size := utf8.DecodeRune(data)
-		if r == utf8.RuneError && size <= 1 {
-			return line, col
-		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-		data = data[size:]
-	}
-	return line, col
 }
 
 // decoder walks a yaml.Node tree, collecting every error. It checks keys

@@ -542,7 +542,28 @@ sinks:
 sources: [
 `,
 		[]string{
-			`t.yaml:2:1: invalid YAML: did not find expected node content`,
+			`t.yaml:3:1: invalid YAML: did not find expected node content`,
+		}},
+	// yaml.v3 says "line 4" for this (the 0-based line of the {): the
+	// error is at the token where the mapping should have closed.
+	{"unclosed flow mapping", `duration: 10s
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: constant, rate: 10/s
+    keys: {count: 10}
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:6:9: invalid YAML: did not find expected ',' or '}' (in the flow mapping that starts at 5:14)`,
+		}},
+	{"mapping value in a plain value", "duration: 10s\nsources: a: b\n",
+		[]string{
+			`t.yaml:2:11: invalid YAML: mapping values are not allowed in this context`,
+		}},
+	{"unclosed quote", "duration: 10s\nname: 'abc\nsources: []\n",
+		[]string{
+			`t.yaml:4:1: invalid YAML: found unexpected end of stream (in the quoted scalar that starts at 2:7)`,
 		}},
 	{"tab indentation", "duration: 10s\nsources:\n\t- name: src\n",
 		[]string{
