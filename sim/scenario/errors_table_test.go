@@ -120,10 +120,10 @@ sinks:
     network: {bandwidth: 1Gbit, buffer_size: 32KB/s}
 `,
 		[]string{
-			`t.yaml:1:11: duration: expected a duration such as 250ms or 2s, got "10 seconds" (unknown unit "seconds"; units are ns, us, ms, s, m and h)`,
+			`t.yaml:1:11: duration: expected a duration such as 250ms or 2s, got "10 seconds" (unknown unit "seconds"; units are ns, us (or µs), ms, s (or sec), m (or min) and h)`,
 			`t.yaml:4:40: sources[0].arrival.rate: expected a rate such as 100/s or 6000/min, got "10" (a number needs a unit)`,
 			`t.yaml:5:18: sources[0].record_size: expected a size such as 100B or 32KiB, got "1 ton" (unknown unit "ton"; units are B, KB, MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024))`,
-			`t.yaml:9:50: operators[0].service_time.mean: expected a duration such as 250ms or 2s, got "25 parsecs" (unknown unit "parsecs"; units are ns, us, ms, s, m and h)`,
+			`t.yaml:9:50: operators[0].service_time.mean: expected a duration such as 250ms or 2s, got "25 parsecs" (unknown unit "parsecs"; units are ns, us (or µs), ms, s (or sec), m (or min) and h)`,
 			`t.yaml:13:26: sinks[0].network.bandwidth: expected a bandwidth such as 1Gbit/s or 125MB/s, got "1Gbit" (missing "/s" after "Gbit")`,
 			`t.yaml:13:46: sinks[0].network.buffer_size: expected a size such as 100B or 32KiB, got "32KB/s" (unknown unit "KB/s"; units are B, KB, MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024))`,
 		}},
@@ -538,6 +538,17 @@ sinks:
 		[]string{
 			`t.yaml:3:5: sources[0]: expected a mapping, got "src"`,
 		}},
+	// issue 13 F19: the message said "got 976562500000KiB".
+	{"huge record size", `duration: 10s
+sources:
+  - name: src
+    record_size: 1000TB
+    arrival: {process: constant, rate: 10/s}
+sinks: [{name: out, input: src}]
+`,
+		[]string{
+			`t.yaml:4:18: sources[0].record_size: must be at most 1GiB, got 1000TB`,
+		}},
 	{"syntax error", `duration: 10s
 sources: [
 `,
@@ -910,7 +921,7 @@ sinks: [{name: out, input: src}]
 `,
 		[]string{
 			`t.yaml:2:39: checkpoint.interval: expected a duration such as 250ms or 2s, got "10" (a number needs a unit)`,
-			`t.yaml:2:52: checkpoint.timeout: expected a duration such as 250ms or 2s, got "1 minute" (unknown unit "minute"; units are ns, us, ms, s, m and h)`,
+			`t.yaml:2:52: checkpoint.timeout: expected a duration such as 250ms or 2s, got "1 minute" (unknown unit "minute"; units are ns, us (or µs), ms, s (or sec), m (or min) and h)`,
 			`t.yaml:2:78: checkpoint.max_concurrent: expected a whole number, got 1.5`,
 			`t.yaml:2:94: checkpoint.min_pause: expected a duration such as 250ms or 2s, got a list`,
 		}},

@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // Patterns of the unit strings, as the parsers in units.go read them
@@ -11,8 +12,6 @@ const (
 	patNumber    = `([0-9]+(\.[0-9]*)?|\.[0-9]+)`
 	patNumberExp = patNumber + `([eE][+-]?[0-9]+)?`
 
-	patDuration  = `^\s*\+?(` + patNumber + `\s*(ns|us|µs|μs|ms|s|m|h)\s*)+$|^\s*\+?0+(\.0*)?\s*$`
-	patRate      = `^\s*\+?` + patNumberExp + `\s*/\s*(ns|us|µs|μs|ms|s|sec|m|min|h)\s*$|^\s*\+?0+(\.0*)?\s*$`
 	patSize      = `^\s*\+?` + patNumberExp + `\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$|^\s*\+?[0-9]+\s*$`
 	patBandwidth = `^\s*\+?` + patNumberExp + `\s*((bit|kbit|Kbit|Mbit|Gbit|Tbit|B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*/\s*s|bps|kbps|Kbps|Mbps|Gbps|Tbps)\s*$`
 	patName      = `^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
@@ -20,6 +19,12 @@ const (
 	// the subset of regular expressions that ECMA 262 and Go share; Parse
 	// also rejects line separators and bidirectional controls.
 	patText = `^[^\x00-\x1F\x7F-\x9F]*$`
+)
+
+// Patterns of durations and rates, from the one table of time units.
+var (
+	patDuration = `^\s*\+?(` + patNumber + `\s*(` + timeUnitPattern() + `)\s*)+$|^\s*\+?0+(\.0*)?\s*$`
+	patRate     = `^\s*\+?` + patNumberExp + `\s*/\s*(` + timeUnitPattern() + `)\s*$|^\s*\+?0+(\.0*)?\s*$`
 )
 
 // obj is a JSON object of the schema.
@@ -255,7 +260,7 @@ func jsUnitValue(desc, pattern string, def any, zero bool) obj {
 }
 
 func jsDuration(desc string, def any) obj {
-	return jsUnitValue(desc+" Units: ns, us, ms, s, m, h; combine as 1h30m; 0 needs no unit.", patDuration, def, true)
+	return jsUnitValue(desc+" "+strings.ToUpper(timeUnitText("")[:1])+timeUnitText("")[1:]+"; combine as 1h30m; 0 needs no unit.", patDuration, def, true)
 }
 
 func jsRate(desc string, def any) obj {

@@ -244,14 +244,39 @@ func TestJSONSchemaPatterns(t *testing.T) {
 			t.Errorf("%s: %s: schema accepts = %v, want %v", field, value, got, want)
 		}
 	}
-	for _, v := range []string{"250ms", "1.5s", "1h30m", "500us", "500µs", "100ns", "0", "250 ms"} {
+	checkRate := func(value string, want bool) {
+		t.Helper()
+		doc := "duration: 10s\nsources: [{name: s, arrival: {process: constant, rate: " + value + "}}]\nsinks: [{name: k, input: s}]\n"
+		if got := sch.Validate(instance(t, []byte(doc))) == nil; got != want {
+			t.Errorf("rate %s: schema accepts = %v, want %v", value, got, want)
+		}
+	}
+	// Durations and rates share one vocabulary of time units (issue 12,
+	// point 15): what the parser takes, the schema takes, with or without
+	// a space before the unit, and both refuse the same.
+	for _, v := range []string{"250ms", "1.5s", "1h30m", "500us", "500µs", "100ns", "0", "250 ms", "2min", "10sec", "10 s", "1h30min", "1 min 30 sec"} {
 		check("warmup", v, true)
 		if _, err := ParseDuration(v); err != nil {
 			t.Errorf("ParseDuration(%q): %v", v, err)
 		}
 	}
-	for _, v := range []string{"5", "2min", "1s-", "fast"} {
+	for _, v := range []string{"5", "2mins", "1s-", "fast", "10 secs", "2S"} {
 		check("warmup", v, false)
+		if _, err := ParseDuration(v); err == nil {
+			t.Errorf("ParseDuration(%q) accepted it", v)
+		}
+	}
+	for _, v := range []string{"100/s", "100/sec", "6000/min", "6000/m", "2.5/ms", "1/µs", "100 / s"} {
+		checkRate(v, true)
+		if _, err := ParseRate(v); err != nil {
+			t.Errorf("ParseRate(%q): %v", v, err)
+		}
+	}
+	for _, v := range []string{"100/mins", "100/d", "100", "100/S"} {
+		checkRate(v, false)
+		if _, err := ParseRate(v); err == nil {
+			t.Errorf("ParseRate(%q) accepted it", v)
+		}
 	}
 	for _, v := range []string{"1Gbit/s", "100Mbit/s", "10kbit/s", "10MB/s", "1GiB/s", "1Gbps", "1 Gbit / s"} {
 		check("network", "{bandwidth: "+v+"}", true)

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dspalab/dspalab/sim/des"
 )
@@ -44,17 +46,75 @@ var (
 	reBandwidth  = regexp.MustCompile(`^([+-]?` + numberExp + `)\s*([^\s/0-9.+-]+)\s*(?:/\s*(\S*))?$`)
 )
 
-// durationUnits are the units of ParseDuration, as in Go's time package.
-var durationUnits = map[string]bool{
-	"ns": true, "us": true, "µs": true, "μs": true, "ms": true, "s": true, "m": true, "h": true,
+// timeUnits are the units of simulated time, shared by durations ("2min")
+// and rates ("100/min"), each with its other spellings: one vocabulary, so
+// a unit accepted in one is accepted in the other, and in the JSON Schema's
+// patterns, which are built from this table.
+var timeUnits = []struct {
+	name string
+	alt  []string
+	ns   des.Time
+}{
+	{"ns", nil, des.Nanosecond},
+	{"us", []string{"µs", "μs"}, des.Microsecond}, // micro sign U+00B5, Greek mu U+03BC
+	{"ms", nil, des.Millisecond},
+	{"s", []string{"sec"}, des.Second},
+	{"m", []string{"min"}, des.Minute},
+	{"h", nil, des.Hour},
 }
 
-const durationUnitList = "units are ns, us, ms, s, m and h"
+// timeUnit maps every spelling of timeUnits to its canonical name and
+// length.
+var timeUnit = func() map[string]struct {
+	name string
+	ns   des.Time
+} {
+	m := map[string]struct {
+		name string
+		ns   des.Time
+	}{}
+	for _, u := range timeUnits {
+		for _, sp := range append([]string{u.name}, u.alt...) {
+			m[sp] = struct {
+				name string
+				ns   des.Time
+			}{u.name, u.ns}
+		}
+	}
+	return m
+}()
+
+// timeUnitText lists the spellings of timeUnits for messages, each
+// prefixed by prefix ("" for durations, "/" for rates): "ns, us (or µs),
+// ms, s (or sec), m (or min) and h".
+func timeUnitText(prefix string) string {
+	var parts []string
+	for _, u := range timeUnits {
+		p := prefix + u.name
+		if len(u.alt) > 0 {
+			p += " (or " + prefix + u.alt[0] + ")"
+		}
+		parts = append(parts, p)
+	}
+	return "units are " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// timeUnitPattern is the regular-expression alternation of every spelling
+// of timeUnits, longest first.
+func timeUnitPattern() string {
+	var all []string
+	for _, u := range timeUnits {
+		all = append(all, u.name)
+		all = append(all, u.alt...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return utf8.RuneCountInString(all[i]) > utf8.RuneCountInString(all[j]) })
+	return strings.Join(all, "|")
+}
 
 // ParseDuration parses a span of simulated time: a sequence of decimal
 // numbers, each with a unit, such as "250ms", "1.5s", "2m", "1h30m",
-// "500us" (or "500µs") and "100ns"; units are ns, us, µs, ms, s, m (minutes)
-// and h. Spaces between a number and its unit are allowed ("250 ms"). A bare
+// "500us" (or "500µs"), "100ns" and "2min"; units are those of timeUnits:
+// ns, us (µs), ms, s (sec), m (min) and h. Spaces between a number and its unit are allowed ("250 ms"). A bare
 // "0" means zero. A leading sign is accepted; callers check the range.
 // It returns nanoseconds of simulated time, or an error such as
 // `expected a duration such as 250ms or 2s, got "5" (a number needs a unit)`.
@@ -92,11 +152,12 @@ func ParseDuration(s string) (des.Time, error) {
 			}
 			return 0, unitError(expectDuration, s, "")
 		}
-		if !durationUnits[unit] {
-			return 0, unitError(expectDuration, s, fmt.Sprintf("unknown unit %q; %s", unit, durationUnitList))
+		u, ok := timeUnit[unit]
+		if !ok {
+			return 0, unitError(expectDuration, s, fmt.Sprintf("unknown unit %q; %s", unit, timeUnitText("")))
 		}
 		norm.WriteString(num)
-		norm.WriteString(unit)
+		norm.WriteString(u.name)
 		body = strings.TrimLeft(rest[len(unit):], " \t")
 	}
 	d, err := time.ParseDuration(norm.String())
@@ -143,22 +204,10 @@ func leadingUnit(s string) string {
 	return s
 }
 
-// rateUnits maps the time unit after "/" to a factor from records per unit
-// to records per second (a multiplier when the unit is under a second, a
-// divisor otherwise, so common values stay exact).
-var rateUnits = map[string]struct {
-	mul, div float64
-}{
-	"ns": {1e9, 1}, "us": {1e6, 1}, "µs": {1e6, 1}, "μs": {1e6, 1}, "ms": {1e3, 1},
-	"s": {1, 1}, "sec": {1, 1}, "m": {1, 60}, "min": {1, 60}, "h": {1, 3600},
-}
-
-const rateUnitList = "units are /ns, /us, /ms, /s, /min and /h"
-
 // ParseRate parses a rate in records per unit of simulated time: a decimal
 // number, "/" and a unit, such as "100/s", "6000/min", "2.5/ms", "3600/h"
-// or "1e6/s"; spaces around "/" are allowed. Units are ns, us, µs, ms, s,
-// sec, m or min, and h. A bare "0" means zero. A leading sign is accepted;
+// or "1e6/s"; spaces around "/" are allowed. Units are those of
+// durations (timeUnits). A bare "0" means zero. A leading sign is accepted;
 // callers check the range. It returns records per simulated second.
 func ParseRate(s string) (float64, error) {
 	in := strings.TrimSpace(s)
@@ -178,15 +227,23 @@ func ParseRate(s string) (float64, error) {
 		}
 		return 0, unitError(expectRate, s, "")
 	}
-	u, ok := rateUnits[m[2]]
+	u, ok := timeUnit[m[2]]
 	if !ok {
-		return 0, unitError(expectRate, s, fmt.Sprintf("unknown unit %q; %s", m[2], rateUnitList))
+		return 0, unitError(expectRate, s, fmt.Sprintf("unknown unit %q; %s", m[2], timeUnitText("/")))
+	}
+	// A multiplier under a second, a divisor from it up, so that common
+	// values stay exact (6000/min is 100/s).
+	mul, div := 1.0, 1.0
+	if u.ns < des.Second {
+		mul = float64(des.Second / u.ns)
+	} else {
+		div = float64(u.ns / des.Second)
 	}
 	v, err := strconv.ParseFloat(m[1], 64)
-	if err != nil || math.IsInf(v*u.mul/u.div, 0) {
+	if err != nil || math.IsInf(v*mul/div, 0) {
 		return 0, unitError(expectRate, s, "too large")
 	}
-	return v * u.mul / u.div, nil
+	return v * mul / div, nil
 }
 
 // sizeUnits maps a byte-size unit to bytes: decimal (SI) and binary (IEC).
@@ -392,9 +449,14 @@ var (
 	bitUnits     = []namedUnit{{"Tbit", 1e12}, {"Gbit", 1e9}, {"Mbit", 1e6}, {"kbit", 1e3}}
 )
 
+// maxExactDigits bounds the number of a size written exactly in a unit: a
+// size that is a whole number of KiB only with 12 digits (1e15 bytes is
+// 976562500000KiB) reads better as 1000TB, or rounded.
+const maxExactDigits = 10000
+
 // FormatByteSize formats a size in bytes as ParseByteSize reads it: exact
-// when it is a whole number of some unit ("32KiB", "1MiB", "1KB", "100B"),
-// otherwise rounded to two decimals of the largest binary unit it exceeds
+// when it is a whole number of some unit with at most four digits
+// ("32KiB", "1MiB", "1KB", "1000TB"), otherwise rounded to two decimals of the largest binary unit it exceeds
 // ("1.18MiB"); from 1000TiB up, in bytes in scientific notation, rounded
 // to three significant digits ("1e18B", "9.22e18B").
 func FormatByteSize(n int64) string {
@@ -404,14 +466,11 @@ func FormatByteSize(n int64) string {
 	if math.Abs(float64(n)) >= 1000*(1<<40) {
 		return formatSci(float64(n), 3) + "B"
 	}
-	for _, u := range binaryUnits {
-		if n%int64(u.size) == 0 {
-			return strconv.FormatInt(n/int64(u.size), 10) + u.name
-		}
-	}
-	for _, u := range decimalUnits {
-		if n%int64(u.size) == 0 {
-			return strconv.FormatInt(n/int64(u.size), 10) + u.name
+	for _, list := range [][]namedUnit{binaryUnits, decimalUnits} {
+		for _, u := range list {
+			if q := n / int64(u.size); n%int64(u.size) == 0 && q > -maxExactDigits && q < maxExactDigits {
+				return strconv.FormatInt(q, 10) + u.name
+			}
 		}
 	}
 	abs := math.Abs(float64(n))

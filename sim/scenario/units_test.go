@@ -26,6 +26,11 @@ func TestParseDuration(t *testing.T) {
 		{"0.0", 0},
 		{"0s", 0},
 		{" 250 ms ", 250 * des.Millisecond},
+		{"2min", 2 * des.Minute}, // the spellings rates take (issue 12, point 15)
+		{"10sec", 10 * des.Second},
+		{"1h30min", 90 * des.Minute},
+		{"1 min 30 sec", 90 * des.Second},
+		{"10 s", 10 * des.Second},
 		{"1h 30m", 90 * des.Minute},
 		{".5s", 500 * des.Millisecond},
 		{"1.000000001s", des.Second + 1},
@@ -43,9 +48,9 @@ func TestParseDuration(t *testing.T) {
 		{"", `expected a duration such as 250ms or 2s, got ""`},
 		{"5", `expected a duration such as 250ms or 2s, got "5" (a number needs a unit)`},
 		{"2.5", `expected a duration such as 250ms or 2s, got "2.5" (a number needs a unit)`},
-		{"25 parsecs", `expected a duration such as 250ms or 2s, got "25 parsecs" (unknown unit "parsecs"; units are ns, us, ms, s, m and h)`},
-		{"2min", `expected a duration such as 250ms or 2s, got "2min" (unknown unit "min"; units are ns, us, ms, s, m and h)`},
-		{"2S", `expected a duration such as 250ms or 2s, got "2S" (unknown unit "S"; units are ns, us, ms, s, m and h)`},
+		{"25 parsecs", `expected a duration such as 250ms or 2s, got "25 parsecs" (unknown unit "parsecs"; units are ns, us (or µs), ms, s (or sec), m (or min) and h)`},
+		{"2mins", `expected a duration such as 250ms or 2s, got "2mins" (unknown unit "mins"; units are ns, us (or µs), ms, s (or sec), m (or min) and h)`},
+		{"2S", `expected a duration such as 250ms or 2s, got "2S" (unknown unit "S"; units are ns, us (or µs), ms, s (or sec), m (or min) and h)`},
 		{"s", `expected a duration such as 250ms or 2s, got "s"`},
 		{"1.2.3s", `expected a duration such as 250ms or 2s, got "1.2.3s"`},
 		{"1 5s", `expected a duration such as 250ms or 2s, got "1 5s"`},
@@ -93,7 +98,7 @@ func TestParseRate(t *testing.T) {
 	}
 	bad := []struct{ in, msg string }{
 		{"100", `expected a rate such as 100/s or 6000/min, got "100" (a number needs a unit)`},
-		{"100/d", `expected a rate such as 100/s or 6000/min, got "100/d" (unknown unit "d"; units are /ns, /us, /ms, /s, /min and /h)`},
+		{"100/d", `expected a rate such as 100/s or 6000/min, got "100/d" (unknown unit "d"; units are /ns, /us (or /µs), /ms, /s (or /sec), /m (or /min) and /h)`},
 		{"100 records/s", `expected a rate such as 100/s or 6000/min, got "100 records/s"`},
 		{"100s", `expected a rate such as 100/s or 6000/min, got "100s" (a rate is a number, "/" and a unit)`},
 		{"fast", `expected a rate such as 100/s or 6000/min, got "fast"`},
@@ -209,7 +214,9 @@ func TestFormat(t *testing.T) {
 		}
 	}
 	sizes := map[int64]string{0: "0B", 100: "100B", 32 << 10: "32KiB", 1 << 20: "1MiB", 1000: "1KB", 1e6: "1MB", 1500: "1.46KiB", 1234567: "1.18MiB", 3 << 30: "3GiB", -2048: "-2KiB",
-		999 << 40: "999TiB", 1e18: "1e18B", -1e18: "-1e18B", math.MaxInt64: "9.22e18B", 1234 << 40: "1.36e15B"}
+		999 << 40: "999TiB", 1e18: "1e18B", -1e18: "-1e18B", math.MaxInt64: "9.22e18B", 1234 << 40: "1.36e15B",
+		// issue 13 F19: "got 976562500000KiB" for a huge record size
+		1e15: "1000TB", 2048000000: "2048MB", 390625 << 10: "400MB", 12345 << 30: "12.06TiB"}
 	for in, want := range sizes {
 		if got := FormatByteSize(in); got != want {
 			t.Errorf("FormatByteSize(%d) = %q, want %q", in, got, want)
