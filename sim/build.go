@@ -89,6 +89,7 @@ func (s *Sim) build() error {
 			ensureWorker(t.worker)
 			if v.kind != KindSource {
 				t.gate = newGate(t)
+				t.barriers = newBarrierHandler(t, sc.Checkpoint)
 			}
 			if ks := stateOf[v.name]; ks != nil {
 				t.keyed = newKeyedState(ks, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)

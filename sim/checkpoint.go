@@ -295,9 +295,9 @@ func (c *coordinator) trigger(now des.Time) int64 {
 		return id
 	}
 	for _, src := range c.s.sources {
-		src.t.pendingBarriers = append(src.t.pendingBarriers, id)
+		src.pendingBarriers = append(src.pendingBarriers, id)
 		if src.t.state != stateBP || ck.unaligned {
-			src.t.emitBarriers(now)
+			src.emitBarriers(now)
 		}
 	}
 	return id
@@ -468,16 +468,16 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 	ck.stats.Status = CheckpointTimedOut
 	ck.stats.EndToEnd = ms6(now - ck.trigger)
 	for _, t := range c.s.subtasks {
-		if t.aligning == id {
-			c.alignedSoFar(ck, t, now-t.alignStart) // still aligning: as long as that
+		if h := t.barriers; h != nil && h.checkpoint == id {
+			c.alignedSoFar(ck, t, now-h.start) // still aligning: as long as that
 		}
 	}
 	c.finish(now, ck)
 	c.sum.Failed++
 	c.failedInRow++
 	for _, t := range c.s.subtasks {
-		if t.aligning == id {
-			t.endAlignment(now)
+		if h := t.barriers; h != nil && h.checkpoint == id {
+			h.abort(now)
 			if t.state == stateIdle {
 				t.pull(now) // its unblocked inputs may hold records
 			}
@@ -623,20 +623,22 @@ func ms6(d des.Time) float64 { return round6(d.Milliseconds()) }
 
 // emitBarriers writes the pending barriers of a source subtask and
 // snapshots it: a source's state is its offset. Aligned barriers wait
-// until the source is not holding a record; unaligned ones go at once.
-func (t *subtask) emitBarriers(now des.Time) {
+// until the source is not holding a record; unaligned ones go at once
+// (Flink's SourceStreamTask triggers the checkpoint between two records).
+func (src *source) emitBarriers(now des.Time) {
+	t := src.t
 	c := t.s.ckpt
-	for _, id := range t.pendingBarriers {
+	for _, id := range src.pendingBarriers {
 		ck := c.pending[id]
 		if ck == nil {
 			continue // timed out meanwhile
 		}
 		c.started(now, t, id)
-		ck.sources[t.src.seq] = t.src.snapshot()
+		ck.sources[src.seq] = src.snapshot()
 		persisted := t.forwardBarrier(now, id, ck)
 		t.snapshot(now, ck, persisted)
 	}
-	t.pendingBarriers = t.pendingBarriers[:0]
+	src.pendingBarriers = src.pendingBarriers[:0]
 }
 
 // forwardBarrier writes barrier id into every output channel. An aligned
@@ -723,113 +725,6 @@ func (c *channel) persistUnsent(ck *checkpoint) int64 {
 	return n
 }
 
-// onBarrier handles barrier id read from input channel c (aligned mode):
-// the channel is blocked until the barrier has come on every input; then
-// the subtask snapshots, forwards the barrier and acknowledges.
-func (t *subtask) onBarrier(now des.Time, c *channel, id int64) {
-	ck := t.s.ckpt
-	if ck == nil || ck.pending[id] == nil || id < t.aligning {
-		return // an old or timed-out checkpoint's barrier
-	}
-	if t.aligning != id {
-		if t.aligning != 0 {
-			t.endAlignment(now) // a newer checkpoint overtook the old one
-		}
-		t.aligning, t.barriersSeen, t.alignStart = id, 0, now
-		ck.started(now, t, id)
-	}
-	t.barriersSeen++
-	if t.barriersSeen < len(t.gate.chans) {
-		c.blocked = true
-		return
-	}
-	cp := ck.pending[id]
-	if cp.cuts != nil {
-		for _, in := range t.gate.chans {
-			cp.cut(in).Received = in.recv
-		}
-	}
-	ck.aligned(t, id, now-t.alignStart)
-	t.endAlignment(now)
-	t.forwardBarrier(now, id, cp)
-	t.snapshot(now, cp, 0)
-}
-
-// onPriorityBarrier handles unaligned barrier id arriving on input
-// channel c, ahead of the data buffered there. At the first barrier of a
-// checkpoint the subtask snapshots at once (cutUnaligned); when the last
-// barrier is in, it uploads the state and the persisted data and
-// acknowledges.
-func (t *subtask) onPriorityBarrier(now des.Time, c *channel, id int64) {
-	co := t.s.ckpt
-	ck := co.pending[id]
-	if ck == nil || id < t.aligning {
-		return
-	}
-	if t.aligning != id {
-		t.endAlignment(now)
-		t.aligning, t.barriersSeen, t.alignStart = id, 0, now
-		co.started(now, t, id)
-		t.cutUnaligned(now, ck, nil)
-	}
-	c.spill = 0
-	t.barriersSeen++
-	t.finishUnaligned(now, ck)
-}
-
-// cutUnaligned takes t's unaligned snapshot now: it persists every record
-// waiting in its input ahead of barrier ck.id (and the one in service),
-// forwards the barrier overtaking its output buffers, captures its state,
-// and from then on persists what arrives on the inputs whose barrier has
-// not come yet. pre, when not nil, gives for some channels how many of
-// their queued buffers are ahead of the barrier (the rest came after it);
-// a blocked channel (its aligned barrier already read) has none ahead.
-func (t *subtask) cutUnaligned(now des.Time, ck *checkpoint, pre map[*channel]int) {
-	t.persisted = 0
-	if t.serving() {
-		t.persistIn(ck, t.cur) // taken, not processed: input of the cut
-	}
-	for _, r := range t.restored[t.restoredNext:] {
-		t.persistIn(ck, r)
-	}
-	g := t.gate
-	if g.cur != nil {
-		for _, r := range g.cur.recs[g.cur.next:] {
-			t.persistIn(ck, r)
-		}
-	}
-	for _, in := range g.chans {
-		n, known := pre[in]
-		switch {
-		case in.blocked:
-			n = 0
-		case !known:
-			n = in.queue.len()
-			in.spill = ck.id // its barrier is still to come
-		}
-		for i := 0; i < n; i++ {
-			if b := in.queue.at(i); b.isBuffer() && b != g.cur {
-				for _, r := range b.recs {
-					t.persistIn(ck, r)
-				}
-			}
-		}
-	}
-	t.persisted += t.forwardBarrier(now, ck.id, ck)
-	t.capture(ck)
-}
-
-// finishUnaligned uploads t's unaligned snapshot once every input's
-// barrier has come.
-func (t *subtask) finishUnaligned(now des.Time, ck *checkpoint) {
-	if t.barriersSeen < len(t.gate.chans) {
-		return
-	}
-	t.s.ckpt.aligned(t, ck.id, now-t.alignStart)
-	t.aligning, t.barriersSeen = 0, 0
-	t.upload(now, ck, t.persisted)
-}
-
 // switchToUnaligned turns checkpoint id, started aligned, unaligned once
 // aligned_timeout has passed (Flink's
 // execution.checkpointing.aligned-checkpoint-timeout): its barriers still
@@ -845,47 +740,13 @@ func (c *coordinator) switchToUnaligned(now des.Time, id int64) {
 	ck.unaligned = true
 	s := c.s
 	for _, src := range s.sources {
-		if slices.Contains(src.t.pendingBarriers, id) {
-			src.t.emitBarriers(now)
+		if slices.Contains(src.pendingBarriers, id) {
+			src.emitBarriers(now)
 		}
 	}
 	for _, t := range s.subtasks {
-		if t.gate == nil || t.down {
-			continue
-		}
-		// barriers delivered, queued behind data
-		pre := map[*channel]int{}
-		for _, in := range t.gate.chans {
-			for i := 0; i < in.queue.len(); i++ {
-				if b := in.queue.at(i); b.barrierID() == id {
-					pre[in] = i
-					in.removeQueued(now, i)
-					break
-				}
-			}
-		}
-		if len(pre) == 0 && t.aligning != id {
-			continue // no barrier of id here yet (or done with it)
-		}
-		if t.aligning != id {
-			t.endAlignment(now)
-			t.aligning, t.barriersSeen, t.alignStart = id, 0, now
-			c.started(now, t, id)
-		}
-		t.cutUnaligned(now, ck, pre)
-		t.barriersSeen += len(pre)
-		for _, in := range t.gate.chans {
-			if in.blocked {
-				in.blocked = false
-				if in.queue.len() > 0 && !in.inAvail {
-					in.inAvail = true
-					t.gate.avail.push(in)
-				}
-			}
-		}
-		t.finishUnaligned(now, ck)
-		if t.state == stateIdle {
-			t.pull(now)
+		if t.barriers != nil && !t.down {
+			t.barriers.alignmentTimeout(now, ck)
 		}
 	}
 	// barriers waiting for credit behind data: they overtake it
@@ -924,28 +785,6 @@ func (c *channel) removeQueued(now des.Time, i int) {
 // removeBacklogged takes the buffer at position i out of the sender's
 // backlog.
 func (c *channel) removeBacklogged(i int) { c.backlog.removeAt(i) }
-
-// persistIn adds r to t's persisted input for checkpoint ck.
-func (t *subtask) persistIn(ck *checkpoint, r Record) {
-	ck.chanState[t.gid] = append(ck.chanState[t.gid], r)
-	t.persisted += t.s.sizeOf(&r)
-}
-
-// endAlignment unblocks every input channel and stops persisting.
-func (t *subtask) endAlignment(now des.Time) {
-	t.aligning, t.barriersSeen = 0, 0
-	g := t.gate
-	for _, c := range g.chans {
-		c.spill = 0
-		if c.blocked {
-			c.blocked = false
-			if c.queue.len() > 0 && !c.inAvail {
-				c.inAvail = true
-				g.avail.push(c)
-			}
-		}
-	}
-}
 
 // triggerCheckpoint triggers a checkpoint now (the live view's `c`).
 func (s *Sim) triggerCheckpoint() error {

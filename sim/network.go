@@ -208,14 +208,14 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 			c.announce(now, 1)
 		}
 		if !c.to.down {
-			c.to.onPriorityBarrier(now, c, id)
+			c.to.barriers.priorityBarrierReceived(now, c, id)
 		}
 		return
 	}
 	if c.spill != 0 && b.isBuffer() {
 		if ck := c.s.ckpt.pending[c.spill]; ck != nil {
 			for _, r := range b.recs {
-				c.to.persistIn(ck, r)
+				c.to.barriers.persistIn(ck, r)
 			}
 		}
 	}
@@ -294,7 +294,7 @@ func (g *gate) next(now des.Time, r *Record, arrived *des.Time) bool {
 			g.queuedBufs--
 			g.owner.s.freeBuffer(b)
 			g.recycle(now, c)
-			g.owner.onBarrier(now, c, barrier)
+			g.owner.barriers.barrierReceived(now, c, barrier)
 		} else {
 			g.cur, g.curCh = b, c
 		}

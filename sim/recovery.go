@@ -128,9 +128,11 @@ func (t *subtask) reset(now des.Time) {
 	t.restored, t.restoredNext = nil, 0
 	t.resumeArmed, t.gcBusy, t.heldCur, t.syncBusy = false, false, false, false
 	t.txns = nil
-	t.pendingBarriers = t.pendingBarriers[:0]
-	t.aligning, t.barriersSeen, t.persisted = 0, 0, 0
+	if t.barriers != nil {
+		t.barriers.reset()
+	}
 	if src := t.src; src != nil {
+		src.pendingBarriers = src.pendingBarriers[:0]
 		src.armed, src.fetchng = false, false
 		src.fifo, src.fifoEvent, src.fifoKey = ring[des.Time]{}, ring[des.Time]{}, ring[uint32]{}
 	}

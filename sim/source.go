@@ -73,7 +73,9 @@ type source struct {
 	maxOffset, replayed uint64
 	emits               uint64
 	initial             sourceSnap // the position at the start (a rewind without checkpoint)
-	keyBefore           rand.PCG   // the key stream before the last key was drawn
+
+	pendingBarriers []int64  // checkpoints triggered, whose barriers go out once the record in hand is written
+	keyBefore       rand.PCG // the key stream before the last key was drawn
 }
 
 // sourceSnap is a source subtask's checkpointed position: its offset
@@ -354,8 +356,8 @@ func (src *source) scheduleArrival() {
 // checkpoint barriers triggered meanwhile go out first.
 func (src *source) unblocked(now des.Time) {
 	src.emitted(now)
-	if len(src.t.pendingBarriers) > 0 {
-		src.t.emitBarriers(now)
+	if len(src.pendingBarriers) > 0 {
+		src.emitBarriers(now)
 	}
 	src.advance(now)
 }

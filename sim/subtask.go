@@ -81,13 +81,7 @@ type subtask struct {
 
 	src *source
 
-	// aligned checkpoints
-	pendingBarriers []int64  // sources: barriers to emit once the record in hand is written
-	aligning        int64    // the checkpoint whose barriers are coming in, or 0
-	barriersSeen    int      // of aligning, on how many input channels
-	alignStart      des.Time // when its first barrier came
-	persisted       int64    // unaligned: bytes of in-flight data persisted for aligning
-	persistedRecs   []Record // unaligned: the records persisted for aligning
+	barriers *barrierHandler // nil for a source (it has no input gate)
 }
 
 // setState accounts the time since the last change to the old state.
