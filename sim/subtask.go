@@ -7,13 +7,6 @@ import (
 	"github.com/dspalab/dspalab/sim/des"
 )
 
-// Subtask states, as Flink accounts task time.
-const (
-	stateIdle = iota // no input to process (or, for a source, no record yet)
-	stateBusy        // processing a record
-	stateBP          // holding output that no buffer can take: back-pressured
-)
-
 // subtask is one parallel instance of a vertex, placed in slot index of the
 // cluster.
 type subtask struct {
@@ -23,14 +16,8 @@ type subtask struct {
 	worker int
 	gid    int // index among all subtasks
 
-	state int
-	since des.Time
-	iv    [3]des.Time // time per state in the current metrics interval
-	win   [3]des.Time // time per state inside the statistics window
-	bpOut []des.Time  // back-pressured time inside the window, per output edge (as outs)
-	// back-pressured time inside the window spent waiting for subtasks of
-	// a failed worker not noticed yet (left out of the diagnosis)
-	winBPDown des.Time
+	timeAccounting // busy, idle and back-pressured time
+	ioMetrics      // records in and out, and the Little's law integrals
 
 	gate *gate
 	outs []*partition
@@ -68,17 +55,6 @@ type subtask struct {
 	pch       *channel
 	blockedOn *partition
 
-	ivIn, ivOut   uint64
-	winIn, winOut uint64
-	totIn, totOut uint64
-
-	// Little's law: records inside the subtask (input queue and service)
-	inSys    int64
-	lastN    des.Time
-	area     float64 // record-nanoseconds inside the window
-	sojourn  float64 // nanoseconds, departures inside the window
-	departed uint64  // departures inside the window
-
 	src *source
 
 	barriers *barrierHandler // nil for a source (it has no input gate)
@@ -91,40 +67,18 @@ func (t *subtask) setState(now des.Time, st int) {
 }
 
 // account moves the time since the last change into the interval and
-// window accumulators of the current state.
+// window accumulators of the current state; back-pressured time is
+// charged to the output edge that blocks.
 func (t *subtask) account(now des.Time) {
-	if now <= t.since {
-		return
-	}
-	t.iv[t.state] += now - t.since
-	if w := t.s.warmup; now > w {
-		d := now - max(t.since, w)
-		t.win[t.state] += d
-		if t.state == stateBP && t.blockedOn != nil {
-			if t.blockedOn.intoDown {
-				t.winBPDown += d // waiting for a failed worker's subtasks
-			} else {
-				t.bpOut[t.pe] += d // emit's cursor stays on the edge that blocks
-			}
-		}
-	}
-	t.since = now
+	t.timeAccounting.account(now, t.s.warmup, t.blockedOn, t.pe)
 }
 
 // arrive counts n records entering the subtask's input queue.
-func (t *subtask) arrive(now des.Time, n int) {
-	t.touchN(now)
-	t.inSys += int64(n)
-}
+func (t *subtask) arrive(now des.Time, n int) { t.ioMetrics.arrive(now, t.s.warmup, n) }
 
 // touchN integrates the number of records inside the subtask over the
 // window up to now.
-func (t *subtask) touchN(now des.Time) {
-	if w := t.s.warmup; now > w && t.inSys > 0 {
-		t.area += float64(t.inSys) * float64(now-max(t.lastN, w))
-	}
-	t.lastN = now
-}
+func (t *subtask) touchN(now des.Time) { t.ioMetrics.touchN(now, t.s.warmup) }
 
 // serving reports whether t has a record in service (t.cur): busy, and
 // not only because of a pause or a snapshot.
@@ -167,14 +121,10 @@ func (t *subtask) pull(now des.Time) {
 		} else if !t.gate.next(now, &t.cur, &t.curArrived) {
 			return
 		}
-		t.ivIn++
-		t.totIn++
-		if now > t.s.warmup {
-			t.winIn++
-		}
+		t.recordIn(now, t.s.warmup)
 		d := t.v.svc.sample(t.rng)
 		if t.keyed != nil {
-			d += t.keyed.access(now, t, t.cur.Key)
+			d += t.keyed.access(now, t.s.workers[t.worker], t.cur.Key)
 		}
 		if t.slow > 1 {
 			d = des.Time(float64(d)*t.slow + 0.5)
@@ -191,12 +141,7 @@ func (t *subtask) pull(now des.Time) {
 // complete ends the service of the current record: it leaves the subtask
 // and its outputs are written downstream.
 func (t *subtask) complete(now des.Time) {
-	t.touchN(now)
-	t.inSys--
-	if now > t.s.warmup {
-		t.sojourn += float64(now - t.curArrived)
-		t.departed++
-	}
+	t.depart(now, t.s.warmup, t.curArrived)
 	if len(t.outs) == 0 {
 		t.s.delivered++
 		t.write(now, &t.cur)
@@ -261,11 +206,7 @@ func (t *subtask) emit(now des.Time) bool {
 		}
 		t.pe = 0
 		t.pi++
-		t.ivOut++
-		t.totOut++
-		if now > t.s.warmup {
-			t.winOut++
-		}
+		t.recordOut(now, t.s.warmup)
 	}
 	t.pend = t.pend[:0]
 	t.pi = 0

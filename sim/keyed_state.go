@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -21,12 +20,13 @@ const (
 	rocksDBSyncFixed     = 2 * des.Millisecond
 	rocksDBSyncBytesPerS = 256 << 20 // rocksdb: changed bytes flushed per second
 	rocksDBWriteBuffer   = 64 << 20  // rocksdb: at most this much is flushed (write_buffer_size)
-	gcMinPause           = des.Millisecond
 )
 
-// keyedState is the keyed state of one subtask: the distinct keys it has
-// seen, BytesPerKey each. Keys touched since the last snapshot are the
-// delta of an incremental checkpoint.
+// keyedState is the keyed state of one task, as Flink's keyed state
+// backend (HeapKeyedStateBackend or RocksDBKeyedStateBackend) behind a
+// keyed operator: the distinct keys it has seen, BytesPerKey each. Keys
+// touched since the last snapshot are the delta of an incremental
+// checkpoint.
 type keyedState struct {
 	bytesPerKey int64
 	backend     string
@@ -109,12 +109,12 @@ func (k *keySet) clone() *keySet {
 // the backend's access time, and grows the state by BytesPerKey for a key
 // not seen before. Heap state counts against the worker's memory; past it
 // the worker fails with an out-of-memory error.
-func (k *keyedState) access(now des.Time, t *subtask, key uint32) des.Time {
+func (k *keyedState) access(now des.Time, w *worker, key uint32) des.Time {
 	if k.dirty != nil {
 		k.dirty.add(key)
 	}
 	if k.keys.add(key) && k.backend == scenario.BackendHeap {
-		t.s.workers[t.worker].grow(now, k.bytesPerKey)
+		w.grow(now, k.bytesPerKey)
 	}
 	return k.accessTime
 }
@@ -139,84 +139,4 @@ func (k *keyedState) snapshotCost() (upload, full int64, sync des.Time) {
 	}
 	// copy the state table's entries (copy-on-write from then on)
 	return upload, full, des.FromSeconds(float64(int64(k.keys.len())*heapEntryBytes) / heapSyncBytesPerS)
-}
-
-// worker is a TaskManager: its heap (keyed state of the heap backend) and
-// garbage-collection pauses.
-type worker struct {
-	index       int
-	memory      int64
-	heap        int64
-	pausedUntil des.Time
-	oomArmed    bool
-	gcInterval  des.Time
-	gcPerGiB    des.Time
-	s           *Sim
-}
-
-// grow adds n bytes of heap state; past the worker's memory it fails the
-// worker (java.lang.OutOfMemoryError: Java heap space), after the current
-// event.
-func (w *worker) grow(now des.Time, n int64) {
-	s := w.s
-	w.heap += n
-	if w.heap > w.memory && !w.oomArmed && s.fo != nil {
-		w.oomArmed = true
-		epoch := s.epoch
-		s.fo.later(now, func(now des.Time) {
-			if s.epoch != epoch || w.heap <= w.memory {
-				return // a failover in between emptied the heap
-			}
-			s.fo.fail(now, failureCause{kind: causeOOM, worker: w.index,
-				text: fmt.Sprintf("worker %d ran out of memory: %d bytes (%s) of heap state exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space)",
-					w.index, w.heap, formatBytes(w.heap), w.memory, formatBytes(w.memory))})
-		})
-	}
-}
-
-// HandleEvent starts a garbage-collection pause of the worker: its
-// subtasks stop for gcPerGiB per GiB of heap state (at least 1ms).
-func (w *worker) HandleEvent(now des.Time, _ int64) {
-	pause := max(gcMinPause, des.Time(float64(w.gcPerGiB)*float64(w.heap)/(1<<30)))
-	w.pausedUntil = now + pause
-	if now+w.gcInterval <= w.s.duration {
-		w.s.eng.After(w.gcInterval, w, 0)
-	}
-}
-
-// storage is the checkpoint storage: uploads and downloads queue for its
-// bandwidth one after another, each then takes its latency. An outage
-// holds transfers that would start inside it until it ends.
-type storage struct {
-	bw      float64 // bytes per simulated second
-	latency des.Time
-	free    des.Time
-	outages [][2]des.Time
-}
-
-// transfer returns when n bytes handed over at now have been stored (or
-// read back).
-func (st *storage) transfer(now des.Time, n int64) des.Time {
-	start := max(now, st.free)
-	for _, o := range st.outages {
-		if start >= o[0] && start < o[1] {
-			start = o[1]
-		}
-	}
-	st.free = addNs(start, float64(n)/st.bw*float64(des.Second))
-	return addNs(st.free, float64(st.latency))
-}
-
-// formatBytes formats a byte count for people: "512B", "3.2MiB".
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%dB", n)
-	}
-	v, i := float64(n), -1
-	for v >= unit && i < 4 {
-		v /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f%ciB", v, "KMGTP"[i])
 }
