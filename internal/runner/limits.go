@@ -9,6 +9,7 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -31,14 +32,6 @@ const (
 	// DefaultMaxRows is the most rows of timeseries.csv a run with --out
 	// may write: at about 100 bytes a row, some 2 GB.
 	DefaultMaxRows = 2e7
-)
-
-// Rough memory costs of the job's structures, measured on the simulator
-// (a 2048 x 2048 all-to-all edge takes about 1.2 GB).
-const (
-	bytesPerChannel = 300
-	bytesPerZipfKey = 8
-	bytesPerSubtask = 2048
 )
 
 // Limits bound what Run agrees to simulate: a scenario over any of the
@@ -99,64 +92,16 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Estimate is what CheckLimits measures of a scenario. Rates are means in
-// records (or rows) per simulated second.
-type Estimate struct {
-	Subtasks int      // subtasks over all vertices
-	Vertices int      // sources, operators and sinks
-	Duration des.Time // simulated duration
-	// Offered is the records per second all sources emit.
-	Offered float64
-	// Records is Offered plus the records per second every operator and
-	// sink receives: each record counted once at its source and once at
-	// every vertex it reaches, after selectivity and broadcast.
-	Records float64
-	// Busiest is the operator or sink that receives the most records per
-	// second (the first in topological order on a tie; "" without any),
-	// and BusiestRate that rate.
-	Busiest     string
-	BusiestRate float64
-	// BySelectivity and ByBroadcast report that records are multiplied on
-	// the way: an operator with selectivity over 1, or a broadcast edge
-	// into more than one subtask, receives records.
-	BySelectivity, ByBroadcast bool
-	// MetricsRows is the rows per second of the metrics samples:
-	// (Subtasks + Vertices) / metrics.interval.
-	MetricsRows float64
-	// EventRate is Records + MetricsRows, events per simulated second.
-	EventRate float64
-	// Events is EventRate times the duration in simulated seconds.
-	Events float64
-	// Channels are the subtask-to-subtask channels of all edges; ZipfKeys
-	// the keys of all zipf key tables.
-	Channels, ZipfKeys int64
-	// Memory is the estimated bytes of the job's structures before any
-	// record: channels, zipf key tables and subtasks.
-	Memory int64
-	// Rows is the number of rows of timeseries.csv: one per subtask and
-	// per vertex at every metrics sample.
-	Rows float64
-	// CheckpointRows is the most rows of checkpoint_subtasks.csv: one per
-	// subtask and checkpoint, a checkpoint every checkpoint.interval (0
-	// without checkpointing).
-	CheckpointRows float64
-}
+// Estimate is what CheckLimits measures of a scenario: plan.Estimate,
+// where the estimates are computed (Plan.Estimate).
+type Estimate = plan.Estimate
 
-// Measure estimates the size of a run of sc by following the records
-// through the job graph, in topological order:
-//   - a source emits its mean rate per subtask times its parallelism: Rate
-//     for constant and poisson, the on/off mix for bursty, and the
-//     time-weighted mean of the steps over the duration for schedule;
-//   - an operator or sink receives the sum of what its inputs emit, times
-//     its parallelism on a broadcast edge (every subtask gets every
-//     record);
-//   - an operator emits what it receives times its selectivity; a sink
-//     emits nothing.
-//
-// It ignores back-pressure (a bottleneck slows what passes it), so the
-// estimate is an upper bound of a run's records. A trace source counts as
-// emitting nothing here: its rate is known only from the data set (see
-// measure).
+// Measure estimates the size of a run of sc: the estimate of its compiled
+// plan (plan.Compile, Plan.Estimate), with the trace sources counted as
+// emitting nothing (their rates are known only from their data: see
+// measure). A scenario that does not compile (an input that names no
+// vertex, a cycle: one that fails validation) measures as its duration
+// alone.
 func Measure(sc *scenario.Scenario) Estimate { return measure(sc, nil) }
 
 // measure is Measure with the mean rates of the trace sources, in records
@@ -164,131 +109,16 @@ func Measure(sc *scenario.Scenario) Estimate { return measure(sc, nil) }
 // registry's rows and time span of a data set; 0 or absent: unknown, left
 // out).
 func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
-	e := Estimate{Duration: sc.Duration}
-	par := sc.Parallelisms()
-	for _, s := range sc.Sources {
-		if s.Keys.Distribution == scenario.KeysZipf {
-			e.ZipfKeys += int64(s.Keys.Count)
-		}
+	p, err := plan.Compile(sc)
+	if err != nil {
+		return Estimate{Duration: sc.Duration}
 	}
-	out := map[string]float64{}   // records per second a vertex emits
-	recv := map[string]receiver{} // operators and sinks by name
-	for _, s := range sc.Sources {
-		e.Subtasks += s.Parallelism
-		r := finite(meanRate(s.Arrival, sc.Duration) * float64(s.Parallelism))
-		if s.Arrival.Process == scenario.ArrivalTrace {
-			r = finite(traceRates[s.Name])
-		}
-		out[s.Name] = r
-		e.Offered = finite(e.Offered + r)
-	}
-	for _, o := range sc.Operators {
-		e.Subtasks += o.Parallelism
-		recv[o.Name] = receiver{o.Inputs, o.Partitioning, o.Parallelism, o.Selectivity}
-	}
-	for _, s := range sc.Sinks {
-		e.Subtasks += s.Parallelism
-		recv[s.Name] = receiver{s.Inputs, s.Partitioning, s.Parallelism, 0}
-	}
-	e.Vertices = len(sc.Sources) + len(sc.Operators) + len(sc.Sinks)
-	e.Records = e.Offered
-	for _, name := range sc.Topo() {
-		v, ok := recv[name]
-		if !ok {
-			continue // a source
-		}
-		var in float64
-		for _, u := range v.inputs {
-			in = finite(in + out[u])
-			e.Channels += channels(v.partitioning, par[u], v.parallelism)
-		}
-		if v.partitioning == scenario.PartitionBroadcast {
-			e.ByBroadcast = e.ByBroadcast || (in > 0 && v.parallelism > 1)
-			in *= float64(v.parallelism)
-		}
-		in = finite(in)
-		e.BySelectivity = e.BySelectivity || (in > 0 && v.selectivity > 1)
-		e.Records = finite(e.Records + in)
-		if e.Busiest == "" || in > e.BusiestRate {
-			e.Busiest, e.BusiestRate = name, in
-		}
-		out[name] = finite(in * v.selectivity)
-	}
-	interval := sc.Metrics.Interval
-	if interval <= 0 {
-		interval = des.Second // the simulator's default
-	}
-	e.MetricsRows = float64(e.Subtasks+e.Vertices) / interval.Seconds()
-	e.Rows = float64(e.Subtasks+e.Vertices) * math.Ceil(float64(sc.Duration)/float64(interval))
-	if ck := sc.Checkpoint; checkpointing(sc) && ck.Interval > 0 {
-		e.CheckpointRows = float64(e.Subtasks) * math.Floor(float64(sc.Duration)/float64(ck.Interval))
-	}
-	e.Memory = e.Channels*bytesPerChannel + e.ZipfKeys*bytesPerZipfKey + int64(e.Subtasks)*bytesPerSubtask
-	e.EventRate = finite(e.Records + e.MetricsRows)
-	e.Events = finite(e.EventRate * sc.Duration.Seconds())
-	return e
+	return p.Estimate(traceRates)
 }
 
 // gigabytes formats a byte count for messages in GiB: "1.3GiB", "4GiB".
 func gigabytes(b float64) string {
 	return strconv.FormatFloat(math.Round(b/(1<<30)*100)/100, 'f', -1, 64) + "GiB"
-}
-
-// channels counts the channels of an edge from pu to pd subtasks.
-func channels(partitioning string, pu, pd int) int64 {
-	switch partitioning {
-	case scenario.PartitionForward:
-		return int64(pd)
-	case scenario.PartitionRescale:
-		return int64(max(pu, pd))
-	}
-	if partitioning == "" && pu == pd { // the default is forward then
-		return int64(pd)
-	}
-	return int64(pu) * int64(pd)
-}
-
-// finite caps x at the largest float64, so that absurd rates (a long chain
-// of selective operators) stay comparable and a later selectivity of 0
-// gives 0, not NaN.
-func finite(x float64) float64 { return min(x, math.MaxFloat64) }
-
-// receiver is what Measure needs of an operator or a sink.
-type receiver struct {
-	inputs       []string
-	partitioning string
-	parallelism  int
-	selectivity  float64 // 0 for a sink
-}
-
-// meanRate is the mean arrival rate of one source subtask over [0, d], in
-// records per simulated second.
-func meanRate(a scenario.Arrival, d des.Time) float64 {
-	switch a.Process {
-	case scenario.ArrivalBursty:
-		if a.On+a.Off <= 0 {
-			return a.Rate
-		}
-		on := float64(a.On) / float64(a.On+a.Off)
-		return a.Rate*on + a.OffRate*(1-on)
-	case scenario.ArrivalSchedule:
-		if d <= 0 || len(a.Schedule) == 0 {
-			return 0
-		}
-		var sum float64 // records
-		for i, st := range a.Schedule {
-			end := d
-			if i+1 < len(a.Schedule) {
-				end = min(a.Schedule[i+1].At, d)
-			}
-			if end > st.At {
-				sum += st.Rate * (end - st.At).Seconds()
-			}
-		}
-		return sum / d.Seconds()
-	default:
-		return a.Rate
-	}
 }
 
 // CheckLimits refuses a scenario over any limit of l (zero fields meaning
@@ -320,11 +150,11 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 	}
 	if e.EventRate > l.MaxEventRate {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s events per simulated second (%s) exceed the limit of %s; %s, or raise --max-event-rate",
-			label, Sci(e.EventRate, 1), e.explain(), Sci(l.MaxEventRate, -1), e.advice()))
+			label, Sci(e.EventRate, 1), explain(e), Sci(l.MaxEventRate, -1), advice(e)))
 	}
 	if e.Events > l.MaxEvents {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s events (%s, over %s) exceed the limit of %s; shorten duration, %s, or raise --max-events",
-			label, Sci(e.Events, 1), e.explain(), sim.FormatTime(e.Duration), Sci(l.MaxEvents, -1), e.advice()))
+			label, Sci(e.Events, 1), explain(e), sim.FormatTime(e.Duration), Sci(l.MaxEvents, -1), advice(e)))
 	}
 	if e.Memory > l.MaxMemory {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s of memory before any record (%d channels, %d zipf keys, %d subtasks) exceeds the limit of %s; lower the parallelism of all-to-all edges or the zipf key counts, or raise --max-memory",
@@ -345,19 +175,19 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 
 // rowsMatter reports whether the metrics rows are a tenth of the events or
 // more, and so worth naming in a message.
-func (e Estimate) rowsMatter() bool { return e.MetricsRows >= 0.1*e.EventRate }
+func rowsMatter(e Estimate) bool { return e.MetricsRows >= 0.1*e.EventRate }
 
 // explain says where the estimated event rate comes from, for messages:
 // "records through 5 vertices: 1.0e8/s offered by the sources, 5.0e8/s
 // handled in all", then what multiplies the records, if anything, and the
 // metrics rows when they matter.
-func (e Estimate) explain() string {
+func explain(e Estimate) string {
 	s := fmt.Sprintf("records through %d vertices: %s/s offered by the sources, %s/s handled in all",
 		e.Vertices, Sci(e.Offered, 1), Sci(e.Records, 1))
-	if by := e.multipliers(); by != "" {
+	if by := multipliers(e); by != "" {
 		s += fmt.Sprintf(", multiplied by %s: %s/s into %q", by, Sci(e.BusiestRate, 1), e.Busiest)
 	}
-	if e.rowsMatter() {
+	if rowsMatter(e) {
 		s += fmt.Sprintf("; plus %s metrics rows/s", Sci(e.MetricsRows, 1))
 	}
 	return s
@@ -365,7 +195,7 @@ func (e Estimate) explain() string {
 
 // multipliers names what multiplies records on the way: "selectivity",
 // "broadcast", both, or "".
-func (e Estimate) multipliers() string {
+func multipliers(e Estimate) string {
 	switch {
 	case e.BySelectivity && e.ByBroadcast:
 		return "selectivity and broadcast"
@@ -378,7 +208,7 @@ func (e Estimate) multipliers() string {
 }
 
 // advice says what to change in the scenario to lower the event rate.
-func (e Estimate) advice() string {
+func advice(e Estimate) string {
 	s := "lower the rates"
 	switch {
 	case e.BySelectivity && e.ByBroadcast:
@@ -388,7 +218,7 @@ func (e Estimate) advice() string {
 	case e.ByBroadcast:
 		s = "lower the rates or the parallelism behind broadcast"
 	}
-	if e.rowsMatter() {
+	if rowsMatter(e) {
 		s = "lengthen metrics.interval, " + s
 	}
 	return s

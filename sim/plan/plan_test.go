@@ -1,0 +1,300 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/scenarios"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+func parse(t *testing.T, text string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("t.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func compile(t *testing.T, sc *scenario.Scenario) *Plan {
+	t.Helper()
+	p, err := Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Key groups follow Flink's KeyGroupRangeAssignment: p = 3 gets the
+// default max parallelism 128, and its subtasks own 43, 43 and 42 key
+// groups, each key group the subtask whose range holds it.
+func TestKeyGroups(t *testing.T) {
+	p := compile(t, parse(t, `duration: 1s
+sources: [{name: src, arrival: {process: constant, rate: 1/s}}]
+operators:
+  - {name: count, input: src, partitioning: hash, parallelism: 3, service_time: {mean: 1ms}}
+  - {name: wide, input: count, partitioning: hash, parallelism: 200, service_time: {mean: 1ms}}
+sinks: [{name: out, input: wide, partitioning: hash, parallelism: 3, max_parallelism: 7}]
+workers: {count: 50, slots: 4}
+`))
+	e := p.Vertex("count").Inputs[0]
+	if e.MaxParallelism != 128 {
+		t.Fatalf("max parallelism %d, want 128", e.MaxParallelism)
+	}
+	var sizes []int
+	for d := range 3 {
+		start, end := e.KeyGroups(d)
+		sizes = append(sizes, end-start)
+		for kg := start; kg < end; kg++ {
+			if got := e.KeyGroupOwner(kg); got != d {
+				t.Errorf("key group %d: owner %d, want %d (range [%d, %d))", kg, got, d, start, end)
+			}
+		}
+	}
+	if !reflect.DeepEqual(sizes, []int{43, 43, 42}) {
+		t.Errorf("key groups per subtask %v, want [43 43 42]", sizes)
+	}
+	if got := p.Vertex("wide").Inputs[0].MaxParallelism; got != 512 {
+		t.Errorf("p = 200: max parallelism %d, want roundUpToPowerOfTwo(300) = 512", got)
+	}
+	out := p.Vertex("out").Inputs[0]
+	var starts []int
+	for d := range 3 {
+		s, _ := out.KeyGroups(d)
+		starts = append(starts, s)
+	}
+	if out.MaxParallelism != 7 || !reflect.DeepEqual(starts, []int{0, 3, 5}) {
+		t.Errorf("max_parallelism 7: got %d key groups starting at %v, want 7 starting at [0 3 5]", out.MaxParallelism, starts)
+	}
+}
+
+// A scenario built in Go may name no partitioning or max parallelism: the
+// plan resolves them as Flink does.
+func TestDefaultsOfAnEdge(t *testing.T) {
+	sc := &scenario.Scenario{Name: "go", Duration: des.Second, Network: scenario.DefaultNetwork(),
+		Sources: []scenario.Source{{Name: "a", Parallelism: 2}, {Name: "b", Parallelism: 3}},
+		Operators: []scenario.Operator{{Name: "j", Inputs: []string{"a", "b"}, Parallelism: 2, Selectivity: 1,
+			Network: scenario.DefaultNetwork()}},
+		Sinks: []scenario.Sink{{Name: "out", Inputs: []string{"j"}, Parallelism: 2, MaxParallelism: 1}},
+	}
+	p := compile(t, sc)
+	j := p.Vertex("j")
+	if got := []string{j.Inputs[0].Partitioning, j.Inputs[1].Partitioning}; !reflect.DeepEqual(got, []string{"forward", "rebalance"}) {
+		t.Errorf("default partitionings %v, want forward from the equal parallelism, rebalance from the other", got)
+	}
+	if e := p.Vertex("out").Inputs[0]; e.Partitioning != "forward" || e.MaxParallelism != 128 {
+		t.Errorf("out: %s, max parallelism %d; want forward, 128 (1 is below the parallelism)", e.Partitioning, e.MaxParallelism)
+	}
+	if DefaultPartitioning(4, 4) != scenario.PartitionForward || DefaultPartitioning(4, 5) != scenario.PartitionRebalance {
+		t.Error("DefaultPartitioning")
+	}
+	if sc.Workers.HeartbeatTimeout != 0 || p.Scenario.Workers.HeartbeatTimeout != 50*des.Second || p.Scenario.Workers.Memory != 1<<30 ||
+		p.MetricsInterval() != des.Second || p.Scenario.Checkpoint.Storage.Bandwidth != 100<<20 {
+		t.Errorf("the plan's scenario has the defaults, the compiled one is unchanged: %+v, %+v", p.Scenario.Workers, sc.Workers)
+	}
+	if p.Checkpointing() {
+		t.Error("a zero Checkpoint takes checkpoints")
+	}
+	if p.Vertex("a").Kind != Source || j.Kind != Operator || p.Vertex("out").Kind != Sink || Sink.String() != "sink" {
+		t.Error("kinds")
+	}
+}
+
+// Channels: pointwise for forward and rescale, all-to-all otherwise,
+// and the input gate of each receiver holds buffers_per_channel per
+// channel plus floating_buffers.
+func TestChannels(t *testing.T) {
+	p := compile(t, parse(t, `duration: 1s
+workers: {count: 2, slots: 6}
+network: {buffers_per_channel: 2, floating_buffers: 8}
+sources:
+  - {name: six, parallelism: 6, arrival: {process: constant, rate: 1/s}}
+  - {name: two, parallelism: 2, arrival: {process: constant, rate: 1/s}}
+operators:
+  - {name: down, input: six, partitioning: rescale, parallelism: 2, service_time: {mean: 1ms}}
+  - {name: up, input: two, partitioning: rescale, parallelism: 6, service_time: {mean: 1ms}}
+  - {name: same, input: up, parallelism: 6, service_time: {mean: 1ms}}
+  - {name: keyed, inputs: [down, same], partitioning: hash, parallelism: 4, service_time: {mean: 1ms}}
+sinks:
+  - {name: out, input: keyed, partitioning: broadcast, parallelism: 3, network: {capacity: unbounded}}
+`))
+	type want struct {
+		part      string
+		pointwise bool
+		channels  int64
+		targets   [][]int // of each sender
+		into      []int   // channels into each receiver
+	}
+	for _, tc := range []struct {
+		to   string
+		in   int
+		want want
+	}{
+		{"down", 0, want{"rescale", true, 6, [][]int{{0}, {0}, {0}, {1}, {1}, {1}}, []int{3, 3}}},
+		{"up", 0, want{"rescale", true, 6, [][]int{{0, 1, 2}, {3, 4, 5}}, []int{1, 1, 1, 1, 1, 1}}},
+		{"same", 0, want{"forward", true, 6, [][]int{{0}, {1}, {2}, {3}, {4}, {5}}, []int{1, 1, 1, 1, 1, 1}}},
+		{"keyed", 0, want{"hash", false, 8, [][]int{{0, 1, 2, 3}, {0, 1, 2, 3}}, []int{2, 2, 2, 2}}},
+		{"keyed", 1, want{"hash", false, 24, nil, []int{6, 6, 6, 6}}},
+		{"out", 0, want{"broadcast", false, 12, nil, []int{4, 4, 4}}},
+	} {
+		e := p.Vertex(tc.to).Inputs[tc.in]
+		got := want{part: e.Partitioning, pointwise: e.Pointwise(), channels: e.Channels()}
+		total := 0
+		for u := range e.From.Parallelism {
+			if tc.want.targets != nil {
+				got.targets = append(got.targets, e.Targets(u))
+			}
+			total += len(e.Targets(u))
+		}
+		for d := range e.To.Parallelism {
+			got.into = append(got.into, e.ChannelsInto(d))
+		}
+		if !reflect.DeepEqual(got, tc.want) || int64(total) != e.Channels() {
+			t.Errorf("%s -> %s: got %+v (%d targets in all), want %+v", e.From.Name, tc.to, got, total, tc.want)
+		}
+	}
+	if got := p.Vertex("keyed").GateCapacity(0); got != (2+6)*2+8 {
+		t.Errorf("gate of keyed[0]: %d buffers, want (2 + 6 channels) x 2 + 8 = 24", got)
+	}
+	if got := p.Vertex("down").GateCapacity(1); got != 3*2+8 {
+		t.Errorf("gate of down[1]: %d buffers, want 3 x 2 + 8 = 14", got)
+	}
+	if !p.Vertex("out").Unbounded() || p.Vertex("keyed").Unbounded() || p.Vertex("six").GateCapacity(0) != 0 {
+		t.Error("capacity: unbounded on out only; a source has no gate")
+	}
+	if p.Worker(5) != 0 || p.Worker(6) != 1 || p.Workers() != 2 || p.Subtasks() != 6+2+2+6+6+4+3 {
+		t.Errorf("placement: worker(5) %d, worker(6) %d, %d workers, %d subtasks", p.Worker(5), p.Worker(6), p.Workers(), p.Subtasks())
+	}
+}
+
+// The order is topological, sources first, ties by declaration order
+// (the order scenario.Topo gives).
+func TestOrder(t *testing.T) {
+	sc := parse(t, `duration: 1s
+sources:
+  - {name: clicks, arrival: {process: constant, rate: 1/s}}
+  - {name: views, arrival: {process: constant, rate: 1/s}}
+operators:
+  - {name: enrich, input: join, service_time: {mean: 1ms}}
+  - {name: join, inputs: [filter, views], service_time: {mean: 1ms}}
+  - {name: filter, input: clicks, service_time: {mean: 1ms}}
+  - {name: audit, input: clicks, service_time: {mean: 1ms}}
+sinks: [{name: out, input: enrich}, {name: log, input: audit}]
+`)
+	p := compile(t, sc)
+	// Kahn's algorithm taking the ready vertex declared first: filter
+	// (operator 2) makes join ready, which goes before audit (operator 3)
+	// as it is declared before it, and so does enrich after it.
+	want := []string{"clicks", "views", "filter", "join", "enrich", "audit", "out", "log"}
+	if got := p.Names(); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got, sc.Topo()) {
+		t.Errorf("order %v, want %v (scenario.Topo %v)", got, want, sc.Topo())
+	}
+	for i, v := range p.Vertices {
+		if v.Index != i {
+			t.Errorf("%s: index %d at %d", v.Name, v.Index, i)
+		}
+		for _, e := range v.Inputs {
+			if e.From.Index >= i {
+				t.Errorf("%s comes before its input %s", v.Name, e.From.Name)
+			}
+		}
+	}
+	if got := len(p.Edges); got != 7 {
+		t.Errorf("%d edges, want 7", got)
+	}
+	sc.Operators[2].Inputs = []string{"enrich"}
+	if _, err := Compile(sc); !errors.Is(err, ErrCycle) {
+		t.Errorf("a cycle: %v", err)
+	}
+	sc.Operators[2].Inputs = []string{"nowhere"}
+	if _, err := Compile(sc); err == nil || !strings.Contains(err.Error(), `"filter" reads unknown vertex "nowhere"`) {
+		t.Errorf("an unknown input: %v", err)
+	}
+}
+
+// The estimates of the built-in scenarios are those the runner measured
+// before they moved here (testdata/estimates.golden, written by
+// internal/runner.Measure at commit 50d6faa).
+func TestBuiltinEstimates(t *testing.T) {
+	want, err := os.ReadFile("testdata/estimates.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, n := range scenarios.Names() {
+		data, err := scenarios.Get(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenario.Parse(n+".yaml", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s: %+v\n", n, compile(t, sc).Estimate(nil))
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("estimates:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The estimate follows the records: selectivity and broadcast multiply
+// them, the channels count as the edges have them, the checkpoint rows
+// come every interval.
+func TestEstimate(t *testing.T) {
+	p := compile(t, parse(t, `duration: 100s
+workers: {count: 2, slots: 4}
+sources:
+  - {name: src, parallelism: 2, arrival: {process: bursty, rate: 100/s, off_rate: 20/s, on_time: 1s, off_time: 3s}, keys: {count: 50, distribution: zipf}}
+operators:
+  - {name: flat, input: src, parallelism: 2, selectivity: 2.5, service_time: {mean: 1ms}}
+  - {name: rules, input: flat, partitioning: broadcast, parallelism: 3, service_time: {mean: 1ms}}
+sinks: [{name: out, input: rules, parallelism: 1}]
+metrics: {interval: 500ms}
+checkpoint: {mode: aligned, interval: 30s}
+`))
+	e := p.Estimate(nil)
+	// src 2 x (100/4 + 20 x 3/4) = 80; flat receives 80 and emits 200;
+	// rules receives 200 x 3 = 600; out 600. Channels 2 + 2x3 + 3x1.
+	want := Estimate{Subtasks: 8, Vertices: 4, Duration: 100 * des.Second, Offered: 80, Records: 80 + 80 + 600 + 600,
+		Busiest: "rules", BusiestRate: 600, BySelectivity: true, ByBroadcast: true, MetricsRows: 24, EventRate: 1384, Events: 138400,
+		Channels: 11, ZipfKeys: 50, Memory: 11*300 + 50*8 + 8*2048, Rows: 2400, CheckpointRows: 8 * 3}
+	if e != want {
+		t.Errorf("Estimate =\n%+v\nwant\n%+v", e, want)
+	}
+	if !p.Checkpointing() {
+		t.Error("mode aligned takes checkpoints")
+	}
+}
+
+// Targets are as the simulator has always connected channels: forward
+// one to one, rescale Flink's pointwise subsets, all-to-all otherwise.
+func TestTargets(t *testing.T) {
+	cases := []struct {
+		part       string
+		ui, pu, pd int
+		want       []int
+	}{
+		{scenario.PartitionForward, 2, 4, 4, []int{2}},
+		{scenario.PartitionRebalance, 0, 2, 3, []int{0, 1, 2}},
+		{scenario.PartitionHash, 1, 2, 3, []int{0, 1, 2}},
+		{scenario.PartitionBroadcast, 0, 1, 2, []int{0, 1}},
+		{scenario.PartitionRescale, 0, 2, 4, []int{0, 1}},
+		{scenario.PartitionRescale, 1, 2, 4, []int{2, 3}},
+		{scenario.PartitionRescale, 0, 4, 2, []int{0}},
+		{scenario.PartitionRescale, 1, 4, 2, []int{0}},
+		{scenario.PartitionRescale, 3, 4, 2, []int{1}},
+		{scenario.PartitionRescale, 2, 3, 2, []int{1}},
+	}
+	for _, c := range cases {
+		e := &Edge{From: &Vertex{Parallelism: c.pu}, To: &Vertex{Parallelism: c.pd}, Partitioning: c.part}
+		if got := e.Targets(c.ui); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %d of %d->%d: %v, want %v", c.part, c.ui, c.pu, c.pd, got, c.want)
+		}
+	}
+}
