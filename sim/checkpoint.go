@@ -183,13 +183,9 @@ type Cut struct {
 
 func newCoordinator(s *Sim, cfg scenario.Checkpointing) *coordinator {
 	c := &coordinator{s: s, cfg: cfg, pending: map[int64]*checkpoint{}, lastTrigger: -cfg.Interval, busySince: -1}
-	bw, lat := cfg.Storage.Bandwidth, cfg.Storage.Latency
-	if bw <= 0 {
-		bw = 100 << 20
-	}
-	c.store = &storage{bw: bw, latency: lat}
+	c.store = &storage{bw: cfg.Storage.Bandwidth, latency: cfg.Storage.Latency}
 	c.sum = CheckpointSummary{Mode: cfg.Mode, IntervalS: cfg.Interval.Seconds(), TimeoutS: cfg.Timeout.Seconds()}
-	if cfg.Mode != scenario.CheckpointNone && cfg.Interval > 0 {
+	if cfg.Interval > 0 { // New creates a coordinator only when plan.Plan.Checkpointing
 		c.arm(cfg.Interval)
 	}
 	return c

@@ -137,9 +137,6 @@ func newFailover(s *Sim) *failover {
 	f := &failover{s: s, restart: sc.Restart, ha: sc.HighAvailability, heartbeat: sc.Workers.HeartbeatTimeout,
 		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, lastFailure: -1, cur: -1, catching: -1,
 		partitions: map[int]des.Time{}, detecting: map[int]int{}}
-	if f.heartbeat <= 0 {
-		f.heartbeat = 50 * des.Second
-	}
 	for i := range sc.Failures {
 		fl := &sc.Failures[i]
 		if fl.MTBF > 0 {
@@ -253,14 +250,10 @@ func (f *failover) slowdown(now des.Time, fl *scenario.Failure) {
 		}
 		what = fmt.Sprintf("worker %d", fl.Worker)
 	}
-	factor := fl.Factor
-	if factor <= 1 {
-		factor = 10
-	}
 	for _, t := range ts {
-		t.slow = factor
+		t.slow = fl.Factor
 	}
-	f.s.emit(Event{Type: EventSlowdown, Message: fmt.Sprintf("%s slows down: service times ×%g for %s", what, factor, FormatTime(fl.Duration))})
+	f.s.emit(Event{Type: EventSlowdown, Message: fmt.Sprintf("%s slows down: service times ×%g for %s", what, fl.Factor, FormatTime(fl.Duration))})
 	f.later(now+fl.Duration, func(now des.Time) {
 		for _, t := range ts {
 			t.slow = 0

@@ -32,33 +32,9 @@ func TestKeyGroups(t *testing.T) {
 	}
 }
 
-func TestTargets(t *testing.T) {
-	cases := []struct {
-		part       string
-		ui, pu, pd int
-		want       []int
-	}{
-		{scenario.PartitionForward, 2, 4, 4, []int{2}},
-		{scenario.PartitionRebalance, 0, 2, 3, []int{0, 1, 2}},
-		{scenario.PartitionRescale, 0, 2, 4, []int{0, 1}},
-		{scenario.PartitionRescale, 1, 2, 4, []int{2, 3}},
-		{scenario.PartitionRescale, 0, 4, 2, []int{0}},
-		{scenario.PartitionRescale, 1, 4, 2, []int{0}},
-		{scenario.PartitionRescale, 3, 4, 2, []int{1}},
-		{scenario.PartitionRescale, 2, 3, 2, []int{1}},
-	}
-	for _, c := range cases {
-		got := targets(c.part, c.ui, c.pu, c.pd)
-		if len(got) != len(c.want) {
-			t.Errorf("%s %d of %d->%d: %v, want %v", c.part, c.ui, c.pu, c.pd, got, c.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != c.want[i] {
-				t.Errorf("%s %d of %d->%d: %v, want %v", c.part, c.ui, c.pu, c.pd, got, c.want)
-			}
-		}
-	}
+// The channel targets of an edge are tested in sim/plan (TestTargets).
+
+func TestDefaultMaxParallelism(t *testing.T) {
 	if scenario.DefaultMaxParallelism(3) != 128 || scenario.DefaultMaxParallelism(200) != 512 || scenario.DefaultMaxParallelism(100000) != 32768 {
 		t.Error("default max parallelism differs from Flink's")
 	}

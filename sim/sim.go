@@ -6,6 +6,7 @@ import (
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/metrics"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -69,7 +70,8 @@ func (e *QueueLimitError) Error() string {
 // RunUntil (as often as you like: a live view steps it interval by
 // interval), and read the result with Result.
 type Sim struct {
-	sc       *scenario.Scenario
+	sc       *scenario.Scenario // plan.Scenario: with its defaults
+	plan     *plan.Plan
 	opts     Options
 	eng      des.Engine
 	warmup   des.Time
@@ -123,6 +125,7 @@ type vertex struct {
 // edge is a job-graph edge; its network setting is that of edge.to.
 type edge struct {
 	from, to       *vertex
+	plan           *plan.Edge // its channel targets
 	partitioning   string
 	part           partitioner
 	maxParallelism int
@@ -163,11 +166,12 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: invalid scenario %q: %w", sc.Name, err)
 	}
-	sc = sc.WithDefaults() // zero values of a Scenario built in Go mean the defaults
-	s := &Sim{sc: sc, opts: opts, warmup: sc.Warmup, duration: sc.Duration, interval: sc.Metrics.Interval}
-	if s.interval <= 0 {
-		s.interval = des.Second
+	p, err := plan.Compile(sc) // with the defaults that zero values of a Scenario built in Go mean
+	if err != nil {
+		return nil, fmt.Errorf("sim: building the job: %w", err)
 	}
+	sc = p.Scenario
+	s := &Sim{sc: sc, plan: p, opts: opts, warmup: sc.Warmup, duration: sc.Duration, interval: p.MetricsInterval()}
 	if err := s.build(); err != nil {
 		return nil, err
 	}
@@ -176,7 +180,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		src.initial = src.snapshot()
 	}
 	s.eng.Schedule(s.nextSample(0), s, 0)
-	if m := sc.Checkpoint.Mode; m != "" && m != scenario.CheckpointNone {
+	if p.Checkpointing() {
 		s.ckpt = newCoordinator(s, sc.Checkpoint)
 	}
 	s.fo = newFailover(s)
