@@ -235,8 +235,12 @@ func (c Cache) Verify(ds *Dataset, n int) VerifyResult {
 // Remove deletes the cached parts of ds (with their sidecars and any
 // unfinished downloads) and returns how many files and bytes it freed.
 func (c Cache) Remove(ds *Dataset, parts []int) (files int, bytes int64, err error) {
+	root := filepath.Join(c.Dir, "gcs") + string(filepath.Separator)
 	for _, n := range parts {
 		p := c.Path(ds, n)
+		if !strings.HasPrefix(p, root) { // the registry's checks keep bucket and object inside
+			return files, bytes, fmt.Errorf("datasets: %s is outside the cache %s: nothing removed", p, root)
+		}
 		matches, _ := filepath.Glob(globEscape(p) + ".*.part")
 		for _, f := range append([]string{p, metaPath(p)}, matches...) {
 			fi, statErr := os.Lstat(f)

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -241,6 +242,7 @@ func parseRegistry(origin, dir string, data []byte) (*Registry, error) {
 var (
 	reUnknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type `)
 	reTemplate     = regexp.MustCompile(`\{part(?::0(\d))?\}`)
+	reBucket       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]+[a-z0-9]$`)
 	reDSName       = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$`)
 )
 
@@ -253,6 +255,8 @@ func (ds *Dataset) check() error {
 	}
 	if ds.Bucket == "" {
 		add("bucket is missing")
+	} else if why := checkBucket(ds.Bucket); why != "" {
+		add("bucket %q is not a GCS bucket name: %s", ds.Bucket, why)
 	}
 	switch {
 	case ds.Object != "" && len(ds.Objects) > 0:
@@ -320,6 +324,32 @@ func (ds *Dataset) check() error {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// checkBucket says why name is not a valid GCS bucket name, or "". The
+// rules are GCS's (https://cloud.google.com/storage/docs/buckets#naming):
+// lower-case letters, digits, -, _ and .; 3 to 63 characters (up to 222
+// with dots, each dot-separated part at most 63); starting and ending with
+// a letter or digit; not an IP address; not starting with "goog". A valid
+// name is one directory name in the cache, never a path that leaves it.
+func checkBucket(name string) string {
+	const rule = "use 3 to 63 lower-case letters, digits, -, _ and ., starting and ending with a letter or digit"
+	switch {
+	case !reBucket.MatchString(name):
+		return rule
+	case len(name) > 63 && !strings.Contains(name, "."), len(name) > 222:
+		return fmt.Sprintf("%d characters; %s", len(name), rule)
+	case strings.HasPrefix(name, "goog"):
+		return `GCS reserves names that start with "goog"`
+	case net.ParseIP(name) != nil:
+		return "an IP address cannot be a bucket name"
+	}
+	for _, part := range strings.Split(name, ".") {
+		if len(part) > 63 {
+			return fmt.Sprintf("the dot-separated part %q has %d characters, more than 63", part, len(part))
+		}
+	}
+	return ""
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {

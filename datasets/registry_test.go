@@ -123,16 +123,29 @@ func TestUserRegistry(t *testing.T) {
 	}
 
 	for _, c := range []struct{ yaml, want string }{
-		{"datasets:\n  - name: a/b\n    bucket: x\n    object: p.csv\n    parts: 2\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+		{"datasets:\n  - name: a/b\n    bucket: xyz\n    object: p.csv\n    parts: 2\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
 			`datasets: registry r.yaml: data set "a/b": object "p.csv" has no {part} or {part:05} for the part number`},
 		{"datasets:\n  - name: a b\n    object: p{part}.csv\n    parts: 2\n    columns: [t, t]\n    time_column: u\n    time_unit: min\n    key_column: k\n    default_parts: 5\n    codes: {c: {X: 1}}\n",
 			`datasets: registry r.yaml: data set "a b": name must be words of letters, digits, _, - and . separated by /, such as course/rides; bucket is missing; column "t" is empty or listed twice; time_column "u" is not one of the columns; time_unit must be ns, us, ms or s, got "min"; key_column "k" is not one of the columns; codes: "c" is not one of the columns; default_parts: part 5 is out of range; the data set has parts 0-1`},
-		{"datasets:\n  - name: a/b\n    bucket: x\n    object: p{part}.csv\n    objects: [a]\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+		{"datasets:\n  - name: a/b\n    bucket: xyz\n    object: p{part}.csv\n    objects: [a]\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
 			`datasets: registry r.yaml: data set "a/b": give object (a template) or objects (a list), not both`},
 		{"datasets:\n  - name: a/b\n    buckett: x\n", `datasets: registry r.yaml: line 3: unknown field "buckett"`},
-		{"datasets:\n  - name: a/b\n    bucket: x\n    objects: [ok.csv, ../../etc/passwd]\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+		{"datasets:\n  - name: a/b\n    bucket: xyz\n    objects: [ok.csv, ../../etc/passwd]\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
 			`datasets: registry r.yaml: data set "a/b": object "../../etc/passwd" must be a name inside the bucket (no leading / or ..)`},
 		{"datasets: [", `datasets: registry r.yaml: line 1: did not find expected node content`},
+		// a bucket is one directory of the cache: never a path (F16)
+		{"datasets:\n  - name: a/b\n    bucket: ../../../../outside/victim\n    object: p{part}.csv\n    parts: 1\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+			`datasets: registry r.yaml: data set "a/b": bucket "../../../../outside/victim" is not a GCS bucket name: use 3 to 63 lower-case letters, digits, -, _ and ., starting and ending with a letter or digit`},
+		{"datasets:\n  - name: a/b\n    bucket: x\n    object: p{part}.csv\n    parts: 1\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+			`datasets: registry r.yaml: data set "a/b": bucket "x" is not a GCS bucket name: use 3 to 63 lower-case letters, digits, -, _ and ., starting and ending with a letter or digit`},
+		{"datasets:\n  - name: a/b\n    bucket: Course\n    object: p{part}.csv\n    parts: 1\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+			`datasets: registry r.yaml: data set "a/b": bucket "Course" is not a GCS bucket name: use 3 to 63 lower-case letters, digits, -, _ and ., starting and ending with a letter or digit`},
+		{"datasets:\n  - name: a/b\n    bucket: " + strings.Repeat("a", 64) + "\n    object: p{part}.csv\n    parts: 1\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+			`datasets: registry r.yaml: data set "a/b": bucket "` + strings.Repeat("a", 64) + `" is not a GCS bucket name: 64 characters; use 3 to 63 lower-case letters, digits, -, _ and ., starting and ending with a letter or digit`},
+		{"datasets:\n  - name: a/b\n    bucket: 192.168.5.4\n    object: p{part}.csv\n    parts: 1\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+			`datasets: registry r.yaml: data set "a/b": bucket "192.168.5.4" is not a GCS bucket name: an IP address cannot be a bucket name`},
+		{"datasets:\n  - name: a/b\n    bucket: goog-data\n    object: p{part}.csv\n    parts: 1\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+			`datasets: registry r.yaml: data set "a/b": bucket "goog-data" is not a GCS bucket name: GCS reserves names that start with "goog"`},
 	} {
 		if _, err := parseRegistry("r.yaml", "", []byte(c.yaml)); err == nil || err.Error() != c.want {
 			t.Errorf("got  %v\nwant %s", err, c.want)

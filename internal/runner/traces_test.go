@@ -283,7 +283,7 @@ sinks: [{name: out, input: s}]
 	// a user registry that declares 5000 rows for a 3-row sample
 	reg := writeFile(t, dir, "reg.yaml", `datasets:
   - name: course/r
-    bucket: b
+    bucket: bkt
     object: r{part}.csv
     parts: 1
     columns: [t, k]
