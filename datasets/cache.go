@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -54,6 +55,52 @@ func (c Cache) Has(ds *Dataset, n int) bool {
 	}
 	fi, err := os.Stat(c.Path(ds, n))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// intact reports whether part n of ds is in the cache and whole: its size
+// and CRC32C match those recorded when it was fetched (the sidecar) and the
+// registry's, where known (a file without either is taken as it is).
+// Otherwise damage says what differs, or is "" when the part is not there.
+func (c Cache) intact(ds *Dataset, n int) (ok bool, damage string) {
+	if !c.Has(ds, n) {
+		return false, ""
+	}
+	path := c.Path(ds, n)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false, err.Error()
+	}
+	var sizes []int64
+	var crcs []string
+	if m, err := readMeta(path); err == nil {
+		sizes, crcs = append(sizes, m.Size), append(crcs, m.CRC32C)
+	}
+	k := ds.Info(n)
+	sizes, crcs = append(sizes, k.Size), append(crcs, k.CRC32C)
+	for _, want := range sizes {
+		if want > 0 && fi.Size() != want {
+			return false, fmt.Sprintf("%d bytes instead of %d", fi.Size(), want)
+		}
+	}
+	if !slices.ContainsFunc(crcs, func(s string) bool { return s != "" }) {
+		return true, ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err.Error()
+	}
+	defer f.Close()
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, f); err != nil {
+		return false, err.Error()
+	}
+	got := encodeCRC32C(h.Sum32())
+	for _, want := range crcs {
+		if want != "" && got != want {
+			return false, fmt.Sprintf("CRC32C %s instead of %s", got, want)
+		}
+	}
+	return true, ""
 }
 
 // meta is the sidecar of a cached file: the object's attributes when it

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -21,6 +22,8 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
+
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // FetchOptions configure Fetch and ListObjects.
@@ -44,6 +47,11 @@ type FetchOptions struct {
 	Progress func(done, total int64)
 	// Log, if set, receives one line per part fetched or skipped.
 	Log io.Writer
+	// StallTimeout gives a request up when the server sends no byte for
+	// that long with the connection open (default DefaultStallTimeout):
+	// the download resumes from the bytes received, up to the retry
+	// attempts, and the .part file keeps them for the next fetch.
+	StallTimeout time.Duration
 
 	// retryDelay and attempts tune retries (tests make them short):
 	// the client retries each request up to attempts times, waiting
@@ -158,6 +166,13 @@ func explain(err error, uri string, opts FetchOptions) error {
 	return err
 }
 
+// DefaultStallTimeout is how long Fetch waits for a byte from the server
+// before it gives a request up (FetchOptions.StallTimeout).
+const DefaultStallTimeout = 30 * time.Second
+
+// lockPoll is how often a fetch that waits for another one's lock tries it.
+const lockPoll = 50 * time.Millisecond
+
 // Fetch downloads the given parts of ds into the cache, opts.Jobs at a
 // time, and returns one result per part, in order, with an error that
 // joins those of the parts that failed.
@@ -166,24 +181,39 @@ func explain(err error, uri string, opts FetchOptions) error {
 // MD5). It is downloaded to a temporary .part file beside its place in the
 // cache; an interrupted download leaves that file, and the next Fetch
 // resumes it with a range read from where it stopped (a connection cut
-// in the middle of an object is resumed at once, a few times). The
-// download is then checked against the object's size, CRC32C and MD5
-// (and the registry's, where known) and only then renamed into the
-// cache, so the cache never holds a partial or corrupt file; a corrupt
-// download is deleted. Parts already cached are skipped unless
-// opts.Force.
+// in the middle of an object, or a server that sends nothing for
+// opts.StallTimeout, is resumed at once, a few times). The download is
+// then checked against the object's size, CRC32C and MD5 (and the
+// registry's, where known) and only then renamed into the cache, so the
+// cache never holds a partial or corrupt file; a corrupt download is
+// deleted.
+//
+// A fetch holds a lock (flock) on the .part file while it downloads, so
+// that two fetches of one part into one cache, in one process or two, do
+// not write the same file: the second waits, says so in opts.Log, and
+// then finds the part cached.
+//
+// Parts already cached are skipped unless opts.Force, once their size and
+// CRC32C match those recorded when they were fetched and the registry's:
+// a truncated or damaged file in the cache is downloaded again.
 func Fetch(ctx context.Context, c Cache, ds *Dataset, parts []int, opts FetchOptions) ([]FetchResult, error) {
 	results := make([]FetchResult, len(parts))
 	var todo []int
 	for i, n := range parts {
 		results[i] = FetchResult{Part: n, URI: ds.URI(n), Path: c.Path(ds, n)}
-		if !opts.Force && c.Has(ds, n) {
-			results[i].Cached = true
-			if fi, err := os.Stat(results[i].Path); err == nil {
-				results[i].Size = fi.Size()
+		if !opts.Force {
+			ok, damage := c.intact(ds, n)
+			if ok {
+				results[i].Cached = true
+				if fi, err := os.Stat(results[i].Path); err == nil {
+					results[i].Size = fi.Size()
+				}
+				logf(opts.Log, "%s: already in the cache (%s)\n", results[i].URI, results[i].Path)
+				continue
 			}
-			logf(opts.Log, "%s: already in the cache (%s)\n", results[i].URI, results[i].Path)
-			continue
+			if damage != "" {
+				logf(opts.Log, "%s: the cached copy %s is damaged (%s); fetching it again\n", results[i].URI, results[i].Path, damage)
+			}
 		}
 		todo = append(todo, i)
 	}
@@ -210,14 +240,18 @@ func Fetch(ctx context.Context, c Cache, ds *Dataset, parts []int, opts FetchOpt
 			for i := range jobs {
 				r := &results[i]
 				start := time.Now()
-				r.Size, r.Resumed, r.Err = fetchPart(ctx, client, c, ds, r.Part, opts, prog)
+				r.Err = fetchPart(ctx, client, c, ds, r, opts, prog)
 				r.Took = time.Since(start)
-				if r.Err != nil {
+				switch {
+				case r.Err != nil:
 					r.Err = fmt.Errorf("%s: %w", ds.Name, explain(r.Err, r.URI, opts))
 					continue
+				case r.Cached:
+					logf(opts.Log, "%s: another fetch cached it meanwhile (%s)\n", r.URI, r.Path)
+					continue
 				}
-				line := fmt.Sprintf("%s: fetched %d bytes in %s (%s/s), verified against the object's size and checksums", r.URI, r.Size,
-					r.Took.Round(time.Millisecond), formatBytes(float64(r.Size-r.Resumed)/max(r.Took.Seconds(), 1e-3)))
+				line := fmt.Sprintf("%s: fetched %d bytes in %s (%s), verified against the object's size and checksums", r.URI, r.Size,
+					r.Took.Round(time.Millisecond), scenario.FormatBandwidth(float64(r.Size-r.Resumed)/max(r.Took.Seconds(), 1e-3)))
 				if r.Resumed > 0 {
 					line += fmt.Sprintf(", resumed after %d bytes", r.Resumed)
 				}
@@ -287,15 +321,22 @@ func (pw progressWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// fetchPart downloads one part into the cache; see Fetch. It returns the
-// object's size and the bytes reused from an earlier download.
-func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset, n int, opts FetchOptions, prog *progress) (size, resumed int64, err error) {
-	dst := c.Path(ds, n)
+// fetchPart downloads one part into the cache (see Fetch) and sets r's
+// Size, Resumed and, when another fetch cached the part while this one
+// waited for its lock, Cached.
+func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset, r *FetchResult, opts FetchOptions, prog *progress) error {
+	n, dst := r.Part, r.Path
+	stall := cmpOr(opts.StallTimeout, DefaultStallTimeout)
 	obj := client.Bucket(ds.Bucket).Object(ds.ObjectName(n))
-	attrs, err := obj.Attrs(ctx)
-	if err != nil {
-		return 0, 0, err
+	wd := newWatchdog(ctx, stall)
+	attrs, err := obj.Attrs(wd.ctx)
+	if wd.stop() && ctx.Err() == nil {
+		return fmt.Errorf("no answer from %s for %s asking for %s (the server stalls; --stall-timeout sets how long to wait)", host(opts), stall, r.URI)
 	}
+	if err != nil {
+		return err
+	}
+	r.Size = attrs.Size
 	known := ds.Info(n)
 	wantCRC := encodeCRC32C(attrs.CRC32C) // GCS gives every object one
 	wantMD5 := ""                         // composite objects have none
@@ -303,40 +344,39 @@ func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset
 		wantMD5 = encodeMD5(attrs.MD5)
 	}
 	if known.Size > 0 && known.Size != attrs.Size || known.CRC32C != "" && wantCRC != "" && known.CRC32C != wantCRC {
-		return attrs.Size, 0, fmt.Errorf("the object %s differs from what the registry knows (%d bytes, CRC32C %s; expected %d bytes, CRC32C %s): the bucket changed or the registry is wrong",
+		return fmt.Errorf("the object %s differs from what the registry knows (%d bytes, CRC32C %s; expected %d bytes, CRC32C %s): the bucket changed or the registry is wrong",
 			ds.URI(n), attrs.Size, wantCRC, known.Size, known.CRC32C)
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return attrs.Size, 0, fmt.Errorf("creating the cache: %w", err)
+		return fmt.Errorf("creating the cache: %w", err)
 	}
 	part := dst + ".g" + strconv.FormatInt(attrs.Generation, 10) + ".part"
-	if stale, _ := filepath.Glob(globEscape(dst) + ".*.part"); len(stale) > 0 {
-		for _, s := range stale {
-			if s != part {
-				os.Remove(s) // an earlier generation of the object
-			}
-		}
-	}
-	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
+	f, waited, err := lockPart(ctx, part, r.URI, opts.Log)
 	if err != nil {
-		return attrs.Size, 0, fmt.Errorf("creating the download file: %w", err)
+		return err
 	}
 	defer f.Close()
+	if ok, _ := c.intact(ds, n); waited && ok {
+		r.Cached = true
+		os.Remove(part) // created while waiting; the lock is still held
+		return nil
+	}
+	removeStale(dst, part)
 	sums := newChecksums()
 	offset, err := io.Copy(sums, f) // what an earlier download left
 	if err != nil {
-		return attrs.Size, 0, fmt.Errorf("reading %s: %w", part, err)
+		return fmt.Errorf("reading %s: %w", part, err)
 	}
 	if offset > attrs.Size {
 		if err := f.Truncate(0); err != nil {
-			return attrs.Size, 0, err
+			return err
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return attrs.Size, 0, err
+			return err
 		}
 		sums, offset = newChecksums(), 0
 	}
-	resumed = offset
+	r.Resumed = offset
 	prog.add(offset, attrs.Size)
 
 	read := obj.ReadCompressed(true)
@@ -344,13 +384,21 @@ func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset
 		read = read.Generation(attrs.Generation) // resume the same object, not a newer one
 	}
 	attempts := cmpOr(opts.attempts, 4)
+	stalls := 0
 	for try := 1; offset < attrs.Size; try++ {
-		r, err := read.NewRangeReader(ctx, offset, -1, storage.WithDisableReaderChecksum())
+		wd := newWatchdog(ctx, stall)
+		rd, err := read.NewRangeReader(wd.ctx, offset, -1, storage.WithDisableReaderChecksum())
 		if err == nil {
-			var n int64
-			n, err = io.Copy(io.MultiWriter(progressWriter{f, prog}, sums), r)
-			r.Close()
-			offset += n
+			var got int64
+			got, err = io.Copy(io.MultiWriter(progressWriter{f, prog}, sums), wd.watch(rd))
+			rd.Close()
+			offset += got
+		}
+		stalled := wd.stop() && ctx.Err() == nil
+		if stalled {
+			stalls++
+			err = fmt.Errorf("no bytes from %s for %s%s (the server stalls; --stall-timeout sets how long to wait)",
+				host(opts), stall, map[bool]string{true: "", false: fmt.Sprintf(", %d times", stalls)}[stalls == 1])
 		}
 		if err == nil && offset < attrs.Size {
 			err = io.ErrUnexpectedEOF
@@ -358,42 +406,147 @@ func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset
 		if err == nil {
 			break
 		}
-		if ctx.Err() != nil || try >= attempts || !storage.ShouldRetry(err) {
+		if ctx.Err() != nil || try >= attempts || !stalled && !storage.ShouldRetry(err) {
 			if offset > 0 {
-				return attrs.Size, resumed, fmt.Errorf("%w (the %d bytes received are kept in %s; fetch again to resume)", err, offset, part)
+				return fmt.Errorf("%w (the %d bytes received are kept in %s; fetch again to resume)", err, offset, part)
 			}
-			return attrs.Size, resumed, err
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return attrs.Size, resumed, ctx.Err()
+			return ctx.Err()
 		case <-time.After(cmpOr(opts.retryDelay, 500*time.Millisecond) << (try - 1)):
 		}
 	}
 	if err := f.Sync(); err != nil {
-		return attrs.Size, resumed, err
+		return err
 	}
 	if d := sums.mismatch(attrs.Size, wantCRC, wantMD5); d != "" {
-		f.Close()
 		os.Remove(part)
-		return attrs.Size, resumed, fmt.Errorf("the download of %s is corrupt (%s); it was deleted, nothing was cached", ds.URI(n), d)
+		return fmt.Errorf("the download of %s is corrupt (%s); it was deleted, nothing was cached", ds.URI(n), d)
 	}
 	if d := sums.mismatch(known.Size, known.CRC32C, known.MD5); d != "" {
-		f.Close()
 		os.Remove(part)
-		return attrs.Size, resumed, fmt.Errorf("the download of %s does not match the registry (%s); it was deleted, nothing was cached", ds.URI(n), d)
-	}
-	if err := f.Close(); err != nil {
-		return attrs.Size, resumed, err
+		return fmt.Errorf("the download of %s does not match the registry (%s); it was deleted, nothing was cached", ds.URI(n), d)
 	}
 	m := meta{URI: ds.URI(n), Generation: attrs.Generation, Size: attrs.Size, CRC32C: wantCRC, MD5: wantMD5}
 	if err := writeFileAtomic(metaPath(dst), mustJSON(m)); err != nil {
-		return attrs.Size, resumed, fmt.Errorf("writing the cache: %w", err)
+		return fmt.Errorf("writing the cache: %w", err)
 	}
 	if err := os.Rename(part, dst); err != nil {
-		return attrs.Size, resumed, fmt.Errorf("writing the cache: %w", err)
+		return fmt.Errorf("writing the cache: %w", err)
 	}
-	return attrs.Size, resumed, nil
+	return f.Close() // releases the lock: a fetch that waited finds the part cached
+}
+
+// lockPart opens the download file part, creating it, and takes its lock,
+// waiting while another fetch (of this process or another) holds it; it
+// logs once that it waits. A file that the holder renamed into the cache
+// or removed while this one waited is opened anew, so the lock returned is
+// always on the file at part.
+func lockPart(ctx context.Context, part, uri string, log io.Writer) (f *os.File, waited bool, err error) {
+	for {
+		f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, waited, fmt.Errorf("creating the download file: %w", err)
+		}
+		for {
+			ok, err := tryLock(f)
+			if err != nil {
+				f.Close()
+				return nil, waited, fmt.Errorf("locking %s: %w", part, err)
+			}
+			if ok {
+				break
+			}
+			if !waited {
+				logf(log, "%s: waiting: another fetch holds %s\n", uri, part)
+				waited = true
+			}
+			select {
+			case <-ctx.Done():
+				f.Close()
+				return nil, waited, ctx.Err()
+			case <-time.After(lockPoll):
+			}
+		}
+		if sameFile(f, part) {
+			return f, waited, nil
+		}
+		f.Close() // renamed into the cache or removed by the holder
+	}
+}
+
+// sameFile reports whether the open file f is still the file at path (not
+// renamed away or removed since it was opened).
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
+// removeStale removes the downloads of dst other than part (of an earlier
+// generation of the object) that no fetch holds.
+func removeStale(dst, part string) {
+	stale, _ := filepath.Glob(globEscape(dst) + ".*.part")
+	for _, s := range stale {
+		if s == part {
+			continue
+		}
+		f, err := os.OpenFile(s, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if ok, _ := tryLock(f); ok {
+			os.Remove(s)
+		}
+		f.Close()
+	}
+}
+
+// watchdog cancels a request when the server sends no byte for d: its
+// context is the request's, and every byte read through watch restarts
+// the clock.
+type watchdog struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	timer  *time.Timer
+	d      time.Duration
+	fired  atomic.Bool
+}
+
+func newWatchdog(parent context.Context, d time.Duration) *watchdog {
+	w := &watchdog{d: d}
+	w.ctx, w.cancel = context.WithCancel(parent)
+	w.timer = time.AfterFunc(d, func() { w.fired.Store(true); w.cancel() })
+	return w
+}
+
+// watch returns r, each read that gives bytes restarting the clock.
+func (w *watchdog) watch(r io.Reader) io.Reader { return watched{r, w} }
+
+// stop ends the watch and the request's context and reports whether the
+// clock ran out (the server stalled).
+func (w *watchdog) stop() bool {
+	w.timer.Stop()
+	w.cancel()
+	return w.fired.Load()
+}
+
+type watched struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (wr watched) Read(p []byte) (int, error) {
+	n, err := wr.r.Read(p)
+	if n > 0 {
+		wr.w.timer.Reset(wr.w.d)
+	}
+	return n, err
 }
 
 // ObjectInfo is one object of a bucket listing.
@@ -446,17 +599,4 @@ func mustJSON(v any) []byte {
 		panic(err) // plain data: cannot happen
 	}
 	return append(b, '\n')
-}
-
-// formatBytes formats a byte count for a person: "924.6 KB", "1.8 MB".
-func formatBytes(n float64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.1f GB", n/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", n/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f KB", n/1e3)
-	}
-	return fmt.Sprintf("%.0f B", n)
 }

@@ -44,6 +44,11 @@ type gcsProxy struct {
 	inflight int
 	maxIn    int
 	slow     time.Duration // a pause in every download, to see parallelism
+	// stall maps a download path to the bytes of each response after
+	// which the server stops sending, the connection open, until the
+	// client gives up; stallMeta stalls every metadata request so.
+	stall     map[string]int64
+	stallMeta bool
 }
 
 func (p *gcsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -62,7 +67,14 @@ func (p *gcsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.maxIn = max(p.maxIn, p.inflight)
 	}
 	slow := p.slow
+	stallAt, stalls := p.stall[r.URL.Path]
+	stalls = stalls && download
+	stallMeta := p.stallMeta && !download
 	p.mu.Unlock()
+	if stallMeta {
+		<-r.Context().Done() // the connection stays open, no answer
+		return
+	}
 	if download {
 		defer func() { p.mu.Lock(); p.inflight--; p.mu.Unlock() }()
 	}
@@ -96,6 +108,12 @@ func (p *gcsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			b[1000] ^= 0xff
 		}
 		body = bytes.NewReader(b)
+	}
+	if stalls {
+		io.CopyN(w, body, stallAt)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the connection stays open, no more bytes
+		return
 	}
 	if hasCut {
 		io.CopyN(w, body, cutAt)
@@ -142,7 +160,7 @@ func fakeGCS(t *testing.T, extra ...fakestorage.Object) (*gcsProxy, FetchOptions
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	p := &gcsProxy{target: srv.URL(), cut: map[string]int64{}}
+	p := &gcsProxy{target: srv.URL(), cut: map[string]int64{}, stall: map[string]int64{}}
 	ts := httptest.NewServer(p)
 	t.Cleanup(ts.Close)
 	return p, FetchOptions{Endpoint: ts.URL, retryDelay: 5 * time.Millisecond, attempts: 3}
@@ -338,6 +356,156 @@ func TestFetchResumeAcrossRuns(t *testing.T) {
 		t.Errorf("resumed %d bytes; requests %v", res[0].Resumed, p.log())
 	}
 	cacheHolds(t, c, taskEvents(t), 1, readTestdata(t, taskFile))
+}
+
+// fetchWithin runs Fetch and fails the test if it has not returned after
+// d: a guard against a hang, not a speed assertion.
+func fetchWithin(t *testing.T, d time.Duration, c Cache, ds *Dataset, parts []int, opts FetchOptions) ([]FetchResult, error) {
+	t.Helper()
+	type out struct {
+		res []FetchResult
+		err error
+	}
+	done := make(chan out, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		res, err := Fetch(ctx, c, ds, parts, opts)
+		done <- out{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-time.After(d):
+		cancel()
+		<-done
+		t.Fatalf("Fetch still runs after %s: it hangs", d)
+		return nil, nil
+	}
+}
+
+// A server that stalls with the connection open (F13) is given up after
+// the stall timeout, on the object's attributes and in the middle of a
+// download; the bytes received are kept in the .part file, and the next
+// fetch resumes from them.
+func TestFetchStall(t *testing.T) {
+	p, opts := fakeGCS(t)
+	obj := "/clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz"
+	c := Cache{Dir: t.TempDir()}
+	opts.StallTimeout = 200 * time.Millisecond
+	host := strings.TrimPrefix(opts.Endpoint, "http://")
+
+	p.set(func(p *gcsProxy) { p.stallMeta = true })
+	_, err := fetchWithin(t, 20*time.Second, c, taskEvents(t), []int{1}, opts)
+	if want := "clusterdata-2011-2/task_events: no answer from " + host + " for 200ms asking for gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz (the server stalls; --stall-timeout sets how long to wait)"; err == nil || err.Error() != want {
+		t.Errorf("a stalled metadata request:\n got %v\nwant %s", err, want)
+	}
+	cacheHolds(t, c, taskEvents(t), 1, nil)
+
+	// every response stalls after 100000 bytes: three tries, 300000 bytes kept
+	p.set(func(p *gcsProxy) { p.stallMeta, p.stall[obj] = false, 100000 })
+	_, err = fetchWithin(t, 20*time.Second, c, taskEvents(t), []int{1}, opts)
+	if err == nil || !strings.HasPrefix(err.Error(), "clusterdata-2011-2/task_events: no bytes from "+host+" for 200ms, 3 times (the server stalls; --stall-timeout sets how long to wait) (the 300000 bytes received are kept in ") ||
+		!strings.HasSuffix(err.Error(), ".part; fetch again to resume)") {
+		t.Errorf("a stalled download: %v", err)
+	}
+	cacheHolds(t, c, taskEvents(t), 1, nil)
+	left, _ := filepath.Glob(c.Path(taskEvents(t), 1) + ".g*.part")
+	if len(left) != 1 {
+		t.Fatalf("downloads left: %v", left)
+	}
+	if fi, err := os.Stat(left[0]); err != nil || fi.Size() != 300000 {
+		t.Fatalf("the partial download: %v %v", fi, err)
+	}
+	if got := p.log(); !contains(got, "GET "+obj+" 100000-") || !contains(got, "GET "+obj+" 200000-") {
+		t.Errorf("no resumed range reads after the stalls: %v", got)
+	}
+
+	p.set(func(p *gcsProxy) { delete(p.stall, obj); p.requests = nil })
+	res, err := fetchWithin(t, 20*time.Second, c, taskEvents(t), []int{1}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Resumed != 300000 || !contains(p.log(), "GET "+obj+" 300000-") {
+		t.Errorf("resumed %d bytes; requests %v", res[0].Resumed, p.log())
+	}
+	cacheHolds(t, c, taskEvents(t), 1, readTestdata(t, taskFile))
+}
+
+// A cached part that was truncated or damaged later is not "already in the
+// cache" (F14): fetch checks its size and CRC32C against the sidecar and
+// the registry and downloads it again.
+func TestFetchRepairsDamagedCache(t *testing.T) {
+	p, opts := fakeGCS(t)
+	c := Cache{Dir: t.TempDir()}
+	var log bytes.Buffer
+	opts.Log = &log
+	ds := taskEvents(t)
+	if _, err := Fetch(context.Background(), c, ds, []int{1}, opts); err != nil {
+		t.Fatal(err)
+	}
+	path := c.Path(ds, 1)
+	data := readTestdata(t, taskFile)
+	for _, damage := range []struct {
+		name, want string
+		content    []byte
+	}{
+		{"truncated", "the cached copy " + path + " is damaged (500000 bytes instead of 924634); fetching it again", data[:500000]},
+		{"a flipped bit", "the cached copy " + path + " is damaged (CRC32C ", append(append([]byte(nil), data[:10]...), append([]byte{data[10] ^ 1}, data[11:]...)...)},
+	} {
+		if err := os.WriteFile(path, damage.content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		log.Reset()
+		n := len(p.log())
+		res, err := Fetch(context.Background(), c, ds, []int{1}, opts)
+		if err != nil || res[0].Cached || len(p.log()) == n {
+			t.Errorf("%s: %+v, %v, %d requests", damage.name, res, err, len(p.log())-n)
+		}
+		if !strings.Contains(log.String(), damage.want) {
+			t.Errorf("%s: log\n%s\nwant %s", damage.name, log.String(), damage.want)
+		}
+		cacheHolds(t, c, ds, 1, data)
+	}
+	// intact: no request at all
+	n := len(p.log())
+	if res, err := Fetch(context.Background(), c, ds, []int{1}, opts); err != nil || !res[0].Cached || len(p.log()) != n {
+		t.Errorf("intact: %+v, %v, %d requests", res, err, len(p.log())-n)
+	}
+}
+
+// Two fetches of one part into one cache at once (F15): the second waits
+// for the first, which holds the lock on the .part file, says so, and
+// finds the part cached; neither fails.
+func TestFetchConcurrent(t *testing.T) {
+	p, opts := fakeGCS(t)
+	p.slow = 300 * time.Millisecond
+	c := Cache{Dir: t.TempDir()}
+	ds := taskEvents(t)
+	var wg sync.WaitGroup
+	var logs [2]bytes.Buffer
+	var results [2][]FetchResult
+	var errs [2]error
+	for i := range 2 {
+		o := opts
+		o.Log = &logs[i]
+		wg.Go(func() { results[i], errs[i] = fetchWithin(t, 20*time.Second, c, ds, []int{1}, o) })
+		time.Sleep(100 * time.Millisecond) // the first holds the lock
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Errorf("fetch %d: %v", i, errs[i])
+		}
+	}
+	if results[0][0].Cached || !results[1][0].Cached {
+		t.Errorf("results %+v and %+v: want the first fetched, the second cached", results[0], results[1])
+	}
+	if !strings.Contains(logs[1].String(), "waiting: another fetch holds "+c.Path(ds, 1)+".g") ||
+		!strings.Contains(logs[1].String(), ": another fetch cached it meanwhile ("+c.Path(ds, 1)+")") {
+		t.Errorf("the second fetch's log:\n%s", logs[1].String())
+	}
+	cacheHolds(t, c, ds, 1, readTestdata(t, taskFile))
 }
 
 // A download that does not match the object's checksums is deleted and

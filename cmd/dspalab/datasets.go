@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dspalab/dspalab/datasets"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // datasetsFlags are the flags the datasets commands share.
@@ -148,9 +149,13 @@ a scenario replays the data set's embedded offline sample, if it has one.
 		Short: "Download parts of a data set into the cache, verified",
 		Long: `Download parts of a data set into the cache (default: the data set's
 default parts, part 1 of the cluster trace), several at a time. An
-interrupted download resumes where it stopped on the next fetch; every file
-is checked against the object's size, CRC32C and MD5 before it enters the
-cache. Parts already cached are skipped (--force fetches them again).`,
+interrupted download resumes where it stopped on the next fetch, and so
+does one whose server sends nothing for --stall-timeout; every file is
+checked against the object's size, CRC32C and MD5 before it enters the
+cache. Parts already cached are skipped once their size and CRC32C are
+checked again (a truncated or damaged file is fetched again; --force
+fetches every part again). Two fetches of one part into one cache do not
+clash: the second waits for the first.`,
 		Example: `  dspalab datasets fetch clusterdata-2011-2/task_events --parts 0-2
   dspalab datasets fetch course/rides --auth          # a private course bucket`,
 		Args:              usage(cobra.ExactArgs(1)),
@@ -163,6 +168,9 @@ cache. Parts already cached are skipped (--force fetches them again).`,
 			if f.fetch.Jobs < 1 {
 				return usagef("--jobs must be at least 1, got %d", f.fetch.Jobs)
 			}
+			if f.fetch.StallTimeout <= 0 {
+				return usagef("--stall-timeout must be longer than 0, got %s", f.fetch.StallTimeout)
+			}
 			return runFetch(cmd, ds, parts, c, f.fetch)
 		},
 	}
@@ -170,6 +178,7 @@ cache. Parts already cached are skipped (--force fetches them again).`,
 	remoteFlags(fetch)
 	fetch.Flags().IntVar(&f.fetch.Jobs, "jobs", 4, "parts to download at once")
 	fetch.Flags().BoolVar(&f.fetch.Force, "force", false, "fetch parts that are already in the cache again")
+	fetch.Flags().DurationVar(&f.fetch.StallTimeout, "stall-timeout", datasets.DefaultStallTimeout, "give a download up when the server sends nothing for this `long` (it resumes a few times, then the bytes received are kept for the next fetch)")
 
 	verify := &cobra.Command{
 		Use:   "verify NAME",
@@ -308,7 +317,7 @@ for notebooks and scripts; exit status 1 when one is not cached.`,
 					return err
 				}
 			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "removed %d %s (%s)\n", files, map[bool]string{true: "file", false: "files"}[files == 1], formatSize(bytes))
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "removed %d %s (%s)\n", files, map[bool]string{true: "file", false: "files"}[files == 1], scenario.FormatByteSize(bytes))
 			return err
 		},
 	}
@@ -361,22 +370,9 @@ func runFetch(cmd *cobra.Command, ds *datasets.Dataset, parts []int, c datasets.
 		}
 	}
 	fmt.Fprintf(stderr, "%s: %d fetched (%s), %d already cached, %d failed; cache: %s\n",
-		ds.Name, got, formatSize(bytes), cached, len(res)-got-cached, c.Dir)
+		ds.Name, got, scenario.FormatByteSize(bytes), cached, len(res)-got-cached, c.Dir)
 	if err != nil && cmd.Context().Err() != nil {
 		return errors.Join(errors.New("interrupted: the bytes received are kept; fetch again to resume"), err)
 	}
 	return err
-}
-
-// formatSize formats bytes for a person: "924.6 KB".
-func formatSize(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -62,7 +62,7 @@ func TestDatasetsFetchCommand(t *testing.T) {
 	}
 	_, stderr := run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", proxy.URL)
 	if !strings.Contains(stderr, "gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz: fetched 924634 bytes in ") ||
-		!strings.Contains(stderr, "clusterdata-2011-2/task_events: 1 fetched (924.6 KB), 0 already cached, 0 failed; cache: "+cache+"\n") {
+		!strings.Contains(stderr, "clusterdata-2011-2/task_events: 1 fetched (902.96KiB), 0 already cached, 0 failed; cache: "+cache+"\n") {
 		t.Errorf("fetch:\n%s", stderr)
 	}
 	path := filepath.Join(cache, "gcs", "clusterdata-2011-2", "task_events", "part-00001-of-00500.csv.gz")
@@ -70,8 +70,20 @@ func TestDatasetsFetchCommand(t *testing.T) {
 		t.Fatalf("the cached file: %v", err)
 	}
 	_, stderr = run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", proxy.URL)
-	if !strings.Contains(stderr, "0 fetched (0 B), 1 already cached, 0 failed") {
+	if !strings.Contains(stderr, "0 fetched (0B), 1 already cached, 0 failed") {
 		t.Errorf("a second fetch:\n%s", stderr)
+	}
+	// a truncated cached part is fetched again, not "already cached" (F14)
+	if err := os.Truncate(path, 500000); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr = run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", proxy.URL)
+	if !strings.Contains(stderr, "gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz: the cached copy "+path+" is damaged (500000 bytes instead of 924634); fetching it again\n") ||
+		!strings.Contains(stderr, "1 fetched (902.96KiB), 0 already cached, 0 failed") {
+		t.Errorf("a fetch after truncation:\n%s", stderr)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the repaired file: %v", err)
 	}
 	stdout, _ := run(0, "datasets", "verify", "clusterdata-2011-2/task_events")
 	if want := "part 1: ok: 924634 bytes, CRC32C 01jBPA==, MD5 H0zmR2yxGwh0SgOLK/4dRQ== match the object's attributes and the registry (" + path + ")\n" +
