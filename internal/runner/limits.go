@@ -116,9 +116,10 @@ func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
 	return p.Estimate(traceRates)
 }
 
-// gigabytes formats a byte count for messages in GiB: "1.3GiB", "4GiB".
-func gigabytes(b float64) string {
-	return strconv.FormatFloat(math.Round(b/(1<<30)*100)/100, 'f', -1, 64) + "GiB"
+// byteSize formats an estimated byte count for messages with
+// scenario.FormatByteSize ("4.56GiB", "1MiB"), capped at the largest int64.
+func byteSize(b float64) string {
+	return scenario.FormatByteSize(int64(min(b, math.MaxInt64)))
 }
 
 // CheckLimits refuses a scenario over any limit of l (zero fields meaning
@@ -158,17 +159,17 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 	}
 	if e.Memory > l.MaxMemory {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s of memory before any record (%d channels, %d zipf keys, %d subtasks) exceeds the limit of %s; lower the parallelism of all-to-all edges or the zipf key counts, or raise --max-memory",
-			label, gigabytes(float64(e.Memory)), e.Channels, e.ZipfKeys, e.Subtasks, gigabytes(float64(l.MaxMemory))))
+			label, byteSize(float64(e.Memory)), e.Channels, e.ZipfKeys, e.Subtasks, byteSize(float64(l.MaxMemory))))
 	}
 	if l.WritesOutputs && e.Rows > l.MaxRows {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of timeseries.csv (%d subtasks and vertices every %s over %s, some %s) exceed the limit of %s; lengthen metrics.interval, shorten the duration, or raise --max-rows",
 			label, Sci(e.Rows, 1), e.Subtasks+e.Vertices, sim.FormatTime(max(sc.Metrics.Interval, des.Millisecond)), sim.FormatTime(e.Duration),
-			gigabytes(e.Rows*100), Sci(l.MaxRows, -1)))
+			byteSize(e.Rows*100), Sci(l.MaxRows, -1)))
 	}
 	if l.WritesOutputs && e.CheckpointRows > l.MaxRows {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of checkpoint_subtasks.csv (%d subtasks every %s over %s, some %s) exceed the limit of %s; lengthen checkpoint.interval, shorten the duration, or raise --max-rows",
 			label, Sci(e.CheckpointRows, 1), e.Subtasks, sim.FormatTime(sc.Checkpoint.Interval), sim.FormatTime(e.Duration),
-			gigabytes(e.CheckpointRows*80), Sci(l.MaxRows, -1)))
+			byteSize(e.CheckpointRows*80), Sci(l.MaxRows, -1)))
 	}
 	return errors.Join(errs...)
 }

@@ -329,6 +329,16 @@ scenario "m.yaml": about 4.8e9 rows of timeseries.csv (8002 subtasks and vertice
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckLimits =\n%v\nwant\n%s", err, want)
 	}
+	// a limit under 1GiB is shown in its own unit, not as 0GiB (F19)
+	small := parse(t, `duration: 10s
+workers: {count: 10, slots: 100}
+sources: [{name: s, parallelism: 500, arrival: {process: constant, rate: 1/s}}]
+sinks: [{name: o, input: s, partitioning: forward, parallelism: 500}]
+`)
+	err = CheckLimits("small.yaml", small, Limits{MaxMemory: 1 << 20})
+	if want := `scenario "small.yaml": about 2198KB of memory before any record (500 channels, 0 zipf keys, 1000 subtasks) exceeds the limit of 1MiB; lower the parallelism of all-to-all edges or the zipf key counts, or raise --max-memory`; err == nil || err.Error() != want {
+		t.Errorf("CheckLimits with --max-memory 1MiB =\n%v\nwant\n%s", err, want)
+	}
 	// without outputs the rows are not written, so they do not count
 	err = CheckLimits("m.yaml", sc, Limits{MaxSubtasks: 1e4, MaxDuration: 200 * des.Hour, MaxMemory: 8 << 30})
 	if err != nil {
