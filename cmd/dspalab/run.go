@@ -130,9 +130,16 @@ same.
 
 // isTerminal reports whether w is a terminal (progress is drawn only there).
 func isTerminal(w any) bool {
+	f := terminalFile(w)
+	return f != nil && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalFile returns the file under w (a *checkedWriter or an *os.File),
+// or nil.
+func terminalFile(w any) *os.File {
 	if c, ok := w.(*checkedWriter); ok {
 		w = c.w
 	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	f, _ := w.(*os.File)
+	return f
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/dspalab/dspalab/internal/runner"
@@ -60,8 +62,11 @@ checkpoint block in the scenario; the simulator refuses an action it
 cannot apply (c without checkpoints, f once the job has failed for good),
 and the view says so in its event log.
 
-It needs a terminal: with standard input or output redirected it refuses
-(exit status 2); use 'dspalab run' there.
+It needs a terminal: keys are read from standard input, and the view is
+drawn on standard output or, when that is redirected, on standard error
+(so 'dspalab watch --json > summary.json' works). With standard input
+redirected, or both outputs, it refuses (exit status 2); use 'dspalab run'
+there. A scenario that does not exist or is invalid is reported first.
 
 ` + exitCodesHelp
 	cmd.Example = `  dspalab watch                            # the back-pressure example at 1x
@@ -94,13 +99,35 @@ func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Option
 		return usagef("--replay needs a file name, got an empty string")
 	}
 	if l.tui {
-		if !isTerminal(cmd.InOrStdin()) || !isTerminal(cmd.OutOrStdout()) {
+		// The view reads keys from standard input and draws on standard
+		// output, or on standard error when the output is redirected (so
+		// that --json > summary.json works as in dspalab run).
+		var screen io.Writer
+		switch {
+		case isTerminal(cmd.OutOrStdout()):
+		case isTerminal(cmd.ErrOrStderr()):
+			screen = terminalFile(cmd.ErrOrStderr())
+		}
+		if !isTerminal(cmd.InOrStdin()) || (screen == nil && !isTerminal(cmd.OutOrStdout())) {
+			// a scenario that does not exist or is invalid says so first:
+			// that is what to mend, terminal or not
+			arg := scenarios.Default
+			if len(args) > 0 {
+				arg = args[0]
+			}
+			if _, _, err := runner.Load(arg); err != nil {
+				return err
+			}
 			name := "watch"
 			if cmd.Name() == "run" {
 				name = "run --tui"
 			}
 			return usagef("%s needs a terminal, and standard input or output is not one; for a run without the live view, use 'dspalab run%s'",
 				name, strings.Join(append([]string{""}, args...), " "))
+		}
+		var progOpts []tea.ProgramOption
+		if screen != nil {
+			progOpts = append(progOpts, tea.WithOutput(screen))
 		}
 		opts.Progress = false
 		speed := l.speed
@@ -115,7 +142,7 @@ func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Option
 		cmd.SetContext(ctx)
 		opts.Live = func(ctx context.Context, r runner.LiveRun) (*sim.Sim, error) {
 			return tui.Run(ctx, tui.Job{Label: r.Label, Scenario: r.Scenario, Start: r.Start},
-				tui.Options{Speed: speed, Interrupt: interrupt})
+				tui.Options{Speed: speed, Interrupt: interrupt, ProgramOptions: progOpts})
 		}
 	} else if cmd.Flags().Changed("speed") {
 		return usagef("--speed sets the speed of the live view: use it with --tui or dspalab watch")

@@ -54,7 +54,7 @@ func (m model) header(w int) []string {
 	icon := map[RunState]string{Running: "▶", Paused: "‖", Finished: "■", Stopped: "✗"}[s.State]
 	// every field has a fixed width, so that nothing moves as time passes
 	state := padLeft(fmt.Sprintf("%s %s · %s", icon, s.State, speedText(s)), 14)
-	right := fmt.Sprintf("%s  %s / %s ", state, clockText(s.Now, s.Duration), sim.FormatTime(s.Duration))
+	right := fmt.Sprintf("%s  %s / %s ", state, clockText(s.Now, s.Duration, s.State == Paused), sim.FormatTime(s.Duration))
 	frac := 0.0
 	if s.Duration > 0 {
 		frac = min(max(float64(s.Now)/float64(s.Duration), 0), 1)
@@ -71,9 +71,9 @@ func (m model) header(w int) []string {
 		// after quitting has it all
 		const hint, cut = " (q quits and prints the summary)", "… (see the summary after q)"
 		text := "stopped at " + sim.FormatTime(s.Now) + ": " + stripSim(s.Err)
-		wrapped := strings.Split(ansi.Wrap(text+hint, max(w, 1), " "), "\n")
+		wrapped := strings.Split(wrapWords(text+hint, max(w, 1)), "\n")
 		if len(wrapped) > 3 {
-			wrapped = strings.Split(ansi.Wrap(text, max(w, 1), " "), "\n")
+			wrapped = strings.Split(wrapWords(text, max(w, 1)), "\n")
 		}
 		if len(wrapped) > 3 {
 			wrapped = wrapped[:3]
@@ -138,7 +138,7 @@ func (m model) jobBanner(s *Snapshot, w int) []string {
 		text = fmt.Sprintf(" since %s; the JobManager notices at %s (heartbeat_timeout %s)",
 			sim.FormatTime(since), sim.FormatTime(since+m.g.heartbeat), sim.FormatTime(m.g.heartbeat))
 	}
-	lines := strings.Split(ansi.Wrap(label+text, max(w, 1), " "), "\n")
+	lines := strings.Split(wrapWords(label+text, max(w, 1)), "\n")
 	if len(lines) > 2 {
 		lines = lines[:2]
 		lines[1] = ansi.Truncate(lines[1], max(w-1, 0), "") + "…"
@@ -151,6 +151,41 @@ func (m model) jobBanner(s *Snapshot, w int) []string {
 		lines[i] = m.st.err.Render(l)
 	}
 	return lines
+}
+
+// wrapWords wraps each line of text wider than w cells at its spaces,
+// never inside a word: a flag such as --replay or a name such as hot-key
+// stays whole (ansi.Wrap breaks at hyphens). A word wider than w is cut
+// into pieces of w cells. Lines that fit are left as they are, so that
+// columns laid out with spaces keep their alignment.
+func wrapWords(text string, w int) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if ansi.StringWidth(line) <= w {
+			out = append(out, line)
+			continue
+		}
+		cur, curW := "", 0
+		for _, word := range strings.Split(line, " ") {
+			ww := ansi.StringWidth(word)
+			switch {
+			case curW == 0:
+			case curW+1+ww <= w:
+				cur, curW = cur+" "+word, curW+1+ww
+				continue
+			default:
+				out = append(out, cur)
+			}
+			for ww > w {
+				out = append(out, ansi.Truncate(word, w, ""))
+				word = ansi.TruncateLeft(word, w, "")
+				ww = ansi.StringWidth(word)
+			}
+			cur, curW = word, ww
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 // padLeft pads s with spaces on the left to n cells.
@@ -174,13 +209,18 @@ func fit(s string, n int, right bool) string {
 }
 
 // clockText is simulated time now in seconds with a fixed width, that of
-// the run's duration: "  5.0s" of 120s, so that the header does not move.
-func clockText(now, duration des.Time) string {
+// the run's duration to two decimals: "   5.0s" of 120s, so that the
+// header does not move. Paused, it shows hundredths ("15.96s"), so that a
+// step (s) from between two samples to the next one shows.
+func clockText(now, duration des.Time, paused bool) string {
 	prec := 1
 	if duration >= 1000*des.Second {
 		prec = 0
 	}
-	width := len(strconv.FormatFloat(duration.Seconds(), 'f', prec, 64)) + 1
+	if paused {
+		prec = 2
+	}
+	width := len(strconv.FormatFloat(duration.Seconds(), 'f', 2, 64)) + 1
 	return padLeft(strconv.FormatFloat(now.Seconds(), 'f', prec, 64)+"s", width)
 }
 
@@ -224,17 +264,20 @@ const (
 	minEventsH = 3 // the title and two lines
 	minSubRows = 4 // subtask rows (fewer when the vertex has fewer)
 	maxSubRows = 8
+	// maxChartRows is the most lines a chart of the metrics pane takes
+	// when the terminal has room to spare
+	maxChartRows = 4
 )
 
 // body lays out the panes in height h: the job graph, the subtasks of the
 // selected vertex, the charts and counters, and the event log with what is
-// left. The subtasks keep minSubRows rows; the graph scrolls.
+// left. The subtasks keep minSubRows rows; the graph scrolls. Room the
+// event log does not need (it holds fewer lines) goes to more subtask
+// rows, up to all of them, then to taller charts.
 func (m model) body(w, h int) []string {
 	v := m.g.vertices[m.sel]
 	graphH := 2 + len(m.graphBody(w, m.graphLayout(w)))
 	subH := 1 + v.parallelism
-	// least heights first (the title, the column header and the selected
-	// vertex; the title and minSubRows rows), in the order of the panes
 	take := func(want int) int {
 		n := max(min(want, h), 0)
 		h -= n
@@ -247,10 +290,35 @@ func (m model) body(w, h int) []string {
 	gH += take(graphH - gH)
 	sH += take(min(subH, 1+maxSubRows) - sH)
 	h += minEventsH
+	// what the event log needs: its title and its lines (scrolled back:
+	// a page more)
+	events := 0
+	if m.snap != nil {
+		events = len(m.snap.Events)
+	}
+	need := max(1+events+m.logBack, minEventsH)
+	if spare := h - need; spare > 0 {
+		sH += take(min(subH-sH, spare))
+	}
+	// then the subtasks of the other parallel vertices, whole, as they
+	// fit: skew shows at a glance whichever vertex is selected
+	var others []string
+	for i, ov := range m.g.vertices {
+		if i == m.sel || ov.parallelism < 2 || 1+ov.parallelism > min(h-need, 1+maxSubRows) {
+			continue
+		}
+		others = append(others, m.subtasksOf(w, take(1+ov.parallelism), i, -1)...)
+	}
+	rows := 1
+	if spare := h - need; spare > 0 {
+		rows = min(1+spare/2, maxChartRows)
+		mH += take(2 * (rows - 1))
+	}
 	var out []string
 	out = append(out, m.graphPanel(w, gH)...)
 	out = append(out, m.subtaskPanel(w, sH)...)
-	out = append(out, m.metricsLines(w)[:mH]...)
+	out = append(out, others...)
+	out = append(out, m.metricsLines(w, rows)[:mH]...)
 	out = append(out, m.eventLines(w, h)...)
 	return out
 }
@@ -261,7 +329,23 @@ func (m model) vertexState(i int) VertexState {
 	if m.snap == nil || i >= len(m.snap.Vertices) {
 		return VertexState{}
 	}
+	if m.instant && i < len(m.snap.Instant) {
+		return m.snap.Instant[i]
+	}
 	return m.snap.Vertices[i]
+}
+
+// valuesText says which values the graph and the subtasks show: "10s
+// average" (less at the start of a run), or the last sample's.
+func (m model) valuesText() string {
+	if m.instant {
+		return "last sample (i: 10s average)"
+	}
+	span := SmoothWindow
+	if m.snap != nil && m.snap.Smoothed > 0 && m.snap.Smoothed < span {
+		span = m.snap.Smoothed
+	}
+	return sim.FormatTime(span) + " average (i: last sample)"
 }
 
 // graphTitle is the title of the job graph; scrolled says that not every
@@ -271,7 +355,7 @@ func (m model) graphTitle(scrolled bool) string {
 	if scrolled {
 		sel = "↑/↓ select and scroll"
 	}
-	return m.st.title.Render("JOB GRAPH") + m.st.faint.Render("  "+sel+" · back-pressure: OK ≤ 10% < LOW ≤ 50% < HIGH")
+	return m.st.title.Render("JOB GRAPH") + m.st.faint.Render("  "+m.valuesText()+" · "+sel+" · back-pressure: OK ≤ 10% < LOW ≤ 50% < HIGH")
 }
 
 // graphLayout holds the widths of the job graph's columns for a width;
@@ -526,26 +610,36 @@ func statusColor(s string) color.Color {
 // around the selected one: a bar of busy, back-pressured and idle time per
 // subtask, so that skew shows.
 func (m model) subtaskPanel(w, n int) []string {
+	return m.subtasksOf(w, n, m.sel, m.sub)
+}
+
+// subtasksOf is subtaskPanel for vertex vi, with subtask sub selected
+// (-1: none, a vertex shown beside the selected one).
+func (m model) subtasksOf(w, n, vi, sub int) []string {
 	if n <= 0 {
 		return nil
 	}
 	st := m.st
-	v := m.g.vertices[m.sel]
-	vs := m.vertexState(m.sel)
+	v := m.g.vertices[vi]
+	vs := m.vertexState(vi)
 	k := min(n-1, v.parallelism)
-	first := min(max(m.sub-(k-1)/2, 0), v.parallelism-k)
+	first := min(max(sub-(k-1)/2, 0), v.parallelism-k)
 	where := fmt.Sprintf(" (p%d)", v.parallelism)
 	if k < v.parallelism {
 		where += fmt.Sprintf(" %d–%d of %d", first+1, first+k, v.parallelism)
 	}
-	title := st.title.Render("SUBTASKS of "+ansi.Truncate(v.name, 24, "…")) + st.faint.Render(where+"  ←/→ select · ") +
+	hint := "  ←/→ select · "
+	if vi != m.sel {
+		hint = "  (↑/↓ selects it) · "
+	}
+	title := st.title.Render("SUBTASKS of "+ansi.Truncate(v.name, 24, "…")) + st.faint.Render(where+hint) +
 		st.busy.Render("█") + st.faint.Render(" busy ") + st.bp.Render("▒") + st.faint.Render(" back-pressured ") + st.idle.Render("░") + st.faint.Render(" idle")
 	lines := []string{title}
 	idxW := len(strconv.Itoa(v.parallelism - 1))
 	wkW := len(strconv.Itoa((v.parallelism - 1) / m.g.slots))
 	for i := first; i < first+k; i++ {
 		marker := "  "
-		if i == m.sub {
+		if i == sub {
 			marker = "› "
 		}
 		id := fmt.Sprintf("%s#%-*d  w%-*d", marker, idxW, i, wkW, i/m.g.slots)
@@ -554,6 +648,10 @@ func (m model) subtaskPanel(w, n int) []string {
 			continue
 		}
 		r := vs.Subtasks[i]
+		down := m.snap != nil && m.snap.Down(m.g.worker(i))
+		if down && !m.instant && vi < len(m.snap.Instant) && i < len(m.snap.Instant[vi].Subtasks) {
+			r = m.snap.Instant[vi].Subtasks[i] // not running now: no average of before
+		}
 		var extra string
 		switch {
 		case r.Kind == sim.KindSource:
@@ -569,7 +667,7 @@ func (m model) subtaskPanel(w, n int) []string {
 		times := fmt.Sprintf("%s busy %s bp", pctText(r.Busy/10), pctText(r.Backpressured/10))
 		idle := fmt.Sprintf(" %s idle", pctText(r.Idle/10))
 		stText := r.Status
-		if m.snap != nil && m.snap.Down(m.g.worker(i)) {
+		if down {
 			stText = statusDown
 		}
 		status := st.status(stText).Render(fmt.Sprintf("%-4s", stText))
@@ -602,10 +700,11 @@ func (m model) timeBar(r sim.Row, w int) string {
 	return m.st.busy.Render(strings.Repeat("█", nb)) + m.st.bp.Render(strings.Repeat("▒", np)) + m.st.idle.Render(strings.Repeat("░", ni))
 }
 
-// metricsLines are four lines in two columns: sparklines of throughput and
-// p99 latency over the last minute and the sources' lag on the left;
-// checkpoints and delivery counters on the right.
-func (m model) metricsLines(w int) []string {
+// metricsLines are 2 × rows + 2 lines in two columns: charts of
+// throughput and p99 latency over the last minute, rows lines tall, and
+// the sources' lag on the left; checkpoints and delivery counters on the
+// right.
+func (m model) metricsLines(w, rows int) []string {
 	st := m.st
 	leftW := w / 2
 	if w >= 80 {
@@ -620,19 +719,34 @@ func (m model) metricsLines(w int) []string {
 	const labelW = 12
 	const valueW = 8 // " 10.0/s", " 24.5s": values are padded to it
 	sparkW := max(min(textW-labelW-valueW, HistoryBuckets), 4)
-	thr, p99 := "", ""
+	rows = max(rows, 1)
+	thr, p99 := make([]string, rows), make([]string, rows)
 	if len(s.Throughput) > 0 {
-		thr = sparkline(s.Throughput, sparkW, false) + padLeft(rateText(last(s.Throughput)), valueW)
-		p99 = sparkline(s.P99, sparkW, true) + padLeft(msText(last(s.P99)), valueW)
+		thr = sparklines(s.Throughput, sparkW, rows, false)
+		p99 = sparklines(s.P99, sparkW, rows, true)
+		thr[0] += padLeft(rateText(last(s.Throughput)), valueW)
+		p99[0] += padLeft(msText(last(s.P99)), valueW)
 	}
-	left := []string{
-		st.title.Render(fmt.Sprintf("%-*s", labelW, "THROUGHPUT")) + st.ok.Render(thr),
-		st.title.Render(fmt.Sprintf("%-*s", labelW, "P99 LATENCY")) + st.low.Render(p99),
-		st.title.Render(fmt.Sprintf("%-*s", labelW, "SOURCE LAG")) + m.lagText(textW-labelW),
-		st.faint.Render("charts: the last 60s, at the sinks"),
+	chart := func(label string, lines []string, style lipgloss.Style) []string {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			head := ""
+			if i == 0 {
+				head = label
+			}
+			out[i] = st.title.Render(fmt.Sprintf("%-*s", labelW, head)) + style.Render(l)
+		}
+		return out
 	}
+	left := append(chart("THROUGHPUT", thr, st.ok), chart("P99 LATENCY", p99, st.low)...)
+	left = append(left,
+		st.title.Render(fmt.Sprintf("%-*s", labelW, "SOURCE LAG"))+m.lagText(textW-labelW),
+		st.faint.Render("charts: the last 60s, at the sinks"))
 	right := append(m.checkpointLines(s, rightW), m.deliveryLines(s, rightW)...)
-	out := make([]string, 4)
+	out := make([]string, len(left))
+	for len(right) < len(out) {
+		right = append(right, "")
+	}
 	for i := range out {
 		l := ansi.Truncate(left[i], textW, "…")
 		out[i] = l + strings.Repeat(" ", max(leftW-lipgloss.Width(l), 0)) + st.faint.Render("│") + ansi.Truncate(right[i], rightW, "…")
@@ -822,7 +936,13 @@ func (m model) eventLines(w, h int) []string {
 		return out
 	}
 	evs := m.snap.Events
-	evs = evs[max(len(evs)-(h-1), 0):]
+	back := min(m.logBack, max(len(evs)-(h-1), 0)) // scrolled back, at most to the oldest
+	end := len(evs) - back
+	first := max(end-(h-1), 0)
+	if first > 0 || back > 0 {
+		out[0] += st.faint.Render(fmt.Sprintf("  %d–%d of %d · pgup/pgdn scroll", first+1, end, len(evs)))
+	}
+	evs = evs[first:end]
 	for _, e := range evs {
 		msg := ansi.Truncate(stripSim(e.Message), max(w-11, 1), "…")
 		switch e.Type {
@@ -862,17 +982,66 @@ func (m model) helpBody(w, h int) []string {
 		"Status is back-pressured time, as in Flink's web UI: " +
 			st.ok.Render("OK") + " ≤ 10% < " + st.low.Render("LOW") + " ≤ 50% < " + st.high.Render("HIGH") +
 			"; the busy vertex after HIGH ones is the bottleneck. " + st.high.Render("DOWN") + ": not running.",
-		"BUSY, BACKPR.: the most of any subtask. BUFFERS: input buffers in use, fullest subtask (sources: lag). Charts: the last minute of simulated time.",
+		"Rates and times are averages over the last 10s, as Flink's web UI averages; i shows the last sample's. BUSY, BACKPR.: the most of any subtask (they may sum past 100%). BUFFERS: input buffers in use, fullest subtask (sources: lag). Charts: the last minute.",
 		"f fails the selected subtask, F its worker (noticed after heartbeat_timeout): the job restarts from the last completed checkpoint.",
-		"f, F and c are recorded: with --out DIR in actions.jsonl, which dspalab run --replay reads. Refusals are in the event log.",
+		"f, F and c are recorded: with --out DIR in actions.jsonl, which dspalab run --replay reads. A refused one changes nothing: it is only in this event log, not in events.jsonl or actions.jsonl.",
 	}, "\n")
-	lines := strings.Split(ansi.Wrap(text, inner, " "), "\n")
+	lines := strings.Split(wrapWords(text, inner), "\n")
 	if len(lines) > h-2 {
 		lines = append(lines[:h-3], st.faint.Render("(more: make the terminal taller)"))
 	}
 	box := st.box.Width(boxW).Render(strings.Join(lines, "\n"))
 	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 	return strings.Split(placed, "\n")
+}
+
+// sparklines draws values as sparkline does, in rows lines (the first on
+// top): each column is a bar rows × 8 steps high. One row is sparkline.
+func sparklines(values []float64, w, rows int, peak bool) []string {
+	if rows <= 1 {
+		return []string{sparkline(values, w, peak)}
+	}
+	line := []rune(sparkline(values, w, peak)) // the columns' combined values, as levels
+	cols := combine(values, w, peak)
+	top := 0.0
+	for _, x := range cols {
+		if !math.IsNaN(x) {
+			top = max(top, x)
+		}
+	}
+	ticks := []rune("▁▂▃▄▅▆▇█")
+	out := make([]string, rows)
+	for r := range rows {
+		level := rows - 1 - r // 0 is the bottom line
+		var b strings.Builder
+		for i, x := range cols {
+			switch {
+			case math.IsNaN(x):
+				b.WriteByte(' ')
+			case top <= 0:
+				if level == 0 {
+					b.WriteRune(line[i])
+				} else {
+					b.WriteByte(' ')
+				}
+			default:
+				steps := int(x/top*float64(rows*8) + 0.5)
+				n := steps - level*8
+				switch {
+				case n >= 8:
+					b.WriteRune(ticks[7])
+				case n > 0:
+					b.WriteRune(ticks[n-1])
+				case level == 0:
+					b.WriteRune(ticks[0]) // measured: the bottom line shows it
+				default:
+					b.WriteByte(' ')
+				}
+			}
+		}
+		out[r] = b.String()
+	}
+	return out
 }
 
 // sparkline draws values (NaN: nothing measured) as w cells of ▁..█ scaled
@@ -882,33 +1051,7 @@ func sparkline(values []float64, w int, peak bool) string {
 	if w <= 0 || len(values) == 0 {
 		return ""
 	}
-	cols := values
-	if len(values) > w {
-		cols = make([]float64, w)
-		for i := range cols {
-			lo, hi := i*len(values)/w, (i+1)*len(values)/w
-			v, n := 0.0, 0
-			for _, x := range values[lo:hi] {
-				if math.IsNaN(x) {
-					continue
-				}
-				if peak {
-					v = max(v, x)
-				} else {
-					v += x
-				}
-				n++
-			}
-			switch {
-			case n == 0:
-				cols[i] = math.NaN()
-			case peak:
-				cols[i] = v
-			default:
-				cols[i] = v / float64(n)
-			}
-		}
-	}
+	cols := combine(values, w, peak)
 	top := 0.0
 	for _, x := range cols {
 		if !math.IsNaN(x) {
@@ -928,6 +1071,39 @@ func sparkline(values []float64, w int, peak bool) string {
 		}
 	}
 	return b.String()
+}
+
+// combine fits values into at most w columns, combining neighbours by
+// their mean (NaN ignored), or by their maximum when peak is set.
+func combine(values []float64, w int, peak bool) []float64 {
+	if len(values) <= w {
+		return values
+	}
+	cols := make([]float64, w)
+	for i := range cols {
+		lo, hi := i*len(values)/w, (i+1)*len(values)/w
+		v, n := 0.0, 0
+		for _, x := range values[lo:hi] {
+			if math.IsNaN(x) {
+				continue
+			}
+			if peak {
+				v = max(v, x)
+			} else {
+				v += x
+			}
+			n++
+		}
+		switch {
+		case n == 0:
+			cols[i] = math.NaN()
+		case peak:
+			cols[i] = v
+		default:
+			cols[i] = v / float64(n)
+		}
+	}
+	return cols
 }
 
 // last returns the last value that is not NaN, or NaN.

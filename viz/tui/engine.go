@@ -384,7 +384,8 @@ func (e *engine) inject(ctx context.Context, a sim.Action) {
 		return
 	}
 	if err := e.sim.Inject(a); err != nil {
-		e.col.log(LogLine{Time: e.sim.Now(), Type: LogError, Vertex: a.Vertex, Message: what + ": " + err.Error()})
+		e.col.log(LogLine{Time: e.sim.Now(), Type: LogError, Vertex: a.Vertex,
+			Message: what + " refused (nothing applied or recorded): " + err.Error()})
 	}
 }
 

@@ -151,7 +151,7 @@ func TestEngineInject(t *testing.T) {
 	s = next(t, e, at(11*des.Second))
 	log = logOf(s)
 	for _, want := range []string{sim.EventAction + " " + worker.String(), sim.EventFailure + " worker 0 (running parse[0]) failed",
-		LogError + " checkpoint: checkpointing is off in this scenario", LogError + ` failure of nope[0]: sim: no vertex "nope"`} {
+		LogError + " checkpoint refused (nothing applied or recorded): checkpointing is off in this scenario", LogError + ` failure of nope[0] refused (nothing applied or recorded): sim: no vertex "nope"`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("after F, c and a failure of nope, the log has no %q:\n%s", want, log)
 		}

@@ -9,6 +9,9 @@ type keyMap struct {
 	Fail, FailWorker, Ckpt      key.Binding
 	Restart, Help, Close, Quit  key.Binding
 	Interrupt                   key.Binding
+	// Instant switches between the values averaged over SmoothWindow and
+	// those of the last sample; LogUp and LogDown scroll the event log.
+	Instant, LogUp, LogDown key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -29,6 +32,9 @@ func newKeyMap() keyMap {
 		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
 		Quit:       key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		Interrupt:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "interrupt")),
+		Instant:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "10s avg / last")),
+		LogUp:      key.NewBinding(key.WithKeys("pgup", "["), key.WithHelp("pgup", "older events")),
+		LogDown:    key.NewBinding(key.WithKeys("pgdown", "]"), key.WithHelp("pgdn", "newer events")),
 	}
 }
 
@@ -40,15 +46,15 @@ func (k keyMap) ShortHelp() []key.Binding {
 	}
 	return []key.Binding{
 		short(k.Pause, "space", "pause"), short(k.Step, "s", "step"), short(k.Faster, "+/-", "speed"),
-		short(k.Fail, "f/F", "fail"), short(k.Ckpt, "c", "checkpoint"), k.Help, k.Quit,
+		short(k.Fail, "f/F", "fail"), short(k.Ckpt, "c", "checkpoint"), short(k.Instant, "i", "avg/instant"), k.Help, k.Quit,
 	}
 }
 
 // FullHelp is the help overlay, in columns.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart},
-		{k.Next, k.Prev, k.Left, k.Right},
+		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Instant},
+		{k.Next, k.Prev, k.Left, k.Right, k.LogUp, k.LogDown},
 		{k.Fail, k.FailWorker, k.Ckpt, k.Help, k.Quit, k.Interrupt},
 	}
 }

@@ -32,12 +32,21 @@ type model struct {
 	snap          *Snapshot
 	sel, sub      int // selected vertex (topological index) and subtask
 	showHelp      bool
+	// instant shows the last sample's values instead of the averages
+	// over SmoothWindow (i)
+	instant bool
+	// logBack is how many lines the event log is scrolled back from its
+	// latest line (pgup, pgdown)
+	logBack int
 	// interrupted says the user quit with ctrl+c: an interrupt, not q.
 	interrupted bool
 
 	// quitWhen, in tests, quits at the first snapshot it accepts.
 	quitWhen func(*Snapshot) bool
 }
+
+// logPage is how many lines pgup and pgdown scroll the event log.
+const logPage = 5
 
 // Default size before the terminal says its own.
 const (
@@ -130,6 +139,12 @@ func (m model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		v := m.g.vertices[m.sel]
 		m.ctl.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure,
 			Vertex: v.name, Subtask: m.sub, Worker: key.Matches(msg, k.FailWorker)}})
+	case key.Matches(msg, k.Instant):
+		m.instant = !m.instant
+	case key.Matches(msg, k.LogUp):
+		m.logBack += logPage
+	case key.Matches(msg, k.LogDown):
+		m.logBack = max(m.logBack-logPage, 0)
 	case key.Matches(msg, k.Ckpt):
 		m.ctl.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionCheckpoint}})
 	}

@@ -102,9 +102,14 @@ func TestJobBanner(t *testing.T) {
 				t.Errorf("the graph does not follow the header: %q", l)
 			}
 			var graph, subtasks []string
+			panels := 0 // the selected vertex's subtasks are the first panel
 			for _, l := range lines {
 				f := strings.Fields(l)
+				if strings.HasPrefix(l, "SUBTASKS of ") {
+					panels++
+				}
 				switch {
+				case panels > 1:
 				case len(f) > 0 && (strings.HasPrefix(l, "  orders") || strings.HasPrefix(l, "› totals") || strings.HasPrefix(l, "  out ")):
 					graph = append(graph, f[len(f)-1])
 				case strings.HasPrefix(strings.TrimPrefix(l, "› "), "  #") || strings.HasPrefix(l, "› #"):

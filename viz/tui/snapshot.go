@@ -26,8 +26,18 @@ type Snapshot struct {
 	Speed, WallSpeed float64
 	// SampleTime ends the last metrics interval (0: no sample yet).
 	SampleTime des.Time
-	// Vertices hold the last sample's rows in topological order.
-	Vertices []VertexState
+	// Vertices hold the rows averaged over the samples of the last
+	// SmoothWindow of simulated time (Smoothed of it, less at the start),
+	// as Flink's web UI averages its back-pressure and busy-time figures:
+	// rates and busy, idle and back-pressured time are weighted by each
+	// sample's interval, the status follows the averaged back-pressured
+	// time; levels (queues, lag, drops, state) and latencies are the last
+	// sample's. Instant holds the last sample's rows as they are. Both are
+	// in topological order.
+	Vertices, Instant []VertexState
+	// Smoothed is the simulated time Vertices average over (0 before the
+	// first sample).
+	Smoothed des.Time
 	// Throughput (records/s into the sinks) and P99 (the largest p99
 	// latency of the sinks, ms) over the last minute of simulated time up
 	// to SampleTime, in HistoryBuckets buckets, oldest first; NaN where
@@ -150,8 +160,19 @@ const (
 	HistoryBuckets = 60
 )
 
+// SmoothWindow is the simulated time over which the live view averages
+// a vertex's rates and busy, idle and back-pressured time (Flink's web UI
+// averages its back-pressure samples similarly).
+const SmoothWindow = 10 * des.Second
+
 // maxLogLines bounds the event log kept (and handed over) per run.
 const maxLogLines = 200
+
+// sampleRows is the rows of one metrics sample, kept for the average.
+type sampleRows struct {
+	t, dt des.Time
+	rows  []sim.Row
+}
 
 // point is one metrics interval of the sparklines.
 type point struct {
@@ -165,7 +186,8 @@ type point struct {
 // and builds snapshots on demand; per sample it only copies rows.
 type collector struct {
 	g        graph
-	rows     []sim.Row // the last sample
+	rows     []sim.Row    // the last sample
+	recent   []sampleRows // the samples of the last SmoothWindow, oldest first (rows[len-1] is rows)
 	have     bool
 	sampleAt des.Time
 	hist     []point // oldest first, from hist[head:]
@@ -181,6 +203,7 @@ func newCollector(g graph) *collector { return &collector{g: g} }
 // reset forgets everything: the run starts again.
 func (c *collector) reset() {
 	c.rows, c.have, c.sampleAt = c.rows[:0], false, 0
+	c.recent = c.recent[:0]
 	c.hist, c.head = c.hist[:0], 0
 	c.events, c.ckpts = nil, nil
 	c.jobDown, c.down = false, nil
@@ -190,6 +213,18 @@ func (c *collector) reset() {
 func (c *collector) Sample(s *sim.Sample) {
 	c.rows = append(c.rows[:0], s.Rows...)
 	c.have, c.sampleAt = true, s.Time
+	// keep the samples that end after SmoothWindow before this one,
+	// reusing the row slices of those that leave
+	drop := 0
+	for drop < len(c.recent) && c.recent[drop].t <= s.Time-SmoothWindow {
+		drop++
+	}
+	var reuse []sim.Row
+	if drop > 0 {
+		reuse = c.recent[0].rows[:0]
+	}
+	n := copy(c.recent, c.recent[drop:])
+	c.recent = append(c.recent[:n], sampleRows{t: s.Time, dt: s.Interval, rows: append(reuse, s.Rows...)})
 	thr, p99 := 0.0, math.NaN()
 	for i := range s.Rows {
 		r := &s.Rows[i]
@@ -231,10 +266,13 @@ func (c *collector) Event(e sim.Event) {
 			c.down = append(c.down, WorkerDown{Worker: w, Since: e.Time})
 		}
 	case sim.EventFailureDetected, sim.EventJobFailed, sim.EventJobLost:
-		// a global failover: every subtask is cancelled
+		// a global failover: every subtask is cancelled; the averages
+		// start again, as the job's figures do
 		c.jobDown, c.down = true, nil
+		c.recent = c.recent[:0]
 	case sim.EventRecoveryCompleted:
 		c.jobDown, c.down = false, nil
+		c.recent = c.recent[:0]
 	}
 	c.log(LogLine{Time: e.Time, Type: e.Type, Vertex: e.Vertex, To: e.To, Message: e.Message})
 }
@@ -282,39 +320,106 @@ func (c *collector) log(l LogLine) {
 // accounting and job state.
 func (c *collector) snapshot(d sim.DeliverySummary, r sim.RecoverySummary) *Snapshot {
 	s := &Snapshot{SampleTime: c.sampleAt, Delivery: d, Recovery: r}
-	s.Vertices = make([]VertexState, len(c.g.vertices))
-	for i, v := range c.g.vertices {
-		s.Vertices[i].Vertex, s.Vertices[i].Kind, s.Vertices[i].Subtask = v.name, v.kind, -1
-		s.Vertices[i].Status = sim.StatusOK
-	}
-	if c.have {
-		vi := 0
-		start := 0
-		for i := range c.rows {
-			r := c.rows[i]
-			if r.Subtask != -1 {
-				continue
-			}
-			for vi < len(s.Vertices) && s.Vertices[vi].Vertex != r.Vertex {
-				vi++
-			}
-			if vi == len(s.Vertices) {
-				break
-			}
-			s.Vertices[vi].Row = r
-			s.Vertices[vi].HaveTotal = true
-			s.Vertices[vi].Subtasks = append([]sim.Row(nil), c.rows[start:i]...)
-			start = i + 1
-		}
-	}
+	s.Instant = c.vertexStates(c.rows)
+	avg, span := c.averaged()
+	s.Vertices, s.Smoothed = c.vertexStates(avg), span
 	s.Throughput, s.P99 = c.buckets()
-	n := min(len(c.events), 64)
-	s.Events = append([]LogLine(nil), c.events[len(c.events)-n:]...)
+	s.Events = append([]LogLine(nil), c.events...)
 	s.Checkpoints = append([]CheckpointMark(nil), c.ckpts...)
 	if r.JobState == sim.JobRunning {
 		s.DownWorkers = append([]WorkerDown(nil), c.down...)
 	}
 	return s
+}
+
+// vertexStates groups rows of a sample (each vertex's subtasks, then its
+// total) by vertex, in the graph's order; without a sample, every vertex
+// is OK with nothing measured.
+func (c *collector) vertexStates(rows []sim.Row) []VertexState {
+	vs := make([]VertexState, len(c.g.vertices))
+	for i, v := range c.g.vertices {
+		vs[i].Vertex, vs[i].Kind, vs[i].Subtask = v.name, v.kind, -1
+		vs[i].Status = sim.StatusOK
+	}
+	if !c.have {
+		return vs
+	}
+	vi, start := 0, 0
+	for i := range rows {
+		r := rows[i]
+		if r.Subtask != -1 {
+			continue
+		}
+		for vi < len(vs) && vs[vi].Vertex != r.Vertex {
+			vi++
+		}
+		if vi == len(vs) {
+			break
+		}
+		vs[vi].Row = r
+		vs[vi].HaveTotal = true
+		vs[vi].Subtasks = append([]sim.Row(nil), rows[start:i]...)
+		start = i + 1
+	}
+	return vs
+}
+
+// averaged returns the last sample's rows with their rates and busy,
+// idle and back-pressured time averaged over the samples of the last
+// SmoothWindow, weighted by their intervals, and the status of each
+// following the averaged back-pressured time; and the time averaged over.
+// The rows of an operator's total (Subtask -1) take the maximum over its
+// subtasks of the averaged times, as the simulator's totals do, so that a
+// subtask busy all the time shows as the vertex's busy time.
+func (c *collector) averaged() ([]sim.Row, des.Time) {
+	if !c.have || len(c.recent) == 0 {
+		return c.rows, 0
+	}
+	n := len(c.rows)
+	out := append([]sim.Row(nil), c.rows...)
+	for i := range out {
+		out[i].InRate, out[i].OutRate, out[i].Busy, out[i].Idle, out[i].Backpressured = 0, 0, 0, 0, 0
+	}
+	var span des.Time
+	for _, smp := range c.recent {
+		if len(smp.rows) != n {
+			continue // another layout (cannot happen within a run)
+		}
+		w := smp.dt.Seconds()
+		span += smp.dt
+		for i := range out {
+			r := &smp.rows[i]
+			out[i].InRate += w * r.InRate
+			out[i].OutRate += w * r.OutRate
+			out[i].Busy += w * r.Busy
+			out[i].Idle += w * r.Idle
+			out[i].Backpressured += w * r.Backpressured
+		}
+	}
+	if span <= 0 {
+		return c.rows, 0
+	}
+	sec := span.Seconds()
+	first := 0 // the first subtask row of the current vertex
+	for i := range out {
+		r := &out[i]
+		r.InRate, r.OutRate = r.InRate/sec, r.OutRate/sec
+		r.Busy, r.Idle, r.Backpressured = r.Busy/sec, r.Idle/sec, r.Backpressured/sec
+		if r.Subtask != -1 {
+			r.Status = sim.Status(r.Backpressured / 1000)
+			continue
+		}
+		// the vertex: the most of any subtask, as sim's totals are
+		if i > first {
+			r.Busy, r.Idle, r.Backpressured = 0, math.Inf(1), 0
+			for _, st := range out[first:i] {
+				r.Busy, r.Idle, r.Backpressured = max(r.Busy, st.Busy), min(r.Idle, st.Idle), max(r.Backpressured, st.Backpressured)
+			}
+		}
+		r.Status = sim.Status(r.Backpressured / 1000)
+		first = i + 1
+	}
+	return out, span
 }
 
 // buckets averages the throughput and takes the largest p99 of the last
