@@ -529,7 +529,7 @@ func (m model) vertexDown(v vertexInfo) bool {
 		return true
 	}
 	for _, d := range s.DownWorkers {
-		if d.Worker*m.g.slots < v.parallelism {
+		if d.Worker <= m.g.worker(v.parallelism-1) { // workers fill from subtask 0
 			return true
 		}
 	}
@@ -636,13 +636,13 @@ func (m model) subtasksOf(w, n, vi, sub int) []string {
 		st.busy.Render("█") + st.faint.Render(" busy ") + st.bp.Render("▒") + st.faint.Render(" back-pressured ") + st.idle.Render("░") + st.faint.Render(" idle")
 	lines := []string{title}
 	idxW := len(strconv.Itoa(v.parallelism - 1))
-	wkW := len(strconv.Itoa((v.parallelism - 1) / m.g.slots))
+	wkW := len(strconv.Itoa(m.g.worker(v.parallelism - 1)))
 	for i := first; i < first+k; i++ {
 		marker := "  "
 		if i == sub {
 			marker = "› "
 		}
-		id := fmt.Sprintf("%s#%-*d  w%-*d", marker, idxW, i, wkW, i/m.g.slots)
+		id := fmt.Sprintf("%s#%-*d  w%-*d", marker, idxW, i, wkW, m.g.worker(i))
 		if i >= len(vs.Subtasks) {
 			lines = append(lines, st.faint.Render(id+"  no sample yet"))
 			continue
