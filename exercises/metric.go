@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -336,18 +337,14 @@ func Lookup(doc any, segs []Seg) (any, error) {
 	return nil, fmt.Errorf("%s: not a value in this run's summary", FormatPath(segs))
 }
 
-// vertexNames returns the names of the vertices of sc.
+// vertexNames returns the names of the vertices of sc's job graph
+// (plan.Compile), sorted; none for a scenario that does not compile.
 func vertexNames(sc *scenario.Scenario) []string {
-	var names []string
-	for _, s := range sc.Sources {
-		names = append(names, s.Name)
+	p, err := plan.Compile(sc)
+	if err != nil {
+		return nil
 	}
-	for _, o := range sc.Operators {
-		names = append(names, o.Name)
-	}
-	for _, s := range sc.Sinks {
-		names = append(names, s.Name)
-	}
+	names := p.Names()
 	slices.Sort(names)
 	return names
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -290,11 +291,11 @@ func (t teeObserver) Checkpoint(c *sim.CheckpointStats) {
 	}
 }
 
-// checkpointing reports whether sc takes checkpoints (any mode but none):
+// checkpointing reports whether sc takes checkpoints (plan.Plan.Checkpointing):
 // then the run writes checkpoints.csv and checkpoint_subtasks.csv.
 func checkpointing(sc *scenario.Scenario) bool {
-	m := sc.Checkpoint.Mode
-	return m != "" && m != scenario.CheckpointNone
+	p, err := plan.Compile(sc)
+	return err == nil && p.Checkpointing()
 }
 
 // applyOverrides applies --seed and --duration to sc; a shorter duration

@@ -31,6 +31,7 @@ import (
 
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
+	jobplan "github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -252,7 +253,10 @@ func newPlan(opts Options) (*plan, error) {
 	}
 	shard := opts.Shard.norm()
 	p := &plan{label: label, grid: grid, scenarios: map[int]*scenario.Scenario{}}
-	vertices := base.Topo()
+	vertices, err := vertexNames(base)
+	if err != nil {
+		return nil, err
+	}
 	for i := range grid.Runs() {
 		if !shard.Has(i) {
 			continue
@@ -267,7 +271,11 @@ func newPlan(opts Options) (*plan, error) {
 		if err != nil {
 			return nil, &runner.OptionError{Err: err}
 		}
-		if got := sc.Topo(); !sameSet(got, vertices) {
+		got, err := vertexNames(sc)
+		if err != nil {
+			return nil, &runner.OptionError{Err: err}
+		}
+		if !sameSet(got, vertices) {
 			return nil, &runner.OptionError{Err: fmt.Errorf("with %s the job's vertices are %s instead of %s; a sweep keeps the vertices (their names are columns of %s)",
 				grid.describe(vals), strings.Join(got, ", "), strings.Join(vertices, ", "), CSVFile)}
 		}
@@ -299,6 +307,16 @@ func newPlan(opts Options) (*plan, error) {
 		Version: opts.Version, Data: traceData,
 	}
 	return p, nil
+}
+
+// vertexNames returns the names of the vertices of sc in the order of its
+// job graph (plan.Compile), the order of the metric columns.
+func vertexNames(sc *scenario.Scenario) ([]string, error) {
+	p, err := jobplan.Compile(sc)
+	if err != nil {
+		return nil, err
+	}
+	return p.Names(), nil
 }
 
 func sameSet(a, b []string) bool {
