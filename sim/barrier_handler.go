@@ -187,10 +187,10 @@ func (h *barrierHandler) cutUnaligned(now des.Time, ck *checkpoint, pre map[*cha
 	if t.serving() {
 		h.persistIn(ck, t.cur) // taken, not processed: input of the cut
 	}
-	for _, r := range t.restored[t.restoredNext:] {
+	g := t.gate
+	for _, r := range g.restored[g.restoredNext:] {
 		h.persistIn(ck, r)
 	}
-	g := t.gate
 	if g.cur != nil {
 		for _, r := range g.cur.recs[g.cur.next:] {
 			h.persistIn(ck, r)

@@ -51,10 +51,10 @@ func (s *Sim) build() error {
 		}
 		v.salt = mix64(uint64(vi+1) * 0x9e3779b97f4a7c15)
 		for i := 0; i < v.parallelism; i++ {
-			t := &subtask{s: s, v: v, index: i, worker: p.Worker(i), gid: len(s.subtasks),
+			t := &subtask{s: s, v: v, index: i, worker: p.Worker(i), gid: len(s.subtasks), recordWriter: recordWriter{salt: v.salt},
 				rng: des.Stream(sc.Seed, v.kind+"/"+v.name+"/"+fmt.Sprint(i)+"/service")}
 			if v.kind != KindSource {
-				t.gate = newGate(t)
+				t.gate = newUnionInputGate(t)
 				t.barriers = newBarrierHandler(t, sc.Checkpoint)
 			}
 			if pv.State != nil {
@@ -94,10 +94,6 @@ func (s *Sim) build() error {
 	return nil
 }
 
-func newGate(t *subtask) *gate {
-	return &gate{owner: t, floatFree: t.v.net.FloatingBuffers, unbounded: t.v.net.Capacity == scenario.Unbounded}
-}
-
 // connect creates the channels of e: subtask pairs by the plan's channel
 // targets (plan.Edge.Targets), each with the exclusive credit of its
 // receiver. again is true when a failover replaces the channels (the
@@ -110,13 +106,13 @@ func (s *Sim) connect(e *edge, again bool) {
 		p := &partition{s: s, owner: ut, edge: e, unbounded: unb, bufSize: net.BufferSize, bufTimeout: net.BufferTimeout, epoch: s.epoch}
 		for _, di := range e.plan.Targets(ui) {
 			dt := v.subtasks[di]
-			c := &channel{s: s, from: ut, to: dt, part: p, gate: dt.gate, epoch: s.epoch,
+			c := &channel{s: s, from: ut, to: dt, part: p, epoch: s.epoch,
 				remote: ut.worker != dt.worker, latency: net.Latency, bw: net.Bandwidth,
 				credit: net.BuffersPerChannel, empty: net.BuffersPerChannel}
 			p.chans = append(p.chans, c)
-			dt.gate.chans = append(dt.gate.chans, c)
+			dt.gate.gateFor(e).add(c)
 		}
-		p.poolFree = len(p.chans)*net.BuffersPerChannel + net.FloatingBuffers
+		p.pool.available = len(p.chans)*net.BuffersPerChannel + net.FloatingBuffers
 		p.rr = ui % len(p.chans)
 		ut.outs = append(ut.outs, p)
 		if !again {
@@ -131,7 +127,7 @@ func (s *Sim) rewire() {
 	for _, t := range s.subtasks {
 		t.outs = t.outs[:0:0]
 		if t.gate != nil {
-			t.gate = newGate(t)
+			t.gate = newUnionInputGate(t)
 		}
 	}
 	for _, v := range s.vertices {

@@ -324,13 +324,13 @@ func (c *coordinator) checkDrained(now des.Time, id int64) {
 // nothing queued or pending, every channel empty.
 func (s *Sim) drained() bool {
 	for _, t := range s.subtasks {
-		if t.state != stateIdle || len(t.pend) > 0 || len(t.restored) > 0 {
+		if t.state != stateIdle || len(t.pend) > 0 {
 			return false
 		}
 		if t.src != nil && t.src.fetchng {
 			return false
 		}
-		if g := t.gate; g != nil && (g.queuedRecs > 0 || g.cur != nil) {
+		if g := t.gate; g != nil && (g.queuedRecs > 0 || g.cur != nil || len(g.restored) > 0) {
 			return false
 		}
 		for _, p := range t.outs {
@@ -637,61 +637,6 @@ func (src *source) emitBarriers(now des.Time) {
 	src.pendingBarriers = src.pendingBarriers[:0]
 }
 
-// forwardBarrier writes barrier id into every output channel. An aligned
-// barrier goes after the records already written (the current buffer is
-// flushed first) and needs credit like a buffer. An unaligned one
-// overtakes the buffers waiting for credit, which are persisted with the
-// snapshot (their bytes are returned); it follows only the bytes already
-// on the wire.
-func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
-	unaligned := ck.unaligned
-	var persisted int64
-	if unaligned && t.state == stateBP && t.src == nil {
-		// outputs of a record already processed, not written yet
-		for _, r := range t.pend[t.pi:] {
-			persisted += t.s.sizeOf(&r)
-		}
-		ck.outState[t.gid] = append([]Record(nil), t.pend[t.pi:]...)
-	}
-	for _, p := range t.outs {
-		for _, c := range p.chans {
-			if ck.cuts != nil {
-				ck.cut(c).Sent = c.sent
-			}
-			if !unaligned {
-				if c.cur != nil && len(c.cur.recs) > 0 {
-					p.finish(now, c)
-				}
-				b := t.s.newBuffer()
-				b.setBarrier(id)
-				c.backlog.push(b)
-				c.trySend(now)
-				continue
-			}
-			persisted += c.persistUnsent(ck)
-			b := t.s.newBuffer()
-			b.setBarrier(id)
-			c.sendPriority(now, b)
-		}
-	}
-	return persisted
-}
-
-// sendPriority sends barrier buffer b ahead of the buffers waiting for
-// credit, without credit (an unaligned barrier); it follows only what is
-// already on the wire.
-func (c *channel) sendPriority(now des.Time, b *buffer) {
-	b.dataType = priorityEventBuffer
-	at := now
-	if c.remote {
-		at = addNs(now, float64(c.latency))
-	}
-	at = max(at, c.lastArrival)
-	c.lastArrival = at
-	c.inflight.push(b)
-	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
-}
-
 // cut returns the cut entry of channel c.
 func (ck *checkpoint) cut(c *channel) *Cut {
 	x := ck.cuts[c]
@@ -700,25 +645,6 @@ func (ck *checkpoint) cut(c *channel) *Cut {
 		ck.cuts[c] = x
 	}
 	return x
-}
-
-// persistUnsent copies the records written to c and not yet sent (its
-// current buffer and its backlog) into ck's channel state of the receiver
-// and returns their bytes.
-func (c *channel) persistUnsent(ck *checkpoint) int64 {
-	var n int64
-	add := func(b *buffer) {
-		if b == nil || !b.isBuffer() {
-			return
-		}
-		ck.chanState[c.to.gid] = append(ck.chanState[c.to.gid], b.recs...)
-		n += b.bytes
-	}
-	for i := 0; i < c.backlog.len(); i++ {
-		add(c.backlog.at(i))
-	}
-	add(c.cur)
-	return n
 }
 
 // switchToUnaligned turns checkpoint id, started aligned, unaligned once
@@ -767,28 +693,6 @@ func (c *coordinator) switchToUnaligned(now des.Time, id int64) {
 			}
 		}
 	}
-}
-
-// removeQueued takes the barrier at position i out of the receiver's
-// queue and returns the buffer it took as credit.
-func (c *channel) removeQueued(now des.Time, i int) {
-	b := c.queue.removeAt(i)
-	c.gate.queuedBufs--
-	c.s.freeBuffer(b)
-	c.gate.recycle(now, c)
-}
-
-// removeBacklogged takes the buffer at position i out of the sender's
-// backlog.
-func (c *channel) removeBacklogged(i int) { c.backlog.removeAt(i) }
-
-// triggerCheckpoint triggers a checkpoint now (the live view's `c`).
-func (s *Sim) triggerCheckpoint() error {
-	if err := s.check(Action{Kind: ActionCheckpoint}); err != nil {
-		return err
-	}
-	s.ckpt.trigger(s.eng.Now())
-	return nil
 }
 
 // CheckpointColumns are the columns of checkpoints.csv.

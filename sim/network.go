@@ -10,7 +10,7 @@ type channel struct {
 	s        *Sim
 	from, to *subtask
 	part     *partition
-	gate     *gate
+	gate     *singleInputGate // the receiver's gate of this channel's edge
 	remote   bool
 	latency  des.Time
 	bw       float64 // bytes per simulated second
@@ -43,38 +43,6 @@ type channel struct {
 	blocked      bool // aligned checkpoint: the barrier came here first
 }
 
-// partition is the output of one subtask on one edge: Flink's result
-// partition with one subpartition (channel) per receiving subtask.
-type partition struct {
-	s          *Sim
-	owner      *subtask
-	edge       *edge
-	chans      []*channel
-	unbounded  bool
-	poolFree   int
-	bufSize    int64
-	bufTimeout des.Time
-	rr         int
-	flushArmed bool
-	epoch      uint32
-	intoDown   bool // a receiver is down (a lost worker not noticed yet)
-}
-
-// gate is the input gate of a subtask: all its input channels, the order in
-// which channels with data are read, and the floating buffer pool.
-type gate struct {
-	owner      *subtask
-	chans      []*channel
-	avail      ring[*channel]
-	cur        *buffer
-	curCh      *channel
-	floatFree  int
-	waiting    ring[*channel]
-	unbounded  bool
-	queuedRecs int
-	queuedBufs int
-}
-
 // Events of a channel, each a type of its own (see task_events.go). A
 // failover replaces every channel and partition; the events of the old
 // ones are ignored (their epoch is not the job's).
@@ -101,72 +69,6 @@ func (e *creditAnnouncement) HandleEvent(now des.Time, credits int64) {
 		c.credit += int(credits)
 		c.trySend(now)
 	}
-}
-
-// HandleEvent flushes the partition when its buffer timeout expires.
-func (p *partition) HandleEvent(now des.Time, _ int64) {
-	if p.epoch != p.s.epoch {
-		return // replaced by a failover
-	}
-	p.flushArmed = false
-	p.flushAll(now)
-}
-
-// flushAll ships every channel's partly filled buffer.
-func (p *partition) flushAll(now des.Time) {
-	for _, c := range p.chans {
-		if c.cur != nil && len(c.cur.recs) > 0 {
-			p.finish(now, c)
-		}
-	}
-}
-
-// write appends r to c's current buffer, taking a buffer from the pool if
-// needed. It reports false, writing nothing, when the pool is empty: the
-// writer is back-pressured.
-func (p *partition) write(now des.Time, c *channel, r *Record) bool {
-	b := c.cur
-	size := p.s.sizeOf(r)
-	if b != nil && len(b.recs) > 0 && b.bytes+size > p.bufSize {
-		p.finish(now, c)
-		b = nil
-	}
-	if b == nil {
-		if !p.unbounded {
-			if p.poolFree == 0 {
-				return false
-			}
-			p.poolFree--
-		}
-		b = p.s.newBuffer()
-		c.cur = b
-	}
-	b.recs = append(b.recs, *r)
-	b.bytes += size
-	c.sent++
-	switch {
-	case p.bufTimeout == 0 || b.bytes+size > p.bufSize || p.s.halted:
-		p.finish(now, c) // a stop-the-world checkpoint drains the job at once
-	case !p.flushArmed:
-		p.flushArmed = true
-		p.s.eng.After(p.bufTimeout, p, 0)
-	}
-	return true
-}
-
-// finish closes c's current buffer and queues it for sending.
-func (p *partition) finish(now des.Time, c *channel) {
-	b := c.cur
-	c.cur = nil
-	if p.unbounded && !c.remote && c.backlog.len() == 0 {
-		// nothing can flow back on an unbounded local channel: hand the
-		// buffer over at once instead of through the backlog and the event
-		// queue
-		c.deliver(now, b)
-		return
-	}
-	c.backlog.push(b)
-	c.trySend(now)
 }
 
 // trySend ships backlogged buffers while the receiver has credit.
@@ -198,6 +100,7 @@ func (c *channel) trySend(now des.Time) {
 // pool.
 func (c *channel) deliver(now des.Time, b *buffer) {
 	g := c.gate
+	u := g.union
 	if b.dataType == priorityEventBuffer || (b.barrierID() != 0 && c.s.ckpt.isUnaligned(b.barrierID())) {
 		// an unaligned barrier takes no buffer and is not queued; one
 		// sent aligned before its checkpoint switched to unaligned
@@ -228,37 +131,20 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 	}
 	c.queue.push(b)
 	n := len(b.recs)
-	g.queuedBufs++
-	g.queuedRecs += n
-	g.owner.arrive(now, n)
+	u.queuedBufs++
+	u.queuedRecs += n
+	u.owner.arrive(now, n)
 	if !c.inAvail && !c.blocked {
 		c.inAvail = true
-		g.avail.push(c)
+		u.avail.push(c)
 	}
-	if g.owner.state == stateIdle {
-		g.owner.pull(now)
+	if u.owner.state == stateIdle {
+		u.owner.pull(now)
 	}
 	if !c.part.unbounded && b.isBuffer() { // a barrier takes no buffer of the sender's pool
-		c.part.poolFree++
+		c.part.pool.recycle()
 		c.from.unblock(now, c.part)
 	}
-}
-
-// requestFloating assigns floating buffers to c while its announced backlog
-// exceeds its empty buffers, and announces them as credit.
-func (g *gate) requestFloating(now des.Time, c *channel) {
-	grant := 0
-	for c.empty < c.backlogSeen && g.floatFree > 0 {
-		g.floatFree--
-		c.floating++
-		c.empty++
-		grant++
-	}
-	if c.empty < c.backlogSeen && !c.waitingFloat {
-		c.waitingFloat = true
-		g.waiting.push(c)
-	}
-	c.announce(now, grant)
 }
 
 // announce sends n credits to the sender.
@@ -274,78 +160,58 @@ func (c *channel) announce(now des.Time, n int) {
 	c.s.eng.Schedule(at, (*creditAnnouncement)(c), int64(n))
 }
 
-// next moves the next record into *r and its arrival time into *arrived. It
-// reads whole buffers, taking channels with data in the order their data
-// arrived, as Flink's input gate does; a buffer is recycled (and its credit
-// returned) when its last record is taken.
-func (g *gate) next(now des.Time, r *Record, arrived *des.Time) bool {
-	for g.cur == nil {
-		if g.avail.len() == 0 {
-			return false
-		}
-		c := g.avail.pop()
-		c.inAvail = false
-		if c.blocked || c.queue.len() == 0 { // aligning: read no further from it
-			continue
-		}
-		b := c.queue.pop()
-		barrier := b.barrierID()
-		if barrier != 0 {
-			g.queuedBufs--
-			g.owner.s.freeBuffer(b)
-			g.recycle(now, c)
-			g.owner.barriers.barrierReceived(now, c, barrier)
-		} else {
-			g.cur, g.curCh = b, c
-		}
-		if c.queue.len() > 0 && !c.blocked && !c.inAvail {
-			c.inAvail = true
-			g.avail.push(c)
-		}
-		if barrier != 0 && g.owner.state != stateIdle {
-			return false // the snapshot's synchronous part blocks the task
-		}
+// sendPriority sends barrier buffer b ahead of the buffers waiting for
+// credit, without credit (an unaligned barrier); it follows only what is
+// already on the wire.
+func (c *channel) sendPriority(now des.Time, b *buffer) {
+	b.dataType = priorityEventBuffer
+	at := now
+	if c.remote {
+		at = addNs(now, float64(c.latency))
 	}
-	b := g.cur
-	*r = b.recs[b.next]
-	*arrived = b.arrived
-	b.next++
-	g.curCh.recv++
-	g.queuedRecs--
-	if b.next == len(b.recs) {
-		c := g.curCh
-		g.cur, g.curCh = nil, nil
-		g.queuedBufs--
-		g.owner.s.freeBuffer(b)
-		g.recycle(now, c)
-	}
-	return true
+	at = max(at, c.lastArrival)
+	c.lastArrival = at
+	c.inflight.push(b)
+	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
 }
 
-// recycle returns the buffer just emptied on c: a floating buffer the
-// channel no longer needs goes back to the gate's pool (and on to a channel
-// waiting for one); otherwise it becomes credit for c's sender.
-func (g *gate) recycle(now des.Time, c *channel) {
-	if g.unbounded {
-		return
-	}
-	if c.floating > 0 && c.empty >= c.backlogSeen {
-		c.floating--
-		g.floatFree++
-		for g.floatFree > 0 && g.waiting.len() > 0 {
-			w := g.waiting.peek()
-			if w.empty >= w.backlogSeen {
-				g.waiting.pop()
-				w.waitingFloat = false
-				continue
-			}
-			g.floatFree--
-			w.floating++
-			w.empty++
-			w.announce(now, 1)
+// persistUnsent copies the records written to c and not yet sent (its
+// current buffer and its backlog) into ck's channel state of the receiver
+// and returns their bytes.
+func (c *channel) persistUnsent(ck *checkpoint) int64 {
+	var n int64
+	add := func(b *buffer) {
+		if b == nil || !b.isBuffer() {
+			return
 		}
-		return
+		ck.chanState[c.to.gid] = append(ck.chanState[c.to.gid], b.recs...)
+		n += b.bytes
 	}
-	c.empty++
-	c.announce(now, 1)
+	for i := 0; i < c.backlog.len(); i++ {
+		add(c.backlog.at(i))
+	}
+	add(c.cur)
+	return n
+}
+
+// removeQueued takes the barrier at position i out of the receiver's
+// queue and returns the buffer it took as credit.
+func (c *channel) removeQueued(now des.Time, i int) {
+	b := c.queue.removeAt(i)
+	c.gate.union.queuedBufs--
+	c.s.freeBuffer(b)
+	c.gate.recycle(now, c)
+}
+
+// removeBacklogged takes the buffer at position i out of the sender's
+// backlog.
+func (c *channel) removeBacklogged(i int) { c.backlog.removeAt(i) }
+
+// triggerCheckpoint triggers a checkpoint now (the live view's `c`).
+func (s *Sim) triggerCheckpoint() error {
+	if err := s.check(Action{Kind: ActionCheckpoint}); err != nil {
+		return err
+	}
+	s.ckpt.trigger(s.eng.Now())
+	return nil
 }

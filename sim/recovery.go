@@ -81,12 +81,12 @@ func (s *Sim) walkInFlight(fn func(id uint64, copy uint32)) {
 		}
 	}
 	for _, t := range s.subtasks {
-		all(t.restored[t.restoredNext:])
 		if t.serving() || t.heldCur {
 			fn(t.cur.ID, t.cur.Copy)
 		}
 		all(t.pend[t.pi:])
 		if g := t.gate; g != nil {
+			all(g.restored[g.restoredNext:])
 			if g.cur != nil {
 				buf(g.cur, g.cur.next)
 			}
@@ -123,9 +123,7 @@ func (t *subtask) reset(now des.Time) {
 	t.touchN(now)
 	t.inSys = 0
 	t.down = true
-	t.pend = t.pend[:0]
-	t.pi, t.pe, t.pc, t.pch, t.blockedOn = 0, 0, 0, nil, nil
-	t.restored, t.restoredNext = nil, 0
+	t.recordWriter.reset()
 	t.resumeArmed, t.gcBusy, t.heldCur, t.syncBusy = false, false, false, false
 	t.txns = nil
 	if t.barriers != nil {
@@ -186,7 +184,9 @@ func (s *Sim) restore(now des.Time) {
 			}
 		}
 		if ck != nil {
-			t.restored = append([]Record(nil), ck.chanState[t.gid]...)
+			if t.gate != nil {
+				t.gate.restored = append([]Record(nil), ck.chanState[t.gid]...)
+			}
 			t.pend = append(t.pend[:0], ck.outState[t.gid]...)
 		}
 	}

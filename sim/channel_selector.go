@@ -1,0 +1,52 @@
+package sim
+
+import "math"
+
+// choose picks the channel of a non-broadcast record.
+func (p *partition) choose(r *Record) *channel {
+	switch p.edge.part {
+	case partHash:
+		kg := keyGroup(r.Key, p.edge.maxParallelism)
+		return p.chans[kg*len(p.chans)/p.edge.maxParallelism]
+	case partForward:
+		return p.chans[0]
+	default: // rebalance, rescale: round-robin over this partition's channels
+		c := p.chans[p.rr]
+		p.rr++
+		if p.rr == len(p.chans) {
+			p.rr = 0
+		}
+		return c
+	}
+}
+
+// keyGroup is Flink's KeyGroupRangeAssignment.assignToKeyGroup for an
+// integer key: murmurHash(key.hashCode()) % maxParallelism.
+func keyGroup(key uint32, maxParallelism int) int {
+	return int(murmurHash(int32(key)) % int32(maxParallelism))
+}
+
+// murmurHash is Flink's MathUtils.murmurHash(int).
+func murmurHash(code int32) int32 {
+	c := uint32(code)
+	c *= 0xcc9e2d51
+	c = c<<15 | c>>17
+	c *= 0x1b873593
+	c = c<<13 | c>>19
+	c = c*5 + 0xe6546b64
+	c ^= 4
+	c ^= c >> 16
+	c *= 0x85ebca6b
+	c ^= c >> 13
+	c *= 0xc2b2ae35
+	c ^= c >> 16
+	v := int32(c)
+	switch {
+	case v >= 0:
+		return v
+	case v != math.MinInt32:
+		return -v
+	default:
+		return 0
+	}
+}

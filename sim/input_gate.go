@@ -1,0 +1,173 @@
+package sim
+
+import (
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// singleInputGate is the input of a task from one input edge, as Flink's
+// SingleInputGate: one input channel per sending subtask of the edge, and
+// the gate's floating buffers. Floating buffers per gate are part 2 of
+// issue 11: for now every gate of a task points at one pool, the
+// union's, as the model always had it (one floating pool per task).
+type singleInputGate struct {
+	union     *unionInputGate
+	edge      *edge
+	chans     []*channel
+	floating  *bufferPool
+	unbounded bool
+}
+
+// unionInputGate is a task's input: the union of its single input gates,
+// as Flink's UnionInputGate, read one buffer or event at a time. It
+// takes channels with data in the order their data arrived, over all its
+// gates (Flink's UnionInputGate takes gates in that order and each gate
+// its channels; with one input edge the two are the same). Before its
+// channels, it reads the channel state a recovery restored (Flink's
+// RecoveredInputChannel).
+type unionInputGate struct {
+	owner *subtask
+	gates []*singleInputGate
+	chans []*channel // every input channel, in the order they were connected
+	avail ring[*channel]
+	cur   *buffer
+	curCh *channel
+	// floating is the floating buffer pool all gates share (see
+	// singleInputGate)
+	floating   bufferPool
+	unbounded  bool
+	queuedRecs int
+	queuedBufs int
+	// channel state restored by a recovery, to be processed first
+	// (unaligned checkpoints)
+	restored     []Record
+	restoredNext int
+}
+
+func newUnionInputGate(t *subtask) *unionInputGate {
+	return &unionInputGate{owner: t, floating: bufferPool{available: t.v.net.FloatingBuffers}, unbounded: t.v.net.Capacity == scenario.Unbounded}
+}
+
+// gateFor returns the single input gate of edge e, adding it at its first
+// channel.
+func (u *unionInputGate) gateFor(e *edge) *singleInputGate {
+	for _, g := range u.gates {
+		if g.edge == e {
+			return g
+		}
+	}
+	g := &singleInputGate{union: u, edge: e, floating: &u.floating, unbounded: u.unbounded}
+	u.gates = append(u.gates, g)
+	return g
+}
+
+// add connects input channel c to single gate g.
+func (g *singleInputGate) add(c *channel) {
+	c.gate = g
+	g.chans = append(g.chans, c)
+	g.union.chans = append(g.union.chans, c)
+}
+
+// requestFloating assigns floating buffers to c while its announced backlog
+// exceeds its empty buffers, and announces them as credit.
+func (g *singleInputGate) requestFloating(now des.Time, c *channel) {
+	grant := 0
+	for c.empty < c.backlogSeen && g.floating.available > 0 {
+		g.floating.available--
+		c.floating++
+		c.empty++
+		grant++
+	}
+	if c.empty < c.backlogSeen && !c.waitingFloat {
+		c.waitingFloat = true
+		g.floating.waiting.push(c)
+	}
+	c.announce(now, grant)
+}
+
+// next moves the next record into *r and its arrival time into *arrived:
+// first the restored channel state, then whole buffers, taking channels
+// with data in the order their data arrived, as Flink's input gate does;
+// a buffer is recycled (and its credit returned) when its last record is
+// taken. An event (a barrier) goes to the task's barrier handler.
+func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
+	if g.restoredNext < len(g.restored) {
+		*r, *arrived = g.restored[g.restoredNext], now
+		g.restoredNext++
+		if g.restoredNext == len(g.restored) {
+			g.restored, g.restoredNext = nil, 0
+		}
+		g.owner.arrive(now, 1)
+		return true
+	}
+	for g.cur == nil {
+		if g.avail.len() == 0 {
+			return false
+		}
+		c := g.avail.pop()
+		c.inAvail = false
+		if c.blocked || c.queue.len() == 0 { // aligning: read no further from it
+			continue
+		}
+		b := c.queue.pop()
+		barrier := b.barrierID()
+		if barrier != 0 {
+			g.queuedBufs--
+			g.owner.s.freeBuffer(b)
+			c.gate.recycle(now, c)
+			g.owner.barriers.barrierReceived(now, c, barrier)
+		} else {
+			g.cur, g.curCh = b, c
+		}
+		if c.queue.len() > 0 && !c.blocked && !c.inAvail {
+			c.inAvail = true
+			g.avail.push(c)
+		}
+		if barrier != 0 && g.owner.state != stateIdle {
+			return false // the snapshot's synchronous part blocks the task
+		}
+	}
+	b := g.cur
+	*r = b.recs[b.next]
+	*arrived = b.arrived
+	b.next++
+	g.curCh.recv++
+	g.queuedRecs--
+	if b.next == len(b.recs) {
+		c := g.curCh
+		g.cur, g.curCh = nil, nil
+		g.queuedBufs--
+		g.owner.s.freeBuffer(b)
+		c.gate.recycle(now, c)
+	}
+	return true
+}
+
+// recycle returns the buffer just emptied on c: a floating buffer the
+// channel no longer needs goes back to the gate's floating pool (and on to
+// a channel waiting for one); otherwise it becomes credit for c's sender.
+func (g *singleInputGate) recycle(now des.Time, c *channel) {
+	if g.unbounded {
+		return
+	}
+	if c.floating > 0 && c.empty >= c.backlogSeen {
+		c.floating--
+		fp := g.floating
+		fp.recycle()
+		for fp.available > 0 && fp.waiting.len() > 0 {
+			w := fp.waiting.peek()
+			if w.empty >= w.backlogSeen {
+				fp.waiting.pop()
+				w.waitingFloat = false
+				continue
+			}
+			fp.available--
+			w.floating++
+			w.empty++
+			w.announce(now, 1)
+		}
+		return
+	}
+	c.empty++
+	c.announce(now, 1)
+}

@@ -1,0 +1,133 @@
+package sim
+
+import "github.com/dspalab/dspalab/sim/des"
+
+// recordWriter writes a task's output records to its result partitions,
+// as Flink's RecordWriter with its ChannelSelector (Flink has one writer
+// per output edge; here one writer goes over all of them): each record
+// goes to every output edge, to the channel the edge's partitioning
+// chooses (to every channel for broadcast). Its cursors keep the place
+// where a write found no buffer, and the write resumes there when one is
+// free.
+type recordWriter struct {
+	outs []*partition // one per output edge
+	// pending: the records of one input, each written to every output
+	// partition; the cursors (record, edge, broadcast channel, chosen
+	// channel) survive a block
+	pend      []Record
+	pi, pe    int
+	pc        int
+	pch       *channel
+	blockedOn *partition // the partition with no buffer, while blocked
+	salt      uint64     // the vertex's hash salt (copy classes)
+	copyBuf   Record     // copyOf's result
+}
+
+// emit writes the pending records to every output partition. It reports
+// false when a partition has no buffer: the cursors keep the place, and
+// unblock resumes there.
+func (t *subtask) emit(now des.Time) bool {
+	return t.recordWriter.writePending(now, &t.ioMetrics, t.s.warmup)
+}
+
+// writePending writes the pending records, counting each one written to
+// every output in m. It reports false when a partition has no buffer.
+func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time) bool {
+	for w.pi < len(w.pend) {
+		r := &w.pend[w.pi]
+		for w.pe < len(w.outs) {
+			p := w.outs[w.pe]
+			if p.edge.part == partBroadcast {
+				for w.pc < len(p.chans) {
+					x := r
+					if w.pe|w.pc != 0 {
+						x = w.copyOf(r)
+					}
+					if !p.write(now, p.chans[w.pc], x) {
+						w.blockedOn = p
+						return false
+					}
+					w.pc++
+				}
+				w.pc = 0
+			} else {
+				if w.pch == nil {
+					w.pch = p.choose(r)
+				}
+				x := r
+				if w.pe != 0 {
+					x = w.copyOf(r)
+				}
+				if !p.write(now, w.pch, x) {
+					w.blockedOn = p
+					return false
+				}
+				w.pch = nil
+			}
+			w.pe++
+		}
+		w.pe = 0
+		w.pi++
+		m.recordOut(now, warmup)
+	}
+	w.pend = w.pend[:0]
+	w.pi = 0
+	w.blockedOn = nil
+	return true
+}
+
+// copyOf returns r as written to the current output edge and channel of
+// the cursors (not the first of both): a fan-out's or broadcast's copies
+// get a copy class of their own.
+func (w *recordWriter) copyOf(r *Record) *Record {
+	w.copyBuf = *r
+	salt := 1<<62 | uint64(w.pe)<<32 | uint64(w.pc)
+	w.copyBuf.Copy = copyClass(r.Copy, salt^w.salt)
+	return &w.copyBuf
+}
+
+// reset drops what the writer held (a failover).
+func (w *recordWriter) reset() {
+	w.pend = w.pend[:0]
+	w.pi, w.pe, w.pc, w.pch, w.blockedOn = 0, 0, 0, nil, nil
+}
+
+// forwardBarrier writes barrier id into every output channel. An aligned
+// barrier goes after the records already written (the current buffer is
+// flushed first) and needs credit like a buffer. An unaligned one
+// overtakes the buffers waiting for credit, which are persisted with the
+// snapshot (their bytes are returned); it follows only the bytes already
+// on the wire.
+func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
+	unaligned := ck.unaligned
+	var persisted int64
+	if unaligned && t.state == stateBP && t.src == nil {
+		// outputs of a record already processed, not written yet
+		for _, r := range t.pend[t.pi:] {
+			persisted += t.s.sizeOf(&r)
+		}
+		ck.outState[t.gid] = append([]Record(nil), t.pend[t.pi:]...)
+	}
+	for _, p := range t.outs {
+		for _, c := range p.chans {
+			if ck.cuts != nil {
+				ck.cut(c).Sent = c.sent
+			}
+			if !unaligned {
+				if c.cur != nil && len(c.cur.recs) > 0 {
+					p.finish(now, c)
+				}
+				b := t.s.newBuffer()
+				b.setBarrier(id)
+				c.backlog.push(b)
+				c.trySend(now)
+				continue
+			}
+			persisted += c.persistUnsent(ck)
+			b := t.s.newBuffer()
+			b.setBarrier(id)
+			c.sendPriority(now, b)
+		}
+	}
+	return persisted
+}
