@@ -65,9 +65,6 @@ func (s *Sim) build() error {
 		}
 		for _, pe := range pv.Inputs {
 			u := s.vertices[pe.From.Index]
-			if pe.Partitioning == scenario.PartitionForward && u.parallelism != v.parallelism {
-				return fmt.Errorf("sim: building the job: forward edge %s -> %s needs equal parallelism (%d != %d)", u.name, v.name, u.parallelism, v.parallelism)
-			}
 			e := &edge{from: u, to: v, plan: pe, partitioning: pe.Partitioning, part: partitionerOf(pe.Partitioning),
 				maxParallelism: pe.MaxParallelism}
 			u.outputs = append(u.outputs, e)

@@ -305,8 +305,8 @@ var ErrCycle = errors.New("the job graph has a cycle")
 // itself is not changed), into its job graph. sc should be valid
 // (sc.Validate() == nil), as scenario.Parse returns it; Compile checks only
 // what it needs to build the graph, and returns an error for an input that
-// names no vertex, for two vertices of one name, and for a cycle
-// (ErrCycle). It compiles values that Validate refuses (a rate or
+// names no vertex, for two vertices of one name, for a cycle (ErrCycle)
+// and for a forward edge between unequal parallelisms. It compiles values that Validate refuses (a rate or
 // parallelism out of range) as they are, so that the up-front estimates
 // can measure any scenario.
 func Compile(sc *scenario.Scenario) (*Plan, error) {
@@ -383,6 +383,10 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 			e := &Edge{From: u, To: v, Partitioning: d.partitioning, MaxParallelism: d.maxP}
 			if e.Partitioning == "" {
 				e.Partitioning = DefaultPartitioning(u.Parallelism, v.Parallelism)
+			}
+			if e.Partitioning == scenario.PartitionForward && u.Parallelism != v.Parallelism {
+				return nil, fmt.Errorf("plan: compiling %q: forward edge %s -> %s needs equal parallelism (%d != %d)",
+					sc.Name, u.Name, v.Name, u.Parallelism, v.Parallelism)
 			}
 			if e.MaxParallelism < v.Parallelism {
 				e.MaxParallelism = scenario.DefaultMaxParallelism(v.Parallelism)

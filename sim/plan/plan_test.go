@@ -212,6 +212,11 @@ sinks: [{name: out, input: enrich}, {name: log, input: audit}]
 	if _, err := Compile(sc); !errors.Is(err, ErrCycle) {
 		t.Errorf("a cycle: %v", err)
 	}
+	sc.Operators[2].Inputs = []string{"clicks"}
+	sc.Operators[2].Parallelism = 2
+	if _, err := Compile(sc); err == nil || !strings.Contains(err.Error(), "forward edge clicks -> filter needs equal parallelism (1 != 2)") {
+		t.Errorf("forward between unequal parallelisms: %v", err)
+	}
 	sc.Operators[2].Inputs = []string{"nowhere"}
 	if _, err := Compile(sc); err == nil || !strings.Contains(err.Error(), `"filter" reads unknown vertex "nowhere"`) {
 		t.Errorf("an unknown input: %v", err)
