@@ -93,9 +93,6 @@ type txnRec struct {
 }
 
 func newSinkState(mode string, sources int) *sinkState {
-	if mode == "" {
-		mode = scenario.DeliveryAtLeastOnce
-	}
 	k := &sinkState{mode: mode, visible: newVisibleSet(sources)}
 	if mode == scenario.DeliveryAtMostOnce {
 		k.written = make([]int64, sources)

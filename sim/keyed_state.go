@@ -37,9 +37,6 @@ type keyedState struct {
 
 func newKeyedState(ks *scenario.KeyedState, sb scenario.StateBackend, incremental bool, maxKeys int) *keyedState {
 	k := &keyedState{bytesPerKey: ks.BytesPerKey, backend: sb.Type, accessTime: sb.AccessTime, keys: newKeySet(maxKeys)}
-	if k.backend == "" {
-		k.backend = scenario.BackendHeap
-	}
 	if incremental {
 		k.dirty = newKeySet(maxKeys)
 	}

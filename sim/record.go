@@ -101,9 +101,6 @@ type serviceDist struct {
 
 func newServiceDist(st scenario.ServiceTime) serviceDist {
 	d := serviceDist{kind: st.Distribution, mean: st.Mean, min: st.Min, max: st.Max}
-	if d.kind == "" {
-		d.kind = scenario.DistConstant
-	}
 	if d.kind == scenario.DistLognormal && st.Mean > 0 {
 		m, s := float64(st.Mean), float64(st.Stddev)
 		d.sig = math.Sqrt(math.Log1p(s * s / (m * m)))
@@ -137,15 +134,9 @@ type keyDist struct {
 }
 
 func newKeyDist(k scenario.Keys) keyDist {
-	d := keyDist{count: k.Count}
-	if d.count < 1 {
-		d.count = 1
-	}
+	d := keyDist{count: k.Count} // Validate: count >= 1, and a zipf exponent > 0
 	if k.Distribution == scenario.KeysZipf {
 		s := k.Exponent
-		if s <= 0 {
-			s = 1
-		}
 		d.cdf = make([]float64, d.count)
 		sum := 0.0
 		for i := range d.cdf {
