@@ -11,6 +11,7 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -111,10 +112,9 @@ func parseAction(text []byte) (sim.Action, error) {
 // run, and a failure must name a vertex of the job and one of its
 // subtasks.
 func CheckActions(sc *scenario.Scenario, actions []sim.Action) error {
-	par := sc.Parallelisms()
-	names := make([]string, 0, len(par))
-	for n := range par {
-		names = append(names, n)
+	job, err := plan.Compile(sc)
+	if err != nil {
+		return err
 	}
 	var prev des.Time
 	for i, a := range actions {
@@ -136,16 +136,16 @@ func CheckActions(sc *scenario.Scenario, actions []sim.Action) error {
 		if a.Vertex == "" {
 			continue
 		}
-		p, ok := par[a.Vertex]
+		v := job.Vertex(a.Vertex)
 		switch {
-		case !ok:
+		case v == nil:
 			hint := ""
-			if near := scenario.Nearest(a.Vertex, names); near != "" {
+			if near := scenario.Nearest(a.Vertex, job.Names()); near != "" {
 				hint = fmt.Sprintf("; did you mean %q?", near)
 			}
 			return fmt.Errorf("%s: the job has no vertex %q%s", what, a.Vertex, hint)
-		case a.Subtask >= p:
-			return fmt.Errorf("%s: %s has subtasks 0..%d, not %d", what, a.Vertex, p-1, a.Subtask)
+		case a.Subtask >= v.Parallelism:
+			return fmt.Errorf("%s: %s has subtasks 0..%d, not %d", what, a.Vertex, v.Parallelism-1, a.Subtask)
 		}
 	}
 	return nil
