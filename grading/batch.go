@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,7 +33,8 @@ const (
 // BatchOptions configure GradeAll.
 type BatchOptions struct {
 	// Jobs is how many submissions are graded at once, each with its own
-	// simulation engine in its own goroutine (default GOMAXPROCS).
+	// simulation engine in its own goroutine, or its own worker process
+	// with Options.Isolate (default GOMAXPROCS).
 	Jobs int
 	// Progress, if non-nil, receives a progress bar (draw it only on a
 	// terminal).
@@ -40,10 +43,15 @@ type BatchOptions struct {
 
 // GradeAll grades the submissions in parallel and returns their results
 // in the same order. A submission that cannot be graded gets 0 with the
-// reason and never stops the batch; GradeAll fails only when ctx is
-// cancelled or the exercise itself is broken (its starter does not run).
+// reason and never stops the batch (with Options.Isolate, neither does one
+// that crashes the simulator, runs out of memory or out of time); GradeAll
+// fails only when ctx is cancelled (an *InterruptedError) or the exercise
+// itself is broken (its starter does not run).
 func (g *Grader) GradeAll(ctx context.Context, subs []Submission, opts BatchOptions) ([]*Result, error) {
 	if err := g.Prepare(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, &InterruptedError{Total: len(subs), Err: ctx.Err()}
+		}
 		return nil, err
 	}
 	jobs := opts.Jobs
@@ -61,6 +69,7 @@ func (g *Grader) GradeAll(ctx context.Context, subs []Submission, opts BatchOpti
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetWidth(30))
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make([]*Result, len(subs))
@@ -93,6 +102,15 @@ feed:
 	if bar != nil {
 		bar.Finish()
 	}
+	if parent.Err() != nil {
+		done := 0
+		for i, r := range results {
+			if r != nil && errs[i] == nil {
+				done++
+			}
+		}
+		return nil, &InterruptedError{Graded: done, Total: len(subs), Err: parent.Err()}
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -104,50 +122,174 @@ feed:
 	return results, nil
 }
 
+// InterruptedError is a batch stopped by its context (Ctrl-C): Graded of
+// Total submissions were graded when it stopped, and none is returned.
+// It wraps the context's error.
+type InterruptedError struct {
+	Graded, Total int
+	Err           error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("grading interrupted after %d of %d submission%s", e.Graded, e.Total, plural(e.Total))
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
 // WriteReports writes the grades of results into dir (created if
-// missing): grades.csv (one row per submission, sorted by id: id, score,
-// max, then the points of each check and question, by id),
+// missing): grades.csv (one row per submission, sorted by id: id, source,
+// score, max, then the points of each check and question, by id),
 // feedback/<id>.md and feedback/<id>.json per submission, summary.md (the
-// class summary) and histogram.png (the scores). Each file is replaced
-// only when complete. It returns the paths written, grades.csv first.
+// class summary) and histogram.png (the scores). It returns the paths
+// written, grades.csv first.
+//
+// The batch's outputs replace the previous ones whole, never one file at
+// a time: they are written into a temporary directory inside dir first,
+// then moved into place; if a write fails (a full disk), or a move does
+// (the moves done are undone), dir keeps the previous outputs as they
+// were, and the error says so. Files of dir that are not outputs are
+// left alone; an output name taken by something dspalab does not write
+// (a directory named grades.csv, a file of its own in feedback/) is
+// refused before anything is written.
 func (g *Grader) WriteReports(dir string, results []*Result) ([]string, error) {
 	rs := slices.Clone(results)
 	slices.SortFunc(rs, func(a, b *Result) int { return strings.Compare(a.ID, b.ID) })
-	fb := filepath.Join(dir, FeedbackDir)
-	if err := os.MkdirAll(fb, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("grading: %w", err)
 	}
-	var written []string
-	write := func(path string, data []byte) error {
-		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return fmt.Errorf("grading: writing %s: %w", path, err)
-		}
-		written = append(written, path)
-		return nil
+	had, err := checkOutputs(dir)
+	if err != nil {
+		return nil, err
 	}
-	if err := write(filepath.Join(dir, GradesFile), g.GradesCSV(rs)); err != nil {
-		return written, err
+	kept := "nothing was written"
+	if had {
+		kept = "the previous grades in " + dir + " were kept"
+	}
+	tmp, err := os.MkdirTemp(dir, ".dspalab-grades-*")
+	if err != nil {
+		return nil, fmt.Errorf("grading: writing the grades: %w; %s", err, kept)
+	}
+	defer os.RemoveAll(tmp)
+	if err := g.writeOutputs(tmp, rs); err != nil {
+		return nil, fmt.Errorf("grading: writing the grades: %w; %s", err, kept)
+	}
+	if err := swapIn(dir, tmp); err != nil {
+		return nil, fmt.Errorf("grading: moving the grades into place: %w; %s", err, kept)
+	}
+	written := []string{filepath.Join(dir, GradesFile)}
+	for _, r := range rs {
+		written = append(written, filepath.Join(dir, FeedbackDir, r.ID+".md"), filepath.Join(dir, FeedbackDir, r.ID+".json"))
+	}
+	return append(written, filepath.Join(dir, HistogramFile), filepath.Join(dir, SummaryFile)), nil
+}
+
+// outputNames are the entries of an output directory that WriteReports
+// replaces, in the order they are moved in (grades.csv last).
+var outputNames = []string{FeedbackDir, HistogramFile, SummaryFile, GradesFile}
+
+// checkOutputs checks that each output of dir is missing or what
+// WriteReports writes (a regular file; feedback/ a directory of .md and
+// .json files), and reports whether dir holds any.
+func checkOutputs(dir string) (bool, error) {
+	had := false
+	refuse := func(p, what string) error {
+		return fmt.Errorf("grading: %s %s, which dspalab does not write; nothing was replaced (move it away or choose another --out)", p, what)
+	}
+	for _, name := range outputNames {
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return false, fmt.Errorf("grading: %w", err)
+		case name == FeedbackDir && !fi.IsDir(), name != FeedbackDir && !fi.Mode().IsRegular():
+			return false, refuse(p, "is not a "+map[bool]string{true: "directory", false: "regular file"}[name == FeedbackDir])
+		}
+		had = true
+		if name != FeedbackDir {
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return false, fmt.Errorf("grading: %w", err)
+		}
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); !e.Type().IsRegular() || ext != ".md" && ext != ".json" {
+				return false, refuse(p, "holds "+e.Name())
+			}
+		}
+	}
+	return had, nil
+}
+
+// writeFile writes one output file (a variable, so that the tests can
+// fill the disk).
+var writeFile = func(path string, data []byte) error {
+	return atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// writeOutputs writes every output of rs into dir (new and empty).
+func (g *Grader) writeOutputs(dir string, rs []*Result) error {
+	fb := filepath.Join(dir, FeedbackDir)
+	if err := os.Mkdir(fb, 0o755); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, GradesFile), g.GradesCSV(rs)); err != nil {
+		return err
 	}
 	for _, r := range rs {
-		if err := write(filepath.Join(fb, r.ID+".md"), r.Markdown(g.ex)); err != nil {
-			return written, err
+		if err := writeFile(filepath.Join(fb, r.ID+".md"), r.Markdown(g.ex)); err != nil {
+			return err
 		}
-		if err := write(filepath.Join(fb, r.ID+".json"), r.JSON()); err != nil {
-			return written, err
+		if err := writeFile(filepath.Join(fb, r.ID+".json"), r.JSON()); err != nil {
+			return err
 		}
 	}
 	png, err := Histogram(g.ex.ID, rs)
 	if err != nil {
-		return written, err
+		return err
 	}
-	if err := write(filepath.Join(dir, HistogramFile), png); err != nil {
-		return written, err
+	if err := writeFile(filepath.Join(dir, HistogramFile), png); err != nil {
+		return err
 	}
-	if err := write(filepath.Join(dir, SummaryFile), g.Summary(rs)); err != nil {
-		return written, err
-	}
-	return written, nil
+	return writeFile(filepath.Join(dir, SummaryFile), g.Summary(rs))
 }
+
+// swapIn moves the outputs of tmp (inside dir) into dir, the previous
+// ones aside into tmp first; on a failed move it moves back what it
+// moved, so that dir holds the previous outputs again.
+func swapIn(dir, tmp string) (err error) {
+	old := filepath.Join(tmp, ".previous")
+	if err := os.Mkdir(old, 0o755); err != nil {
+		return err
+	}
+	var undo []func() error
+	defer func() {
+		if err != nil {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+		}
+	}()
+	for _, name := range outputNames {
+		cur, next, prev := filepath.Join(dir, name), filepath.Join(tmp, name), filepath.Join(old, name)
+		if _, err := os.Lstat(cur); err == nil {
+			if err := rename(cur, prev); err != nil {
+				return err
+			}
+			undo = append(undo, func() error { return os.Rename(prev, cur) })
+		}
+		if err := rename(next, cur); err != nil {
+			return err
+		}
+		undo = append(undo, func() error { return os.Rename(cur, next) })
+	}
+	return nil
+}
+
+// rename is os.Rename (a variable, so that the tests can make it fail).
+var rename = os.Rename
 
 // GradesCSV returns grades.csv of the results, in their order: a header
 // "id,source,score,max,<check ids>,<question ids>", then one row per

@@ -12,7 +12,9 @@
 // submission always gets the same Result, byte for byte once encoded.
 //
 // Batch grading (GradeAll, WriteReports) grades many submissions in
-// parallel, one simulation engine per goroutine, and writes grades.csv,
+// parallel, one simulation engine per goroutine, or per worker process
+// under a memory and a wall-clock limit (Isolation: `dspalab grade`), and
+// writes, all at once, grades.csv,
 // feedback per submission (Markdown and JSON), a class summary and a
 // score histogram. Classroom turns a Result into the JSON of GitHub
 // Classroom's autograding reporter.
@@ -46,6 +48,11 @@ type Options struct {
 	// MaxQueued bounds the records queued in one run (default
 	// DefaultMaxQueued); past it the run stops and its checks get 0.
 	MaxQueued int64
+	// Isolate, if non-nil, runs each submission's simulations in a worker
+	// process of its own under a memory and a wall-clock limit (`dspalab
+	// grade` sets it); nil runs them in process (`dspalab exercise
+	// check`, the pack tests).
+	Isolate *Isolation
 }
 
 func (o Options) maxQueued() int64 {
@@ -299,25 +306,19 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 		r.fail(err.Error())
 		return nil, nil
 	}
-	docs := make([]any, len(g.seeds))
-	for i, seed := range g.seeds {
-		sc, _ := scenario.Parse(f.scenarioLabel, f.scenario)
-		sc.Seed = seed
-		doc, err := g.simulate(ctx, sc)
-		if err != nil {
-			var re *RunError
-			if !errors.As(err, &re) {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				r.fail(err.Error())
-				return nil, nil
+	docs, err := g.runs(ctx, f.scenarioLabel, f.scenario)
+	if err != nil {
+		var re *RunError
+		if !errors.As(err, &re) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
 			}
-			re.Seed, re.Hidden = seed, g.hidden(seed)
-			r.fail(re.Error())
+			r.fail(err.Error())
 			return nil, nil
 		}
-		docs[i] = doc
+		re.Hidden = g.hidden(re.Seed)
+		r.fail(re.Error())
+		return nil, nil
 	}
 	for i, c := range g.ex.Checks {
 		r.Checks[i] = g.evaluate(c, docs, r.Checks[i])

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // tiny loads the test exercise testdata/pack/tiny: a 100 rec/s source
 // into an operator that serves 40 rec/s; parallelism 3 keeps up.
-func tiny(t *testing.T) *exercises.Exercise {
+func tiny(t testing.TB) *exercises.Exercise {
 	t.Helper()
 	p, err := exercises.OpenDir("testdata/pack")
 	if err != nil {
@@ -32,7 +32,7 @@ func tiny(t *testing.T) *exercises.Exercise {
 	return e
 }
 
-func read(t *testing.T, e *exercises.Exercise, name string) string {
+func read(t testing.TB, e *exercises.Exercise, name string) string {
 	t.Helper()
 	b, err := e.ReadFile(name)
 	if err != nil {
@@ -41,7 +41,7 @@ func read(t *testing.T, e *exercises.Exercise, name string) string {
 	return string(b)
 }
 
-func write(t *testing.T, path, data string) {
+func write(t testing.TB, path, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,8 @@ package grading
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -163,5 +165,108 @@ func TestIDClash(t *testing.T) {
 	score["bob"] = 0
 	if more := check([]string{subs}); more["alice"] != first["alice"] || more["Alice"] != first["Alice"] || more["bob"] != "bob" {
 		t.Errorf("with bob the ids are %v; before %v", more, first)
+	}
+}
+
+// snapshot returns every file under dir, by path relative to it.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestWriteReportsFullDisk (F9): a disk that fills up while the grades
+// are written, or a move that fails, leaves the previous batch's outputs
+// whole (not grades.csv of the new batch with summary.md of the old), and
+// says so; a batch that succeeds replaces them whole, with no feedback
+// left of a submission it does not hold.
+func TestWriteReportsFullDisk(t *testing.T) {
+	e := tiny(t)
+	g, err := New(e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grade := func(id, file string) *Result {
+		r, err := g.GradeYAML(context.Background(), id, ScenarioFile, []byte(read(t, e, file)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	first := []*Result{grade("alice", "solution.yaml"), grade("bob", "starter.yaml")}
+	second := []*Result{grade("alice", "starter.yaml"), grade("carol", "solution.yaml")}
+	out := filepath.Join(t.TempDir(), "grades")
+	if _, err := g.WriteReports(out, first); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(out, "notes.txt"), "the instructor's\n")
+	before := snapshot(t, out)
+
+	full := errors.New("no space left on device")
+	for _, fail := range []struct {
+		what string
+		n    int // fail the nth call (from 1)
+	}{
+		{"write", 3}, {"write", 6}, {"rename", 3}, {"rename", 8},
+	} {
+		calls := 0
+		if fail.what == "write" {
+			orig := writeFile
+			writeFile = func(p string, data []byte) error {
+				if calls++; calls >= fail.n {
+					return full
+				}
+				return orig(p, data)
+			}
+			_, err = g.WriteReports(out, second)
+			writeFile = orig
+		} else {
+			orig := rename
+			rename = func(a, b string) error {
+				if calls++; calls == fail.n {
+					return full
+				}
+				return orig(a, b)
+			}
+			_, err = g.WriteReports(out, second)
+			rename = orig
+		}
+		if err == nil || !strings.Contains(err.Error(), "no space left on device; the previous grades in "+out+" were kept") {
+			t.Errorf("%s %d failing: err %v, want the previous grades kept", fail.what, fail.n, err)
+		}
+		if after := snapshot(t, out); !maps.Equal(before, after) {
+			t.Errorf("%s %d failing changed the grades: %v, before %v", fail.what, fail.n, slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+		}
+	}
+	if _, err := g.WriteReports(out, second); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, out)
+	if _, ok := after["feedback/bob.md"]; ok || after["notes.txt"] != "the instructor's\n" || after["feedback/carol.json"] == "" {
+		t.Errorf("after the second batch: %v", slices.Sorted(maps.Keys(after)))
+	}
+	if !strings.Contains(after["grades.csv"], "\ncarol,,6,") || strings.Contains(after["summary.md"], "bob") {
+		t.Errorf("grades.csv and summary.md are not the second batch's:\n%s\n%s", after["grades.csv"], after["summary.md"])
+	}
+	// a file of the user's in feedback/: refused before anything is written
+	write(t, filepath.Join(out, FeedbackDir, "remarks.txt"), "mine\n")
+	before = snapshot(t, out)
+	if _, err := g.WriteReports(out, first); err == nil || !strings.Contains(err.Error(), "holds remarks.txt, which dspalab does not write; nothing was replaced") {
+		t.Errorf("feedback/remarks.txt: err %v", err)
+	}
+	if !maps.Equal(before, snapshot(t, out)) {
+		t.Error("a refused batch changed the grades")
 	}
 }

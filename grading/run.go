@@ -43,13 +43,36 @@ func (e *RunError) Error() string {
 // or files of the exercise's folder. It returns a *RunError for a run that
 // stopped early, and ctx's error when ctx is cancelled.
 func (g *Grader) simulate(ctx context.Context, sc *scenario.Scenario) (any, error) {
+	return runScenario(ctx, sc, g.spec())
+}
+
+// runSpec is what a grading run takes besides its scenario: the same in
+// process and in a worker process (which receives it as JSON).
+type runSpec struct {
+	// MaxEvents is the exercise's event budget per run (limits.max_events).
+	MaxEvents int64 `json:"max_events"`
+	// MaxQueued bounds the records queued in one run (Options.MaxQueued).
+	MaxQueued int64 `json:"max_queued"`
+	// BaseDir is the exercise's folder on disk, where file traces are
+	// read ("" for the built-in pack).
+	BaseDir string `json:"base_dir,omitempty"`
+}
+
+// spec returns the runSpec of g's exercise.
+func (g *Grader) spec() runSpec {
 	maxEvents := g.ex.Limits.MaxEvents
 	if maxEvents <= 0 {
 		maxEvents = exercises.DefaultMaxEvents
 	}
+	return runSpec{MaxEvents: maxEvents, MaxQueued: g.opts.maxQueued(), BaseDir: g.ex.BaseDir()}
+}
+
+// runScenario is simulate with the runSpec given.
+func runScenario(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any, error) {
+	maxEvents := spec.MaxEvents
 	prep, err := runner.Prepare(sc, runner.Setup{
-		Traces: runner.TraceEnv{Offline: true, BaseDir: g.ex.BaseDir()},
-		Limits: runner.Limits{MaxQueued: g.opts.maxQueued()},
+		Traces: runner.TraceEnv{Offline: true, BaseDir: spec.BaseDir},
+		Limits: runner.Limits{MaxQueued: spec.MaxQueued},
 	})
 	if err != nil {
 		return nil, err

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,14 +15,20 @@ import (
 	"github.com/dspalab/dspalab/grading"
 )
 
+// gradeOptions are the flags of grade.
+type gradeOptions struct {
+	exercise  string
+	pack      string
+	outDir    string
+	jobs      int
+	classroom bool
+	outSet    bool // --out given
+	maxMemory int64
+	timeout   time.Duration
+}
+
 func newGradeCmd() *cobra.Command {
-	var (
-		exercise  string
-		pack      string
-		outDir    string
-		jobs      int
-		classroom bool
-	)
+	opts := gradeOptions{maxMemory: grading.DefaultWorkerMemory, timeout: grading.DefaultWorkerTimeout}
 	cmd := &cobra.Command{
 		Use:   "grade --exercise ID|EXERCISE_DIR [--out DIR] SUBMISSION...",
 		Short: "Grade students' submissions of an exercise: grades.csv, feedback and a class summary",
@@ -32,16 +40,25 @@ directory of an exercise (holding exercise.yaml). A SUBMISSION is a
 directory holding scenario.yaml (and answers.yaml, if the exercise asks
 questions) or a scenario .yaml file; a directory holding neither, such as
 a folder of the class's submissions, is expanded to its sub-directories
-and .yaml files, one submission each, named after them.
+and .yaml files, one submission each, named after them. Ids are unique
+without regard to case: names that clash (alice, Alice) each get a
+suffix of their own (alice--2bd806c9).
 
-DIR (default: grades) receives:
-  grades.csv           one row per submission: id, score, max, then the
-                       points of each check and question
+DIR (default: grades) receives, all at once when the batch is graded
+(written aside first, then moved in; if that fails, or on Ctrl-C, the
+previous grades in DIR are kept, whole):
+  grades.csv           one row per submission: id, source (the folder or
+                       file graded), score, max, then the points of each
+                       check and question
   feedback/ID.md       the feedback for the student, and feedback/ID.json
   summary.md           the class summary, with histogram.png of the scores
 
-A submission that cannot be read (over 1 MiB, not a regular file, a
-symbolic link), is not valid YAML or not a valid scenario, changes a field
+Each submission's simulations run in a process of their own, under
+--max-memory and --timeout: a submission that crashes the simulator, runs
+out of memory or out of time gets 0 on its checks, with the reason, and
+the batch goes on. A submission that cannot be read (over 1 MiB, not a
+regular file, a symbolic link, whether given on the command line or found
+in a folder), is not valid YAML or not a valid scenario, changes a field
 the exercise does not let it change, goes over a limit (total parallelism,
 the event budget of a run) or fails to run gets 0 on the checks it
 affects, with the reason in its feedback and in summary.md; it never
@@ -64,76 +81,113 @@ files only with --out.
 		Example: `  dspalab grade --exercise bottleneck submissions/
   dspalab grade --exercise course/exercises/keep-up --out grades/keep-up submissions/*
   dspalab grade --pack course/exercises --exercise keep-up alice.yaml bob/
+  dspalab grade --exercise bottleneck --max-memory 1GiB --timeout 2m submissions/
   dspalab grade --exercise course/exercises/keep-up --classroom .`,
 		Args: usage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if exercise == "" {
-				return usagef("--exercise ID|EXERCISE_DIR is required: the exercise to grade")
-			}
-			if jobs < 0 {
-				return usagef("--jobs must be at least 1, got %d", jobs)
-			}
-			if outDir == "" && (!classroom || cmd.Flags().Changed("out")) {
-				return usagef("--out needs a directory name, got an empty string")
-			}
-			e, err := gradeExercise(exercise, pack)
-			if err != nil {
-				return err
-			}
-			subs, err := grading.Collect(args)
-			if err != nil {
-				return err
-			}
-			if classroom && len(subs) != 1 {
-				return usagef("--classroom grades one submission; got %d (%s)", len(subs), strings.Join(subPaths(subs, 5), ", "))
-			}
-			g, err := grading.New(e, grading.Options{Hidden: true})
-			if err != nil {
-				return err
-			}
-			stderr := cmd.ErrOrStderr()
-			opts := grading.BatchOptions{Jobs: jobs}
-			if isTerminal(stderr) && !classroom {
-				opts.Progress = stderr
-			}
-			results, err := g.GradeAll(cmd.Context(), subs, opts)
-			if err != nil {
-				return err
-			}
-			if !classroom || cmd.Flags().Changed("out") {
-				if _, err := g.WriteReports(outDir, results); err != nil {
-					return err
-				}
-			}
-			out := cmd.OutOrStdout()
-			if classroom {
-				r := results[0]
-				if err := r.WriteText(stderr, e); err != nil {
-					return err
-				}
-				c := grading.Classroom(r)
-				if path := os.Getenv("GITHUB_OUTPUT"); path != "" {
-					if err := c.WriteGitHubOutput(path); err != nil {
-						return err
-					}
-				}
-				if _, err := fmt.Fprintf(out, "%s\n", c.JSON()); err != nil {
-					return fmt.Errorf("printing the result: %w", err)
-				}
-				// exit 0 whatever the score: the reporter step must run to
-				// record partial credit, and fails the run itself
-				return nil
-			}
-			return printGradeSummary(out, e, results, outDir)
+			opts.outSet = cmd.Flags().Changed("out")
+			return runGrade(cmd, opts, args)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&exercise, "exercise", "", "the exercise: a built-in `ID` (or one of --pack), or an exercise's directory")
-	f.StringVar(&pack, "pack", "", "look the exercise ID up in the pack in `DIR`")
-	f.StringVarP(&outDir, "out", "o", "grades", "write grades.csv, feedback/, summary.md and histogram.png into `DIR` (created if missing)")
-	f.IntVarP(&jobs, "jobs", "j", 0, "grade `N` submissions at once (default: GOMAXPROCS)")
-	f.BoolVar(&classroom, "classroom", false, "grade one submission for GitHub Classroom: its result JSON on stdout (and $GITHUB_OUTPUT); exit 0 whatever the score")
+	f.StringVar(&opts.exercise, "exercise", "", "the exercise: a built-in `ID` (or one of --pack), or an exercise's directory")
+	f.StringVar(&opts.pack, "pack", "", "look the exercise ID up in the pack in `DIR`")
+	f.StringVarP(&opts.outDir, "out", "o", "grades", "write grades.csv, feedback/, summary.md and histogram.png into `DIR` (created if missing)")
+	f.IntVarP(&opts.jobs, "jobs", "j", 0, "grade `N` submissions at once (default: GOMAXPROCS)")
+	f.BoolVar(&opts.classroom, "classroom", false, "grade one submission for GitHub Classroom: its result JSON on stdout (and $GITHUB_OUTPUT); exit 0 whatever the score")
+	f.Var(bytesValue{&opts.maxMemory}, "max-memory", "the memory one submission's simulations may use, e.g. 1GiB; past it the submission gets 0")
+	f.DurationVar(&opts.timeout, "timeout", opts.timeout, "the wall-clock time one submission's simulations (all seeds) may take, e.g. 2m; past it the submission gets 0")
 	return cmd
+}
+
+// runGrade grades the submissions args with opts.
+func runGrade(cmd *cobra.Command, opts gradeOptions, args []string) error {
+	if opts.exercise == "" {
+		return usagef("--exercise ID|EXERCISE_DIR is required: the exercise to grade")
+	}
+	if opts.jobs < 0 {
+		return usagef("--jobs must be at least 1, got %d", opts.jobs)
+	}
+	if opts.timeout <= 0 {
+		return usagef("--timeout must be positive, got %s", opts.timeout)
+	}
+	if opts.outDir == "" && (!opts.classroom || opts.outSet) {
+		return usagef("--out needs a directory name, got an empty string")
+	}
+	e, err := gradeExercise(opts.exercise, opts.pack)
+	if err != nil {
+		return err
+	}
+	subs, err := grading.Collect(args)
+	if err != nil {
+		return err
+	}
+	if opts.classroom && len(subs) != 1 {
+		return usagef("--classroom grades one submission; got %d (%s)", len(subs), strings.Join(subPaths(subs, 5), ", "))
+	}
+	worker, err := grading.WorkerCommand()
+	if err != nil {
+		return err
+	}
+	g, err := grading.New(e, grading.Options{Hidden: true,
+		Isolate: &grading.Isolation{Command: worker, MaxMemory: opts.maxMemory, Timeout: opts.timeout}})
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	batch := grading.BatchOptions{Jobs: opts.jobs}
+	if isTerminal(stderr) && !opts.classroom {
+		batch.Progress = stderr
+	}
+	writes := !opts.classroom || opts.outSet
+	results, err := g.GradeAll(cmd.Context(), subs, batch)
+	if err != nil {
+		var ie *grading.InterruptedError
+		if errors.As(err, &ie) && writes {
+			return fmt.Errorf("%w; nothing was written to %s", err, opts.outDir)
+		}
+		return err
+	}
+	if writes {
+		if _, err := g.WriteReports(opts.outDir, results); err != nil {
+			return err
+		}
+	}
+	out := cmd.OutOrStdout()
+	if opts.classroom {
+		r := results[0]
+		if err := r.WriteText(stderr, e); err != nil {
+			return err
+		}
+		c := grading.Classroom(r)
+		if path := os.Getenv("GITHUB_OUTPUT"); path != "" {
+			if err := c.WriteGitHubOutput(path); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintf(out, "%s\n", c.JSON()); err != nil {
+			return fmt.Errorf("printing the result: %w", err)
+		}
+		// exit 0 whatever the score: the reporter step must run to
+		// record partial credit, and fails the run itself
+		return nil
+	}
+	return printGradeSummary(out, e, results, opts.outDir)
+}
+
+// newGradeWorkerCmd is the hidden command that grade runs, once per
+// submission, in a process of its own (grading.Isolation): the request
+// on stdin, the summaries as JSON on stdout.
+func newGradeWorkerCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    grading.WorkerCommandName,
+		Short:  "Simulate one submission for grade, in a process of its own (internal)",
+		Hidden: true,
+		Args:   usage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return grading.ServeWorker(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
 }
 
 // gradeExercise finds the exercise of --exercise: an exercise's directory

@@ -61,7 +61,7 @@ Examples:
 	root.AddCommand(newWatchCmd())
 	root.AddCommand(newPlotCmd())
 	root.AddCommand(newReportCmd())
-	root.AddCommand(newExerciseCmd(), newGradeCmd())
+	root.AddCommand(newExerciseCmd(), newGradeCmd(), newGradeWorkerCmd())
 	return root
 }
 

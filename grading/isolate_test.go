@@ -1,0 +1,235 @@
+package grading
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dspalab/dspalab/exercises"
+)
+
+// workerEnv makes the test binary a grading worker (see TestMain).
+const workerEnv = "DSPALAB_GRADING_TEST_WORKER"
+
+// crashMarker in a submission's description makes the test worker crash
+// as a bug in the simulator would: a Go fatal error (a stack overflow),
+// which no recover catches.
+const crashMarker = "crash-the-worker"
+
+// TestMain lets the test binary act as the grading worker, re-executed
+// with workerEnv set: it serves the request as dspalab's grade-worker
+// does, except that a scenario holding crashMarker crashes it.
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) == "1" {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			os.Exit(3)
+		}
+		var req workerRequest
+		if json.Unmarshal(data, &req) == nil && bytes.Contains(req.Scenario, []byte(crashMarker)) {
+			debug.SetMaxStack(1 << 20)
+			recurse(0)
+		}
+		if err := ServeWorker(context.Background(), bytes.NewReader(data), os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+//go:noinline
+func recurse(n int) int {
+	var pad [256]byte
+	pad[n%256] = byte(n)
+	return recurse(n+1) + int(pad[0])
+}
+
+// testIsolation is Isolation with the test binary as the worker.
+func testIsolation(t testing.TB, maxMemory int64, timeout time.Duration) *Isolation {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Isolation{Command: []string{exe}, Env: append(os.Environ(), workerEnv+"=1"), MaxMemory: maxMemory, Timeout: timeout}
+}
+
+// sturdy writes an exercise whose submissions may change the
+// parallelism, the partitioning, the rate, the duration and the
+// description, with no event budget: a submission can ask for more memory
+// or time than a worker has. The starter's operator (40 rec/s per subtask)
+// cannot keep up with its 100 rec/s source; three subtasks can.
+func sturdy(t testing.TB) (*exercises.Exercise, map[string]string) {
+	dir := filepath.Join(t.TempDir(), "pack", "sturdy")
+	starter := `name: sturdy
+description: A 100 rec/s source into an operator that serves 40 rec/s.
+duration: 20s
+warmup: 5s
+workers: {count: 4, slots: 2000}
+sources:
+  - name: src
+    arrival: {process: constant, rate: 100/s}
+operators:
+  - name: work
+    input: src
+    partitioning: rebalance
+    parallelism: 1
+    service_time: {distribution: exponential, mean: 25ms}
+sinks:
+  - name: out
+    input: work
+    partitioning: rebalance
+`
+	files := map[string]string{
+		"exercise.yaml": `id: sturdy
+title: Keep up, whatever the submissions do
+topics: [parallelism]
+goals: [Give the operator the parallelism it needs]
+starter: starter.yaml
+editable:
+  - description
+  - duration
+  - sources[src].arrival.rate
+  - operators[work].parallelism
+  - operators[work].partitioning
+  - sinks[out].parallelism
+  - sinks[out].partitioning
+limits:
+  max_events: 1000000000000
+seeds: [1]
+checks:
+  - id: keeps-up
+    metric: vertices[out].in_rate_rps
+    op: ">="
+    value: 95
+    points: 4
+    pass: The sink keeps up.
+    fail: "The sink receives {value} records/s; it should get {want}."
+`,
+		"starter.yaml": starter,
+		"README.md":    "# Keep up\n\nGive `work` the parallelism it needs.\n",
+	}
+	for name, data := range files {
+		write(t, filepath.Join(dir, name), data)
+	}
+	p, err := exercises.OpenDir(filepath.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := p.Get("sturdy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := map[string]string{
+		"starter": starter,
+		"good":    strings.Replace(starter, "parallelism: 1\n", "parallelism: 3\n", 1),
+		"crash":   strings.Replace(starter, "description: A 100", "description: "+crashMarker+" A 100", 1),
+		// a million channels, a few hundred MB: over the worker's memory
+		"oom": strings.NewReplacer("partitioning: rebalance\n    parallelism: 1\n", "partitioning: hash\n    parallelism: 1000\n",
+			"input: work\n    partitioning: rebalance\n", "input: work\n    partitioning: hash\n    parallelism: 1000\n").Replace(starter),
+		// a million records a second for 20 minutes: far over the wall-clock limit
+		"hang": strings.NewReplacer("rate: 100/s", "rate: 1000000/s", "duration: 20s", "duration: 20m", "parallelism: 1\n", "parallelism: 3\n").Replace(starter),
+	}
+	return e, subs
+}
+
+// TestIsolation: a submission whose simulation crashes the process (a Go
+// fatal error), runs out of memory (past the worker's limit) or out of
+// time (past the wall-clock limit) gets 0 with the reason, and the others
+// in the same batch are graded as in process. In process, the crash and
+// the out-of-memory would kill the grading process itself, and the hang
+// would never end.
+func TestIsolation(t *testing.T) {
+	e, texts := sturdy(t)
+	dir := filepath.Join(t.TempDir(), "class")
+	for id, s := range texts {
+		write(t, filepath.Join(dir, id, ScenarioFile), s)
+	}
+	subs, err := Collect([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(e, Options{Isolate: testIsolation(t, 128<<20, 3*time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := g.GradeAll(context.Background(), subs, BatchOptions{Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*Result{}
+	for _, r := range rs {
+		byID[r.ID] = r
+	}
+	want := map[string]string{
+		"crash": "the simulation crashed (exit status 2: fatal error: stack overflow); please report it with the submission",
+		"oom":   "the simulation ran out of memory: it needs more than 128MiB, the limit per submission (--max-memory)",
+		"hang":  "the simulation was stopped after 3s of wall-clock time, the limit per submission (--timeout)",
+	}
+	for id, reason := range want {
+		r := byID[id]
+		if r.Score != 0 || len(r.Problems) != 1 || !strings.HasPrefix(r.Problems[0], reason) {
+			t.Errorf("%s: %s points, problems %q; want 0 and %q", id, points(r.Score), r.Problems, reason)
+		}
+		if !strings.Contains(string(g.Summary(rs)), "- **"+id+"** (0): "+mdText(reason)) {
+			t.Errorf("summary.md does not give %s's reason:\n%s", id, g.Summary(rs))
+		}
+	}
+	// the others: the same results as in process, byte for byte
+	inProc, err := New(e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"good", "starter"} {
+		want, err := inProc.Grade(context.Background(), Submission{ID: id, Path: filepath.Join(dir, id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := byID[id]; !bytes.Equal(got.JSON(), want.JSON()) {
+			t.Errorf("%s in a worker:\n%s\nin process:\n%s", id, got.JSON(), want.JSON())
+		}
+	}
+	if byID["good"].Score != 4 || byID["starter"].Score != 0 {
+		t.Errorf("good %s, starter %s: want 4 and 0", points(byID["good"].Score), points(byID["starter"].Score))
+	}
+}
+
+// BenchmarkGradeInProcess and BenchmarkGradeIsolated measure the cost of
+// a worker process per submission: the tiny exercise's solution, three
+// seeds.
+func BenchmarkGradeInProcess(b *testing.B) { benchGrade(b, nil) }
+
+func BenchmarkGradeIsolated(b *testing.B) {
+	benchGrade(b, testIsolation(b, DefaultWorkerMemory, time.Minute))
+}
+
+func benchGrade(b *testing.B, iso *Isolation) {
+	e := tiny(b)
+	dir := filepath.Join(b.TempDir(), "good")
+	data := read(b, e, "solution.yaml")
+	write(b, filepath.Join(dir, ScenarioFile), data)
+	write(b, filepath.Join(dir, AnswersFile), "which: work\nrate: 42\n")
+	g, err := New(e, Options{Hidden: true, Isolate: iso})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := g.Prepare(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := g.Grade(context.Background(), Submission{ID: "good", Path: dir})
+		if err != nil || !r.Full() {
+			b.Fatalf("%v %s", err, r.JSON())
+		}
+	}
+}
