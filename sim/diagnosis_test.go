@@ -47,6 +47,15 @@ sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200
 operators: [{name: op, input: src, service_time: {mean: 10ms}}]
 sinks: [{name: out, input: op}]
 `, sim.DiagnosisIntermittent, "op", "came and went"},
+		{"intermittent, two held back", `
+name: drain2
+duration: 120s
+sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 30s, rate: 10/s}]}}]
+operators:
+  - {name: parse, input: src, service_time: {mean: 1ms}}
+  - {name: op, input: parse, service_time: {mean: 10ms}}
+sinks: [{name: out, input: op}]
+`, sim.DiagnosisIntermittent, "op", "src and parse were held back part of the time by op, whose subtasks are busy 57% on average over the window"},
 		{"overloaded", `
 name: unbounded
 duration: 60s

@@ -227,7 +227,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 			fmt.Fprintf(&b, "\n  %s", r.Message)
 		}
 	}
-	fmt.Fprintf(&b, "\nbusy and back-pressured are the maximum over a vertex's subtasks; status: OK <= 10%% < LOW <= 50%% < HIGH\n")
+	fmt.Fprintf(&b, "\nbusy and back-pressured are each the maximum over a vertex's subtasks (they may come from different subtasks and sum past 100%%); status: OK <= 10%% < LOW <= 50%% < HIGH\n")
 	fmt.Fprintf(&b, "\ndiagnosis: %s\n", s.Diagnosis.Message)
 	for _, e := range s.Diagnosis.Evidence {
 		fmt.Fprintf(&b, "  - %s\n", e)

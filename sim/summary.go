@@ -401,9 +401,10 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 			// a local channel delivers at once: pressure that ends at a
 			// vertex that is not busy on average came and went
 			d.Kind = DiagnosisIntermittent
-			d.Message = fmt.Sprintf("back-pressure came and went: %s was held back part of the time by %s, busy %s on average; see timeseries.csv for when",
-				andList(held), v.Name, pct(v.BusyMean))
-			d.Evidence[0] += ": it was the bottleneck while the pressure lasted"
+			d.Message = fmt.Sprintf("back-pressure came and went: %s %s held back part of the time by %s, whose subtasks are busy %s on average over the window; see timeseries.csv for when",
+				andList(held), wasWere(len(held)), v.Name, pct(v.BusyMean))
+			d.Evidence[0] = fmt.Sprintf("%s's busiest subtask is busy %s and back-pressured %s (%s): it was the bottleneck while the pressure lasted",
+				v.Name, pct(v.Busy), pct(v.Backpressured), v.Status)
 		}
 		return d
 	}
@@ -450,6 +451,14 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 		msg += fmt.Sprintf(" (the busiest, %s, is busy %s)", busiest, pct(b))
 	}
 	return Diagnosis{Kind: DiagnosisNone, Message: msg, Evidence: []string{}}
+}
+
+// wasWere is the verb for n subjects: "was" or "were".
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 // andList joins names as a sentence does: "a", "a and b", "a, b and c".
