@@ -205,15 +205,23 @@ func (t *subtask) uncommitted() uint64 {
 // "delivery"), checked against the ids the sources emitted: the ground
 // truth of exactly-once (DESIGN.md §3).
 type DeliverySummary struct {
-	// Emitted counts distinct records the sources emitted (a replayed
-	// record counts once); Replayed the emissions of records emitted
-	// before (replayable sources rewound to a checkpoint).
+	// Emitted counts distinct records the sources wrote into the job (a
+	// replayed record counts once): the records line's emitted less its
+	// replayed. Replayed counts the emissions of records emitted before
+	// (replayable sources rewound to a checkpoint). Dropped counts
+	// records non-replayable sources read and never emitted (dropped
+	// under back-pressure or while down, or held in their buffers when
+	// the job failed over): the records line's dropped.
 	Emitted  uint64 `json:"emitted"`
 	Replayed uint64 `json:"replayed"`
+	Dropped  uint64 `json:"dropped"`
 	// Delivered counts distinct records made visible by the sinks;
-	// Duplicated the visible writes of records already visible.
-	Delivered  uint64 `json:"delivered"`
-	Duplicated uint64 `json:"duplicated"`
+	// Duplicated the visible writes of records already visible;
+	// Overwritten the writes of idempotent sinks that replaced a record
+	// already visible (a replay upserted: no duplicate).
+	Delivered   uint64 `json:"delivered"`
+	Duplicated  uint64 `json:"duplicated"`
+	Overwritten uint64 `json:"overwritten"`
 	// Lost counts records that were inside the job (or held by a
 	// non-replayable source) when it failed and can never come back:
 	// no replay and no persisted channel state restores them.
@@ -248,8 +256,9 @@ type SinkSummary struct {
 func (s *Sim) deliverySummary() *DeliverySummary {
 	d := &DeliverySummary{Lost: s.lost, InFlight: s.inFlight(), Sinks: []SinkSummary{}}
 	for _, src := range s.sources {
-		d.Emitted += src.maxOffset // written at least once
+		d.Emitted += src.emits - src.replayed // written at least once
 		d.Replayed += src.replayed
+		d.Dropped += src.dropped
 		if src.mode == srcLog {
 			if src.maxOffset > src.next {
 				d.ToReplay += src.maxOffset - src.next
@@ -276,6 +285,7 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 		}
 		d.Delivered += ss.Delivered
 		d.Duplicated += ss.Duplicated
+		d.Overwritten += ss.Overwritten
 		d.Uncommitted += ss.Uncommitted
 		d.Sinks = append(d.Sinks, ss)
 	}
@@ -284,7 +294,17 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 
 // deliveryText is the delivery line of the summary table.
 func deliveryText(d *DeliverySummary, running bool) string {
-	s := fmt.Sprintf("delivery: %d emitted, %d delivered, %d duplicated, %d lost", d.Emitted, d.Delivered, d.Duplicated, d.Lost)
+	s := fmt.Sprintf("delivery: %d emitted, %d delivered, %d duplicated", d.Emitted, d.Delivered, d.Duplicated)
+	for _, k := range d.Sinks {
+		if k.Delivery == scenario.DeliveryIdempotent {
+			s += fmt.Sprintf(", %d overwritten", d.Overwritten)
+			break
+		}
+	}
+	s += fmt.Sprintf(", %d lost", d.Lost)
+	if d.Dropped > 0 {
+		s += fmt.Sprintf(", %d dropped by the sources (never emitted)", d.Dropped)
+	}
 	if d.Replayed > 0 {
 		s += fmt.Sprintf(", %d replayed", d.Replayed)
 	}

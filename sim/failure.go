@@ -78,6 +78,10 @@ type FailoverStats struct {
 	Checkpoint   int64  `json:"restored_checkpoint"`
 	RestoreBytes int64  `json:"restored_bytes"`
 	Lost         uint64 `json:"lost"`
+	// Dropped counts records non-replayable sources had read and not yet
+	// written into the job (their buffers, their records in hand): never
+	// emitted, they count as the sources' dropped records.
+	Dropped uint64 `json:"dropped,omitempty"`
 	// ToReplay counts records the sinks had made visible that the
 	// rewound sources will emit again: the duplicates an at-least-once
 	// sink writes once the replay is through.
@@ -412,7 +416,7 @@ func (f *failover) lose(now des.Time, c failureCause) {
 // stopAll cancels every task: in-flight data is destroyed (counted lost
 // when nothing can bring it back), checkpoints in progress abort, and a new
 // epoch starts with fresh channels.
-func (f *failover) stopAll(now des.Time, reason string) (lost uint64) {
+func (f *failover) stopAll(now des.Time, reason string) (lost, dropped uint64) {
 	s := f.s
 	var restore *checkpoint
 	if s.ckpt != nil {
@@ -423,11 +427,11 @@ func (f *failover) stopAll(now des.Time, reason string) (lost uint64) {
 	if f.state == JobRunning {
 		f.downSince = now
 	}
-	lost = s.destroyAll(now, restore)
+	lost, dropped = s.destroyAll(now, restore)
 	if s.ckpt != nil {
 		s.ckpt.release(now)
 	}
-	return lost
+	return lost, dropped
 }
 
 // failover runs a global failover at now for a failure that happened at
@@ -447,9 +451,9 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	// what the restored checkpoint will replay, counted before the
 	// sources are touched
 	toReplay := s.deliveredToReplay()
-	lost := f.stopAll(now, "the job failed over")
+	lost, dropped := f.stopAll(now, "the job failed over")
 	st := FailoverStats{Cause: c.text, FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
-		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, Lost: lost, ToReplay: toReplay}
+		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, Lost: lost, Dropped: dropped, ToReplay: toReplay}
 	if s.ckpt != nil && s.ckpt.latest != nil {
 		st.Checkpoint = s.ckpt.latest.id
 		st.RestoreBytes = s.ckpt.latest.stateSize
@@ -475,6 +479,9 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	detail := fmt.Sprintf("restart in %s (%s)", FormatTime(delay), why)
 	if lost > 0 {
 		detail += fmt.Sprintf("; %d records lost", lost)
+	}
+	if dropped > 0 {
+		detail += fmt.Sprintf("; %s dropped (read by non-replayable sources, not yet emitted)", plural(int(dropped), "record"))
 	}
 	s.emit(Event{Type: EventFailureDetected, Message: fmt.Sprintf("%s: global failover, %s", c.text, detail)})
 	f.pending = f.later(now+delay, f.restartJob)

@@ -176,6 +176,29 @@ failures: [{kind: worker, at: 21500ms, worker: 1}]
 	}
 }
 
+// An idempotent sink overwrites what the rewound sources replay: the
+// delivery line says how many writes were overwrites, as summary.json
+// does, next to its 0 duplicated.
+func TestIdempotentDeliveryLineShowsOverwritten(t *testing.T) {
+	sc := ftScenario(t, 1, true, "idempotent", `
+checkpoint: {mode: aligned, interval: 2s}
+failures: [{kind: worker, at: 21500ms, worker: 1}]
+`)
+	_, res := runSim(t, sc, Options{})
+	d := res.Summary.Delivery
+	if d.Duplicated != 0 || d.Overwritten == 0 || d.Overwritten != d.Sinks[0].Overwritten {
+		t.Fatalf("delivery %+v: want 0 duplicated and the sink's overwrites (> 0)", d)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, &res.Summary); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(", 0 duplicated, %d overwritten, 0 lost", d.Overwritten)
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the table does not say %q:\n%s", want, b.String())
+	}
+}
+
 // A non-replayable source cannot rewind: what was inside the job when it
 // failed is lost, and nothing is duplicated.
 func TestSocketSourceLosesWhatItHeld(t *testing.T) {

@@ -10,10 +10,12 @@ import (
 // inside the job are destroyed. A destroyed record comes back when its
 // source is replayable (the rewound source emits it again) or when the
 // checkpoint to restore persisted it as channel state; the others are
-// lost, and so are the records a non-replayable source held. Then a new
-// epoch starts: every subtask is down, with fresh channels, until the
-// recovery.
-func (s *Sim) destroyAll(now des.Time, restore *checkpoint) (lost uint64) {
+// lost. The records a non-replayable source had read and not yet written
+// into the job (its buffer and its record in hand) were never emitted:
+// they count as dropped by that source, so that emitted records are
+// delivered, in flight, uncommitted, lost or to replay. Then a new epoch
+// starts: every subtask is down, with fresh channels, until the recovery.
+func (s *Sim) destroyAll(now des.Time, restore *checkpoint) (lost, dropped uint64) {
 	type key struct {
 		id   uint64
 		copy uint32
@@ -32,14 +34,23 @@ func (s *Sim) destroyAll(now des.Time, restore *checkpoint) (lost uint64) {
 		if persisted[key{id, copy}] {
 			return
 		}
-		if seq := originSeq(id); seq < len(s.sources) && s.sources[seq].mode == srcLog {
-			return
+		if seq := originSeq(id); seq < len(s.sources) {
+			switch src := s.sources[seq]; {
+			case src.mode == srcLog:
+				return
+			case copy == 0 && originOffset(id) >= src.maxOffset:
+				// a socket's record in hand: read, never emitted
+				src.dropped++
+				dropped++
+				return
+			}
 		}
 		lost++
 	})
 	for _, src := range s.sources {
 		if src.mode == srcQueued {
-			lost += uint64(src.fifo.len())
+			src.dropped += uint64(src.fifo.len())
+			dropped += uint64(src.fifo.len())
 			src.next = src.accepted // their offsets are gone with them
 		}
 	}
@@ -62,7 +73,7 @@ func (s *Sim) destroyAll(now des.Time, restore *checkpoint) (lost uint64) {
 			src.t.at(max(src.nextArr, now), (*socketArrival)(src)) // the socket keeps receiving
 		}
 	}
-	return lost
+	return lost, dropped
 }
 
 // walkInFlight calls fn with the id and copy class of every record inside the
