@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -417,5 +418,29 @@ func TestCheckpointIntervalTradeOff(t *testing.T) {
 	for _, p := range pts {
 		t.Logf("interval %-3s: in progress %.3f, replayed %6d, duplicated %6d, caught up %s after the failure",
 			scenario.FormatDuration(p.interval), p.overhead, p.replayed, p.duplicate, p.caughtUp)
+	}
+}
+
+// A failure in backpressure without checkpoints (the live view's f): the
+// source starts over at offset 0 behind a bottleneck, so its lag keeps
+// growing and never comes back to where it was at the failure. The
+// summary must not call that caught up.
+func TestBackpressureFailureNeverCatchesUp(t *testing.T) {
+	sc := parse(t, "backpressure", append(source(t, "backpressure"), "failures: [{kind: task, at: 60s, vertex: parse}]\n"...))
+	res := run(t, sc, nil)
+	s := res.Summary
+	fo := onlyFailover(t, &s)
+	if fo.CaughtUpS != -1 || s.Recovery.MaxCatchUpTime != -1 || fo.LagAtFailure < 5000 || s.Totals.SourceLag < 2*fo.LagAtFailure {
+		t.Errorf("failover %+v, source lag at the end %d: want a lag of over 5000 at the failure, twice that at the end, never caught up",
+			fo, s.Totals.SourceLag)
+	}
+	var b strings.Builder
+	if err := sim.WriteTable(&b, &s); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("not caught up with the backlog by the end (source lag %d records, %d when the job failed at 60s: it kept growing)",
+		s.Totals.SourceLag, fo.LagAtFailure)
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the table does not say %q:\n%s", want, b.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -66,13 +67,17 @@ type FailoverStats struct {
 	Superseded bool `json:"superseded,omitempty"`
 	// CaughtUpS is the first metrics sample after the recovery at which
 	// the replayable sources' lag was back to what it was when the job
-	// failed (within 100 records, or twice that lag): the backlog the
-	// failure left is processed. CatchUpTime is
-	// from the failure to then, in simulated seconds. Both -1 until then
-	// (or when it never happened).
-	CaughtUpS   float64 `json:"caught_up_s"`
-	CatchUpTime float64 `json:"catch_up_time_s"`
-	preLag      uint64
+	// failed (LagAtFailure, in records), within the larger of 100
+	// records and 10% of it: the backlog the failure left is processed.
+	// CatchUpTime is from the failure to then, in simulated seconds.
+	// Both -1 until then, and when it never happened: a job whose lag
+	// keeps growing (a bottleneck behind the source) never catches up.
+	CaughtUpS    float64 `json:"caught_up_s"`
+	CatchUpTime  float64 `json:"catch_up_time_s"`
+	LagAtFailure uint64  `json:"lag_at_failure_records"`
+	// downFrom is when the outage this failover ends began: its failure,
+	// or an earlier one not noticed yet (a lost worker), in seconds.
+	downFrom float64
 	// Checkpoint is the id of the checkpoint restored (0: none completed,
 	// replayable sources start over); RestoreBytes its state downloaded.
 	Checkpoint   int64  `json:"restored_checkpoint"`
@@ -90,10 +95,26 @@ type FailoverStats struct {
 
 // RecoverySummary sums up failures and recoveries (summary.json).
 type RecoverySummary struct {
-	JobState  string  `json:"job_state"`
-	Failures  int     `json:"failures"`
-	Restarts  int     `json:"restarts"`
-	DowntimeS float64 `json:"downtime_s"`
+	JobState string `json:"job_state"`
+	Failures int    `json:"failures"`
+	Restarts int    `json:"restarts"`
+	// DowntimeS is the time the job was not running, from each failure
+	// (not its detection) until it ran again, in simulated seconds: the
+	// union of the outages, up to the end while it is still down. It
+	// splits as Flink's job-status timestamps do, with the part before
+	// the JobManager noticed in front: DetectionS from the failure to
+	// its detection (RUNNING to FAILING: a lost worker's heartbeat
+	// timeout; 0 for a failed task), RestartDelayS from the detection to
+	// the restart (FAILING/RESTARTING until the restart strategy's delay
+	// ends), RestoreS from the restart to running again (the tasks
+	// deployed, the checkpoint's state downloaded). Flink's downtime
+	// metric counts from FAILING, so it leaves DetectionS out. While the
+	// job failed for good or was lost, the time after the detection
+	// belongs to no phase.
+	DowntimeS     float64 `json:"downtime_s"`
+	DetectionS    float64 `json:"downtime_detection_s"`
+	RestartDelayS float64 `json:"downtime_restart_delay_s"`
+	RestoreS      float64 `json:"downtime_restore_s"`
 	// MaxRecoveryTime is the longest failure-to-recovery time, in
 	// simulated seconds (0 without failures; -1 when one never
 	// recovered); MaxCatchUpTime the longest failure-to-caught-up time
@@ -116,8 +137,8 @@ type failover struct {
 	jitter    *rand.Rand
 
 	state       string
-	downSince   des.Time
-	downtime    des.Time
+	downSince   des.Time // the outage began (the failure, not its detection)
+	outageFrom  des.Time // the first failure not handled yet, or -1
 	restarts    int
 	failures    int
 	backoff     des.Time
@@ -139,7 +160,7 @@ type failover struct {
 func newFailover(s *Sim) *failover {
 	sc := s.sc
 	f := &failover{s: s, restart: sc.Restart, ha: sc.HighAvailability, heartbeat: sc.Workers.HeartbeatTimeout,
-		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, lastFailure: -1, cur: -1, catching: -1,
+		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, lastFailure: -1, cur: -1, catching: -1, outageFrom: -1,
 		partitions: map[int]des.Time{}, detecting: map[int]int{}}
 	for i := range sc.Failures {
 		fl := &sc.Failures[i]
@@ -335,8 +356,13 @@ func (f *failover) fail(now des.Time, c failureCause) {
 			return
 		}
 	}
+	since := now
+	if c.since > 0 {
+		since = c.since
+	}
 	if f.state == JobRunning && len(f.detecting) == 0 {
 		f.preLag = s.replayableLag(now) // before the failure makes it grow
+		f.outageFrom = since
 	}
 	f.failures++
 	worker := c.worker
@@ -344,10 +370,6 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		worker = -1
 	}
 	s.emit(Event{Type: EventFailure, Worker: worker, Message: c.text})
-	since := now
-	if c.since > 0 {
-		since = c.since
-	}
 	switch c.kind {
 	case causeJobManager:
 		if f.ha.Type != scenario.HAZooKeeper {
@@ -410,7 +432,7 @@ func (f *failover) lose(now des.Time, c failureCause) {
 	f.state = JobLost
 	f.message = fmt.Sprintf("job lost at %s: the JobManager failed without high availability (high_availability: {type: zookeeper} would elect a new one and recover from the latest checkpoint)", FormatTime(now))
 	f.s.emit(Event{Type: EventJobLost, Message: f.message})
-	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1})
+	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, downFrom: secs(f.downSince)})
 }
 
 // stopAll cancels every task: in-flight data is destroyed (counted lost
@@ -426,6 +448,9 @@ func (f *failover) stopAll(now des.Time, reason string) (lost, dropped uint64) {
 	}
 	if f.state == JobRunning {
 		f.downSince = now
+		if f.outageFrom >= 0 && f.outageFrom < now {
+			f.downSince = f.outageFrom
+		}
 	}
 	lost, dropped = s.destroyAll(now, restore)
 	if s.ckpt != nil {
@@ -453,7 +478,8 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	toReplay := s.deliveredToReplay()
 	lost, dropped := f.stopAll(now, "the job failed over")
 	st := FailoverStats{Cause: c.text, FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
-		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, Lost: lost, Dropped: dropped, ToReplay: toReplay}
+		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, Lost: lost, Dropped: dropped, ToReplay: toReplay,
+		LagAtFailure: f.preLag, downFrom: secs(min(f.downSince, failedAt))}
 	if s.ckpt != nil && s.ckpt.latest != nil {
 		st.Checkpoint = s.ckpt.latest.id
 		st.RestoreBytes = s.ckpt.latest.stateSize
@@ -475,7 +501,6 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	st.RestartWait = ms6(delay)
 	f.log = append(f.log, st)
 	f.cur = len(f.log) - 1
-	f.log[f.cur].preLag = f.preLag
 	detail := fmt.Sprintf("restart in %s (%s)", FormatTime(delay), why)
 	if lost > 0 {
 		detail += fmt.Sprintf("; %d records lost", lost)
@@ -586,15 +611,17 @@ func (f *failover) recovered(now des.Time) {
 	s := f.s
 	f.hasPending = false
 	f.state = JobRunning
-	f.downtime += now - f.downSince
+	f.outageFrom = -1
 	s.restore(now)
+	msg := fmt.Sprintf("recovered: processing again %s after the failure", FormatTime(now-f.downSince))
 	if c := f.current(); c != nil {
 		c.RecoveredS = secs(now)
 		c.RecoveryTime = round6(c.RecoveredS - c.FailedS)
 		f.catching = f.cur
 		f.caughtUp(now)
+		msg += " (" + downtimeSplit(des.FromSeconds(c.DetectedS-c.downFrom), des.FromSeconds(c.RestartS-c.DetectedS), des.FromSeconds(c.RecoveredS-c.RestartS)) + ")"
 	}
-	s.emit(Event{Type: EventRecoveryCompleted, Message: fmt.Sprintf("recovered: processing again after %s of downtime", FormatTime(now-f.downSince))})
+	s.emit(Event{Type: EventRecoveryCompleted, Message: msg})
 	f.cur = -1
 }
 
@@ -606,20 +633,30 @@ func (f *failover) current() *FailoverStats {
 	return &f.log[f.cur]
 }
 
-// catchUpSlack is how far above its level at the failure the sources' lag
-// may be for the job to count as caught up (lag jitters by a few records).
-const catchUpSlack = 100
+// catchUpSlack and catchUpShare are how far above its level at the
+// failure the sources' lag may be for the job to count as caught up: the
+// larger of catchUpSlack records and catchUpShare of that level (a lag
+// jitters by a few records, a large one by a few percent).
+const (
+	catchUpSlack = 100
+	catchUpShare = 0.10
+)
+
+// catchUpMargin is the margin over a lag at the failure, in records.
+func catchUpMargin(lag uint64) uint64 {
+	return max(catchUpSlack, uint64(catchUpShare*float64(lag)))
+}
 
 // caughtUp looks, after a recovery and at every metrics sample, whether
 // the replayable sources' lag is back to what it was when the job failed
-// (within catchUpSlack records, or twice that lag): then the job has caught
-// up with the backlog the failure left.
+// (within catchUpMargin): then the job has caught up with the backlog the
+// failure left. A lag that keeps growing never comes back.
 func (f *failover) caughtUp(now des.Time) {
 	if f.catching < 0 || f.state != JobRunning {
 		return
 	}
 	c := &f.log[f.catching]
-	if f.s.replayableLag(now) > max(2*c.preLag, c.preLag+catchUpSlack) {
+	if f.s.replayableLag(now) > c.LagAtFailure+catchUpMargin(c.LagAtFailure) {
 		return
 	}
 	c.CaughtUpS = secs(now)
@@ -638,11 +675,7 @@ func (s *Sim) replayableLag(now des.Time) uint64 {
 
 func (f *failover) summary(now des.Time) *RecoverySummary {
 	r := &RecoverySummary{JobState: f.state, Failures: f.failures, Restarts: f.restarts, Failovers: append([]FailoverStats{}, f.log...), Message: f.message}
-	down := f.downtime
-	if f.state != JobRunning {
-		down += now - f.downSince
-	}
-	r.DowntimeS = secs(down)
+	f.downtime(r, now)
 	for _, fo := range r.Failovers {
 		if fo.Superseded {
 			continue
@@ -659,6 +692,79 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 		}
 	}
 	return r
+}
+
+// downtime fills r's downtime and its phases from the failovers: each
+// outage runs from its failure (or an earlier one not noticed yet) to
+// running again; a failover superseded by another ends at that one's
+// detection, and one not over ends now. A cursor keeps overlapping
+// outages from counting twice, so the phases sum to the downtime except
+// after a job failed for good or was lost.
+func (f *failover) downtime(r *RecoverySummary, now des.Time) {
+	end := secs(now)
+	cursor := 0.0
+	var total, detect, delay, restore float64
+	span := func(from, to float64) float64 {
+		from = max(from, cursor)
+		if to <= from {
+			return 0
+		}
+		cursor = to
+		return to - from
+	}
+	for i, fo := range f.log {
+		over := end // when this outage ends
+		switch {
+		case fo.RecoveredS >= 0:
+			over = fo.RecoveredS
+		case fo.Superseded && i+1 < len(f.log):
+			over = f.log[i+1].DetectedS
+		}
+		start := max(fo.downFrom, cursor)
+		detect += span(fo.downFrom, min(fo.DetectedS, over))
+		gave := f.state == JobFailed || f.state == JobLost
+		last := i == len(f.log)-1
+		switch {
+		case fo.RestartS >= 0:
+			delay += span(fo.DetectedS, min(fo.RestartS, over))
+			restore += span(fo.RestartS, over)
+		case !(gave && last):
+			delay += span(fo.DetectedS, over)
+		default:
+			span(fo.DetectedS, over) // the job failed for good or was lost
+		}
+		total += max(over-start, 0)
+	}
+	r.DowntimeS, r.DetectionS, r.RestartDelayS, r.RestoreS = round6(total), round6(detect), round6(delay), round6(restore)
+}
+
+// downtimeSplit says how an outage splits: "10s detection, 2s restart
+// delay, 19.766ms restore", leaving out phases that took no time.
+func downtimeSplit(detect, delay, restore des.Time) string {
+	var parts []string
+	for _, p := range []struct {
+		d    des.Time
+		what string
+	}{{detect, "detection"}, {delay, "restart delay"}, {restore, "restore"}} {
+		if p.d > 0 {
+			parts = append(parts, FormatTime(p.d)+" "+p.what)
+		}
+	}
+	if len(parts) == 0 {
+		return "at once"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// notCaughtUp returns the last failover that recovered and did not catch
+// up, or nil.
+func (r *RecoverySummary) notCaughtUp() *FailoverStats {
+	for i := len(r.Failovers) - 1; i >= 0; i-- {
+		if fo := &r.Failovers[i]; !fo.Superseded && fo.RecoveredS >= 0 && fo.CatchUpTime < 0 {
+			return fo
+		}
+	}
+	return nil
 }
 
 func secs(t des.Time) float64 { return round6(t.Seconds()) }

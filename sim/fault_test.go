@@ -519,8 +519,47 @@ failures: [{kind: worker, at: 21s, worker: 1}]
 	if f := res2.Summary.Recovery.Failovers[0]; f.CaughtUpS != 44 || f.CatchUpTime != 23 {
 		t.Errorf("max_rate 300/s: caught up at %gs (%gs after the failure), want 44s (23s)", f.CaughtUpS, f.CatchUpTime)
 	}
-	if d := res.Summary.Recovery.DowntimeS; math.Abs(d-(want-26)) > 1e-3 {
-		t.Errorf("downtime %gs, want %.4fs (detection to recovery)", d, want-26)
+	// down from the failure, not from its detection: 5s detection, 1s
+	// restart delay, then the restore
+	r := res.Summary.Recovery
+	if math.Abs(r.DowntimeS-(want-21)) > 1e-3 || r.DetectionS != 5 || r.RestartDelayS != 1 || math.Abs(r.RestoreS-(want-27)) > 1e-3 {
+		t.Errorf("downtime %gs (detection %gs, restart delay %gs, restore %gs), want %.4fs (5s, 1s, %.4fs): from the failure to running again",
+			r.DowntimeS, r.DetectionS, r.RestartDelayS, r.RestoreS, want-21, want-27)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, &res.Summary); err != nil {
+		t.Fatal(err)
+	}
+	if line := fmt.Sprintf("down %s from the failure to running again (5s detection, 1s restart delay, %s restore)",
+		FormatTime(des.FromSeconds(want-21)), FormatTime(des.FromSeconds(want-27))); !strings.Contains(b.String(), line) {
+		t.Errorf("the table does not say %q:\n%s", line, b.String())
+	}
+}
+
+// Outages that overlap count once: the JobManager fails while the job
+// restores after a worker loss; the second failover supersedes the first,
+// and the downtime runs from the worker's failure to the second recovery.
+func TestDowntimeOfOverlappingFailovers(t *testing.T) {
+	sc := ftScenario(t, 1, true, "transactional", `
+checkpoint: {mode: aligned, interval: 2s, storage: {bandwidth: 100KiB/s, latency: 50ms}}
+high_availability: {type: zookeeper, leader_election: 2s}
+failures:
+  - {kind: worker, at: 21s, worker: 1}
+  - {kind: jobmanager, at: 27500ms}
+`)
+	_, res := runSim(t, sc, Options{})
+	r := res.Summary.Recovery
+	if len(r.Failovers) != 2 || !r.Failovers[0].Superseded {
+		t.Fatalf("failovers %+v: want the second to supersede the first", r.Failovers)
+	}
+	second := r.Failovers[1]
+	// 21s..26s detection, 26s..27s delay, 27s..27.5s restore (cut short),
+	// 27.5s..29.5s the leader election, then the second restore
+	want := second.RecoveredS - 21
+	if math.Abs(r.DowntimeS-want) > 1e-6 || r.DetectionS != 5 || r.RestartDelayS != 3 ||
+		math.Abs(r.DetectionS+r.RestartDelayS+r.RestoreS-r.DowntimeS) > 1e-6 {
+		t.Errorf("downtime %gs = %g + %g + %g; want %gs (21s to %gs) = 5 detection + 3 restart delay + the restores",
+			r.DowntimeS, r.DetectionS, r.RestartDelayS, r.RestoreS, want, second.RecoveredS)
 	}
 }
 

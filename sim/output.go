@@ -212,14 +212,26 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "\n%s", deliveryText(d, running))
 	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
-		fmt.Fprintf(&b, "\nrecovery: %s, %s, %s down", plural(r.Failures, "failure"), plural(r.Restarts, "restart"), seconds(r.DowntimeS))
+		fmt.Fprintf(&b, "\nrecovery: %s, %s; %s", plural(r.Failures, "failure"), plural(r.Restarts, "restart"), downtimeText(r))
 		if r.MaxRecoveryTime > 0 {
-			fmt.Fprintf(&b, "; processing again at most %s after a failure", seconds(r.MaxRecoveryTime))
+			if len(r.Failovers) > 1 {
+				fmt.Fprintf(&b, "; processing again at most %s after a failure", seconds(r.MaxRecoveryTime))
+			}
 			switch {
 			case r.MaxCatchUpTime > 0:
-				fmt.Fprintf(&b, ", caught up with the backlog after %s", seconds(r.MaxCatchUpTime))
+				fmt.Fprintf(&b, "; caught up with the backlog %s after the failure", seconds(r.MaxCatchUpTime))
+				if len(r.Failovers) > 1 {
+					b.WriteString(" at most")
+				}
 			case r.MaxCatchUpTime < 0:
-				b.WriteString(", not caught up with the backlog by the end")
+				b.WriteString("; not caught up with the backlog by the end")
+				if fo := r.notCaughtUp(); fo != nil && s.Totals.SourceLag > 0 {
+					fmt.Fprintf(&b, " (source lag %d records, %d when the job failed at %s", s.Totals.SourceLag, fo.LagAtFailure, seconds(fo.FailedS))
+					if s.Totals.SourceLag > fo.LagAtFailure {
+						b.WriteString(": it kept growing")
+					}
+					b.WriteString(")")
+				}
 			}
 		}
 		fmt.Fprintf(&b, "; job %s", r.JobState)
@@ -234,6 +246,27 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// downtimeText says how long the job was down and how that splits:
+// "down 12.02s from the failure to running again (10s detection, 2s
+// restart delay, 19.766ms restore)".
+func downtimeText(r *RecoverySummary) string {
+	t := fmt.Sprintf("down %s from the failure to running again", seconds(r.DowntimeS))
+	switch {
+	case r.JobState != JobRunning:
+		t = fmt.Sprintf("down %s in all, from each failure to running again or to the end", seconds(r.DowntimeS))
+	case len(r.Failovers) > 1:
+		t = fmt.Sprintf("down %s in all, from each failure to running again", seconds(r.DowntimeS))
+	}
+	if r.DowntimeS <= 0 {
+		return t
+	}
+	t += " (" + downtimeSplit(des.FromSeconds(r.DetectionS), des.FromSeconds(r.RestartDelayS), des.FromSeconds(r.RestoreS))
+	if rest := r.DowntimeS - r.DetectionS - r.RestartDelayS - r.RestoreS; r.JobState == JobFailed || r.JobState == JobLost {
+		t += fmt.Sprintf(", then %s %s", seconds(max(rest, 0)), r.JobState)
+	}
+	return t + ")"
 }
 
 // seconds formats simulated seconds for people (see FormatTime).

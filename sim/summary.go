@@ -246,7 +246,9 @@ func (s *Sim) Result() *Result {
 	res.Summary.Recovery = s.fo.summary(now)
 	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
 		d := &res.Summary.Diagnosis
-		note := fmt.Sprintf("the job failed (%s) and was down %s in all: these statistics include the downtime and the catch-up after each restart, when back-pressure comes from replaying the backlog", plural(r.Failures, "failure"), FormatTime(des.FromSeconds(r.DowntimeS)))
+		note := fmt.Sprintf("the job failed (%s) and was down %s in all, from failure to running again (%s): these statistics include the downtime and the catch-up after each restart, when back-pressure comes from replaying the backlog",
+			plural(r.Failures, "failure"), FormatTime(des.FromSeconds(r.DowntimeS)),
+			downtimeSplit(des.FromSeconds(r.DetectionS), des.FromSeconds(r.RestartDelayS), des.FromSeconds(r.RestoreS)))
 		d.Evidence = append(d.Evidence, note)
 		switch {
 		case r.JobState == JobFailed || r.JobState == JobLost:
