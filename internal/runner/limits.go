@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,8 +160,9 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 			label, Sci(e.Events, 1), explain(e), sim.FormatTime(e.Duration), Sci(l.MaxEvents, -1), advice(e)))
 	}
 	if e.Memory > l.MaxMemory {
-		errs = append(errs, fmt.Errorf("scenario %q: about %s of memory before any record (%d channels, %d zipf keys, %d subtasks) exceeds the limit of %s; lower the parallelism of all-to-all edges or the zipf key counts, or raise --max-memory",
-			label, byteSize(float64(e.Memory)), e.Channels, e.ZipfKeys, e.Subtasks, byteSize(float64(l.MaxMemory))))
+		parts, remedy := memoryParts(e)
+		errs = append(errs, fmt.Errorf("scenario %q: about %s of memory before any record (%s) exceeds the limit of %s; %s, or raise --max-memory",
+			label, byteSize(float64(e.Memory)), parts, byteSize(float64(l.MaxMemory)), remedy))
 	}
 	if l.WritesOutputs && e.Rows > l.MaxRows {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of timeseries.csv (%d subtasks and vertices every %s over %s, some %s) exceed the limit of %s; lengthen metrics.interval, shorten the duration, or raise --max-rows",
@@ -172,6 +175,49 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 			byteSize(e.CheckpointRows*80), Sci(l.MaxRows, -1)))
 	}
 	return errors.Join(errs...)
+}
+
+// memoryParts says what the memory estimate e counts, for messages
+// ("16000000 channels, 10000000 zipf keys, 8000 subtasks, 1.25GiB of key
+// sets: 1200 of 1MiB, ..."), and what to lower: the remedies of the parts
+// that hold a quarter of the memory or more, the largest first.
+func memoryParts(e Estimate) (parts, remedy string) {
+	type part struct {
+		bytes        int64
+		text, remedy string
+	}
+	ps := []part{
+		{e.Channels * plan.BytesPerChannel, fmt.Sprintf("%d channels", e.Channels), "lower the parallelism of all-to-all edges"},
+		{e.ZipfKeys * plan.BytesPerZipfKey, fmt.Sprintf("%d zipf keys", e.ZipfKeys), "lower the zipf key counts"},
+		{int64(e.Subtasks) * plan.BytesPerSubtask, fmt.Sprintf("%d subtasks", e.Subtasks), "lower the parallelism"},
+	}
+	if w := int64(e.Workers) * plan.BytesPerWorker; w >= e.Memory/100 {
+		ps = append(ps, part{w, fmt.Sprintf("%d workers", e.Workers), "lower workers.count"})
+	}
+	if e.KeySetBytes > 0 {
+		ps = append(ps, part{e.KeySetBytes, fmt.Sprintf("%s of keyed state: %d key sets of %d keyed subtasks", byteSize(float64(e.KeySetBytes)), e.KeySets, e.KeyedSubtasks),
+			"lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent)"})
+	}
+	if e.CheckpointBytes > 0 {
+		ps = append(ps, part{e.CheckpointBytes, fmt.Sprintf("%s for up to %s in flight", byteSize(float64(e.CheckpointBytes)), plural(e.CheckpointsInFlight, "checkpoint")),
+			"lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval"})
+	}
+	if e.FailoverBytes > 0 {
+		ps = append(ps, part{e.FailoverBytes, fmt.Sprintf("%s for about %s failovers", byteSize(float64(e.FailoverBytes)), Sci(e.Failovers, 1)), "lengthen the failures' mtbf"})
+	}
+	texts := make([]string, len(ps))
+	for i, p := range ps {
+		texts[i] = p.text
+	}
+	big := slices.Clone(ps)
+	slices.SortStableFunc(big, func(a, b part) int { return cmp.Compare(b.bytes, a.bytes) })
+	var remedies []string
+	for i, p := range big {
+		if i == 0 || p.bytes >= e.Memory/4 {
+			remedies = append(remedies, p.remedy)
+		}
+	}
+	return strings.Join(texts, ", "), strings.Join(remedies, "; ")
 }
 
 // rowsMatter reports whether the metrics rows are a tenth of the events or
@@ -190,6 +236,17 @@ func explain(e Estimate) string {
 	}
 	if rowsMatter(e) {
 		s += fmt.Sprintf("; plus %s metrics rows/s", Sci(e.MetricsRows, 1))
+	}
+	if e.CheckpointEvents >= 0.1*e.EventRate {
+		s += fmt.Sprintf("; plus %s checkpoint events/s (a barrier on each of %d channels and a snapshot of each of %d subtasks every %s)",
+			Sci(e.CheckpointEvents, 1), e.Channels, e.Subtasks, sim.FormatTime(max(e.CheckpointEvery, des.Nanosecond)))
+	}
+	if e.FailoverEvents >= 0.1*e.EventRate {
+		s += fmt.Sprintf("; plus %s failover events/s (about %s failovers, each restarting %d subtasks and %d channels)",
+			Sci(e.FailoverEvents, 1), Sci(e.Failovers, 1), e.Subtasks, e.Channels)
+	}
+	if e.GCEvents >= 0.1*e.EventRate {
+		s += fmt.Sprintf("; plus %s garbage-collection pauses/s of %d workers", Sci(e.GCEvents, 1), e.Workers)
 	}
 	return s
 }
@@ -221,6 +278,15 @@ func advice(e Estimate) string {
 	}
 	if rowsMatter(e) {
 		s = "lengthen metrics.interval, " + s
+	}
+	if e.CheckpointEvents >= 0.1*e.EventRate {
+		s = "lengthen checkpoint.interval, " + s
+	}
+	if e.FailoverEvents >= 0.1*e.EventRate {
+		s = "lengthen the failures' mtbf, " + s
+	}
+	if e.GCEvents >= 0.1*e.EventRate {
+		s = "lengthen state_backend.gc_interval or lower workers.count, " + s
 	}
 	return s
 }

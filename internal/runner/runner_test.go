@@ -306,10 +306,11 @@ sinks:
 	// Offered: a 2 x 10; b 100/4 + 20*3/4 = 40; c (10*50 + 30*50)/100 = 20.
 	// op and out receive the 80 too; the metrics rows are (8 + 5) / 1s.
 	// Channels: a 2x3 + b 1x3 + c 1x3 into op, op 3x1 into out = 15;
-	// memory 15 x 300 B + 8 subtasks x 2 KiB; rows 13 x 100 samples.
+	// memory 15 x 300 B + 8 subtasks x 2 KiB + 2 workers x 80 B; rows 13 x
+	// 100 samples.
 	want := Estimate{Subtasks: 8, Vertices: 5, Duration: 100 * des.Second, Offered: 80, Records: 240,
 		Busiest: "op", BusiestRate: 80, MetricsRows: 13, EventRate: 253, Events: 25300,
-		Channels: 15, Memory: 15*300 + 8*2048, Rows: 1300}
+		Channels: 15, Workers: 2, Memory: 15*300 + 8*2048 + 2*80, Rows: 1300}
 	if e != want {
 		t.Errorf("Measure =\n%+v\nwant\n%+v", e, want)
 	}
@@ -324,7 +325,7 @@ sinks:
   - {name: o, input: s, partitioning: rebalance, parallelism: 4000}
 `)
 	err := CheckLimits("m.yaml", sc, Limits{MaxSubtasks: 1e4, MaxDuration: 200 * des.Hour, WritesOutputs: true})
-	want := `scenario "m.yaml": about 4.56GiB of memory before any record (16000000 channels, 10000000 zipf keys, 8000 subtasks) exceeds the limit of 4GiB; lower the parallelism of all-to-all edges or the zipf key counts, or raise --max-memory
+	want := `scenario "m.yaml": about 4.56GiB of memory before any record (16000000 channels, 10000000 zipf keys, 8000 subtasks) exceeds the limit of 4GiB; lower the parallelism of all-to-all edges, or raise --max-memory
 scenario "m.yaml": about 4.8e9 rows of timeseries.csv (8002 subtasks and vertices every 1s over 168h, some 450.72GiB) exceed the limit of 2e7; lengthen metrics.interval, shorten the duration, or raise --max-rows`
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckLimits =\n%v\nwant\n%s", err, want)
@@ -336,8 +337,46 @@ sources: [{name: s, parallelism: 500, arrival: {process: constant, rate: 1/s}}]
 sinks: [{name: o, input: s, partitioning: forward, parallelism: 500}]
 `)
 	err = CheckLimits("small.yaml", small, Limits{MaxMemory: 1 << 20})
-	if want := `scenario "small.yaml": about 2198KB of memory before any record (500 channels, 0 zipf keys, 1000 subtasks) exceeds the limit of 1MiB; lower the parallelism of all-to-all edges or the zipf key counts, or raise --max-memory`; err == nil || err.Error() != want {
+	if want := `scenario "small.yaml": about 2.1MiB of memory before any record (500 channels, 0 zipf keys, 1000 subtasks) exceeds the limit of 1MiB; lower the parallelism, or raise --max-memory`; err == nil || err.Error() != want {
 		t.Errorf("CheckLimits with --max-memory 1MiB =\n%v\nwant\n%s", err, want)
+	}
+	// every structure the scenario sizes is counted, with what to lower
+	// (issue 13 F2, F3, F4, F5)
+	job := `sources: [{name: s, parallelism: 2, arrival: {process: poisson, rate: 500/s}, keys: {count: 1000}}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 2, service_time: {mean: 1ms}, state: {bytes_per_key: 1KiB}}]
+sinks: [{name: out, input: a, parallelism: 2}]
+`
+	for _, c := range []struct{ name, yaml, want string }{
+		{"F2", "duration: 120s\nworkers: {count: 1000000000, slots: 1000000000}\n" + job,
+			`scenario "F2": about 74.51GiB of memory before any record (6 channels, 0 zipf keys, 6 subtasks, 1000000000 workers, 384B of keyed state: 2 key sets of 2 keyed subtasks) exceeds the limit of 4GiB; lower workers.count, or raise --max-memory`},
+		{"F3", "duration: 168h\nworkers: {count: 2, slots: 1}\n" + job + "checkpoint: {mode: unaligned, interval: 10ms, max_concurrent: 1000000, timeout: 100h, storage: {bandwidth: 1B/s}}\n",
+			`scenario "F3": about 2.56GiB of memory before any record (6 channels, 0 zipf keys, 6 subtasks, 366.21MiB of keyed state: 2000004 key sets of 2 keyed subtasks, 2.21GiB for up to 1000000 checkpoints in flight) exceeds the limit of 1GiB; lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval, or raise --max-memory`},
+		{"F4", `duration: 60s
+workers: {count: 1000, slots: 4}
+sources: [{name: s, parallelism: 4, arrival: {process: constant, rate: 100/s}, keys: {count: 8388608}}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 4000, service_time: {mean: 1ms}, state: {bytes_per_key: 1KiB}}]
+sinks: [{name: out, input: a, parallelism: 4}]
+state_backend: {type: rocksdb}
+checkpoint: {mode: aligned, interval: 10s, incremental: true}
+`, `scenario "F4": about 15.64GiB of memory before any record (32000 channels, 0 zipf keys, 4008 subtasks, 15.63GiB of keyed state: 16000 key sets of 4000 keyed subtasks, 1.71MiB for up to 1 checkpoint in flight) exceeds the limit of 4GiB; lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent), or raise --max-memory`},
+	} {
+		lim := Limits{MaxSubtasks: 1e4}
+		if c.name == "F3" {
+			lim.MaxMemory = 1 << 30
+		}
+		if err := CheckLimits(c.name, parse(t, c.yaml), lim); err == nil || err.Error() != c.want {
+			t.Errorf("%s: CheckLimits =\n%v\nwant\n%s", c.name, err, c.want)
+		}
+	}
+	// F5: checkpoint traffic counts as events
+	f5 := parse(t, `duration: 168h
+workers: {count: 1023, slots: 4}
+sources: [{name: s, parallelism: 2045, arrival: {process: constant, rate: 1/s}}]
+sinks: [{name: out, input: s, partitioning: rebalance, parallelism: 2045}]
+checkpoint: {mode: aligned, interval: 10ms}
+`)
+	if err := CheckLimits("F5", f5, Limits{}); err == nil || !strings.Contains(err.Error(), `scenario "F5": about 8.4e8 events per simulated second (records through 2 vertices: 2045/s offered by the sources, 4090/s handled in all; plus 8.4e8 checkpoint events/s (a barrier on each of 4182025 channels and a snapshot of each of 4090 subtasks every 10ms)) exceed the limit of 1e8; lengthen checkpoint.interval, lower the rates, or raise --max-event-rate`) {
+		t.Errorf("F5: CheckLimits =\n%v", err)
 	}
 	// without outputs the rows are not written, so they do not count
 	err = CheckLimits("m.yaml", sc, Limits{MaxSubtasks: 1e4, MaxDuration: 200 * des.Hour, MaxMemory: 8 << 30})

@@ -8,11 +8,38 @@ import (
 )
 
 // Rough memory costs of the job's structures, measured on the simulator
-// (a 2048 x 2048 all-to-all edge takes about 1.2 GB).
+// (heap in use after sim.New, and after runs that pile up checkpoints): a
+// 2048 x 2048 all-to-all edge takes about 1.2 GB; 100,000 workers about
+// 7.4 MB; a checkpoint in progress about 1 KiB plus some 200 bytes per
+// subtask (its statistics, snapshot, acknowledgement), without the
+// in-flight data it persists (see the simulator's Options.MaxMemory).
 const (
-	bytesPerChannel = 300
-	bytesPerZipfKey = 8
-	bytesPerSubtask = 2048
+	BytesPerChannel           = 300  // a channel, its partition's share and buffer credit
+	BytesPerZipfKey           = 8    // an entry of a zipf key table
+	BytesPerSubtask           = 2048 // a subtask with its gate, histograms and streams
+	BytesPerWorker            = 80   // a worker (TaskManager)
+	bytesPerCheckpoint        = 1024
+	bytesPerSubtaskCheckpoint = 224
+	bytesPerKeySet            = 64  // a key set's own structure, beside its bits
+	bytesPerFailover          = 512 // a failover's statistics, events and restart
+	// denseKeys is the largest key space the simulator holds in a plain
+	// bitset (1 MiB per key set); larger ones use a compressed bitmap,
+	// up to 2 bytes a key or 1 bit of the key space, whichever is less.
+	denseKeys = 1 << 23
+)
+
+// Events of checkpoints and failures, per occurrence, counted from the
+// simulator's mechanisms: a checkpoint sends one barrier on every channel
+// (its delivery, and for aligned barriers the credit it takes back), and
+// each subtask snapshots, uploads and acknowledges; a failover restarts
+// every subtask and rewires every channel. Stop-the-world checks every
+// millisecond whether the job has drained.
+const (
+	eventsPerCheckpointChannel = 2
+	eventsPerCheckpointSubtask = 3
+	eventsPerFailoverChannel   = 1
+	eventsPerFailoverSubtask   = 4
+	drainChecksPerSecond       = 1000
 )
 
 // Estimate is what a run of a plan will cost, measured before it starts
@@ -40,16 +67,57 @@ type Estimate struct {
 	// MetricsRows is the rows per second of the metrics samples:
 	// (Subtasks + Vertices) / metrics.interval.
 	MetricsRows float64
-	// EventRate is Records + MetricsRows, events per simulated second.
+	// CheckpointEvents is the events per simulated second of checkpoints
+	// (barriers on every channel, snapshots and acknowledgements of every
+	// subtask, a checkpoint every interval; stop-the-world's drain checks);
+	// FailoverEvents those of failovers (restarting every subtask and
+	// rewiring every channel, at the rate of the random failures, and of
+	// the scripted ones over the run); GCEvents the garbage-collection
+	// pauses of the workers.
+	CheckpointEvents, FailoverEvents, GCEvents float64
+	// CheckpointEvery is the time between two checkpoints' triggers at
+	// most: the interval, or min_pause when that is longer (0 without
+	// checkpointing).
+	CheckpointEvery des.Time
+	// EventRate is Records + MetricsRows + CheckpointEvents +
+	// FailoverEvents + GCEvents, events per simulated second.
 	EventRate float64
 	// Events is EventRate times the duration in simulated seconds.
 	Events float64
 	// Channels are the subtask-to-subtask channels of all edges
 	// (Edge.Channels); ZipfKeys the keys of all zipf key tables.
 	Channels, ZipfKeys int64
+	// Workers are the workers (TaskManagers) the simulator creates: the
+	// scenario's count, or more when a vertex needs more slots.
+	Workers int
+	// KeyedSubtasks are the subtasks of operators with keyed state, and
+	// KeySets the key sets they hold at most: each its keys, its changed
+	// keys (incremental checkpoints), and one copy in every checkpoint in
+	// flight and in the latest completed one (what a recovery restores);
+	// KeySetBytes the memory of all of them.
+	KeyedSubtasks int
+	KeySets       int64
+	KeySetBytes   int64
+	// CheckpointsInFlight is the most checkpoints in progress at once:
+	// checkpoint.max_concurrent, but no more than can be triggered within
+	// a timeout or within the run (0 without checkpointing);
+	// CheckpointBytes the memory of their statistics and snapshots, plus
+	// those of the latest completed one, without the in-flight data an
+	// unaligned checkpoint persists (it depends on the run: the
+	// simulator's running budget counts it).
+	CheckpointsInFlight int64
+	CheckpointBytes     int64
+	// Failovers is the expected number of failures that restart the job:
+	// the scripted ones and, for each random failure process, the
+	// workers (1 for the JobManager) times the duration over its mtbf;
+	// FailoverBytes their memory (statistics and events).
+	Failovers     float64
+	FailoverBytes int64
 	// Memory is the estimated bytes of the job's structures before any
 	// record: channels (about 300 bytes each), zipf key tables (8 bytes a
-	// key) and subtasks (about 2 KiB each).
+	// key), subtasks (about 2 KiB each), workers (80 bytes each), key sets
+	// (KeySetBytes), checkpoints in flight (CheckpointBytes) and failovers
+	// (FailoverBytes).
 	Memory int64
 	// Rows is the number of rows of timeseries.csv: one per subtask and
 	// per vertex at every metrics sample.
@@ -128,10 +196,139 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	if ck := sc.Checkpoint; p.Checkpointing() && ck.Interval > 0 {
 		e.CheckpointRows = float64(e.Subtasks) * math.Floor(float64(sc.Duration)/float64(ck.Interval))
 	}
-	e.Memory = e.Channels*bytesPerChannel + e.ZipfKeys*bytesPerZipfKey + int64(e.Subtasks)*bytesPerSubtask
-	e.EventRate = finite(e.Records + e.MetricsRows)
+	e.Workers = p.Workers()
+	p.estimateCheckpoints(&e)
+	p.estimateFailovers(&e)
+	e.Memory = satAdd(e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
+		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes)
+	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e
+}
+
+// CheckpointsInFlight returns the most checkpoints in progress at once:
+// checkpoint.max_concurrent, but no more than are triggered within a
+// checkpoint's timeout (one every interval) or within the run; 0 without
+// checkpointing or without an interval (checkpoints then come only from
+// the live view).
+func (p *Plan) CheckpointsInFlight() int64 {
+	ck := p.Scenario.Checkpoint
+	if !p.Checkpointing() || ck.Interval <= 0 {
+		return 0
+	}
+	n := int64(max(ck.MaxConcurrent, 1))
+	n = min(n, int64(ck.Timeout/ck.Interval)+1, int64(p.Scenario.Duration/ck.Interval)+1)
+	return max(n, 1)
+}
+
+// estimateCheckpoints fills the key sets, checkpoints in flight and the
+// checkpoint events of e.
+func (p *Plan) estimateCheckpoints(e *Estimate) {
+	sc := p.Scenario
+	e.CheckpointsInFlight = p.CheckpointsInFlight()
+	held := e.CheckpointsInFlight // copies of the key sets in checkpoints
+	if e.CheckpointsInFlight > 0 {
+		held++ // the latest completed one, kept for a recovery
+	}
+	maxKeys := 1
+	for _, v := range p.Vertices {
+		if v.Kind == Source {
+			maxKeys = max(maxKeys, v.Source.Keys.Count)
+		}
+	}
+	for _, v := range p.Vertices {
+		if v.State == nil {
+			continue
+		}
+		e.KeyedSubtasks += v.Parallelism
+		sets := 1 + held
+		if sc.Checkpoint.Incremental {
+			sets++
+		}
+		hashed := len(v.Inputs) > 0
+		for _, ed := range v.Inputs {
+			hashed = hashed && ed.Partitioning == scenario.PartitionHash
+		}
+		n := satMul(int64(v.Parallelism), sets)
+		e.KeySets = satAdd(e.KeySets, n)
+		e.KeySetBytes = satAdd(e.KeySetBytes, satMul(n, keySetBytes(maxKeys, v.Parallelism, hashed)))
+	}
+	if e.CheckpointsInFlight > 0 {
+		per := bytesPerCheckpoint + int64(e.Subtasks)*bytesPerSubtaskCheckpoint
+		e.CheckpointBytes = satMul(e.CheckpointsInFlight+1, per)
+		e.CheckpointEvery = max(sc.Checkpoint.Interval, sc.Checkpoint.MinPause)
+		e.CheckpointEvents = finite((float64(e.Channels)*eventsPerCheckpointChannel + float64(e.Subtasks)*eventsPerCheckpointSubtask) / e.CheckpointEvery.Seconds())
+		if sc.Checkpoint.Mode == scenario.CheckpointStopTheWorld {
+			e.CheckpointEvents = finite(e.CheckpointEvents + drainChecksPerSecond)
+		}
+	}
+}
+
+// keySetBytes is the memory of one key set of a subtask of a keyed
+// operator of the given parallelism, in a key space of maxKeys keys: a
+// bitset of the key space up to denseKeys keys; beyond, a compressed
+// bitmap of the keys the subtask owns (a share of them behind hash
+// partitioning, all of them otherwise).
+func keySetBytes(maxKeys, parallelism int, hashed bool) int64 {
+	if maxKeys <= denseKeys {
+		return bytesPerKeySet + int64((maxKeys+63)/64)*8
+	}
+	owned := int64(maxKeys)
+	if hashed {
+		owned = (owned + int64(parallelism) - 1) / int64(max(parallelism, 1))
+	}
+	return bytesPerKeySet + min(2*owned, int64(maxKeys)/8)
+}
+
+// estimateFailovers fills the failovers, their memory and events, and
+// the garbage-collection events of e.
+func (p *Plan) estimateFailovers(e *Estimate) {
+	sc := p.Scenario
+	var rate float64 // random failures per simulated second
+	for _, f := range sc.Failures {
+		switch {
+		case f.MTBF <= 0:
+			e.Failovers++
+		case f.Kind == scenario.FailureJobManager:
+			rate += 1 / f.MTBF.Seconds()
+		default:
+			rate += float64(e.Workers) / f.MTBF.Seconds()
+		}
+	}
+	rate = finite(rate)
+	e.Failovers = finite(e.Failovers + rate*sc.Duration.Seconds())
+	e.FailoverBytes = int64(min(e.Failovers*bytesPerFailover, math.MaxInt64/2))
+	per := float64(e.Channels)*eventsPerFailoverChannel + float64(e.Subtasks)*eventsPerFailoverSubtask
+	e.FailoverEvents = finite(rate * per)
+	if d := sc.Duration.Seconds(); d > 0 && e.Failovers > rate*d {
+		e.FailoverEvents = finite(e.FailoverEvents + (e.Failovers-rate*d)/d*per) // the scripted ones, spread over the run
+	}
+	if sc.StateBackend.Type != scenario.BackendRocksDB && p.Stateful() && sc.StateBackend.GCInterval > 0 {
+		e.GCEvents = finite(float64(e.Workers) / sc.StateBackend.GCInterval.Seconds())
+	}
+}
+
+// satAdd adds byte counts, saturating at math.MaxInt64 / 2 (so that sums
+// of saturated parts stay ordered).
+func satAdd(xs ...int64) int64 {
+	const top = math.MaxInt64 / 2
+	var s int64
+	for _, x := range xs {
+		s = min(s+min(max(x, 0), top), top)
+	}
+	return s
+}
+
+// satMul multiplies non-negative counts, saturating as satAdd does.
+func satMul(a, b int64) int64 {
+	const top = math.MaxInt64 / 2
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > top/b {
+		return top
+	}
+	return a * b
 }
 
 // finite caps x at the largest float64, so that absurd rates (a long chain

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"reflect"
@@ -223,9 +224,10 @@ sinks: [{name: out, input: enrich}, {name: log, input: audit}]
 	}
 }
 
-// The estimates of the built-in scenarios are those the runner measured
-// before they moved here (testdata/estimates.golden, written by
-// internal/runner.Measure at commit 50d6faa).
+// The estimates of the built-in scenarios (testdata/estimates.golden,
+// written by internal/runner.Measure at commit 50d6faa, then with the
+// workers, key sets, checkpoints in flight, failovers and their events
+// added; go test -run TestBuiltinEstimates -update-estimates rewrites it).
 func TestBuiltinEstimates(t *testing.T) {
 	want, err := os.ReadFile("testdata/estimates.golden")
 	if err != nil {
@@ -243,10 +245,18 @@ func TestBuiltinEstimates(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%s: %+v\n", n, compile(t, sc).Estimate(nil))
 	}
+	if *updateEstimates {
+		if err := os.WriteFile("testdata/estimates.golden", []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	if got := b.String(); got != string(want) {
 		t.Errorf("estimates:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+var updateEstimates = flag.Bool("update-estimates", false, "rewrite testdata/estimates.golden")
 
 // The estimate follows the records: selectivity and broadcast multiply
 // them, the channels count as the edges have them, the checkpoint rows
@@ -266,14 +276,85 @@ checkpoint: {mode: aligned, interval: 30s}
 	e := p.Estimate(nil)
 	// src 2 x (100/4 + 20 x 3/4) = 80; flat receives 80 and emits 200;
 	// rules receives 200 x 3 = 600; out 600. Channels 2 + 2x3 + 3x1.
+	// One checkpoint in flight (max_concurrent 1) and the latest: 2 x
+	// (1 KiB + 8 subtasks x 224 B); its events every 30s: barriers on the
+	// 11 channels (2 events each) and 3 per subtask.
+	ckEvents := (11*2 + 8*3) / 30.0
 	want := Estimate{Subtasks: 8, Vertices: 4, Duration: 100 * des.Second, Offered: 80, Records: 80 + 80 + 600 + 600,
-		Busiest: "rules", BusiestRate: 600, BySelectivity: true, ByBroadcast: true, MetricsRows: 24, EventRate: 1384, Events: 138400,
-		Channels: 11, ZipfKeys: 50, Memory: 11*300 + 50*8 + 8*2048, Rows: 2400, CheckpointRows: 8 * 3}
+		Busiest: "rules", BusiestRate: 600, BySelectivity: true, ByBroadcast: true, MetricsRows: 24, CheckpointEvents: ckEvents, CheckpointEvery: 30 * des.Second,
+		EventRate: 1384 + ckEvents, Events: (1384 + ckEvents) * 100, Channels: 11, ZipfKeys: 50, Workers: 2,
+		CheckpointsInFlight: 1, CheckpointBytes: 2 * (1024 + 8*224),
+		Memory: 11*300 + 50*8 + 8*2048 + 2*80 + 2*(1024+8*224), Rows: 2400, CheckpointRows: 8 * 3}
 	if e != want {
 		t.Errorf("Estimate =\n%+v\nwant\n%+v", e, want)
 	}
 	if !p.Checkpointing() {
 		t.Error("mode aligned takes checkpoints")
+	}
+}
+
+// Every structure whose size the scenario sets is in the estimate (issue
+// 13): workers (F2), checkpoints in flight (F3), key sets (F4), and the
+// events of checkpoints (F5) and of failures.
+func TestEstimateBounds(t *testing.T) {
+	est := func(yaml string) Estimate { t.Helper(); return compile(t, parse(t, yaml)).Estimate(nil) }
+	job := `sources: [{name: s, parallelism: 2, arrival: {process: constant, rate: 500/s}, keys: {count: 1000}}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 2, service_time: {mean: 1ms}, state: {bytes_per_key: 1KiB}}]
+sinks: [{name: out, input: a, parallelism: 2}]
+`
+	// F2: a billion workers of a billion slots: 80 bytes each
+	e := est("duration: 120s\nworkers: {count: 1000000000, slots: 1000000000}\n" + job)
+	if e.Workers != 1e9 || e.Memory < 80e9 {
+		t.Errorf("F2: %d workers, memory %d", e.Workers, e.Memory)
+	}
+	// F3: unaligned checkpoints every 10ms that never finish (1B/s), a
+	// million at once allowed: 12,000 can be triggered in 120s
+	e = est("duration: 120s\nworkers: {count: 2, slots: 1}\n" + job +
+		"checkpoint: {mode: unaligned, interval: 10ms, max_concurrent: 1000000, timeout: 100h, storage: {bandwidth: 1B/s}}\n")
+	// key space 1000 keys: 64 + 16 x 8 bytes a set; 2 keyed subtasks hold
+	// their keys and 12,001 + 1 copies
+	if e.CheckpointsInFlight != 12001 || e.CheckpointBytes != 12002*(1024+6*224) || e.KeySets != 2*12003 || e.KeySetBytes != 2*12003*(64+128) {
+		t.Errorf("F3: %d in flight, %d bytes; %d key sets, %d bytes", e.CheckpointsInFlight, e.CheckpointBytes, e.KeySets, e.KeySetBytes)
+	}
+	// the same for a week: a million in flight, not 60 million
+	e = est("duration: 168h\nworkers: {count: 2, slots: 1}\n" + job +
+		"checkpoint: {mode: unaligned, interval: 10ms, max_concurrent: 1000000, timeout: 100h, storage: {bandwidth: 1B/s}}\n")
+	if e.CheckpointsInFlight != 1e6 || e.Memory < 1e6*(1024+6*224) {
+		t.Errorf("F3 over a week: %d in flight, memory %d", e.CheckpointsInFlight, e.Memory)
+	}
+	// F4: 4000 keyed subtasks in a key space of 8,388,608 keys hold a
+	// bitset of 1 MiB each; with rocksdb, incremental checkpoints and one
+	// in flight, four: keys, changed keys, in flight, latest
+	keyed := `duration: 60s
+workers: {count: 1000, slots: 4}
+sources: [{name: s, parallelism: 4, arrival: {process: constant, rate: 100/s}, keys: {count: 8388608}}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 4000, service_time: {mean: 1ms}, state: {bytes_per_key: 1KiB}}]
+sinks: [{name: out, input: a, parallelism: 4}]
+`
+	e = est(keyed)
+	if e.KeyedSubtasks != 4000 || e.KeySets != 4000 || e.KeySetBytes != 4000*(64+1<<20) {
+		t.Errorf("F4: %d keyed subtasks, %d key sets, %d bytes", e.KeyedSubtasks, e.KeySets, e.KeySetBytes)
+	}
+	e = est(keyed + "state_backend: {type: rocksdb}\ncheckpoint: {mode: aligned, interval: 10s, incremental: true}\n")
+	if e.KeySets != 4*4000 || e.KeySetBytes != 4*4000*(64+1<<20) || e.Memory < 16e9 {
+		t.Errorf("F4 rocksdb incremental: %d key sets, %d bytes, memory %d", e.KeySets, e.KeySetBytes, e.Memory)
+	}
+	// F5: 4090 subtasks with aligned checkpoints every 10ms: 2045 x 2045
+	// channels take a barrier 100 times a second
+	e = est(`duration: 168h
+workers: {count: 1023, slots: 4}
+sources: [{name: s, parallelism: 2045, arrival: {process: constant, rate: 1/s}}]
+sinks: [{name: out, input: s, partitioning: rebalance, parallelism: 2045}]
+checkpoint: {mode: aligned, interval: 10ms}
+`)
+	if want := 100 * (2045.0*2045*2 + 4090*3); e.CheckpointEvents != want || e.EventRate < want {
+		t.Errorf("F5: %v checkpoint events/s, want %v; event rate %v", e.CheckpointEvents, want, e.EventRate)
+	}
+	// random worker failures: workers x duration / mtbf, each restarting
+	// every subtask and channel
+	e = est("duration: 100s\nworkers: {count: 100, slots: 1}\n" + job + "failures: [{kind: worker, mtbf: 10s}, {kind: task, at: 5s, vertex: a, subtask: 0}]\n")
+	if e.Failovers != 100*100/10+1 || e.FailoverBytes != 1001*512 || e.FailoverEvents != (100/10.0+1/100.0)*(6*1+6*4) {
+		t.Errorf("failovers: %v, %d bytes, %v events/s", e.Failovers, e.FailoverBytes, e.FailoverEvents)
 	}
 }
 
