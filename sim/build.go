@@ -57,6 +57,12 @@ func (s *Sim) build() error {
 				t.gate = newUnionInputGate(t)
 				t.barriers = newBarrierHandler(t, sc.Checkpoint)
 			}
+			switch pv.Kind {
+			case plan.Operator:
+				t.proc = &operatorFunction{t: t}
+			case plan.Sink:
+				t.proc = &sinkWriter{t: t}
+			} // a source's reader is made below
 			if pv.State != nil {
 				t.keyed = newKeyedState(pv.State, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)
 			}
@@ -84,7 +90,7 @@ func (s *Sim) build() error {
 			}
 			src.seq = len(s.sources)
 			s.recSize = append(s.recSize, int64(src.size))
-			t.src = src
+			t.proc = src
 			s.sources = append(s.sources, src)
 		}
 	}

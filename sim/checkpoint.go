@@ -313,8 +313,8 @@ func (c *coordinator) checkDrained(now des.Time, id int64) {
 	ck.stats.StartDelay = ms6(now - ck.trigger)
 	for _, t := range c.s.subtasks {
 		ck.sub[t.gid].StartDelay = ck.stats.StartDelay
-		if t.src != nil {
-			ck.sources[t.src.seq] = t.src.snapshot()
+		if src := t.asSource(); src != nil {
+			ck.sources[src.seq] = src.snapshot()
 		}
 		t.snapshot(now, ck, 0)
 	}
@@ -327,7 +327,7 @@ func (s *Sim) drained() bool {
 		if t.state != stateIdle || len(t.pend) > 0 {
 			return false
 		}
-		if t.src != nil && t.src.fetchng {
+		if src := t.asSource(); src != nil && src.fetchng {
 			return false
 		}
 		if g := t.gate; g != nil && (g.queuedRecs > 0 || g.cur != nil || len(g.restored) > 0) {
@@ -359,7 +359,9 @@ func (t *subtask) snapshot(now des.Time, ck *checkpoint, persisted int64) {
 func (t *subtask) capture(ck *checkpoint) {
 	st := &ck.sub[t.gid]
 	st.Vertex, st.Subtask = t.v.name, t.index
-	t.closeTxn(ck.id)
+	if w := t.asSink(); w != nil {
+		w.closeTxn(ck.id)
+	}
 	if t.keyed == nil {
 		return
 	}
@@ -437,7 +439,7 @@ func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
 	for _, v := range c.s.vertices {
 		if v.sink != nil && v.sink.mode == scenario.DeliveryTransactional {
 			for _, st := range v.subtasks {
-				st.commit(now, id)
+				st.asSink().commit(now, id)
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -79,19 +78,6 @@ type sinkState struct {
 	skipTo  []int64
 }
 
-// txn is a transaction of a transactional sink subtask: records written
-// but not visible until the checkpoint that closed it completes.
-type txn struct {
-	ckpt int64 // the checkpoint whose barrier closed it; 0 while open
-	recs []txnRec
-}
-
-type txnRec struct {
-	id     uint64
-	copy   uint32
-	ingest des.Time
-}
-
 func newSinkState(mode string, sources int) *sinkState {
 	k := &sinkState{mode: mode, visible: newVisibleSet(sources)}
 	if mode == scenario.DeliveryAtMostOnce {
@@ -104,37 +90,6 @@ func newSinkState(mode string, sources int) *sinkState {
 	return k
 }
 
-// write makes r visible (at-least-once, at-most-once, idempotent) or adds
-// it to the subtask's open transaction (transactional). The latency of a
-// transactional sink is observed when its transaction commits.
-func (t *subtask) write(now des.Time, r *Record) {
-	k := t.v.sink
-	switch k.mode {
-	case scenario.DeliveryTransactional:
-		if len(t.txns) == 0 || t.txns[len(t.txns)-1].ckpt != 0 {
-			t.txns = append(t.txns, txn{recs: t.freeTxn()})
-		}
-		open := &t.txns[len(t.txns)-1]
-		open.recs = append(open.recs, txnRec{id: r.ID, copy: r.Copy, ingest: r.Ingest})
-		return
-	case scenario.DeliveryAtMostOnce:
-		seq, off := originSeq(r.ID), int64(originOffset(r.ID))
-		if seq < len(k.written) {
-			if off <= k.skipTo[seq] {
-				k.skipped++
-				if !k.visible.Contains(r.Copy, r.ID) {
-					k.lost++
-					t.s.lost++
-				}
-				return
-			}
-			k.written[seq] = max(k.written[seq], off)
-		}
-	}
-	t.v.observeLatency(now - r.Ingest)
-	k.makeVisible(r.Copy, r.ID)
-}
-
 func (k *sinkState) makeVisible(copy uint32, origin uint64) {
 	if k.visible.CheckedAdd(copy, origin) {
 		k.delivered++
@@ -145,60 +100,6 @@ func (k *sinkState) makeVisible(copy uint32, origin uint64) {
 		return
 	}
 	k.duplicated++
-}
-
-// closeTxn closes the open transaction of a transactional sink subtask at
-// the barrier of checkpoint id (pre-commit).
-func (t *subtask) closeTxn(id int64) {
-	if t.v.sink == nil || t.v.sink.mode != scenario.DeliveryTransactional {
-		return
-	}
-	if n := len(t.txns); n > 0 && t.txns[n-1].ckpt == 0 {
-		t.txns[n-1].ckpt = id
-		return
-	}
-	t.txns = append(t.txns, txn{ckpt: id}) // empty, so that commits stay in order
-}
-
-// freeTxn returns an empty record slice for a new transaction, reusing
-// one of a committed transaction.
-func (t *subtask) freeTxn() []txnRec {
-	if n := len(t.txnPool); n > 0 {
-		rs := t.txnPool[n-1]
-		t.txnPool = t.txnPool[:n-1]
-		return rs
-	}
-	return nil
-}
-
-// commit makes visible the pre-committed transactions of checkpoints up to
-// id (notifyCheckpointComplete); a transaction of a checkpoint that failed
-// commits with the next one that completes.
-func (t *subtask) commit(now des.Time, id int64) {
-	k := t.v.sink
-	n := 0
-	for n < len(t.txns) && t.txns[n].ckpt != 0 && t.txns[n].ckpt <= id {
-		for _, r := range t.txns[n].recs {
-			t.v.observeLatency(now - r.ingest)
-			k.makeVisible(r.copy, r.id)
-		}
-		if cap(t.txns[n].recs) > 0 {
-			t.txnPool = append(t.txnPool, t.txns[n].recs[:0])
-		}
-		n++
-	}
-	if n > 0 {
-		t.txns = append(t.txns[:0], t.txns[n:]...)
-	}
-}
-
-// uncommitted counts records in the open and pre-committed transactions.
-func (t *subtask) uncommitted() uint64 {
-	var n uint64
-	for _, x := range t.txns {
-		n += uint64(len(x.recs))
-	}
-	return n
 }
 
 // DeliverySummary is the delivery accounting of a run (summary.json
@@ -281,7 +182,7 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 		ss := SinkSummary{Name: v.name, Delivery: k.mode, Delivered: k.delivered, Duplicated: k.duplicated,
 			Overwritten: k.overwritten, Skipped: k.skipped, Lost: k.lost}
 		for _, t := range v.subtasks {
-			ss.Uncommitted += t.uncommitted()
+			ss.Uncommitted += t.asSink().uncommitted()
 		}
 		d.Delivered += ss.Delivered
 		d.Duplicated += ss.Duplicated

@@ -101,7 +101,7 @@ func (w *recordWriter) reset() {
 func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
 	unaligned := ck.unaligned
 	var persisted int64
-	if unaligned && t.state == stateBP && t.src == nil {
+	if unaligned && t.state == stateBP && t.gate != nil { // not a source's record in hand
 		// outputs of a record already processed, not written yet
 		for _, r := range t.pend[t.pi:] {
 			persisted += t.s.sizeOf(&r)

@@ -120,7 +120,7 @@ func (s *Sim) walkInFlight(fn func(id uint64, copy uint32)) {
 				}
 			}
 		}
-		for _, x := range t.txns {
+		for _, x := range t.asSink().transactions() {
 			for _, r := range x.recs {
 				fn(r.id, r.copy)
 			}
@@ -136,11 +136,13 @@ func (t *subtask) reset(now des.Time) {
 	t.down = true
 	t.recordWriter.reset()
 	t.resumeArmed, t.gcBusy, t.heldCur, t.syncBusy = false, false, false, false
-	t.txns = nil
+	if w := t.asSink(); w != nil {
+		w.txns = nil
+	}
 	if t.barriers != nil {
 		t.barriers.reset()
 	}
-	if src := t.src; src != nil {
+	if src := t.asSource(); src != nil {
 		src.pendingBarriers = src.pendingBarriers[:0]
 		src.armed, src.fetchng = false, false
 		src.fifo, src.fifoEvent, src.fifoKey = ring[des.Time]{}, ring[des.Time]{}, ring[uint32]{}
@@ -206,11 +208,7 @@ func (s *Sim) restore(now des.Time) {
 			t.setState(now, stateBP)
 			continue
 		}
-		if t.src != nil {
-			t.src.advance(now)
-		} else {
-			t.pull(now)
-		}
+		t.proc.run(now)
 	}
 	if c := s.ckpt; c != nil {
 		c.suspended = false

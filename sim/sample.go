@@ -96,10 +96,10 @@ func (s *Sim) takeSample(now des.Time) {
 			if t.keyed != nil {
 				r.StateBytes = t.keyed.bytes()
 			}
-			if t.src != nil {
-				r.QueuedRecords = t.src.queued()
-				r.SourceLag = int64(t.src.lag(now))
-				r.Dropped = t.src.dropped
+			if src := t.asSource(); src != nil {
+				r.QueuedRecords = src.queued()
+				r.SourceLag = int64(src.lag(now))
+				r.Dropped = src.dropped
 			}
 			t.iv = [3]des.Time{}
 			t.ivIn, t.ivOut = 0, 0

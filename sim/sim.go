@@ -313,8 +313,8 @@ func (s *Sim) checkQueued() error {
 			if t.gate != nil {
 				q += int64(t.gate.queuedRecs)
 			}
-			if t.src != nil {
-				q += int64(t.src.queued())
+			if src := t.asSource(); src != nil {
+				q += int64(src.queued())
 			}
 		}
 		total += q

@@ -25,23 +25,11 @@ type subtask struct {
 	cur        Record
 	curArrived des.Time
 
-	// failures: down while failed or restarting; slow multiplies service
-	// times (a straggler)
-	down        bool
-	slow        float64
-	resumeArmed bool
-	gcBusy      bool // busy only because of a pause
-	syncBusy    bool // busy only with a snapshot's synchronous part
-	heldCur     bool // down with cur in service (a lost worker)
+	execution // failed, slowed down, paused or blocked by a snapshot
 
 	keyed *keyedState // keyed state; nil for a stateless vertex
 
-	// transactional sinks: open and pre-committed transactions, and the
-	// record slices of committed ones for reuse
-	txns    []txn
-	txnPool [][]txnRec
-
-	src *source
+	proc processor // source reader, operator function or sink writer
 
 	barriers *barrierHandler // nil for a source (it has no input gate)
 }
@@ -69,7 +57,7 @@ func (t *subtask) touchN(now des.Time) { t.ioMetrics.touchN(now, t.s.warmup) }
 // serving reports whether t has a record in service (t.cur): busy, and
 // not only because of a pause or a snapshot.
 func (t *subtask) serving() bool {
-	return t.state == stateBusy && !t.gcBusy && !t.syncBusy && t.src == nil
+	return t.state == stateBusy && !t.gcBusy && !t.syncBusy && t.gate != nil // a source has no record in service
 }
 
 // paused reports whether t's worker is in a garbage-collection pause; if
@@ -117,33 +105,22 @@ func (t *subtask) pull(now des.Time) {
 	}
 }
 
-// complete ends the service of the current record: it leaves the subtask
-// and its outputs are written downstream.
+// complete ends the service of the current record: it leaves the task,
+// and its processor writes its outputs downstream (or makes it visible).
 func (t *subtask) complete(now des.Time) {
 	t.depart(now, t.s.warmup, t.curArrived)
-	if len(t.outs) == 0 {
-		t.s.delivered++
-		t.write(now, &t.cur)
-		t.setState(now, stateIdle)
-		return
-	}
-	t.v.observeLatency(now - t.cur.Ingest)
-	n := 1
-	if t.v.selectivity != 1 {
-		n = outputs(t.cur.ID^uint64(t.cur.Copy)<<40, t.v.salt, t.v.selectivity)
-	}
-	for i := 0; i < n; i++ {
-		r := t.cur
-		if i > 0 {
-			r.Copy = copyClass(t.cur.Copy, t.v.salt+uint64(i))
-		}
-		t.pend = append(t.pend, r)
-	}
-	if !t.emit(now) {
+	if !t.proc.process(now, &t.cur) {
 		t.setState(now, stateBP)
 		return
 	}
 	t.setState(now, stateIdle)
+}
+
+// resume makes a task that is done with its record idle and lets it take
+// the next.
+func (t *subtask) resume(now des.Time) {
+	t.setState(now, stateIdle)
+	t.pull(now)
 }
 
 // unblock resumes a subtask back-pressured on p now that p has a buffer.
@@ -155,10 +132,18 @@ func (t *subtask) unblock(now des.Time, p *partition) {
 	if !t.emit(now) {
 		return
 	}
-	if t.src != nil {
-		t.src.unblocked(now)
-		return
-	}
-	t.setState(now, stateIdle)
-	t.pull(now)
+	t.proc.written(now)
+}
+
+// asSource returns the task's source reader, or nil when it is not a
+// source.
+func (t *subtask) asSource() *source {
+	src, _ := t.proc.(*source)
+	return src
+}
+
+// asSink returns the task's sink writer, or nil when it is not a sink.
+func (t *subtask) asSink() *sinkWriter {
+	w, _ := t.proc.(*sinkWriter)
+	return w
 }

@@ -176,8 +176,8 @@ func (s *Sim) Result() *Result {
 				Busy: ratio(w[stateBusy]), Idle: ratio(w[stateIdle]), Backpressured: ratio(w[stateBP])}
 			ss.Status = Status(ss.Backpressured)
 			ss.RecordsIn, ss.RecordsOut = t.totIn, t.totOut
-			if t.src != nil {
-				ss.RecordsOut = t.src.emits
+			if src := t.asSource(); src != nil {
+				ss.RecordsOut = src.emits
 			}
 			if t.gate != nil && winSec > 0 {
 				ss.QueueMean = round6(t.area / float64(win))
@@ -203,9 +203,9 @@ func (s *Sim) Result() *Result {
 			}
 			vs.RecordsIn += ss.RecordsIn
 			vs.RecordsOut += ss.RecordsOut
-			if t.src != nil {
-				vs.Dropped += t.src.dropped
-				vs.SourceLag += t.src.lag(now)
+			if src := t.asSource(); src != nil {
+				vs.Dropped += src.dropped
+				vs.SourceLag += src.lag(now)
 			}
 		}
 		vs.InRate, vs.OutRate, vs.BusyMean = round6(vs.InRate), round6(vs.OutRate), round6(vs.BusyMean)
@@ -299,7 +299,7 @@ func stoppedText(err error, now, duration des.Time) string {
 func (s *Sim) inFlight() uint64 {
 	var n int64
 	for _, t := range s.subtasks {
-		if t.src == nil { // a source's record in hand is not emitted yet
+		if t.asSource() == nil { // a source's record in hand is not emitted yet
 			n += int64(len(t.pend) - t.pi)
 		}
 		if t.gate != nil {

@@ -89,11 +89,7 @@ func (e *pauseEnded) HandleEvent(now des.Time, epoch int64) {
 		t.gcBusy = false
 		t.setState(now, stateIdle) // the pause is over
 	}
-	if t.src != nil {
-		t.src.advance(now)
-	} else {
-		t.pull(now)
-	}
+	t.proc.run(now)
 }
 
 // HandleEvent makes the source's next record available.

@@ -49,6 +49,18 @@ func (a *timeAccounting) account(now, warmup des.Time, blockedOn *partition, edg
 	a.since = now
 }
 
+// execution is what holds a task apart from its records: a failure, a
+// straggler's slowdown, a pause of its worker, the synchronous part of a
+// snapshot.
+type execution struct {
+	down        bool    // failed, or the job is restarting (Flink's execution is not RUNNING)
+	heldCur     bool    // down with its record in service (a lost worker)
+	slow        float64 // service times multiply by it (a straggler), when above 1
+	resumeArmed bool    // a pauseEnded is scheduled
+	gcBusy      bool    // busy only because of a pause
+	syncBusy    bool    // busy only with a snapshot's synchronous part
+}
+
 // ioMetrics counts a task's records in and out (Flink's numRecordsIn and
 // numRecordsOut) per metrics interval, inside the window and in all, and
 // integrates the records inside the task for Little's law (L = λW).

@@ -1,0 +1,70 @@
+package sim
+
+import "github.com/dspalab/dspalab/sim/des"
+
+// processor is a task's record processor: what a source reader, an
+// operator function or a sink writer does with records, behind one small
+// interface, so that a new vertex kind (a window operator, a broker
+// partition) is a new type, not new fields of the task. It follows the
+// split of Flink's StreamTask into its input (StreamTaskSourceInput for a
+// source, StreamTaskNetworkInput over the input gate otherwise) and its
+// operator: the task owns the parts every kind shares (input gate,
+// record writer, barrier handler, time accounting, keyed state) and calls
+// its processor at three points.
+type processor interface {
+	// run lets the task work at now until it has to wait: a source reads
+	// and writes its next records; an operator or a sink takes input
+	// records from its gate and serves them.
+	run(now des.Time)
+	// process ends the service of input record r (the task's record in
+	// hand): an operator writes its outputs, a sink makes it visible. It
+	// reports false when the outputs wait for a buffer (back-pressure).
+	// A source serves no input record and is never called.
+	process(now des.Time, r *Record) bool
+	// written resumes the task once the record writer has written what
+	// back-pressure held back.
+	written(now des.Time)
+}
+
+// operatorFunction is the record processor of an operator: each input
+// record becomes selectivity output records on average (decided by a hash
+// of its id, so a replay gives the same outputs), written to every output
+// edge (Flink's user function in a OneInputStreamOperator).
+type operatorFunction struct {
+	t *subtask
+}
+
+// run takes input records while the task is idle.
+func (f *operatorFunction) run(now des.Time) { f.t.pull(now) }
+
+// process writes the outputs of r.
+func (f *operatorFunction) process(now des.Time, r *Record) bool {
+	t := f.t
+	v := t.v
+	v.observeLatency(now - r.Ingest)
+	n := 1
+	if v.selectivity != 1 {
+		n = outputs(r.ID^uint64(r.Copy)<<40, v.salt, v.selectivity)
+	}
+	for i := 0; i < n; i++ {
+		out := *r
+		if i > 0 {
+			out.Copy = copyClass(r.Copy, v.salt+uint64(i))
+		}
+		t.pend = append(t.pend, out)
+	}
+	return t.emit(now)
+}
+
+// written goes on with the next input record.
+func (f *operatorFunction) written(now des.Time) { f.t.resume(now) }
+
+// run reads and writes records while they are available and the output
+// takes them (the source reader's part of processor).
+func (src *source) run(now des.Time) { src.advance(now) }
+
+// process is never called: a source serves no input record.
+func (src *source) process(des.Time, *Record) bool { return true }
+
+// written goes on after the record in hand was written.
+func (src *source) written(now des.Time) { src.unblocked(now) }

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// sinkWriter is the record processor of a sink task: it writes each record
+// to the external system (sinkState) by the sink's delivery guarantee, as
+// Flink's SinkWriter; a transactional one keeps its transactions until the
+// checkpoint that closed them completes (Flink's TwoPhaseCommitSinkFunction:
+// pre-commit at the barrier, commit on notifyCheckpointComplete).
+type sinkWriter struct {
+	t *subtask
+	// open and pre-committed transactions, and the record slices of
+	// committed ones for reuse
+	txns    []txn
+	txnPool [][]txnRec
+}
+
+// run takes input records while the task is idle.
+func (w *sinkWriter) run(now des.Time) { w.t.pull(now) }
+
+// process writes the record whose service ended.
+func (w *sinkWriter) process(now des.Time, r *Record) bool {
+	w.t.s.delivered++
+	w.write(now, r)
+	return true
+}
+
+// written resumes the task; a sink writes to no partition, so it is never
+// held by back-pressure.
+func (w *sinkWriter) written(now des.Time) { w.t.resume(now) }
+
+// txn is a transaction of a transactional sink subtask: records written
+// but not visible until the checkpoint that closed it completes.
+type txn struct {
+	ckpt int64 // the checkpoint whose barrier closed it; 0 while open
+	recs []txnRec
+}
+
+type txnRec struct {
+	id     uint64
+	copy   uint32
+	ingest des.Time
+}
+
+// write makes r visible (at-least-once, at-most-once, idempotent) or adds
+// it to the task's open transaction (transactional). The latency of a
+// transactional sink is observed when its transaction commits.
+func (w *sinkWriter) write(now des.Time, r *Record) {
+	k := w.t.v.sink
+	switch k.mode {
+	case scenario.DeliveryTransactional:
+		if len(w.txns) == 0 || w.txns[len(w.txns)-1].ckpt != 0 {
+			w.txns = append(w.txns, txn{recs: w.freeTxn()})
+		}
+		open := &w.txns[len(w.txns)-1]
+		open.recs = append(open.recs, txnRec{id: r.ID, copy: r.Copy, ingest: r.Ingest})
+		return
+	case scenario.DeliveryAtMostOnce:
+		seq, off := originSeq(r.ID), int64(originOffset(r.ID))
+		if seq < len(k.written) {
+			if off <= k.skipTo[seq] {
+				k.skipped++
+				if !k.visible.Contains(r.Copy, r.ID) {
+					k.lost++
+					w.t.s.lost++
+				}
+				return
+			}
+			k.written[seq] = max(k.written[seq], off)
+		}
+	}
+	w.t.v.observeLatency(now - r.Ingest)
+	k.makeVisible(r.Copy, r.ID)
+}
+
+// closeTxn closes the open transaction of a transactional sink at
+// the barrier of checkpoint id (pre-commit).
+func (w *sinkWriter) closeTxn(id int64) {
+	if w.t.v.sink == nil || w.t.v.sink.mode != scenario.DeliveryTransactional {
+		return
+	}
+	if n := len(w.txns); n > 0 && w.txns[n-1].ckpt == 0 {
+		w.txns[n-1].ckpt = id
+		return
+	}
+	w.txns = append(w.txns, txn{ckpt: id}) // empty, so that commits stay in order
+}
+
+// freeTxn returns an empty record slice for a new transaction, reusing
+// one of a committed transaction.
+func (w *sinkWriter) freeTxn() []txnRec {
+	if n := len(w.txnPool); n > 0 {
+		rs := w.txnPool[n-1]
+		w.txnPool = w.txnPool[:n-1]
+		return rs
+	}
+	return nil
+}
+
+// commit makes visible the pre-committed transactions of checkpoints up to
+// id (notifyCheckpointComplete); a transaction of a checkpoint that failed
+// commits with the next one that completes.
+func (w *sinkWriter) commit(now des.Time, id int64) {
+	k := w.t.v.sink
+	n := 0
+	for n < len(w.txns) && w.txns[n].ckpt != 0 && w.txns[n].ckpt <= id {
+		for _, r := range w.txns[n].recs {
+			w.t.v.observeLatency(now - r.ingest)
+			k.makeVisible(r.copy, r.id)
+		}
+		if cap(w.txns[n].recs) > 0 {
+			w.txnPool = append(w.txnPool, w.txns[n].recs[:0])
+		}
+		n++
+	}
+	if n > 0 {
+		w.txns = append(w.txns[:0], w.txns[n:]...)
+	}
+}
+
+// transactions returns the open and pre-committed transactions (none
+// when w is nil: not a sink).
+func (w *sinkWriter) transactions() []txn {
+	if w == nil {
+		return nil
+	}
+	return w.txns
+}
+
+// uncommitted counts records in the open and pre-committed transactions.
+func (w *sinkWriter) uncommitted() uint64 {
+	var n uint64
+	for _, x := range w.txns {
+		n += uint64(len(x.recs))
+	}
+	return n
+}
