@@ -2,37 +2,140 @@
 // processing: sources with arrival processes, operators with service-time
 // distributions, sinks, and the network between them with Flink's
 // credit-based flow control, so that back-pressure arises, travels upstream
-// and can be measured as Flink measures it (busyTimeMsPerSecond,
-// idleTimeMsPerSecond, backPressuredTimeMsPerSecond).
+// and can be measured as Flink measures it; checkpoints, failures,
+// recovery and delivery guarantees on top.
 //
 // The simulator is a library: it prints nothing, opens no file and starts no
-// goroutine. A scenario arrives as a *scenario.Scenario; results leave as a
-// Result, as rows handed to an Observer while the run goes on, and as
-// encodings written to io.Writers (summary JSON, timeseries CSV, events
-// JSONL). The same scenario and seed give byte-identical outputs.
+// goroutine. A scenario arrives as a *scenario.Scenario, compiled once into
+// a plan (sim/plan); results leave as a Result, as rows handed to an
+// Observer while the run goes on, and as encodings written to io.Writers
+// (summary JSON, timeseries CSV, events JSONL, checkpoints CSV). The same
+// scenario and seed give byte-identical outputs: one engine (sim/des), one
+// thread, every random draw from a stream named after its component.
 //
-// The modelled mechanisms and their sources:
+// # A task and its parts
+//
+// Every subtask of a vertex is a task built from parts, each a type in a
+// file of its own and named after Flink's runtime class it follows:
+//   - input: a unionInputGate over one singleInputGate per input edge
+//     (Flink's UnionInputGate and SingleInputGate), each with one input
+//     channel per sending subtask (input_gate.go);
+//   - output: one result partition per output edge with its bufferPool
+//     (ResultPartition, LocalBufferPool; result_partition.go,
+//     buffer_pool.go), written by a recordWriter whose ChannelSelector is
+//     the edge's partitioning (record_writer.go, channel_selector.go);
+//   - the record processor behind one interface (processor.go): the source
+//     reader (source.go), the operator function, the sink writer
+//     (sink_writer.go);
+//   - the barrier handler, a state machine as Flink's BarrierHandlerState
+//     (barrier_handler.go);
+//   - time accounting and record counters (time_accounting.go) and keyed
+//     state (keyed_state.go).
+//
+// Each kind of event is a type of its own (task_events.go and beside each
+// part), so events carry no packed meaning and cost no allocation; a
+// network buffer carries records or one typed event (Flink's
+// Buffer.DataType and BufferOrEvent: a checkpoint barrier today).
+//
+// # Modelled mechanisms and their sources
+//
+// Network and back-pressure:
 //   - credit-based flow control: exclusive buffers per channel, floating
-//     buffers per input gate, backlog announcements ("Credit-based
-//     network flow control", Flink 1.5; "A Deep-Dive into Flink's Network
-//     Stack", flink.apache.org blog, 2019);
-//   - buffer timeout: a partially filled buffer is shipped at the latest one
-//     buffer_timeout after its first record (Flink's output flusher);
-//   - back-pressure monitoring: per-subtask busy / idle / back-pressured time
-//     and the OK (<= 10%), LOW (<= 50%), HIGH thresholds of Flink's web UI
-//     ("Monitoring Back Pressure", Flink documentation);
-//   - aligned checkpoints: barriers injected at the sources travel with the
-//     records; a subtask with several inputs blocks each input whose
-//     barrier arrived until all have (asynchronous barrier snapshotting,
-//     Carbone et al. 2015); snapshots take no time yet;
-//   - key groups: key group = murmurHash(key) mod max parallelism, subtask =
-//     key group * parallelism / max parallelism (Flink's
+//     buffers per task, backlog announcements ("Credit-based network flow
+//     control", Flink 1.5; "A Deep-Dive into Flink's Network Stack",
+//     flink.apache.org blog, 2019);
+//   - buffer timeout: a partly filled buffer is shipped at the latest one
+//     buffer_timeout after the first record written to it (Flink's output
+//     flusher, see the simplifications);
+//   - transfer between workers takes latency + bytes/bandwidth per channel;
+//     a network partition holds what crosses it until it ends;
+//   - back-pressure monitoring: per-subtask busy / idle / back-pressured
+//     time (busyTimeMsPerSecond, idleTimeMsPerSecond,
+//     backPressuredTimeMsPerSecond) and the OK (<= 10%), LOW (<= 50%), HIGH
+//     thresholds of Flink's web UI ("Monitoring Back Pressure", Flink
+//     documentation);
+//   - key groups: key group = murmurHash(key) mod max parallelism, subtask
+//     = key group * parallelism / max parallelism (Flink's
 //     KeyGroupRangeAssignment).
 //
-// Simplifications, stated so that nobody mistakes them for Flink: every
-// vertex is its own task (no operator chaining); channels inside one worker
-// use the same credit protocol as remote ones, with zero latency and no
-// bandwidth limit; the sender of an edge has a buffer pool of
-// channels*buffers_per_channel + floating_buffers buffers, and a sent buffer
-// returns to it when it reaches the receiver.
+// Checkpoints (checkpoint.go, barrier_handler.go; Flink's
+// CheckpointCoordinator, "Checkpointing" and "Checkpointing under
+// back-pressure" in the Flink documentation):
+//   - triggering every interval, with min_pause, max_concurrent, timeout
+//     and tolerable_failures (more failed checkpoints in a row fail the
+//     job);
+//   - aligned: barriers injected at the sources travel with the records
+//     and need credit like a buffer; a task with several input channels
+//     blocks each one whose barrier came until all have (asynchronous
+//     barrier snapshotting, Carbone et al. 2015); a back-pressured source
+//     emits its barrier once its record in hand is written;
+//   - unaligned: barriers overtake the buffered data, which is persisted
+//     with the snapshot (in-flight bytes), as is what arrives on an input
+//     before its barrier (FLIP-76); aligned_timeout starts aligned and
+//     switches (execution.checkpointing.aligned-checkpoint-timeout);
+//   - stop-the-world: the sources stop, the job drains, every task
+//     copies its state, the sources resume;
+//   - snapshots take time: a synchronous part that blocks the task (heap:
+//     the state table's entries, 32 bytes per key, copied at 1 GiB/s; RocksDB: 2 ms plus the
+//     memtable flush of the changes at 256 MiB/s, at most a 64 MiB write
+//     buffer) and an asynchronous upload of the state (the changes only,
+//     when incremental; RocksDB only) and persisted bytes to a checkpoint
+//     storage of one bandwidth and latency, shared by all uploads and
+//     restores in turn; a storage outage holds transfers until it ends.
+//
+// Failures and recovery (failure.go, recovery.go; "Task Failure Recovery"
+// and "JobManager High Availability" in the Flink documentation):
+//   - task, worker (all its subtasks), JobManager, slowdown (a straggler),
+//     network partition and storage outage, scripted or random (mtbf);
+//   - a failed task is reported at once; a lost worker, or one cut off for
+//     longer than heartbeat_timeout, is noticed after heartbeat_timeout,
+//     and the rest of the job runs on meanwhile;
+//   - restart strategies none, fixed-delay, exponential-delay and
+//     failure-rate, then a global failover: every task is cancelled, what
+//     was in flight is destroyed, the latest completed checkpoint is
+//     restored (its state and persisted channel state downloaded from the
+//     storage), replayable sources rewind to its offsets;
+//   - a JobManager failure loses the job without high availability, and
+//     recovers after the leader election with ZooKeeper HA.
+//
+// State (keyed_state.go, worker.go; "State Backends" in the Flink
+// documentation): heap or RocksDB keyed state of bytes_per_key per
+// distinct key, with the backend's access time per record; heap state
+// counts against the worker's memory (past it the worker fails,
+// java.lang.OutOfMemoryError) and, when configured, garbage-collection
+// pauses of gc_pause_per_gib per GiB of heap every gc_interval stop the
+// worker's tasks.
+//
+// Delivery (delivery.go, sink_writer.go): every record has an id and a copy
+// class; sinks write at-least-once, at-most-once, idempotent (upsert by
+// id) or transactional (two-phase commit: visible when the checkpoint
+// that closed the transaction completes; Flink's
+// TwoPhaseCommitSinkFunction), and the run counts emitted, delivered,
+// duplicated and lost records against the ids the sources emitted.
+//
+// # Simplifications
+//
+// Stated so that nobody mistakes them for Flink:
+//   - every vertex is its own task (no operator chaining);
+//   - channels inside one worker use the same credit protocol as remote
+//     ones, with zero latency and no bandwidth limit; bandwidth applies to
+//     each channel, not to one connection per pair of workers;
+//   - the output flusher is armed by the first record written after a
+//     flush, not a free-running timer, and a flush closes the buffer (the
+//     next record takes a new one), where Flink's flush only hands the
+//     written part to the network;
+//   - one pool of floating_buffers serves all input gates of a task (in
+//     Flink each input gate has its own), and the union gate reads
+//     channels in the order their data arrived over all gates (Flink's
+//     UnionInputGate takes gates in that order, then each gate its
+//     channels);
+//   - the sender of an edge has a buffer pool of
+//     channels*buffers_per_channel + floating_buffers buffers, and a sent
+//     buffer returns to it when it reaches the receiver;
+//   - recovery is a global failover (no regional failover); a restart
+//     redeploys at once after the strategy's delay;
+//   - state is a set of keys of one size each; its access time does not
+//     depend on its size;
+//   - an unaligned snapshot's synchronous part is counted, not waited
+//     for.
 package sim
