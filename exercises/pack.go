@@ -297,10 +297,16 @@ func (p *Pack) Get(id string) (*Exercise, error) {
 		}
 	}
 	ids := p.IDs()
+	// the built-in pack is named as its users know it, not by the
+	// folder it is embedded from
+	where := "in the pack " + p.Name
+	if p.Builtin {
+		where = "among the built-in exercises (dspalab exercise list)"
+	}
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("no exercise %q: the pack %s has no exercises", id, p.Name)
 	}
-	msg := fmt.Sprintf("no exercise %q in the pack %s; exercises: %s", id, p.Name, strings.Join(ids, ", "))
+	msg := fmt.Sprintf("no exercise %q %s; exercises: %s", id, where, strings.Join(ids, ", "))
 	if s := scenario.Nearest(id, ids); s != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", s)
 	}

@@ -200,11 +200,26 @@ func briefProblem(p string) string {
 }
 
 // mdText escapes what Markdown would read as HTML, code or a table's
-// column in text that comes from a submission or a pack (and leaves the
-// rest readable as it is).
+// column in text that comes from a submission or a pack, and leaves the
+// rest readable as it is in the .md file: a "<" is escaped (as `\<`)
+// only where CommonMark could read a tag, a comment or an autolink (a
+// letter, "/", "!" or "?" follows), so "<= 0.2" stays as it is.
 func mdText(s string) string {
-	r := strings.NewReplacer("<", "&lt;", "`", "\\`", "|", "\\|")
-	return r.Replace(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '`', '|':
+			b.WriteByte('\\')
+		case '<':
+			if i+1 < len(s) {
+				if n := s[i+1]; n == '/' || n == '!' || n == '?' || ('a' <= n && n <= 'z') || ('A' <= n && n <= 'Z') {
+					b.WriteByte('\\')
+				}
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // mdCell is mdText on one line, for a table cell.

@@ -3,6 +3,7 @@ package grading
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dspalab/dspalab/exercises"
@@ -70,14 +71,30 @@ func checksFull(r *Result) bool {
 	return true
 }
 
-// shortfall lists what a result lost points on.
+// shortfall lists what a result lost points on; items that failed for the
+// same reason (a run that could not be made fails every check alike) share
+// one entry: "a, b, c: reason".
 func shortfall(r *Result) string {
 	var s []string
 	s = append(s, r.Problems...)
+	var reasons []string
+	ids := map[string][]string{}
 	for _, it := range append(append([]Item(nil), r.Checks...), r.Questions...) {
 		if !it.Passed {
-			s = append(s, it.ID+": "+oneLine(it.Feedback))
+			why := oneLine(it.Feedback)
+			if _, seen := ids[why]; !seen {
+				reasons = append(reasons, why)
+			}
+			ids[why] = append(ids[why], it.ID)
 		}
+	}
+	for _, why := range reasons {
+		if rest, ok := strings.CutPrefix(why, "not graded: "); ok && slices.Contains(r.Problems, rest) {
+			// the problem is listed already
+			s = append(s, "so "+strings.Join(ids[why], ", ")+" not graded")
+			continue
+		}
+		s = append(s, strings.Join(ids[why], ", ")+": "+why)
 	}
 	return strings.Join(s, "; ")
 }

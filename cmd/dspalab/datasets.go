@@ -16,6 +16,16 @@ import (
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
+// datasetsExitHelp is the exit status of the datasets commands.
+const datasetsExitHelp = `Exit status:
+  0    success
+  1    an unknown data set, a part not in the cache (path), corrupt or not
+       matching the registry (verify), a failed download, the bucket out of
+       reach, or output that could not be written
+  2    usage error (unknown command or flag, bad flag value, missing argument)
+  130  interrupted (Ctrl-C or SIGTERM); a fetch keeps the bytes received and
+       resumes from them`
+
 // datasetsFlags are the flags the datasets commands share.
 type datasetsFlags struct {
 	registry string // --registry FILE
@@ -68,14 +78,16 @@ add more, such as a course's own bucket.
 Fetched parts are kept in a cache: $DSPALAB_CACHE, else dspalab in the user
 cache directory (~/.cache/dspalab). A file is there only once complete and
 verified against the object's size, CRC32C and MD5. Without a fetched part,
-a scenario replays the data set's embedded offline sample, if it has one.
+a scenario replays the data set's embedded offline sample, if it has one;
+'dspalab datasets export' writes that sample out, for pandas offline.
 
-` + exitCodesHelp,
+` + datasetsExitHelp,
 		Example: `  dspalab datasets list
   dspalab datasets info clusterdata-2011-2/task_events
   dspalab datasets fetch clusterdata-2011-2/task_events --parts 0-2
   dspalab datasets verify clusterdata-2011-2/task_events
   dspalab datasets path clusterdata-2011-2/task_events --parts 1   # for pandas
+  dspalab datasets export clusterdata-2011-2/task_events          # the offline sample, for pandas
   dspalab datasets clean clusterdata-2011-2/task_events`,
 		Args: usage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -120,22 +132,26 @@ a scenario replays the data set's embedded offline sample, if it has one.
 	info := &cobra.Command{
 		Use:               "info NAME",
 		Short:             "Show a data set: objects, columns, codes, licence, known and cached parts",
-		Args:              usage(cobra.ExactArgs(1)),
+		Args:              needArgs(1, 1, "the name of a data set", "dspalab datasets list lists them"),
 		ValidArgsFunction: names,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ds, _, c, err := f.lookup(cmd, args[0], "all")
 			if err != nil {
 				return err
 			}
+			// the bucket first: offline, --remote fails before the page
+			// is printed, not after it
+			var objs []datasets.ObjectInfo
+			if remote {
+				if objs, err = datasets.ListObjects(cmd.Context(), ds, 0, f.fetch); err != nil {
+					return err
+				}
+			}
 			if err := datasets.WriteInfo(cmd.OutOrStdout(), ds, c); err != nil {
 				return err
 			}
 			if !remote {
 				return nil
-			}
-			objs, err := datasets.ListObjects(cmd.Context(), ds, 0, f.fetch)
-			if err != nil {
-				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout())
 			return datasets.WriteObjects(cmd.OutOrStdout(), ds.Bucket, objs)
@@ -158,7 +174,7 @@ fetches every part again). Two fetches of one part into one cache do not
 clash: the second waits for the first.`,
 		Example: `  dspalab datasets fetch clusterdata-2011-2/task_events --parts 0-2
   dspalab datasets fetch course/rides --auth          # a private course bucket`,
-		Args:              usage(cobra.ExactArgs(1)),
+		Args:              needArgs(1, 1, "the name of a data set", "dspalab datasets list lists them"),
 		ValidArgsFunction: names,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ds, parts, c, err := f.lookup(cmd, args[0], "")
@@ -190,7 +206,7 @@ is corrupt or, with --parts, missing. The rows of each file are counted
 and compared with the rows the registry declares, and the data set's
 offline sample, if any, is checked too (without --parts): a mismatch means
 the registry is wrong (the limits estimate relies on its rows).`,
-		Args:              usage(cobra.ExactArgs(1)),
+		Args:              needArgs(1, 1, "the name of a data set", "dspalab datasets list lists them"),
 		ValidArgsFunction: names,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ds, parts, c, err := f.lookup(cmd, args[0], "all")
@@ -276,8 +292,12 @@ for notebooks and scripts; exit status 1 when one is not cached.`,
 				}
 			}
 			if len(missing) > 0 {
-				return fmt.Errorf("%s: part %s not in the cache; fetch with: dspalab datasets fetch %s --parts %s",
-					ds.Name, strings.Join(missing, ", "), ds.Name, strings.Join(missing, ","))
+				offline := ""
+				if ds.Sample != nil {
+					offline = fmt.Sprintf("; offline, 'dspalab datasets export %s' writes the sample of part %d", ds.Name, ds.Sample.Part)
+				}
+				return fmt.Errorf("%s: part %s not in the cache; fetch with: dspalab datasets fetch %s --parts %s%s",
+					ds.Name, strings.Join(missing, ", "), ds.Name, strings.Join(missing, ","), offline)
 			}
 			return nil
 		},
@@ -324,7 +344,42 @@ for notebooks and scripts; exit status 1 when one is not cached.`,
 	partsFlag(clean, "to remove (default: all)")
 	clean.Flags().BoolVar(&all, "all", false, "remove every cached data set")
 
-	cmd.AddCommand(list, info, fetch, verify, path, clean)
+	var exportDir string
+	var exportForce bool
+	export := &cobra.Command{
+		Use:   "export NAME [--dir DIR]",
+		Short: "Write a data set's offline sample into a directory, for pandas without the network",
+		Long: `Write the offline sample of a data set (embedded in dspalab for the
+built-in registry) into DIR (default: the current directory) under its own
+name, and print the file's path. The file is checked against the sample's
+SHA-256 and appears only once complete; an existing file is never replaced
+without --force. It is the data a scenario replays offline, so a notebook
+can load the same rows without fetching anything.`,
+		Example: `  dspalab datasets export clusterdata-2011-2/task_events --dir data/
+  python -c "import pandas as pd; print(pd.read_csv('$(dspalab datasets export clusterdata-2011-2/task_events --force)', header=None))"`,
+		Args:              needArgs(1, 1, "the name of a data set", "dspalab datasets list lists them"),
+		ValidArgsFunction: names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := datasets.LoadRegistry(f.registry)
+			if err != nil {
+				return err
+			}
+			ds, err := reg.Lookup(args[0])
+			if err != nil {
+				return err
+			}
+			p, err := datasets.ExportSample(ds, exportDir, exportForce)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), p)
+			return err
+		},
+	}
+	export.Flags().StringVar(&exportDir, "dir", ".", "write the sample into `DIR` (created if missing)")
+	export.Flags().BoolVar(&exportForce, "force", false, "replace a file of the same name")
+
+	cmd.AddCommand(list, info, fetch, verify, path, export, clean)
 	return cmd
 }
 

@@ -112,7 +112,7 @@ func newExerciseShowCmd(pack *string) *cobra.Command {
 		Long: `Print the instructions of an exercise (its README.md), styled for the
 terminal; piped or with NO_COLOR set, as plain Markdown.`,
 		Example:           "  dspalab exercise show bottleneck\n  dspalab exercise show bottleneck | less",
-		Args:              usage(cobra.ExactArgs(1)),
+		Args:              needArgs(1, 1, "an exercise id", "dspalab exercise list lists them"),
 		ValidArgsFunction: exerciseIDs(pack),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := openPack(*pack)

@@ -190,16 +190,29 @@ func newGradeWorkerCmd() *cobra.Command {
 	}
 }
 
-// gradeExercise finds the exercise of --exercise: an exercise's directory
-// (holding exercise.yaml), else an id in the pack (built-in by default).
+// gradeExercise finds the exercise of --exercise: with --pack, an id in
+// that pack (a folder of the same name in the current directory does not
+// hide it); without, an exercise's directory (holding exercise.yaml), else
+// a built-in id.
 func gradeExercise(arg, pack string) (*exercises.Exercise, error) {
 	fi, err := os.Stat(arg)
 	isDir := err == nil && fi.IsDir()
+	if pack != "" {
+		p, err := openPack(pack)
+		if err != nil {
+			return nil, err
+		}
+		e, err := p.Get(arg)
+		if err == nil {
+			return e, nil
+		}
+		if _, serr := os.Stat(filepath.Join(arg, exercises.ExerciseFile)); isDir && serr == nil {
+			return nil, usagef("%v; %s here is an exercise's directory: give it without --pack", err, arg)
+		}
+		return nil, err
+	}
 	if isDir {
 		if _, err := os.Stat(filepath.Join(arg, exercises.ExerciseFile)); err == nil {
-			if pack != "" {
-				return nil, usagef("--exercise %s is an exercise's directory: it needs no --pack", arg)
-			}
 			return exercises.OpenExerciseDir(arg)
 		}
 	}

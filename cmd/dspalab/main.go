@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -99,6 +100,31 @@ func usage(args cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
 		if err := args(cmd, a); err != nil {
 			return &usageError{err}
+		}
+		return nil
+	}
+}
+
+// needArgs is a validator of n to max arguments (max < 0: any number)
+// whose errors say what is wanted in words, "scenarios show needs the
+// name of a built-in scenario (dspalab scenarios lists them)", instead of
+// cobra's "accepts 1 arg(s), received 0". what is the argument as the
+// sentence needs it, hint where to find one ("" for none).
+func needArgs(n, max int, what, hint string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+		if hint != "" {
+			hint = " (" + hint + ")"
+		}
+		switch {
+		case len(a) < n && n == 1:
+			return usagef("%s needs %s%s", name, what, hint)
+		case len(a) < n:
+			return usagef("%s needs %d arguments, %s%s; got %d", name, n, what, hint, len(a))
+		case max >= 0 && len(a) > max && max == 1:
+			return usagef("%s takes one argument, %s; got %d: %s", name, what, len(a), strings.Join(a, " "))
+		case max >= 0 && len(a) > max:
+			return usagef("%s takes at most %d arguments; got %d: %s", name, max, len(a), strings.Join(a, " "))
 		}
 		return nil
 	}

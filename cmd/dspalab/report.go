@@ -23,7 +23,7 @@ into a PNG with scripts/render-report.sh (headless Chromium).
 
 ` + exitCodesHelp,
 		Example: `  dspalab run --out out && dspalab report out -o report.html`,
-		Args:    usage(cobra.ExactArgs(1)),
+		Args:    needArgs(1, 1, "a run directory, written by dspalab run --out DIR", ""),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.RunDir = args[0]
 			opts.Version = version

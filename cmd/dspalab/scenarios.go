@@ -23,7 +23,7 @@ at, with 'dspalab scenarios show NAME'.`,
 		Use:     "show NAME",
 		Short:   "Print the YAML of a built-in scenario",
 		Example: "  dspalab scenarios show backpressure > my.yaml   # a starting point for your own",
-		Args:    usage(cobra.ExactArgs(1)),
+		Args:    needArgs(1, 1, "the name of a built-in scenario", "dspalab scenarios lists them"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp

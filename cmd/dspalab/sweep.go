@@ -53,7 +53,7 @@ Plot the result with: dspalab plot DIR/sweep.csv -x PATH -y METRIC
   dspalab sweep my.yaml --set sources.src.arrival.rate=50/s,100/s --set network.buffer_timeout=0,100ms --out sw
   dspalab sweep my.yaml --set duration=30s,60s --shard 0/4 --out shard-0
   dspalab sweep merge shard-0 shard-1 shard-2 shard-3 --out sw`,
-		Args: usage(cobra.ExactArgs(1)),
+		Args: needArgs(1, 1, "a scenario, a file or a built-in name", "dspalab scenarios lists the built-ins"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return scenarios.Names(), cobra.ShellCompDirectiveDefault
 		},
