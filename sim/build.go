@@ -120,6 +120,7 @@ func (s *Sim) connect(e *edge, again bool) {
 		ut.outs = append(ut.outs, p)
 		if !again {
 			ut.bpOut = append(ut.bpOut, 0)
+			ut.bpOutDown = append(ut.bpOutDown, 0)
 		}
 	}
 }

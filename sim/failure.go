@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -154,6 +155,7 @@ type failover struct {
 	partitions  map[int]des.Time // worker -> partitioned until
 	detecting   map[int]int      // workers whose loss is being detected -> gen then
 	gen         int              // failovers so far
+	lost        []int            // workers that died (before the JobManager noticed), in order
 	attempts    int              // restarts counted by the strategy (exponential-delay resets it)
 }
 
@@ -400,6 +402,9 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		}
 		gen := f.gen
 		f.detecting[c.worker] = gen
+		if !slices.Contains(f.lost, c.worker) {
+			f.lost = append(f.lost, c.worker)
+		}
 		f.later(now+f.heartbeat, func(at des.Time) {
 			if f.gen != gen || f.state != JobRunning {
 				return // a failover meanwhile replaced the worker
@@ -765,6 +770,23 @@ func (r *RecoverySummary) notCaughtUp() *FailoverStats {
 		}
 	}
 	return nil
+}
+
+// lostWorkersText names the workers lost so far for the diagnosis:
+// "worker 1 was lost and not yet noticed", "workers 0 and 1 were lost and
+// not yet noticed".
+func (f *failover) lostWorkersText() string {
+	if f == nil || len(f.lost) == 0 {
+		return "a worker was lost and not yet noticed"
+	}
+	names := make([]string, len(f.lost))
+	for i, w := range f.lost {
+		names[i] = strconv.Itoa(w)
+	}
+	if len(names) == 1 {
+		return "worker " + names[0] + " was lost and not yet noticed"
+	}
+	return "workers " + andList(names) + " were lost and not yet noticed"
 }
 
 func secs(t des.Time) float64 { return round6(t.Seconds()) }

@@ -88,8 +88,13 @@ type VertexSummary struct {
 	RecordsOut  uint64   `json:"records_out"`
 	// BackpressuredOn splits the back-pressured time by output edge: the
 	// receiving vertex and the share of the window spent waiting for its
-	// buffers (maximum over subtasks).
-	BackpressuredOn map[string]float64 `json:"backpressured_on,omitempty"`
+	// buffers (maximum over subtasks). BackpressuredLostWorker is the
+	// share of the window the most back-pressured subtask spent waiting
+	// for subtasks of a lost worker the JobManager had not noticed yet
+	// (part of Backpressured; the diagnosis leaves it out of its search
+	// for a bottleneck and says so).
+	BackpressuredOn         map[string]float64 `json:"backpressured_on,omitempty"`
+	BackpressuredLostWorker float64            `json:"backpressured_lost_worker_ratio,omitempty"`
 	// Dropped and SourceLag for sources (records).
 	Dropped   uint64           `json:"dropped_records,omitempty"`
 	SourceLag uint64           `json:"source_lag_records,omitempty"`
@@ -167,6 +172,8 @@ func (s *Sim) Result() *Result {
 		return round6(float64(d) / float64(win))
 	}
 	bpNoFailure := map[string]float64{}
+	bpDown := map[string]float64{} // of the most back-pressured subtask: waiting for a lost worker
+	onNoFailure := map[string]map[string]float64{}
 	for _, v := range s.vertices {
 		vs := VertexSummary{Name: v.name, Kind: v.kind, Parallelism: v.parallelism, Subtasks: []SubtaskSummary{}}
 		for _, t := range v.subtasks {
@@ -191,6 +198,9 @@ func (s *Sim) Result() *Result {
 			vs.OutRate += ss.OutRate
 			vs.Busy = max(vs.Busy, ss.Busy)
 			vs.BusyMean += ss.Busy / float64(v.parallelism)
+			if ss.Backpressured >= vs.Backpressured {
+				bpDown[v.name] = ratio(t.winBPDown)
+			}
 			vs.Backpressured = max(vs.Backpressured, ss.Backpressured)
 			bpNoFailure[v.name] = max(bpNoFailure[v.name], ratio(w[stateBP]-t.winBPDown))
 			for k, p := range t.outs {
@@ -199,6 +209,12 @@ func (s *Sim) Result() *Result {
 						vs.BackpressuredOn = map[string]float64{}
 					}
 					vs.BackpressuredOn[p.edge.to.name] = max(vs.BackpressuredOn[p.edge.to.name], ratio(d))
+				}
+				if d := t.bpOut[k] - t.bpOutDown[k]; d > 0 {
+					if onNoFailure[v.name] == nil {
+						onNoFailure[v.name] = map[string]float64{}
+					}
+					onNoFailure[v.name][p.edge.to.name] = max(onNoFailure[v.name][p.edge.to.name], ratio(d))
 				}
 			}
 			vs.RecordsIn += ss.RecordsIn
@@ -231,12 +247,17 @@ func (s *Sim) Result() *Result {
 	if win > 0 {
 		// the diagnosis looks for a bottleneck: the time senders waited
 		// for a failed worker's subtasks is not its doing
+		// for a bottleneck, but says so: it never denies the table
 		diag := append([]VertexSummary(nil), sum.Vertices...)
+		fail := make([]float64, len(diag))
 		for i := range diag {
 			diag[i].Backpressured = bpNoFailure[diag[i].Name]
+			diag[i].BackpressuredOn = onNoFailure[diag[i].Name]
 			diag[i].Status = Status(diag[i].Backpressured)
+			fail[i] = bpDown[diag[i].Name]
+			sum.Vertices[i].BackpressuredLostWorker = fail[i]
 		}
-		sum.Diagnosis = diagnose(s, diag)
+		sum.Diagnosis = diagnose(s, diag, sum.Vertices, fail)
 	} else {
 		sum.Diagnosis = Diagnosis{Kind: DiagnosisNone, Evidence: []string{},
 			Message: fmt.Sprintf("no statistics yet: the run stopped at %s, inside the warmup (%s)", FormatTime(now), FormatTime(s.warmup))}
@@ -359,20 +380,47 @@ const (
 // diagnose reads the summary as Flink's documentation teaches: back-pressure
 // ends at the bottleneck, the first vertex downstream of back-pressured ones
 // that is busy and not back-pressured itself. Without back-pressure it looks
-// for a growing queue, then for a saturated vertex.
-func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
+// for a growing queue, then for a saturated vertex. vs are the vertices
+// without the back-pressure that waited for a lost worker's subtasks (not
+// noticed yet), shown holds them as the table shows them, and fail[i] is
+// the share of the window vertex i waited so: the diagnosis searches vs
+// and words what it leaves out, so that it never denies the table.
+func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 	idx := map[string]int{}
 	for i, v := range vs {
 		idx[v.Name] = i
 	}
+	lost := s.fo.lostWorkersText()
+	// bp says how back-pressured vertex i is, as the table shows it, and
+	// how much of that waited for a lost worker
+	bp := func(i int) string {
+		t := "back-pressured " + pct(shown[i].Backpressured)
+		if fail[i] >= 0.005 {
+			t += fmt.Sprintf(", %s of the window while %s", pct(fail[i]), lost)
+		}
+		return t
+	}
 	describe := func(names []string) string {
 		parts := make([]string, 0, len(names))
 		for _, n := range names {
-			u := vs[idx[n]]
-			parts = append(parts, fmt.Sprintf("%s (%s, back-pressured %s)", n, u.Status, pct(u.Backpressured)))
+			i := idx[n]
+			parts = append(parts, fmt.Sprintf("%s (%s, %s)", n, shown[i].Status, bp(i)))
 		}
 		return strings.Join(parts, ", ")
 	}
+	// the vertices back-pressured in the table only because of a lost
+	// worker: the diagnosis says so instead of calling them OK
+	var waited []string
+	for i := range vs {
+		if shown[i].Status != StatusOK && vs[i].Status == StatusOK && fail[i] >= 0.005 {
+			waited = append(waited, fmt.Sprintf("%s is %s, %s", vs[i].Name, shown[i].Status, bp(i)))
+		}
+	}
+	failureNote := ""
+	if len(waited) > 0 {
+		failureNote = strings.Join(waited, "; ") + ": waiting to send to the dead subtasks, the failure's doing, not a bottleneck's; the diagnosis leaves that time out of its search"
+	}
+
 	// follow the back-pressure from the first back-pressured vertex, along
 	// the edge it waits on most, to the first vertex that is not
 	// back-pressured: there it ends
@@ -380,8 +428,11 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 		v := vs[end]
 		last := held[len(held)-1]
 		d := Diagnosis{Vertex: v.Name, Evidence: []string{
-			fmt.Sprintf("%s is busy %s and back-pressured %s (%s)", v.Name, pct(v.Busy), pct(v.Backpressured), v.Status),
+			fmt.Sprintf("%s is busy %s and %s (%s)", v.Name, pct(v.Busy), bp(end), shown[end].Status),
 			"held back, each waiting for buffers of the next: " + describe(held)}}
+		if failureNote != "" {
+			d.Evidence = append(d.Evidence, failureNote)
+		}
 		switch {
 		case v.Busy >= busyThreshold:
 			d.Kind = DiagnosisBottleneck
@@ -405,8 +456,8 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 			d.Kind = DiagnosisIntermittent
 			d.Message = fmt.Sprintf("back-pressure came and went: %s %s held back part of the time by %s, whose subtasks are busy %s on average over the window; see timeseries.csv for when",
 				andList(held), wasWere(len(held)), v.Name, pct(v.BusyMean))
-			d.Evidence[0] = fmt.Sprintf("%s's busiest subtask is busy %s and back-pressured %s (%s): it was the bottleneck while the pressure lasted",
-				v.Name, pct(v.Busy), pct(v.Backpressured), v.Status)
+			d.Evidence[0] = fmt.Sprintf("%s's busiest subtask is busy %s and %s (%s): it was the bottleneck while the pressure lasted",
+				v.Name, pct(v.Busy), bp(end), shown[end].Status)
 		}
 		return d
 	}
@@ -428,15 +479,21 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 				fmt.Sprintf("%s is busy %s; nothing is back-pressured because its input queue is unbounded", v.Name, pct(v.Busy))}}
 			d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it, so its input queue keeps growing; give it more parallelism or make it faster",
 				v.Name, rateText(v.InRate), rateText(offered))
+			if failureNote != "" {
+				d.Evidence = append(d.Evidence, failureNote)
+			}
 			skewed(&d, v)
 			return d
 		}
 	}
-	for _, v := range vs {
+	for i, v := range vs {
 		if v.Kind != KindSource && v.Busy >= busyThreshold {
 			d := Diagnosis{Kind: DiagnosisSaturated, Vertex: v.Name,
 				Message:  fmt.Sprintf("no back-pressure, but %s is busy %s: it is close to its capacity", v.Name, pct(v.Busy)),
-				Evidence: []string{fmt.Sprintf("%s is busy %s and back-pressured %s", v.Name, pct(v.Busy), pct(v.Backpressured))}}
+				Evidence: []string{fmt.Sprintf("%s is busy %s and %s", v.Name, pct(v.Busy), bp(i))}}
+			if failureNote != "" {
+				d.Evidence = append(d.Evidence, failureNote)
+			}
 			skewed(&d, v)
 			return d
 		}
@@ -449,10 +506,17 @@ func diagnose(s *Sim, vs []VertexSummary) Diagnosis {
 		}
 	}
 	msg := "no bottleneck: nothing is back-pressured, no queue grows, no vertex is saturated"
+	if failureNote != "" {
+		msg = "no bottleneck: " + strings.Join(waited, "; ") + ": the failure's doing; apart from that nothing is back-pressured, no queue grows, no vertex is saturated"
+	}
 	if busiest != "" {
 		msg += fmt.Sprintf(" (the busiest, %s, is busy %s)", busiest, pct(b))
 	}
-	return Diagnosis{Kind: DiagnosisNone, Message: msg, Evidence: []string{}}
+	ev := []string{}
+	if failureNote != "" {
+		ev = append(ev, failureNote)
+	}
+	return Diagnosis{Kind: DiagnosisNone, Message: msg, Evidence: ev}
 }
 
 // wasWere is the verb for n subjects: "was" or "were".

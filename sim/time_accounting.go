@@ -21,8 +21,10 @@ type timeAccounting struct {
 	win   [3]des.Time // time per state inside the statistics window
 	bpOut []des.Time  // back-pressured time inside the window, per output edge
 	// back-pressured time inside the window spent waiting for subtasks of
-	// a failed worker not noticed yet (left out of the diagnosis)
+	// a failed worker not noticed yet (left out of the diagnosis), in all
+	// and per output edge (also in bpOut)
 	winBPDown des.Time
+	bpOutDown []des.Time
 }
 
 // account moves the time since the last change into the interval and
@@ -41,9 +43,9 @@ func (a *timeAccounting) account(now, warmup des.Time, blockedOn *partition, edg
 		if a.state == stateBP && blockedOn != nil {
 			if blockedOn.intoDown {
 				a.winBPDown += d // waiting for a failed worker's subtasks
-			} else {
-				a.bpOut[edge] += d
+				a.bpOutDown[edge] += d
 			}
+			a.bpOut[edge] += d
 		}
 	}
 	a.since = now
