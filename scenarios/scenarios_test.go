@@ -439,8 +439,11 @@ func TestBackpressureFailureNeverCatchesUp(t *testing.T) {
 	if err := sim.WriteTable(&b, &s); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("not caught up with the backlog by the end (source lag %d records, %d when the job failed at 60s: it kept growing)",
-		s.Totals.SourceLag, fo.LagAtFailure)
+	if fo.LagAtRecovery >= s.Totals.SourceLag {
+		t.Errorf("lag %d at the recovery, %d at the end: want it growing", fo.LagAtRecovery, s.Totals.SourceLag)
+	}
+	want := fmt.Sprintf("not caught up with the backlog by the end (source lag %d records, %d when the job failed at 60s and %d when it ran again: it kept growing)",
+		s.Totals.SourceLag, fo.LagAtFailure, fo.LagAtRecovery)
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("the table does not say %q:\n%s", want, b.String())
 	}

@@ -76,6 +76,9 @@ type FailoverStats struct {
 	CaughtUpS    float64 `json:"caught_up_s"`
 	CatchUpTime  float64 `json:"catch_up_time_s"`
 	LagAtFailure uint64  `json:"lag_at_failure_records"`
+	// LagAtRecovery is the sources' lag when the job ran again, in
+	// records (0 until then).
+	LagAtRecovery uint64 `json:"lag_at_recovery_records"`
 	// downFrom is when the outage this failover ends began: its failure,
 	// or an earlier one not noticed yet (a lost worker), in seconds.
 	downFrom float64
@@ -622,6 +625,7 @@ func (f *failover) recovered(now des.Time) {
 	if c := f.current(); c != nil {
 		c.RecoveredS = secs(now)
 		c.RecoveryTime = round6(c.RecoveredS - c.FailedS)
+		c.LagAtRecovery = s.replayableLag(now)
 		f.catching = f.cur
 		f.caughtUp(now)
 		msg += " (" + downtimeSplit(des.FromSeconds(c.DetectedS-c.downFrom), des.FromSeconds(c.RestartS-c.DetectedS), des.FromSeconds(c.RecoveredS-c.RestartS)) + ")"

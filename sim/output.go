@@ -226,8 +226,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 			case r.MaxCatchUpTime < 0:
 				b.WriteString("; not caught up with the backlog by the end")
 				if fo := r.notCaughtUp(); fo != nil && s.Totals.SourceLag > 0 {
-					fmt.Fprintf(&b, " (source lag %d records, %d when the job failed at %s", s.Totals.SourceLag, fo.LagAtFailure, seconds(fo.FailedS))
-					if s.Totals.SourceLag > fo.LagAtFailure {
+					fmt.Fprintf(&b, " (source lag %d records, %d when the job failed at %s and %d when it ran again",
+						s.Totals.SourceLag, fo.LagAtFailure, seconds(fo.FailedS), fo.LagAtRecovery)
+					if s.Totals.SourceLag >= fo.LagAtRecovery {
 						b.WriteString(": it kept growing")
 					}
 					b.WriteString(")")
