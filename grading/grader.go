@@ -306,6 +306,10 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 		r.fail(err.Error())
 		return nil, nil
 	}
+	if err := g.checkTraceFiles(first); err != nil {
+		r.fail(err.Error())
+		return nil, nil
+	}
 	docs, err := g.runs(ctx, f.scenarioLabel, f.scenario)
 	if err != nil {
 		var re *RunError
@@ -313,11 +317,11 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			r.fail(err.Error())
+			r.fail(g.scrub(err.Error()))
 			return nil, nil
 		}
 		re.Hidden = g.hidden(re.Seed)
-		r.fail(re.Error())
+		r.fail(g.scrub(re.Error()))
 		return nil, nil
 	}
 	for i, c := range g.ex.Checks {

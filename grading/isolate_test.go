@@ -3,6 +3,7 @@ package grading
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -114,6 +115,11 @@ checks:
     points: 4
     pass: The sink keeps up.
     fail: "The sink receives {value} records/s; it should get {want}."
+  - id: runs
+    metric: vertices[out].records_in
+    op: ">="
+    value: 1
+    points: 1
 `,
 		"starter.yaml": starter,
 		"README.md":    "# Keep up\n\nGive `work` the parallelism it needs.\n",
@@ -132,7 +138,10 @@ checks:
 	subs := map[string]string{
 		"starter": starter,
 		"good":    strings.Replace(starter, "parallelism: 1\n", "parallelism: 3\n", 1),
-		"crash":   strings.Replace(starter, "description: A 100", "description: "+crashMarker+" A 100", 1),
+		"two":     strings.Replace(starter, "parallelism: 1\n", "parallelism: 2\n", 1),
+		// a faster operator: not an editable field
+		"forbidden": strings.Replace(starter, "mean: 25ms", "mean: 1ms", 1),
+		"crash":     strings.Replace(starter, "description: A 100", "description: "+crashMarker+" A 100", 1),
 		// a million channels, a few hundred MB: over the worker's memory
 		"oom": strings.NewReplacer("partitioning: rebalance\n    parallelism: 1\n", "partitioning: hash\n    parallelism: 1000\n",
 			"input: work\n    partitioning: rebalance\n", "input: work\n    partitioning: hash\n    parallelism: 1000\n").Replace(starter),
@@ -151,8 +160,8 @@ checks:
 func TestIsolation(t *testing.T) {
 	e, texts := sturdy(t)
 	dir := filepath.Join(t.TempDir(), "class")
-	for id, s := range texts {
-		write(t, filepath.Join(dir, id, ScenarioFile), s)
+	for _, id := range []string{"starter", "good", "crash", "oom", "hang"} {
+		write(t, filepath.Join(dir, id, ScenarioFile), texts[id])
 	}
 	subs, err := Collect([]string{dir})
 	if err != nil {
@@ -198,9 +207,107 @@ func TestIsolation(t *testing.T) {
 			t.Errorf("%s in a worker:\n%s\nin process:\n%s", id, got.JSON(), want.JSON())
 		}
 	}
-	if byID["good"].Score != 4 || byID["starter"].Score != 0 {
-		t.Errorf("good %s, starter %s: want 4 and 0", points(byID["good"].Score), points(byID["starter"].Score))
+	if byID["good"].Score != 5 || byID["starter"].Score != 1 {
+		t.Errorf("good %s, starter %s: want 5 and 1", points(byID["good"].Score), points(byID["starter"].Score))
 	}
+}
+
+// TestBatchOfFifty grades a class of 50 in worker processes, five of the
+// submissions hostile: one crashes the simulator, one runs out of memory,
+// one runs out of time, one is a symbolic link to a folder outside, and
+// one, Student07, clashes with student07 and student07-2 (and changes a
+// field it may not). The batch must finish with the 45 others' grades on
+// their own rows, and the five at 0 with their reasons in grades.csv,
+// their feedback and summary.md.
+func TestBatchOfFifty(t *testing.T) {
+	e, texts := sturdy(t)
+	dir := filepath.Join(t.TempDir(), "class")
+	want := map[string]float64{} // by source folder
+	kinds := []string{"good", "two", "starter"}
+	score := map[string]float64{"good": 5, "two": 1, "starter": 1}
+	names := []string{"student07-2"}
+	for i := 1; i <= 44; i++ {
+		names = append(names, fmt.Sprintf("student%02d", i))
+	}
+	for i, name := range names {
+		kind := kinds[i%len(kinds)]
+		write(t, filepath.Join(dir, name, ScenarioFile), texts[kind])
+		want[name] = score[kind]
+	}
+	reasons := map[string]string{
+		"student45": "the simulation crashed (exit status 2: fatal error: stack overflow)",
+		"student46": "the simulation ran out of memory: it needs more than 128MiB",
+		"student47": "the simulation was stopped after 3s of wall-clock time",
+		"student48": "student48 is a symbolic link: a submission is read only from the submissions' directory",
+		"Student07": "changed a field you may not change: operators[0].service_time.mean",
+	}
+	for name, kind := range map[string]string{"student45": "crash", "student46": "oom", "student47": "hang", "Student07": "forbidden"} {
+		write(t, filepath.Join(dir, name, ScenarioFile), texts[kind])
+	}
+	outside := filepath.Join(t.TempDir(), "elsewhere")
+	write(t, filepath.Join(outside, ScenarioFile), texts["good"])
+	if err := os.Symlink(outside, filepath.Join(dir, "student48")); err != nil {
+		t.Fatal(err)
+	}
+	subs, err := Collect([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(subs) != 50 {
+		t.Fatalf("%d submissions, want 50", len(subs))
+	}
+	g, err := New(e, Options{Isolate: testIsolation(t, 128<<20, 3*time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := g.GradeAll(context.Background(), subs, BatchOptions{Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "grades")
+	if _, err := g.WriteReports(out, rs); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(slurp(t, filepath.Join(out, GradesFile)))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := slurp(t, filepath.Join(out, SummaryFile))
+	correct, zeros := 0, 0
+	ids := map[string]bool{}
+	for _, row := range rows[1:] {
+		id, folder, got := row[0], filepath.Base(row[1]), row[2]
+		if ids[strings.ToLower(id)] {
+			t.Errorf("id %s twice", id)
+		}
+		ids[strings.ToLower(id)] = true
+		if reason, hostile := reasons[folder]; hostile {
+			fb := slurp(t, filepath.Join(out, FeedbackDir, id+".md"))
+			if got != "0" || !strings.Contains(fb, mdText(reason)) || !strings.Contains(summary, "- **"+id+"** (0): "+mdText(reason)) {
+				t.Errorf("%s (row %s): %s points, want 0 with %q in its feedback and summary.md:\n%s", folder, id, got, reason, fb)
+				continue
+			}
+			zeros++
+			continue
+		}
+		if got != points(want[folder]) {
+			t.Errorf("%s (row %s): %s points, want %s", folder, id, got, points(want[folder]))
+			continue
+		}
+		correct++
+	}
+	if correct != 45 || zeros != 5 {
+		t.Errorf("%d correct grades and %d zeros of %d rows, want 45 and 5", correct, zeros, len(rows)-1)
+	}
+}
+
+func slurp(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // BenchmarkGradeInProcess and BenchmarkGradeIsolated measure the cost of
