@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -214,14 +215,13 @@ func (g *Grader) runWorker(ctx context.Context, label string, data []byte) ([]an
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	killGroup(cmd) // a worker and anything it started die together
 	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
 	runErr := cmd.Run()
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case wctx.Err() != nil:
 		return nil, &IsolationError{Msg: fmt.Sprintf("the simulation was stopped after %s of wall-clock time, the limit per submission (--timeout); lower the rates or the duration, or the work per record",
-			time.Since(start).Round(time.Second))}
+			scenario.FormatDuration(des.Time(iso.timeout().Nanoseconds())))}
 	case runErr != nil:
 		return nil, &IsolationError{Msg: crashReason(runErr, stderr.Bytes(), iso.maxMemory())}
 	case stdout.over:
