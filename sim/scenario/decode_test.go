@@ -738,7 +738,7 @@ func TestValidateBuiltFaultTolerance(t *testing.T) {
 		{func(s *Scenario) { s.Restart = RestartStrategy{Type: RestartExponentialDelay} },
 			"restart.initial_backoff: must be greater than 0, got 0s\n" +
 				"restart.max_backoff: must be greater than 0, got 0s\n" +
-				"restart.multiplier: must be a number of at least 1 (each backoff is the previous one times multiplier), got 0\n" +
+				"restart.multiplier: must be at least 1 (each backoff is the previous one times multiplier), got 0\n" +
 				"restart.reset_threshold: must be greater than 0, got 0s"},
 		{func(s *Scenario) { s.Restart = RestartStrategy{Type: RestartFailureRate, Delay: -1} },
 			"restart.delay: must not be negative, got -1ns\n" +
@@ -746,7 +746,7 @@ func TestValidateBuiltFaultTolerance(t *testing.T) {
 				"restart.failure_rate_interval: must be greater than 0, got 0s"},
 		{func(s *Scenario) { s.Restart = RestartStrategy{Type: RestartNone, Attempts: -5} }, ""},
 		{func(s *Scenario) { s.Restart.Jitter = math.NaN(); s.Restart.Type = RestartExponentialDelay },
-			"restart.jitter: must be at least 0 and less than 1 (a fraction of the backoff), got NaN"},
+			"restart.jitter: must be a finite number, got NaN"},
 		{func(s *Scenario) { s.HighAvailability = HighAvailability{Type: HAZooKeeper, LeaderElection: -1} },
 			"high_availability.leader_election: must not be negative, got -1ns"},
 		{func(s *Scenario) { s.HighAvailability = HighAvailability{Type: "Zookeeper"} },
@@ -790,8 +790,8 @@ func TestValidateBuiltFaultTolerance(t *testing.T) {
 			`failures[3].subtask: must be from 0 to 1 ("o" has parallelism 2), got 2` + "\n" +
 			"failures[4].worker: must be from 0 to 1 (workers.count is 2), got 2\n" +
 			"failures[5].worker: must be from 0 to 1 (workers.count is 2), got -1\n" +
-			"failures[5].factor: must be a number greater than 1 (service times are multiplied by it), got 0.5\n" +
 			"failures[5].duration: must be greater than 0, got 0s\n" +
+			"failures[5].factor: must be greater than 1 (service times are multiplied by it), got 0.5\n" +
 			`failures[6].subtask: must be from 0 to 1 ("s" has parallelism 2), got -1` + "\n" +
 			"failures[6].factor: must be at most 1e6, got 2e6\n" +
 			`failures[7].mtbf: "mtbf" applies only to kind task, worker or jobmanager, not network-partition` + "\n" +
@@ -923,9 +923,9 @@ func TestValidateBuiltNewChecks(t *testing.T) {
 	b.Metrics.Interval = 0
 	want := "name: must be one line of printable text (found a line separator U+2028)\n" +
 		"description: must be one line of printable text (found a control character U+000A)\n" +
-		"metrics.interval: must be at least 1ms (each interval writes a metrics row per subtask), got 0s\n" +
-		"sources[0].max_rate: must be greater than 0, got -1/s\n" +
-		"operators[0].selectivity: must be at most 1000 (each input record emits that many output records), got +Inf"
+		"sources[0].max_rate: must be greater than 0 (leave max_rate out for no limit), got -1/s\n" +
+		"operators[0].selectivity: must be a finite number, got +Inf\n" +
+		"metrics.interval: must be at least 1ms (each interval writes a metrics row per subtask), got 0s"
 	if err := b.Validate(); err == nil || err.Error() != want {
 		t.Errorf("got:\n%v\nwant:\n%s", err, want)
 	}

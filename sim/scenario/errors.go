@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -76,8 +77,48 @@ func sortErrors(l ErrorList) {
 		if c := cmp.Compare(a.Line, b.Line); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Col, b.Col)
+		if c := cmp.Compare(a.Col, b.Col); c != 0 || a.Line > 0 {
+			return c
+		}
+		return slices.Compare(pathRank(a.Path), pathRank(b.Path))
 	})
+}
+
+// pathRank orders field paths as the description of the format lists
+// them (fields.go), list items by index: the order of errors that have no
+// position (a Scenario built in Go).
+func pathRank(path string) []int {
+	var rank []int
+	mp := topMapping
+	for path != "" {
+		var name string
+		if strings.HasPrefix(path, "[") {
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				break
+			}
+			n, _ := strconv.Atoi(path[1:end])
+			rank, path = append(rank, n), strings.TrimPrefix(path[end+1:], ".")
+			continue
+		}
+		end := strings.IndexAny(path, ".[")
+		if end < 0 {
+			end = len(path)
+		}
+		name, path = path[:end], strings.TrimPrefix(path[end:], ".")
+		i := len(rank) // unknown keys last
+		if mp != nil {
+			i = len(mp.Fields)
+			for j, f := range mp.Fields {
+				if f.Name == name {
+					i, mp = j, f.Sub
+					break
+				}
+			}
+		}
+		rank = append(rank, i)
+	}
+	return rank
 }
 
 // maxErrors bounds the number of errors reported for one file; past it the

@@ -2,7 +2,7 @@ package scenario
 
 import (
 	"fmt"
-	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -97,13 +97,53 @@ const MaxParts = 100000
 // MaxSpeedup is the largest speed-up of a trace replay.
 const MaxSpeedup = 1e9
 
-var (
-	traceFields      = []string{"dataset", "parts", "file", "columns", "time_column", "time_unit", "key_column", "speedup", "max_delay", "filter", "malformed"}
-	traceMalformed   = []string{TraceSkip, TraceStrict}
-	traceDatasetOnly = []string{"parts"}
-	traceFileOnly    = []string{"columns"}
-	reParts          = regexp.MustCompile(`^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$`)
-)
+var reParts = regexp.MustCompile(`^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$`)
+
+// traceMapping describes the trace of an arrival; which keys go with a
+// data set and which with a file is decodeTrace's.
+var traceMapping = &Mapping{
+	Path: "sources[].arrival.trace",
+	Doc:  "What process trace replays: a data set of the registry (dataset, parts) or a CSV file (file, columns), CSV or gzip-compressed CSV without a header row. Records come at the trace's timestamps, shifted so that the first is at 0, divided by speedup.",
+	Fields: []*Field{
+		{Name: "dataset", Go: "Dataset", Kind: KindString,
+			Doc: "Name of a data set of the registry, such as clusterdata-2011-2/task_events (dspalab datasets list); from the cache, else the embedded offline sample. Give dataset or file."},
+		{Name: "parts", Go: "Parts", Kind: KindString, Schema: obj{"anyOf": []any{
+			obj{"type": "string", "pattern": `^\s*(all|\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*)\s*$`}, obj{"type": "integer", "minimum": 0}}},
+			DefaultDoc: "the data set's default parts",
+			Doc:        "Part files of the data set: 1, 0-2, 0,3-5 or all."},
+		{Name: "file", Go: "File", Kind: KindString,
+			Doc: "A CSV or CSV.gz file without a header row, relative to the scenario file's directory. Give dataset or file."},
+		{Name: "columns", Go: "Columns", Kind: KindList, Noun: "column", Example: "[timestamp, machine_id, event_type]",
+			Doc: "Names of the file's columns, in order (only with file; a data set's come from the registry)."},
+		{Name: "time_column", Go: "TimeColumn", Kind: KindString, DefaultDoc: "the data set's; required with file",
+			Doc: "Column of the event timestamps."},
+		{Name: "time_unit", Go: "TimeUnit", Kind: KindEnum, Noun: "time unit", EmptyOK: true, DefaultDoc: "the data set's; required with file",
+			Values: []Value{val(TimeUnits[0], "nanoseconds"), val(TimeUnits[1], "microseconds"), val(TimeUnits[2], "milliseconds"), val(TimeUnits[3], "seconds")},
+			Doc:    "Unit of the time column."},
+		{Name: "key_column", Go: "KeyColumn", Kind: KindString, DefaultDoc: "the data set's key column; for a file, each record's number",
+			Doc: "Column of the record keys (keyBy): an integer id below 2^32 is the key itself, other values are hashed; rows with an empty key are skipped and counted."},
+		{Name: "speedup", Go: "Speedup", Kind: KindRatio, Default: 1.0,
+			Bounds: Bounds{Positive: true, PositiveWhy: "seconds of the trace per simulated second", Max: float64(MaxSpeedup)},
+			Doc:    "Seconds of the trace replayed per simulated second (the course's servingSpeedFactor): 60 replays a minute of events per second."},
+		{Name: "max_delay", Go: "MaxDelay", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+			Doc: "Largest random serving delay of an event, in trace time (maxEventDelaySecs): each event is delayed by a draw from a normal distribution with mean and standard deviation max_delay/2, cut to [0, max_delay], so records arrive out of event-time order."},
+		{Name: "filter", Go: "Filter", Kind: KindCustom, Schema: obj{"type": "object", "minProperties": 1,
+			"additionalProperties": obj{"anyOf": []any{
+				obj{"type": []string{"string", "number", "boolean"}},
+				obj{"type": "array", "minItems": 1, "items": obj{"type": []string{"string", "number", "boolean"}}},
+			}}},
+			Doc: "Keep only rows whose column holds one of the values given, e.g. {event_type: FINISH} or {event_type: [FAIL, KILL]}; a data set's codes may be named. All columns given must match."},
+		{Name: "malformed", Go: "Malformed", Kind: KindEnum, Noun: "mode", Default: TraceSkip,
+			Values: []Value{val(TraceSkip, "skipped and counted"), val(TraceStrict, "the run stops with the line's number")},
+			Doc:    "What a malformed line does."},
+	},
+	Custom: func(d *decoder, m *mapping, f *Field, v reflect.Value) {
+		if fv, path := d.value(m, f.Name); fv != nil {
+			v.FieldByName(f.Go).Set(reflect.ValueOf(d.traceFilter(fv, path)))
+		}
+	},
+	After: decodeTrace,
+}
 
 // ParseParts reads a selection of part numbers: a part ("1"), a range
 // ("0-2"), a comma-separated list of them ("0,3,5-7"), or "all". count is
@@ -162,71 +202,29 @@ func ParseParts(s string, count int) ([]int, error) {
 	return parts, nil
 }
 
-// trace decodes the trace mapping of an arrival.
-func (d *decoder) trace(m *mapping) *Trace {
-	tr := &Trace{Speedup: 1, Malformed: TraceSkip}
-	if m == nil {
-		return tr
-	}
-	d.str(m, "dataset", &tr.Dataset)
-	d.str(m, "parts", &tr.Parts)
-	d.str(m, "file", &tr.File)
+// decodeTrace decodes the rules between the keys of a trace: a data set
+// or a file, and the keys that go with each.
+func decodeTrace(d *decoder, m *mapping, _ reflect.Value) {
 	hasData, hasFile := m.has("dataset"), m.has("file")
 	switch {
 	case hasData && hasFile:
 		d.Errorf(m.fields["file"].key, strictyaml.Join(m.path, "file"), "give either dataset or file, not both")
 	case !hasData && !hasFile:
 		d.missing(m, "dataset", ` (or "file" for a CSV file)`)
-	}
-	items, path := d.list(m, "columns", "expected a list of column names such as [timestamp, machine_id, event_type]")
-	seen := map[string]bool{}
-	for i, item := range items {
-		p := strictyaml.Index(path, i)
-		v := d.Resolve(item)
-		d.SetPos(p, v)
-		if v.Kind != yaml.ScalarNode || strictyaml.IsNull(v) || v.Value == "" {
-			d.Errorf(v, p, "expected a column name, got %s", describe(v))
-			tr.Columns = append(tr.Columns, "")
-			continue
-		}
-		if seen[v.Value] {
-			d.Errorf(v, p, "column %s is listed twice", quote(v.Value))
-		}
-		seen[v.Value] = true
-		tr.Columns = append(tr.Columns, v.Value)
-	}
-	if m.has("columns") && len(items) == 0 && !d.Bad[path] {
-		d.Errorf(d.Resolve(m.fields["columns"].val), path, "expected at least one column name")
-	}
-	d.str(m, "time_column", &tr.TimeColumn)
-	d.str(m, "time_unit", &tr.TimeUnit)
-	d.str(m, "key_column", &tr.KeyColumn)
-	d.float(m, "speedup", &tr.Speedup)
-	d.duration(m, "max_delay", &tr.MaxDelay)
-	d.str(m, "malformed", &tr.Malformed)
-	if v, path := d.value(m, "filter"); v != nil {
-		tr.Filter = d.traceFilter(v, path)
-	}
-	if hasFile && !hasData {
-		for _, key := range traceDatasetOnly {
-			if f, ok := m.fields[key]; ok {
-				d.Errorf(f.key, strictyaml.Join(m.path, key), "%q applies only to a dataset; a file is read whole", key)
-			}
+	case hasFile:
+		if f, ok := m.fields["parts"]; ok {
+			d.Errorf(f.key, strictyaml.Join(m.path, "parts"), "%q applies only to a dataset; a file is read whole", "parts")
 		}
 		for _, key := range []string{"columns", "time_column", "time_unit"} {
 			if !m.has(key) {
 				d.missing(m, key, " for a file (it has no header row)")
 			}
 		}
-	}
-	if hasData && !hasFile {
-		for _, key := range traceFileOnly {
-			if f, ok := m.fields[key]; ok {
-				d.Errorf(f.key, strictyaml.Join(m.path, key), "%q applies only to a file; a data set's columns come from the registry", key)
-			}
+	case hasData:
+		if f, ok := m.fields["columns"]; ok {
+			d.Errorf(f.key, strictyaml.Join(m.path, "columns"), "%q applies only to a file; a data set's columns come from the registry", "columns")
 		}
 	}
-	return tr
 }
 
 // traceFilter decodes filter: a mapping from column names to a value or a
@@ -338,17 +336,6 @@ func (c *checker) trace(p string, tr *Trace) {
 			column(p+".filter."+keySegment(f.Column), f.Column)
 		}
 	}
-	if tr.TimeUnit != "" {
-		c.enum(p+".time_unit", "time unit", tr.TimeUnit, TimeUnits)
-	}
-	switch s := tr.Speedup; {
-	case !(s > 0) || math.IsInf(s, 0):
-		c.errorf(p+".speedup", "must be greater than 0 (seconds of the trace per simulated second), got %s", formatFloat(s))
-	case s > MaxSpeedup:
-		c.errorf(p+".speedup", "must be at most %s, got %s", formatFloat(MaxSpeedup), formatFloat(s))
-	}
-	c.nonNegativeDuration(p+".max_delay", tr.MaxDelay)
-	c.enum(p+".malformed", "mode", tr.Malformed, traceMalformed)
 	for _, f := range tr.Filter {
 		fp := p + ".filter." + keySegment(f.Column)
 		if f.Column == "" {
@@ -358,40 +345,4 @@ func (c *checker) trace(p string, tr *Trace) {
 			c.errorf(fp, "a filter needs at least one value")
 		}
 	}
-}
-
-// jsTrace is the schema of an arrival's trace.
-func jsTrace() obj {
-	column := func(desc string) obj { return obj{"description": desc, "type": "string", "minLength": 1} }
-	o := jsObject("What process trace replays: a data set of the registry (dataset, parts) or a CSV file (file, columns), CSV or gzip-compressed CSV without a header row. Records come at the trace's timestamps, shifted so that the first is at 0, divided by speedup. Required for process trace.", obj{
-		"dataset": obj{"description": "Name of a data set of the registry, such as clusterdata-2011-2/task_events (dspalab datasets list). From the cache, else the embedded offline sample. Give dataset or file.", "type": "string", "minLength": 1},
-		"parts": obj{
-			"description": "Part files of the data set: 1, 0-2, 0,3-5 or all. Default: the data set's default parts.",
-			"anyOf":       []any{obj{"type": "string", "pattern": `^\s*(all|\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*)\s*$`}, obj{"type": "integer", "minimum": 0}},
-		},
-		"file": obj{"description": "A CSV or CSV.gz file without a header row, relative to the scenario file's directory. Give dataset or file.", "type": "string", "minLength": 1},
-		"columns": obj{
-			"description": "Names of the file's columns, in order (only with file; a data set's come from the registry).",
-			"type":        "array", "minItems": 1, "uniqueItems": true, "items": obj{"type": "string", "minLength": 1},
-		},
-		"time_column": column("Column of the event timestamps. Default: the data set's; required with file."),
-		"time_unit":   jsEnum("Unit of the time column: ns, us, ms or s. Default: the data set's; required with file.", TimeUnits, ""),
-		"key_column":  column("Column of the record keys (keyBy): an integer id below 2^32 is the key itself, other values are hashed; rows with an empty key are skipped and counted. Default: the data set's key column; for a file, each record's number."),
-		"speedup":     obj{"description": "Seconds of the trace replayed per simulated second (servingSpeedFactor): 60 replays a minute of events per second. Default 1.", "type": "number", "exclusiveMinimum": 0, "maximum": MaxSpeedup, "default": 1},
-		"max_delay":   jsDuration("Largest random serving delay of an event, in trace time (maxEventDelaySecs): each event is delayed by a draw from a normal distribution with mean and standard deviation max_delay/2, cut to [0, max_delay], so records arrive out of event-time order. Default 0.", "0s"),
-		"filter": obj{
-			"description": "Keep only rows whose column holds one of the values given, e.g. {event_type: FINISH} or {event_type: [FAIL, KILL]}; a data set's codes may be named. All columns given must match.",
-			"type":        "object", "minProperties": 1,
-			"additionalProperties": obj{"anyOf": []any{
-				obj{"type": []string{"string", "number", "boolean"}},
-				obj{"type": "array", "minItems": 1, "items": obj{"type": []string{"string", "number", "boolean"}}},
-			}},
-		},
-		"malformed": jsEnum("What a malformed line does: skip (skipped and counted, the default) or strict (the run stops with the line's number).", traceMalformed, TraceSkip),
-	})
-	o["oneOf"] = []any{
-		obj{"required": []string{"dataset"}, "properties": obj{"file": false, "columns": false}},
-		obj{"required": []string{"file", "columns", "time_column", "time_unit"}, "properties": obj{"dataset": false, "parts": false}},
-	}
-	return o
 }

@@ -217,7 +217,7 @@ func TestJSONSchemaTrace(t *testing.T) {
 		}
 	}
 	slices.Sort(keys)
-	want := slices.Sorted(slices.Values(traceFields))
+	want := slices.Sorted(slices.Values(traceMapping.names()))
 	if !slices.Equal(keys, want) {
 		t.Errorf("schema has %v, decoder %v", keys, want)
 	}

@@ -3,12 +3,10 @@ package scenario
 import (
 	"container/heap"
 	"fmt"
-	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/des"
@@ -80,12 +78,6 @@ func (s *Scenario) Pos(path string) (line, col int) {
 	return p.Line, p.Col
 }
 
-// given reports whether the field path was written in the YAML text.
-func (s *Scenario) given(path string) bool {
-	_, ok := s.positions[path]
-	return ok
-}
-
 // Errorf returns an Error located at the field path (see Pos), for problems
 // found after parsing, such as a scenario that exceeds a runtime limit:
 // s.Errorf("sources[0].arrival.rate", "needs %d events, the limit is %d", n, max).
@@ -111,112 +103,6 @@ func (s *Scenario) Errorf(path, format string, args ...any) *Error {
 // the YAML text is checked as written (memory: 0 is an error).
 func (s *Scenario) Validate() error {
 	return finish(s.validate(nil))
-}
-
-// WithDefaults returns a copy of s in which the zero values that a Scenario
-// built in Go may leave in the fields of fault tolerance hold their
-// defaults, as Parse fills them:
-//
-//   - Workers.Memory 0 is 1 GiB, Workers.HeartbeatTimeout 0 is 50s;
-//   - a zero Checkpoint is DefaultCheckpointing(); Mode "" is none; a zero
-//     Checkpoint.Storage is DefaultCheckpointStorage(), and a
-//     Storage.Bandwidth of 0 is 100 MiB/s;
-//   - a zero StateBackend is DefaultStateBackend(); Type "" is heap;
-//   - a zero Restart is DefaultRestart(); Type "" is fixed-delay;
-//   - HighAvailability.Type "" is none (with LeaderElection 10s if 0);
-//   - Sink.Delivery "" is at-least-once; Failure.Factor 0 is 10;
-//   - Metrics.Interval 0 is 1s (Validate still refuses it: a metrics
-//     interval is not a field of fault tolerance, but a Scenario compiled
-//     without validation, as the run's up-front estimates are, samples
-//     every second).
-//
-// Every other zero means what it says: Checkpoint.TolerableFailures 0
-// tolerates no failed checkpoint (Flink's default; the format's default is
-// -1, no limit), StateBackend.AccessTime 0 makes state access free,
-// Restart.Attempts 0 never restarts, CheckpointStorage.Latency 0 has no
-// latency. The result of Parse is returned unchanged (as an equal copy);
-// s itself is not modified, and slices are copied only where a value
-// changes.
-func (s *Scenario) WithDefaults() *Scenario {
-	c := *s
-	if c.Workers.Memory == 0 {
-		c.Workers.Memory = defaultWorkerMemory
-	}
-	if c.Workers.HeartbeatTimeout == 0 {
-		c.Workers.HeartbeatTimeout = defaultHeartbeat
-	}
-	if c.Metrics.Interval == 0 {
-		c.Metrics.Interval = defaultMetricInterval
-	}
-	if c.Checkpoint == (Checkpointing{}) {
-		c.Checkpoint = DefaultCheckpointing()
-	}
-	if c.Checkpoint.Mode == "" {
-		c.Checkpoint.Mode = CheckpointNone
-	}
-	c.Checkpoint.Storage = storageDefaults(c.Checkpoint.Storage)
-	c.StateBackend = backendDefaults(c.StateBackend)
-	c.Restart = restartDefaults(c.Restart)
-	c.HighAvailability = haDefaults(c.HighAvailability)
-	cloned := false
-	for i, sk := range c.Sinks {
-		if sk.Delivery == "" {
-			if !cloned {
-				c.Sinks, cloned = slices.Clone(c.Sinks), true
-			}
-			c.Sinks[i].Delivery = DeliveryAtLeastOnce
-		}
-	}
-	cloned = false
-	for i, f := range c.Failures {
-		if f.Factor == 0 {
-			if !cloned {
-				c.Failures, cloned = slices.Clone(c.Failures), true
-			}
-			c.Failures[i].Factor = defaultSlowdownFactor
-		}
-	}
-	return &c
-}
-
-func storageDefaults(st CheckpointStorage) CheckpointStorage {
-	if st == (CheckpointStorage{}) {
-		return DefaultCheckpointStorage()
-	}
-	if st.Bandwidth == 0 {
-		st.Bandwidth = defaultStorageBW
-	}
-	return st
-}
-
-func backendDefaults(b StateBackend) StateBackend {
-	if b == (StateBackend{}) {
-		return DefaultStateBackend()
-	}
-	if b.Type == "" {
-		b.Type = BackendHeap
-	}
-	return b
-}
-
-func restartDefaults(r RestartStrategy) RestartStrategy {
-	if r == (RestartStrategy{}) {
-		return DefaultRestart()
-	}
-	if r.Type == "" {
-		r.Type = RestartFixedDelay
-	}
-	return r
-}
-
-func haDefaults(h HighAvailability) HighAvailability {
-	if h.Type == "" {
-		h.Type = HANone
-		if h.LeaderElection == 0 {
-			h.LeaderElection = defaultLeaderElection
-		}
-	}
-	return h
 }
 
 // checker collects validation errors, skipping fields that already have a
@@ -267,97 +153,50 @@ func (c *checker) errorf(path, format string, args ...any) {
 	c.reported[path] = true
 }
 
-func (c *checker) positiveDuration(path string, t des.Time) {
-	if t <= 0 {
-		c.errorf(path, "must be greater than 0, got %s", FormatDuration(t))
-	}
-}
-
-func (c *checker) nonNegativeDuration(path string, t des.Time) {
-	if t < 0 {
-		c.errorf(path, "must not be negative, got %s", FormatDuration(t))
-	}
-}
-
-func (c *checker) atLeast(path string, v, min int) {
-	if v < min {
-		c.errorf(path, "must be at least %d, got %d", min, v)
-	}
-}
-
-func (c *checker) rate(path string, r float64, zeroOK bool) {
-	switch {
-	case math.IsNaN(r) || r < 0 || r == 0 && !zeroOK:
-		if zeroOK {
-			c.errorf(path, "must not be negative, got %s", FormatRate(r))
-		} else {
-			c.errorf(path, "must be greater than 0, got %s", FormatRate(r))
-		}
-	case r > MaxRate:
-		c.errorf(path, "must be at most %s per subtask (one record per nanosecond), got %s", FormatRate(MaxRate), FormatRate(r))
-	}
-}
-
-// enum checks that v is one of valid, suggesting the nearest.
-func (c *checker) enum(path, what, v string, valid []string) bool {
-	if contains(valid, v) {
-		return true
-	}
-	if s := suggest(v, valid); s != "" {
-		c.errorf(path, "unknown %s %s; did you mean %q?", what, quote(v), s)
-	} else {
-		c.errorf(path, "unknown %s %s; expected %s", what, quote(v), orList(valid))
-	}
-	return false
-}
-
 // validate returns the errors of s; bad holds paths already reported by
-// the decoder.
+// the decoder. The checks of single fields come from the description
+// (check.go); what follows relates fields to each other.
 func (s *Scenario) validate(bad map[string]bool) ErrorList {
+	s = s.zeroDefaults(fillZero)
 	c := &checker{s: s, bad: bad, reported: map[string]bool{}}
-	c.text("name", s.Name, 0)
-	c.text("description", s.Description, MaxDescriptionLength)
-	c.positiveDuration("duration", s.Duration)
-	c.nonNegativeDuration("warmup", s.Warmup)
+	c.fields(topMapping, reflect.ValueOf(s).Elem(), "", reflect.Value{})
 	if s.Duration > 0 && s.Warmup > 0 && s.Warmup >= s.Duration && !c.isBad("duration") {
 		c.errorf("warmup", "must be shorter than duration (%s), got %s", FormatDuration(s.Duration), FormatDuration(s.Warmup))
 	}
-	c.atLeast("workers.count", s.Workers.Count, 1)
-	c.atLeast("workers.slots", s.Workers.Slots, 1)
-	c.positiveSize("workers.memory", s.Workers.Memory)
-	c.positiveDefaultDuration("workers.heartbeat_timeout", s.Workers.HeartbeatTimeout)
-	c.network("network", s.Network, nil)
-	if s.Metrics.Interval < MinMetricsInterval {
-		c.errorf("metrics.interval", "must be at least %s (each interval writes a metrics row per subtask), got %s",
-			FormatDuration(MinMetricsInterval), FormatDuration(s.Metrics.Interval))
+	cp := s.Checkpoint
+	if cp.Mode != CheckpointNone && cp.Incremental && s.StateBackend.Type != BackendRocksDB && contains(backendMapping.Field("type").values(), s.StateBackend.Type) {
+		c.errorf("checkpoint.incremental", "incremental checkpoints need state_backend type rocksdb (heap state is snapshotted in full), got %s",
+			c.shown("state_backend.type", s.StateBackend.Type))
 	}
-	backend := c.stateBackend("state_backend", s.StateBackend)
-	mode := c.checkpoint("checkpoint", s.Checkpoint, backend)
-	c.restart("restart", s.Restart)
-	c.highAvailability("high_availability", s.HighAvailability)
+	if r := s.Restart; r.Type == RestartExponentialDelay && r.MaxBackoff < r.InitialBackoff && r.InitialBackoff > 0 && !c.isBad("restart.initial_backoff") {
+		c.errorf("restart.max_backoff", "must not be less than initial_backoff (%s), got %s",
+			FormatDuration(r.InitialBackoff), FormatDuration(r.MaxBackoff))
+	}
 	for i, src := range s.Sources {
-		c.source(strictyaml.Index("sources", i), src)
+		p := strictyaml.Index("sources", i)
+		if a := src.Arrival; a.Process == ArrivalSchedule {
+			c.schedule(p+".arrival.schedule", a.Schedule)
+		} else if a.Process == ArrivalTrace {
+			c.trace(p+".arrival.trace", a.Trace)
+		}
+		if k := src.Keys; k.Distribution == KeysZipf && k.Count > MaxZipfKeys && src.Arrival.Process != ArrivalTrace {
+			c.errorf(p+".keys.count", "must be at most %d for zipf (the simulator keeps a table of every key's share), got %d", MaxZipfKeys, k.Count)
+		}
 	}
 	for i, op := range s.Operators {
 		p := strictyaml.Index("operators", i)
-		c.vertex(p, op.Name, op.Parallelism, op.MaxParallelism, op.Partitioning, op.Network)
-		c.serviceTime(p+".service_time", op.ServiceTime)
-		switch sel := op.Selectivity; {
-		case sel < 0 || math.IsNaN(sel):
-			c.errorf(p+".selectivity", "must be a number of at least 0 (output records per input record), got %s", formatFloat(sel))
-		case sel > MaxSelectivity:
-			c.errorf(p+".selectivity", "must be at most %d (each input record emits that many output records), got %s",
-				MaxSelectivity, formatFloat(sel))
-		}
-		if op.State != nil {
-			c.keyedState(p, op)
+		c.vertex(p, op.Parallelism, op.MaxParallelism, op.ServiceTime)
+		if op.State != nil && op.Partitioning != PartitionHash && contains(partitionings(), op.Partitioning) && !c.isBad(p+".partitioning") {
+			c.errorf(p+".state", "keyed state needs keyBy (partitioning: hash), but the partitioning is %s", c.shown(p+".partitioning", op.Partitioning))
 		}
 	}
 	for i, sk := range s.Sinks {
 		p := strictyaml.Index("sinks", i)
-		c.vertex(p, sk.Name, sk.Parallelism, sk.MaxParallelism, sk.Partitioning, sk.Network)
-		c.serviceTime(p+".service_time", sk.ServiceTime)
-		c.delivery(p+".delivery", sk.Delivery, mode)
+		c.vertex(p, sk.Parallelism, sk.MaxParallelism, sk.ServiceTime)
+		if sk.Delivery == DeliveryTransactional && cp.Mode == CheckpointNone {
+			c.errorf(p+".delivery", "transactional needs checkpoints: its output becomes visible when the checkpoint that covers it completes, but checkpoint.mode is %s",
+				c.shown("checkpoint.mode", cp.Mode))
+		}
 	}
 	c.graph()
 	for i, f := range s.Failures {
@@ -366,43 +205,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	return c.errs
 }
 
-// network checks a network setting; for an edge's setting, base is the
-// scenario's, and only fields that differ from it are checked (the others
-// are reported there).
-func (c *checker) network(path string, n Network, base *Network) {
-	differs := func(f func(Network) any) bool { return base == nil || f(n) != f(*base) }
-	if differs(func(n Network) any { return n.BufferSize }) && n.BufferSize <= 0 {
-		c.errorf(path+".buffer_size", "must be greater than 0, got %s", FormatByteSize(n.BufferSize))
-	}
-	if differs(func(n Network) any { return n.BuffersPerChannel }) {
-		c.atLeast(path+".buffers_per_channel", n.BuffersPerChannel, 1)
-	}
-	if differs(func(n Network) any { return n.FloatingBuffers }) {
-		c.atLeast(path+".floating_buffers", n.FloatingBuffers, 0)
-	}
-	if differs(func(n Network) any { return n.BufferTimeout }) {
-		c.nonNegativeDuration(path+".buffer_timeout", n.BufferTimeout)
-	}
-	if differs(func(n Network) any { return n.Latency }) {
-		c.nonNegativeDuration(path+".latency", n.Latency)
-	}
-	if differs(func(n Network) any { return n.Bandwidth }) && !(n.Bandwidth > 0 && !math.IsInf(n.Bandwidth, 0)) {
-		c.errorf(path+".bandwidth", "must be greater than 0, got %s", FormatBandwidth(n.Bandwidth))
-	}
-	if differs(func(n Network) any { return n.Capacity }) {
-		c.enum(path+".capacity", "capacity", string(n.Capacity), capacities)
-	}
-}
-
-// orDefault returns v, or deflt when v is "" and was not written in the
-// YAML text (a Scenario built in Go): an empty string written is checked
-// as written.
-func (c *checker) orDefault(path, v, deflt string) string {
-	if v == "" && !c.s.given(path) {
-		return deflt
-	}
-	return v
-}
+func partitionings() []string { return operatorMapping.Field("partitioning").values() }
 
 // shown is how a value of an enum field appears in a message: with "(the
 // default)" when it was not written.
@@ -413,376 +216,6 @@ func (c *checker) shown(path, v string) string {
 	return v + " (the default)"
 }
 
-// positiveSize checks a size that must be greater than 0, where 0 not
-// written stands for the default.
-func (c *checker) positiveSize(path string, n int64) {
-	if n < 0 || n == 0 && c.s.given(path) {
-		c.errorf(path, "must be greater than 0, got %s", FormatByteSize(n))
-	}
-}
-
-// positiveDefaultDuration checks a duration that must be greater than 0,
-// where 0 not written stands for the default.
-func (c *checker) positiveDefaultDuration(path string, t des.Time) {
-	if t < 0 || t == 0 && c.s.given(path) {
-		c.positiveDuration(path, t)
-	}
-}
-
-// checkpoint checks a checkpoint setting and returns its mode ("" if
-// invalid). Mode "" (a Checkpointing built in Go and left zero) is mode
-// none; with mode none the other fields are not used, so not checked.
-// backend is the state backend's type ("" if invalid).
-func (c *checker) checkpoint(p string, cp Checkpointing, backend string) string {
-	mode := c.orDefault(p+".mode", cp.Mode, CheckpointNone)
-	if !c.enum(p+".mode", "mode", mode, checkpointModes) {
-		return ""
-	}
-	if mode == CheckpointNone {
-		return mode
-	}
-	if cp.Interval > 0 && cp.Interval < MinCheckpointInterval {
-		c.errorf(p+".interval", "must be at least %s (Flink's minimum checkpoint interval), got %s",
-			FormatDuration(MinCheckpointInterval), FormatDuration(cp.Interval))
-	} else {
-		c.positiveDuration(p+".interval", cp.Interval)
-	}
-	c.positiveDuration(p+".timeout", cp.Timeout)
-	c.nonNegativeDuration(p+".min_pause", cp.MinPause)
-	if mode != CheckpointStopTheWorld { // one at a time by its nature
-		c.atLeast(p+".max_concurrent", cp.MaxConcurrent, 1)
-	}
-	if cp.TolerableFailures < -1 {
-		c.errorf(p+".tolerable_failures", "must be at least -1 (-1 for no limit), got %d", cp.TolerableFailures)
-	}
-	if mode == CheckpointUnaligned {
-		c.nonNegativeDuration(p+".aligned_timeout", cp.AlignedTimeout)
-	}
-	st, sp := cp.Storage, p+".storage"
-	if bw := st.Bandwidth; bw < 0 || math.IsNaN(bw) || math.IsInf(bw, 0) || bw == 0 && c.s.given(sp+".bandwidth") {
-		c.errorf(sp+".bandwidth", "must be greater than 0, got %s", FormatBandwidth(bw))
-	}
-	c.nonNegativeDuration(sp+".latency", st.Latency)
-	if cp.Incremental && backend != "" && backend != BackendRocksDB {
-		c.errorf(p+".incremental", "incremental checkpoints need state_backend type rocksdb (heap state is snapshotted in full), got %s",
-			c.shown("state_backend.type", backend))
-	}
-	return mode
-}
-
-// stateBackend checks the state backend and returns its type ("" if
-// invalid). A zero StateBackend is DefaultStateBackend(); Type "" is heap.
-func (c *checker) stateBackend(p string, b StateBackend) string {
-	if b == (StateBackend{}) && !c.s.given(p) {
-		b = DefaultStateBackend()
-	}
-	typ := c.orDefault(p+".type", b.Type, BackendHeap)
-	if !c.enum(p+".type", "type", typ, backends) {
-		return ""
-	}
-	c.nonNegativeDuration(p+".access_time", b.AccessTime)
-	if typ == BackendHeap {
-		if b.GCInterval > 0 && b.GCInterval < MinGCInterval {
-			c.errorf(p+".gc_interval", "must be 0 (off) or at least %s (each interval pauses every worker), got %s",
-				FormatDuration(MinGCInterval), FormatDuration(b.GCInterval))
-		} else {
-			c.nonNegativeDuration(p+".gc_interval", b.GCInterval)
-		}
-		c.nonNegativeDuration(p+".gc_pause_per_gib", b.GCPausePerGiB)
-	}
-	return typ
-}
-
-// restart checks the restart strategy: the fields of its type. A zero
-// RestartStrategy is DefaultRestart(); Type "" is fixed-delay.
-func (c *checker) restart(p string, r RestartStrategy) {
-	if r == (RestartStrategy{}) && !c.s.given(p) {
-		r = DefaultRestart()
-	}
-	typ := c.orDefault(p+".type", r.Type, RestartFixedDelay)
-	if !c.enum(p+".type", "type", typ, restartTypes) {
-		return
-	}
-	attempts := func() {
-		if r.Attempts < -1 {
-			c.errorf(p+".attempts", "must be at least -1 (-1 for no limit), got %d", r.Attempts)
-		}
-	}
-	switch typ {
-	case RestartFixedDelay:
-		attempts()
-		c.nonNegativeDuration(p+".delay", r.Delay)
-	case RestartExponentialDelay:
-		attempts()
-		c.positiveDuration(p+".initial_backoff", r.InitialBackoff)
-		if r.MaxBackoff < r.InitialBackoff && r.InitialBackoff > 0 && !c.isBad(p+".initial_backoff") {
-			c.errorf(p+".max_backoff", "must not be less than initial_backoff (%s), got %s",
-				FormatDuration(r.InitialBackoff), FormatDuration(r.MaxBackoff))
-		} else {
-			c.positiveDuration(p+".max_backoff", r.MaxBackoff)
-		}
-		if !(r.Multiplier >= 1) || math.IsInf(r.Multiplier, 0) {
-			c.errorf(p+".multiplier", "must be a number of at least 1 (each backoff is the previous one times multiplier), got %s", formatFloat(r.Multiplier))
-		}
-		if !(r.Jitter >= 0 && r.Jitter < 1) {
-			c.errorf(p+".jitter", "must be at least 0 and less than 1 (a fraction of the backoff), got %s", formatFloat(r.Jitter))
-		}
-		c.positiveDuration(p+".reset_threshold", r.ResetThreshold)
-	case RestartFailureRate:
-		c.nonNegativeDuration(p+".delay", r.Delay)
-		c.atLeast(p+".max_failures_per_interval", r.MaxFailuresPerInterval, 1)
-		c.positiveDuration(p+".failure_rate_interval", r.FailureRateInterval)
-	}
-}
-
-// highAvailability checks the JobManager's high availability; Type "" is
-// none.
-func (c *checker) highAvailability(p string, h HighAvailability) {
-	typ := c.orDefault(p+".type", h.Type, HANone)
-	if c.enum(p+".type", "type", typ, haTypes) && typ == HAZooKeeper {
-		c.nonNegativeDuration(p+".leader_election", h.LeaderElection)
-	}
-}
-
-// keyedState checks the keyed state of the operator at path p.
-func (c *checker) keyedState(p string, op Operator) {
-	sp := p + ".state"
-	switch n := op.State.BytesPerKey; {
-	case n <= 0:
-		c.errorf(sp+".bytes_per_key", "must be greater than 0, got %s", FormatByteSize(n))
-	case n > MaxBytesPerKey:
-		c.errorf(sp+".bytes_per_key", "must be at most %s, got %s", FormatByteSize(MaxBytesPerKey), FormatByteSize(n))
-	}
-	if op.Partitioning != PartitionHash && contains(partitionings, op.Partitioning) && !c.isBad(p+".partitioning") {
-		c.errorf(sp, "keyed state needs keyBy (partitioning: hash), but the partitioning is %s",
-			c.shown(p+".partitioning", op.Partitioning))
-	}
-}
-
-// delivery checks the delivery guarantee of a sink; mode is the
-// checkpoint mode ("" if invalid). Delivery "" is at-least-once.
-func (c *checker) delivery(path, v, mode string) {
-	v = c.orDefault(path, v, DeliveryAtLeastOnce)
-	norm := strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(strings.TrimSpace(v)))
-	if norm == "exactly-once" || norm == "exactlyonce" {
-		c.errorf(path, "unknown delivery %s; did you mean %q? (the two-phase-commit sink that Flink calls exactly-once; %s also gives exactly-once results)",
-			quote(v), DeliveryTransactional, DeliveryIdempotent)
-		return
-	}
-	if c.enum(path, "delivery", v, deliveries) && v == DeliveryTransactional && mode == CheckpointNone {
-		c.errorf(path, "transactional needs checkpoints: its output becomes visible when the checkpoint that covers it completes, but checkpoint.mode is %s",
-			c.shown("checkpoint.mode", mode))
-	}
-}
-
-// failure checks one failure: its kind, its time, and that what it
-// targets exists.
-func (c *checker) failure(p string, f Failure) {
-	s := c.s
-	if !c.enum(p+".kind", "kind", f.Kind, failureKinds) {
-		return
-	}
-	mp := p + ".mtbf"
-	random := f.MTBF > 0 && contains(randomFailureKinds, f.Kind)
-	switch {
-	case f.MTBF < 0 || f.MTBF == 0 && s.given(mp):
-		c.errorf(mp, "must be greater than 0, got %s", FormatDuration(f.MTBF))
-		return
-	case f.MTBF > 0 && !random:
-		c.errorf(mp, "%q applies only to kind %s, not %s", "mtbf", orList(randomFailureKinds), f.Kind)
-	case random && f.MTBF < MinMTBF:
-		c.errorf(mp, "must be at least %s (failures more often than that would only keep the job restarting), got %s",
-			FormatDuration(MinMTBF), FormatDuration(f.MTBF))
-		return
-	case random:
-		return // the target is drawn at random
-	}
-	ap := p + ".at"
-	switch {
-	case f.At < 0:
-		c.nonNegativeDuration(ap, f.At)
-	case s.Duration > 0 && f.At >= s.Duration && !c.isBad("duration"):
-		c.errorf(ap, "must be before the end of the run (duration %s), got %s", FormatDuration(s.Duration), FormatDuration(f.At))
-	}
-	switch f.Kind {
-	case FailureTask:
-		c.failedSubtask(p, f)
-	case FailureWorker:
-		c.failedWorker(p, f)
-	case FailureSlowdown:
-		if f.Vertex != "" {
-			c.failedSubtask(p, f)
-		} else {
-			c.failedWorker(p, f)
-		}
-		fp := p + ".factor"
-		switch x := f.Factor; {
-		case x == 0 && !s.given(fp):
-		case !(x > 1):
-			c.errorf(fp, "must be a number greater than 1 (service times are multiplied by it), got %s", formatFloat(x))
-		case x > MaxSlowdownFactor:
-			c.errorf(fp, "must be at most %s, got %s", formatFloat(MaxSlowdownFactor), formatFloat(x))
-		}
-	case FailureNetworkPartition:
-		c.failedWorker(p, f)
-	}
-	switch f.Kind {
-	case FailureSlowdown, FailureNetworkPartition, FailureStorageOutage:
-		c.positiveDuration(p+".duration", f.Duration)
-	}
-}
-
-// failedSubtask checks the vertex and subtask of a failure.
-func (c *checker) failedSubtask(p string, f Failure) {
-	vp := p + ".vertex"
-	if f.Vertex == "" {
-		c.errorf(vp, "must name the vertex whose subtask fails")
-		return
-	}
-	if c.parallelism == nil {
-		c.parallelism = map[string]int{}
-		for _, v := range c.s.vertices() {
-			if _, dup := c.parallelism[v.name]; !dup && v.name != "" {
-				c.parallelism[v.name] = v.parallelism
-				c.names = append(c.names, v.name)
-			}
-		}
-	}
-	par, ok := c.parallelism[f.Vertex]
-	if !ok {
-		msg := fmt.Sprintf("unknown vertex %s", quote(f.Vertex))
-		if sug := c.suggestName(f.Vertex, c.names); sug != "" {
-			msg += fmt.Sprintf("; did you mean %q?", sug)
-		} else if len(c.names) > 0 && len(c.names) <= 10 {
-			shown := make([]string, len(c.names))
-			for i, name := range c.names {
-				shown[i] = displayName(name)
-			}
-			msg += "; vertices are " + strings.Join(shown, ", ")
-		}
-		c.errorf(vp, "%s", msg)
-		return
-	}
-	if par >= 1 && (f.Subtask < 0 || f.Subtask >= par) {
-		c.errorf(p+".subtask", "%s, got %d", rangeText(par, fmt.Sprintf("%s has parallelism %d", quote(f.Vertex), par)), f.Subtask)
-	}
-}
-
-// failedWorker checks the worker of a failure.
-func (c *checker) failedWorker(p string, f Failure) {
-	n := c.s.Workers.Count
-	if n >= 1 && (f.Worker < 0 || f.Worker >= n) && !c.isBad("workers.count") {
-		c.errorf(p+".worker", "%s, got %d", rangeText(n, fmt.Sprintf("workers.count is %d", n)), f.Worker)
-	}
-}
-
-// rangeText says that an index must be in [0, n).
-func rangeText(n int, why string) string {
-	if n == 1 {
-		return fmt.Sprintf("must be 0 (%s)", why)
-	}
-	return fmt.Sprintf("must be from 0 to %d (%s)", n-1, why)
-}
-
-func (c *checker) name(path, name string) {
-	switch {
-	case name == "":
-		c.errorf(path, "must not be empty")
-	case len(name) > MaxNameLength:
-		c.errorf(path, "must be at most %d characters long, got %d", MaxNameLength, len(name))
-	case !reName.MatchString(name) && reName.MatchString("_"+name):
-		c.errorf(path, "must not start with - or . (it would read as a flag or a hidden file), got %s", quote(name))
-	case !reName.MatchString(name):
-		c.errorf(path, "expected a name of ASCII letters, digits, _, - and . such as parse_2, got %s", quote(name))
-	}
-}
-
-// text checks a one-line label (the scenario's name or description): no
-// control characters, line breaks or bidirectional controls, and at most
-// maxLen characters (0: no limit).
-func (c *checker) text(path, s string, maxLen int) {
-	if !utf8.ValidString(s) {
-		c.errorf(path, "must be one line of printable text (found bytes that are not UTF-8)")
-		return
-	}
-	for _, r := range s {
-		if what := badTextRune(r); what != "" {
-			c.errorf(path, "must be one line of printable text (found %s U+%04X)", what, r)
-			return
-		}
-	}
-	if n := utf8.RuneCountInString(s); maxLen > 0 && n > maxLen {
-		c.errorf(path, "must be at most %d characters long (one line of a listing), got %d", maxLen, n)
-	}
-}
-
-// badTextRune says what r is if a name or description may not hold it:
-// "a control character" (newline, tab, ESC, ...), "a line separator",
-// "a paragraph separator" or "a bidirectional control character" (which
-// reorders the text a terminal shows); "" if r is fine.
-func badTextRune(r rune) string {
-	switch {
-	case unicode.IsControl(r):
-		return "a control character"
-	case r == '\u2028':
-		return "a line separator"
-	case r == '\u2029':
-		return "a paragraph separator"
-	case r == '\u061C' || r == '\u200E' || r == '\u200F' || r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069':
-		return "a bidirectional control character"
-	}
-	return ""
-}
-
-func (c *checker) source(p string, src Source) {
-	c.name(p+".name", src.Name)
-	c.atLeast(p+".parallelism", src.Parallelism, 1)
-	a, ap := src.Arrival, p+".arrival"
-	if c.enum(ap+".process", "process", a.Process, processes) {
-		switch a.Process {
-		case ArrivalConstant, ArrivalPoisson:
-			c.rate(ap+".rate", a.Rate, false)
-		case ArrivalBursty:
-			c.rate(ap+".rate", a.Rate, false)
-			c.rate(ap+".off_rate", a.OffRate, true)
-			c.positiveDuration(ap+".on_time", a.On)
-			c.positiveDuration(ap+".off_time", a.Off)
-		case ArrivalSchedule:
-			c.schedule(ap+".schedule", a.Schedule)
-		case ArrivalTrace:
-			c.trace(ap+".trace", a.Trace)
-		}
-	}
-	k, kp := src.Keys, p+".keys"
-	c.atLeast(kp+".count", k.Count, 1)
-	if c.enum(kp+".distribution", "distribution", k.Distribution, keyDists) && k.Distribution == KeysZipf {
-		if !(k.Exponent > 0) || math.IsInf(k.Exponent, 0) {
-			c.errorf(kp+".exponent", "must be greater than 0, got %s", formatFloat(k.Exponent))
-		}
-		if k.Count > MaxZipfKeys {
-			c.errorf(kp+".count", "must be at most %d for zipf (the simulator keeps a table of every key's share), got %d", MaxZipfKeys, k.Count)
-		}
-	}
-	switch {
-	case src.RecordSize <= 0:
-		c.errorf(p+".record_size", "must be greater than 0, got %s", FormatByteSize(src.RecordSize))
-	case src.RecordSize > MaxRecordSize:
-		c.errorf(p+".record_size", "must be at most %s, got %s", FormatByteSize(MaxRecordSize), FormatByteSize(src.RecordSize))
-	}
-	switch mp := p + ".max_rate"; {
-	case src.MaxRate == 0 && c.s.given(mp):
-		c.errorf(mp, "must be greater than 0 (leave max_rate out for no limit), got %s", FormatRate(src.MaxRate))
-	case src.MaxRate != 0:
-		c.rate(mp, src.MaxRate, false)
-	}
-	if !src.Replayable {
-		c.enum(p+".on_backpressure", "on_backpressure", src.OnBackpressure, onBackpressures)
-		if src.OnBackpressure == OnBackpressureBuffer {
-			c.atLeast(p+".buffer_limit", src.BufferLimit, 1)
-		}
-	}
-}
-
 func (c *checker) schedule(p string, steps []RateStep) {
 	if len(steps) == 0 {
 		c.errorf(p, "needs at least one step such as {at: 0s, rate: 100/s}")
@@ -790,59 +223,33 @@ func (c *checker) schedule(p string, steps []RateStep) {
 	}
 	for i, st := range steps {
 		sp := strictyaml.Index(p, i)
-		if c.isBad(sp) {
-			continue
-		}
 		switch {
+		case c.isBad(sp):
 		case i == 0 && st.At != 0:
 			c.errorf(sp+".at", "the first step must be at 0s, got %s", FormatDuration(st.At))
 		case i > 0 && !c.isBad(strictyaml.Index(p, i-1)+".at") && st.At <= steps[i-1].At:
 			c.errorf(sp+".at", "steps must be in increasing order of at, but %s is not after %s",
 				FormatDuration(st.At), FormatDuration(steps[i-1].At))
 		}
-		c.rate(sp+".rate", st.Rate, true)
 	}
 }
 
-func (c *checker) serviceTime(p string, st ServiceTime) {
-	if !c.enum(p+".distribution", "distribution", st.Distribution, distributions) {
-		return
-	}
-	switch st.Distribution {
-	case DistConstant:
-		c.nonNegativeDuration(p+".mean", st.Mean)
-	case DistExponential:
-		c.positiveDuration(p+".mean", st.Mean)
-	case DistUniform:
-		c.nonNegativeDuration(p+".min", st.Min)
-		c.nonNegativeDuration(p+".max", st.Max)
-		if st.Min > st.Max && !c.isBad(p+".min") {
-			c.errorf(p+".max", "must not be less than min (%s), got %s", FormatDuration(st.Min), FormatDuration(st.Max))
-		}
-	case DistLognormal:
-		c.positiveDuration(p+".mean", st.Mean)
-		c.positiveDuration(p+".stddev", st.Stddev)
-	}
-}
-
-// vertex checks what operators and sinks share, except the graph.
-func (c *checker) vertex(p, name string, par, maxPar int, partitioning string, n Network) {
-	c.name(p+".name", name)
-	c.atLeast(p+".parallelism", par, 1)
-	switch {
-	case maxPar < 1:
-		c.atLeast(p+".max_parallelism", maxPar, 1)
-	case maxPar > MaxMaxParallelism:
-		c.errorf(p+".max_parallelism", "must be at most %d, got %d", MaxMaxParallelism, maxPar)
-	case par > maxPar && !c.isBad(p+".max_parallelism"):
+// vertex checks what relates the fields of an operator or a sink.
+func (c *checker) vertex(p string, par, maxPar int, st ServiceTime) {
+	if par > maxPar && maxPar >= 1 && maxPar <= MaxMaxParallelism && !c.isBad(p+".max_parallelism") {
 		if c.s.given(p + ".max_parallelism") {
 			c.errorf(p+".max_parallelism", "must not be less than parallelism (%d), got %d", par, maxPar)
 		} else {
 			c.errorf(p+".parallelism", "must be at most %d, the largest max parallelism", maxPar)
 		}
 	}
-	c.enum(p+".partitioning", "partitioning", partitioning, partitionings)
-	c.network(p+".network", n, &c.s.Network)
+	sp := p + ".service_time"
+	switch {
+	case st.Distribution == DistUniform && st.Min > st.Max && st.Max >= 0 && !c.isBad(sp+".min"):
+		c.errorf(sp+".max", "must not be less than min (%s), got %s", FormatDuration(st.Min), FormatDuration(st.Max))
+	case (st.Distribution == DistExponential || st.Distribution == DistLognormal) && st.Mean <= 0:
+		c.errorf(sp+".mean", "must be greater than 0, got %s", FormatDuration(st.Mean))
+	}
 }
 
 // vertex is a source, operator or sink, as the graph checks see it.
@@ -1106,19 +513,78 @@ func sccs(out [][]int) [][]int {
 	return comps
 }
 
-// Parallelisms returns the parallelism of every vertex, by name.
-func (s *Scenario) Parallelisms() map[string]int {
-	par := make(map[string]int, len(s.Sources)+len(s.Operators)+len(s.Sinks))
-	for _, v := range s.Sources {
-		par[v.Name] = v.Parallelism
+// failure checks what a failure relates to: its time within the run, and
+// that what it targets exists.
+func (c *checker) failure(p string, f Failure) {
+	s := c.s
+	if !contains(failureMapping.Field("kind").values(), f.Kind) || c.isBad(p+".mtbf") {
+		return
 	}
-	for _, v := range s.Operators {
-		par[v.Name] = v.Parallelism
+	if only := failureMapping.Field("mtbf").Only; f.MTBF > 0 && !only.holds(f.Kind) {
+		c.errorf(p+".mtbf", "%s", only.notApplies("mtbf", f.Kind))
 	}
-	for _, v := range s.Sinks {
-		par[v.Name] = v.Parallelism
+	if f.MTBF > 0 {
+		return // random: the target is drawn at random; mtbf is checked as a field
 	}
-	return par
+	if s.Duration > 0 && f.At >= s.Duration && !c.isBad("duration") {
+		c.errorf(p+".at", "must be before the end of the run (duration %s), got %s", FormatDuration(s.Duration), FormatDuration(f.At))
+	}
+	switch f.Kind {
+	case FailureTask:
+		c.failedSubtask(p, f)
+	case FailureWorker, FailureNetworkPartition:
+		c.failedWorker(p, f)
+	case FailureSlowdown:
+		if f.Vertex != "" {
+			c.failedSubtask(p, f)
+		} else {
+			c.failedWorker(p, f)
+		}
+	}
+}
+
+// failedSubtask checks the vertex and subtask of a failure.
+func (c *checker) failedSubtask(p string, f Failure) {
+	vp := p + ".vertex"
+	if f.Vertex == "" {
+		c.errorf(vp, "must name the vertex whose subtask fails")
+		return
+	}
+	if c.parallelism == nil {
+		c.parallelism = map[string]int{}
+		for _, v := range c.s.vertices() {
+			if _, dup := c.parallelism[v.name]; !dup && v.name != "" {
+				c.parallelism[v.name] = v.parallelism
+				c.names = append(c.names, v.name)
+			}
+		}
+	}
+	par, ok := c.parallelism[f.Vertex]
+	if !ok {
+		msg := fmt.Sprintf("unknown vertex %s", quote(f.Vertex))
+		if sug := c.suggestName(f.Vertex, c.names); sug != "" {
+			msg += fmt.Sprintf("; did you mean %q?", sug)
+		} else if len(c.names) > 0 && len(c.names) <= 10 {
+			shown := make([]string, len(c.names))
+			for i, name := range c.names {
+				shown[i] = displayName(name)
+			}
+			msg += "; vertices are " + strings.Join(shown, ", ")
+		}
+		c.errorf(vp, "%s", msg)
+		return
+	}
+	if par >= 1 && (f.Subtask < 0 || f.Subtask >= par) {
+		c.errorf(p+".subtask", "%s, got %d", rangeText(par, fmt.Sprintf("%s has parallelism %d", quote(f.Vertex), par)), f.Subtask)
+	}
+}
+
+// failedWorker checks the worker of a failure.
+func (c *checker) failedWorker(p string, f Failure) {
+	n := c.s.Workers.Count
+	if n >= 1 && (f.Worker < 0 || f.Worker >= n) && !c.isBad("workers.count") {
+		c.errorf(p+".worker", "%s, got %d", rangeText(n, fmt.Sprintf("workers.count is %d", n)), f.Worker)
+	}
 }
 
 // Topo returns the names of the vertices in a topological order of the job
