@@ -194,9 +194,10 @@ var partitioningValues = []Value{
 	val(PartitionRescale, "round-robin over a local subset of downstream subtasks"),
 }
 
-// vertexFields are the fields operators and sinks share.
-func vertexFields(serviceRequired bool) []*Field {
-	return []*Field{
+// vertexFields are the fields of operators and sinks: those they share,
+// their own, and the network of their input edges.
+func vertexFields(serviceRequired bool, own ...*Field) []*Field {
+	shared := []*Field{
 		vertexName(),
 		{Name: "input", Kind: KindCustom, Schema: obj{"type": "string"}, Doc: "Name of the upstream vertex (a source or an operator). Give input or inputs."},
 		{Name: "inputs", Kind: KindCustom, Schema: obj{"type": "array", "minItems": 1, "uniqueItems": true, "items": obj{"type": "string"}}, Doc: "Names of several upstream vertices (a join or union), such as [a, b]. Give input or inputs."},
@@ -210,6 +211,8 @@ func vertexFields(serviceRequired bool) []*Field {
 		{Name: "service_time", Go: "ServiceTime", Kind: KindMapping, Sub: serviceTimeMapping, Required: serviceRequired,
 			Doc: "Time a subtask spends on one record."},
 	}
+	return append(append(shared, own...), &Field{Name: "network", Go: "Network", Kind: KindMapping, Sub: networkMapping,
+		DefaultDoc: "the scenario's network", Inherit: true, Doc: "Network settings of the input edges, overriding the scenario's."})
 }
 
 var keyedStateMapping = &Mapping{
@@ -224,13 +227,11 @@ var keyedStateMapping = &Mapping{
 var operatorMapping = &Mapping{
 	Path: "operators[]",
 	Doc:  "A processing vertex: one record at a time per subtask.",
-	Fields: append(vertexFields(true),
+	Fields: vertexFields(true,
 		&Field{Name: "selectivity", Go: "Selectivity", Kind: KindRatio, Default: 1.0,
 			Bounds: Bounds{Min: 0, MinWhy: "output records per input record", Max: float64(MaxSelectivity), MaxWhy: "each input record emits that many output records"},
 			Doc:    "Output records per input record: a filter 0.3, a flatMap 2.5."},
 		&Field{Name: "state", Go: "State", Kind: KindMapping, Sub: keyedStateMapping, DefaultDoc: "stateless", Doc: "Keyed state."},
-		&Field{Name: "network", Go: "Network", Kind: KindMapping, Sub: networkMapping, DefaultDoc: "the scenario's network", Inherit: true,
-			Doc: "Network settings of the input edges, overriding the scenario's."},
 	),
 	Custom:  decodeInputs,
 	Prefill: inheritNetwork,
@@ -240,7 +241,7 @@ var sinkMapping = &Mapping{
 	Path:    "sinks[]",
 	Doc:     "A sink vertex: where records leave the job.",
 	Special: map[string]string{"selectivity": "a sink has no output, so no selectivity"},
-	Fields: append(vertexFields(false),
+	Fields: vertexFields(false,
 		&Field{Name: "delivery", Go: "Delivery", Kind: KindEnum, Default: DeliveryAtLeastOnce, ZeroDefault: true, Values: []Value{
 			val(DeliveryAtLeastOnce, "written on arrival; records replayed after a failure are written again"),
 			val(DeliveryAtMostOnce, "written on arrival; after a restart, replays up to the position written are skipped"),
@@ -248,8 +249,6 @@ var sinkMapping = &Mapping{
 			{Name: DeliveryTransactional, Doc: "two-phase commit, what Flink calls exactly-once (TwoPhaseCommitSinkFunction): output becomes visible when the checkpoint that covers it completes; needs checkpoints",
 				Former: []string{"exactly-once", "exactlyonce"}, FormerWhy: "the two-phase-commit sink that Flink calls exactly-once; " + DeliveryIdempotent + " also gives exactly-once results"},
 		}, Former: []string{"guarantee", "delivery_guarantee"}, Doc: "How the sink writes to the outside world."},
-		&Field{Name: "network", Go: "Network", Kind: KindMapping, Sub: networkMapping, DefaultDoc: "the scenario's network", Inherit: true,
-			Doc: "Network settings of the input edges, overriding the scenario's."},
 	),
 	Custom:  decodeInputs,
 	Prefill: inheritNetwork,
