@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -210,7 +211,7 @@ func resolveDataset(seed uint64, source string, tr *scenario.Trace, env Env, p s
 		}
 		for _, n := range parts {
 			path := env.Cache.Path(ds, n)
-			rp.Spec.Files = append(rp.Spec.Files, TraceFile{Name: path, Open: func() (io.ReadCloser, error) { return os.Open(path) }})
+			rp.Spec.Files = append(rp.Spec.Files, TraceFile{Name: path, Open: func() (io.ReadCloser, error) { return regfile.Open(path) }})
 		}
 		rp.From = "the cache (" + env.Cache.Path(ds, parts[0])
 		if len(parts) > 1 {
@@ -283,7 +284,7 @@ func resolveFile(seed uint64, source string, tr *scenario.Trace, env Env, p stri
 	if !fillSpec(seed, source, tr, nil, &rp.Spec, p, fail) {
 		return nil
 	}
-	rp.Spec.Files = []TraceFile{{Name: path, Open: func() (io.ReadCloser, error) { return os.Open(path) }}}
+	rp.Spec.Files = []TraceFile{{Name: path, Open: func() (io.ReadCloser, error) { return regfile.Open(path) }}}
 	return rp
 }
 

@@ -35,6 +35,7 @@ import (
 	"github.com/agnivade/levenshtein"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -156,6 +157,10 @@ func DefaultRegistryFile() (path string, explicit bool) {
 
 // LoadRegistry returns the built-in registry extended by the user registry
 // file: file if not empty (it must exist), else DefaultRegistryFile (which
+// maxRegistryBytes bounds a registry file: 4 MiB (a registry is a
+// short YAML file).
+const maxRegistryBytes = 4 << 20
+
 // may be missing). A user data set may not reuse a built-in name.
 func LoadRegistry(file string) (*Registry, error) {
 	explicit := file != ""
@@ -166,7 +171,7 @@ func LoadRegistry(file string) (*Registry, error) {
 	if file == "" {
 		return reg, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := regfile.ReadFile(file, maxRegistryBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
 		return reg, nil

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 )
@@ -408,6 +409,8 @@ func (r *Reader) row() ([]string, string, int, error) {
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			line, _ := r.csv.FieldPos(0)
 			return nil, "", 0, fmt.Errorf("%s: the file is truncated (unexpected end of the gzip stream near line %d); fetch or copy it again", name, line)
+		case errors.Is(err, regfile.ErrLineTooLong):
+			return nil, "", 0, err // names the file and line
 		default:
 			return nil, "", 0, fmt.Errorf("%s: reading: %w", name, err)
 		}
@@ -438,7 +441,7 @@ func (r *Reader) openNext() error {
 		}
 		src = zr
 	}
-	cr := csv.NewReader(src)
+	cr := csv.NewReader(regfile.LimitLines(src, f.Name, regfile.MaxLine))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	r.cur, r.csv = rc, cr

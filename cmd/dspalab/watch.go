@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
@@ -148,7 +148,7 @@ func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Option
 		return usagef("--speed sets the speed of the live view: use it with --tui or dspalab watch")
 	}
 	if l.replay != "" {
-		f, err := os.Open(l.replay)
+		f, err := regfile.Open(l.replay)
 		if err != nil {
 			return fmt.Errorf("reading actions to replay: %w", err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agnivade/levenshtein"
 
+	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -69,7 +70,7 @@ func isNotDir(err error) bool {
 // readScenarioFile reads at most MaxScenarioBytes of a file and refuses a
 // larger one.
 func readScenarioFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading scenario: %w", err)
 	}
