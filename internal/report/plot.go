@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dspalab/dspalab/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -17,6 +16,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/atomicfile"
+	"github.com/dspalab/dspalab/internal/regfile"
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/internal/sweep"
 	"github.com/dspalab/dspalab/viz/plot"
@@ -103,7 +105,7 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 		case opts.CDF || opts.Heatmap || len(opts.Metrics) > 0 || len(opts.Vertices) > 0 || opts.Subtasks:
 			return nil, &runner.OptionError{Err: errors.New("a sweep is plotted with -x PARAMETER -y METRIC; -m, --vertex, --subtasks, --cdf and --heatmap are for run directories")}
 		}
-		f, err := os.Open(sweepFile)
+		f, err := regfile.Open(sweepFile)
 		if err != nil {
 			return nil, err
 		}
@@ -176,22 +178,22 @@ func sweepInput(inputs []string) (string, bool, error) {
 		if !fi.IsDir() {
 			base := filepath.Base(in)
 			switch {
-			case base == plot.TimeseriesFile:
+			case base == runfiles.TimeseriesFile:
 				return "", false, fmt.Errorf("%s is a run's time series: name its directory, %s", in, filepath.Dir(in))
-			case base == sweep.ManifestFile || base == sweep.PartialManifestFile:
+			case base == runfiles.SweepManifestFile || base == runfiles.SweepPartialManifestFile:
 				csvFile := strings.TrimSuffix(in, ".json") + ".csv"
-				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv; did you mean %s?", in, plot.TimeseriesFile, csvFile)
-			case base == plot.SummaryFile || base == plot.EventsFile || base == plot.CheckpointsFile:
-				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv; did you mean its directory, %s?", in, plot.TimeseriesFile, filepath.Dir(in))
+				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv; did you mean %s?", in, runfiles.TimeseriesFile, csvFile)
+			case base == runfiles.SummaryFile || base == runfiles.EventsFile || base == runfiles.CheckpointsFile:
+				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv; did you mean its directory, %s?", in, runfiles.TimeseriesFile, filepath.Dir(in))
 			case !strings.EqualFold(filepath.Ext(in), ".csv"):
-				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv", in, plot.TimeseriesFile)
+				return "", false, fmt.Errorf("%s: expected a run directory (with %s) or a sweep.csv", in, runfiles.TimeseriesFile)
 			}
 			return in, true, nil
 		}
-		if _, err := os.Stat(filepath.Join(in, plot.TimeseriesFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(in, runfiles.TimeseriesFile)); err == nil {
 			continue
 		}
-		for _, name := range []string{sweep.CSVFile, sweep.PartialCSVFile} {
+		for _, name := range []string{runfiles.SweepFile, runfiles.SweepPartialFile} {
 			if _, err := os.Stat(filepath.Join(in, name)); err == nil {
 				return filepath.Join(in, name), true, nil
 			}
@@ -200,13 +202,17 @@ func sweepInput(inputs []string) (string, bool, error) {
 	return "", false, nil
 }
 
+// maxSweepManifestBytes bounds a sweep.json read: 16 MiB (it lists the
+// swept values).
+const maxSweepManifestBytes = 16 << 20
+
 // readManifest reads the manifest next to a sweep's CSV (sweep.json for
 // sweep.csv, sweep.partial.json for sweep.partial.csv), if there is one,
 // into what the figure says of the sweep: the runs and seeds asked for
 // and whether it was interrupted.
 func readManifest(csvFile string, s *plot.Sweep) error {
 	name := strings.TrimSuffix(csvFile, filepath.Ext(csvFile)) + ".json"
-	data, err := os.ReadFile(name)
+	data, err := regfile.ReadFile(name, maxSweepManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

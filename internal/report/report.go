@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	_ "embed"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +18,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/viz/plot"
@@ -156,24 +155,23 @@ func Write(opts Options) error {
 	} else if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory; name a run directory (dspalab run --out DIR)", dir)
 	}
-	fsys := os.DirFS(dir)
-	data, err := fs.ReadFile(fsys, plot.SummaryFile)
+	rd, err := runfiles.OpenRunDir(os.DirFS(dir), filepath.Clean(dir))
+	if err != nil {
+		return err
+	}
+	sum, data, err := rd.ReadSummary()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s has no %s: is it the --out directory of dspalab run?", dir, plot.SummaryFile)
+			return fmt.Errorf("%s has no %s: is it the --out directory of dspalab run?", dir, runfiles.SummaryFile)
 		}
 		return err
 	}
-	var sum sim.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return fmt.Errorf("%s: reading %s: %w", dir, plot.SummaryFile, err)
-	}
-	pd := &pageData{Title: opts.Title, Summary: &sum, Dir: filepath.Clean(dir), Version: opts.Version}
+	pd := &pageData{Title: opts.Title, Summary: sum, Dir: filepath.Clean(dir), Version: opts.Version}
 	if pd.Title == "" {
 		pd.Title = sum.Scenario
 	}
 	if pd.Extra, err = extraSections(data); err != nil {
-		return fmt.Errorf("%s: reading %s: %w", dir, plot.SummaryFile, err)
+		return fmt.Errorf("%s: reading %s: %w", dir, runfiles.SummaryFile, err)
 	}
 	subtasks := 0
 	for _, v := range sum.Vertices {
@@ -187,8 +185,7 @@ func Write(opts Options) error {
 			metrics = append(metrics, m)
 		}
 	}
-	label := filepath.Base(pd.Dir)
-	run, err := plot.ReadRun(fsys, label, plot.TimeseriesFilter{Metrics: metrics})
+	run, err := plot.ReadRunDir(rd, filepath.Base(pd.Dir), plot.TimeseriesFilter{Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -199,23 +196,23 @@ func Write(opts Options) error {
 	}
 	var subRun *plot.Run
 	if pd.Subtasks {
-		if subRun, err = plot.ReadRun(fsys, label, plot.TimeseriesFilter{Metrics: []string{plot.DefaultHeatmapMetric}, Subtasks: true}); err != nil {
+		if subRun, err = plot.ReadRunDir(rd, filepath.Base(pd.Dir), plot.TimeseriesFilter{Metrics: []string{plot.DefaultHeatmapMetric}, Subtasks: true}); err != nil {
 			return err
 		}
 	}
 	pd.Figures = figures(run, subRun)
-	if pd.Checkpoints, err = checkpointTable(fsys, run); err != nil {
+	if pd.Checkpoints, err = checkpointTable(rd, run); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	if pd.Checkpoints != nil {
 		if pd.DetailID = longestCheckpoint(pd.Checkpoints); pd.DetailID != "" {
-			if pd.CheckpointDetail, err = subtaskTable(fsys, pd.DetailID); err != nil {
+			if pd.CheckpointDetail, err = subtaskTable(rd, pd.DetailID); err != nil {
 				return fmt.Errorf("%s: %w", dir, err)
 			}
 		}
 	}
-	for _, f := range []string{plot.SummaryFile, plot.TimeseriesFile, plot.EventsFile, plot.CheckpointsFile, CheckpointSubtasksFile} {
-		if _, err := fs.Stat(fsys, f); err == nil {
+	for _, f := range []string{runfiles.SummaryFile, runfiles.TimeseriesFile, runfiles.EventsFile, runfiles.CheckpointsFile, runfiles.CheckpointSubtasksFile} {
+		if rd.Has(f) {
 			pd.Files = append(pd.Files, f)
 		}
 	}
@@ -354,31 +351,29 @@ func joinName(a, b string) string {
 	return a + "." + b
 }
 
-// CheckpointSubtasksFile is the per-subtask checkpoint file of a run
-// (runner.CheckpointSubtasksFile).
-const CheckpointSubtasksFile = runner.CheckpointSubtasksFile
-
-// checkpointTable returns checkpoints.csv as a table, or, without it, the
+// checkpointTable returns checkpoints.csv as a table (its first
+// maxCheckpointRows rows, read a row at a time), or, without it, the
 // checkpoints found in the events; nil when there are none.
-func checkpointTable(fsys fs.FS, run *plot.Run) (*table, error) {
-	f, err := fsys.Open(plot.CheckpointsFile)
+func checkpointTable(rd *runfiles.RunDir, run *plot.Run) (*table, error) {
+	f, err := rd.Open(runfiles.CheckpointsFile)
 	if err == nil {
 		defer f.Close()
-		recs, err := csv.NewReader(f).ReadAll()
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", plot.CheckpointsFile, err)
-		}
-		if len(recs) < 2 {
-			return nil, nil
-		}
-		t := &table{Header: recs[0]}
-		for _, rec := range recs[1:] {
+		t := &table{}
+		header, err := runfiles.ReadTable(f, rd.Name(runfiles.CheckpointsFile), func(h, rec []string, _ int) error {
 			if len(t.Rows) == maxCheckpointRows {
 				t.More++
-				continue
+				return nil
 			}
-			t.Rows = append(t.Rows, cells(recs[0], rec))
+			t.Rows = append(t.Rows, cells(h, rec))
+			return nil
+		})
+		if errors.Is(err, runfiles.ErrEmpty) || err == nil && len(t.Rows) == 0 {
+			return nil, nil
 		}
+		if err != nil {
+			return nil, err
+		}
+		t.Header = header
 		return t, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -463,8 +458,8 @@ func longestCheckpoint(t *table) string {
 // subtaskTable returns the rows of checkpoint_subtasks.csv for checkpoint
 // id, read a row at a time (the file has a row per subtask and
 // checkpoint); nil without the file.
-func subtaskTable(fsys fs.FS, id string) (*table, error) {
-	f, err := fsys.Open(CheckpointSubtasksFile)
+func subtaskTable(rd *runfiles.RunDir, id string) (*table, error) {
+	f, err := rd.Open(runfiles.CheckpointSubtasksFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -472,35 +467,32 @@ func subtaskTable(fsys fs.FS, id string) (*table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", CheckpointSubtasksFile, err)
-	}
-	header = slices.Clone(header)
-	col := slices.Index(header, "checkpoint_id")
-	if col < 0 {
-		return nil, fmt.Errorf("reading %s: no checkpoint_id column", CheckpointSubtasksFile)
-	}
-	t := &table{Header: header}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", CheckpointSubtasksFile, err)
+	name := rd.Name(runfiles.CheckpointSubtasksFile)
+	t := &table{}
+	col := -1
+	header, err := runfiles.ReadTable(f, name, func(h, rec []string, _ int) error {
+		if col < 0 {
+			if col = slices.Index(h, "checkpoint_id"); col < 0 {
+				return fmt.Errorf("reading %s: no checkpoint_id column", name)
+			}
 		}
 		if col >= len(rec) || rec[col] != id {
-			continue
+			return nil
 		}
 		if len(t.Rows) == maxCheckpointRows {
 			t.More++
-			continue
+			return nil
 		}
-		t.Rows = append(t.Rows, cells(header, rec))
+		t.Rows = append(t.Rows, cells(h, rec))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	if slices.Index(header, "checkpoint_id") < 0 {
+		return nil, fmt.Errorf("reading %s: no checkpoint_id column", name)
+	}
+	t.Header = header
 	return t, nil
 }
 

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/dspalab/dspalab/scenarios"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
+	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 )
@@ -123,20 +124,20 @@ func TestRunReplay(t *testing.T) {
 	if err := Run(context.Background(), Options{Duration: &d, OutDir: replayed, Actions: []sim.Action{}, Stderr: &stderr}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range OutputFiles {
+	for _, name := range runfiles.OutputFiles {
 		a, _ := os.ReadFile(filepath.Join(plain, name))
 		b, _ := os.ReadFile(filepath.Join(replayed, name))
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s differs with no action replayed", name)
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(replayed, ActionsFile)); err != nil || len(data) != 0 {
+	if data, err := os.ReadFile(filepath.Join(replayed, runfiles.ActionsFile)); err != nil || len(data) != 0 {
 		t.Errorf("actions.jsonl = %q, %v; want an empty file", data, err)
 	}
-	if _, err := os.Stat(filepath.Join(plain, ActionsFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(plain, runfiles.ActionsFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a plain run wrote actions.jsonl: %v", err)
 	}
-	if !strings.HasSuffix(stderr.String(), ", "+filepath.Join(replayed, ActionsFile)+"\n") {
+	if !strings.HasSuffix(stderr.String(), ", "+filepath.Join(replayed, runfiles.ActionsFile)+"\n") {
 		t.Errorf("wrote line %q lacks actions.jsonl", stderr.String())
 	}
 
@@ -150,12 +151,12 @@ func TestRunReplay(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: withCheckpoints, Duration: &d, OutDir: out, Actions: actions}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, ActionsFile))
+	f, err := os.Open(filepath.Join(out, runfiles.ActionsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	back, err := ReadActions(f, ActionsFile)
+	back, err := ReadActions(f, runfiles.ActionsFile)
 	if err != nil || len(back) != 1 || back[0] != actions[0] {
 		t.Errorf("actions.jsonl holds %+v, %v; want %+v", back, err, actions)
 	}
@@ -195,7 +196,7 @@ func TestRunLive(t *testing.T) {
 	if len(seen) == 0 || seen[0].Type != sim.EventRunStarted {
 		t.Errorf("the live view's observer saw %+v", seen)
 	}
-	events, err := os.ReadFile(filepath.Join(dir, EventsFile))
+	events, err := os.ReadFile(filepath.Join(dir, runfiles.EventsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestRunLive(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, " ") != "actions.jsonl events.jsonl summary.json timeseries.csv" {
+	if strings.Join(names, " ") != "actions.jsonl events.jsonl run.json summary.json timeseries.csv" {
 		t.Errorf("output directory holds %v", names)
 	}
 
@@ -237,7 +238,7 @@ func TestRunLive(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Errorf("failed live view: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(out2, SummaryFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(out2, runfiles.SummaryFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failed live view wrote outputs: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
@@ -62,10 +63,10 @@ func TestCheckpointsFile(t *testing.T) {
 			if err := Run(context.Background(), Options{Scenario: file, OutDir: out, Stderr: &stderr}); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasSuffix(stderr.String(), ", "+filepath.Join(out, CheckpointsFile)+", "+filepath.Join(out, CheckpointSubtasksFile)+"\n") {
+			if !strings.HasSuffix(stderr.String(), ", "+filepath.Join(out, runfiles.CheckpointsFile)+", "+filepath.Join(out, runfiles.CheckpointSubtasksFile)+"\n") {
 				t.Errorf("wrote line %q lacks the checkpoint files", stderr.String())
 			}
-			data, err := os.ReadFile(filepath.Join(out, CheckpointsFile))
+			data, err := os.ReadFile(filepath.Join(out, runfiles.CheckpointsFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +91,7 @@ func TestCheckpointsFile(t *testing.T) {
 				t.Errorf("checkpoints.csv streamed:\n%s\nwant (sim.WriteCheckpointsCSV):\n%s", data, want.String())
 			}
 
-			subs := readCSV(t, filepath.Join(out, CheckpointSubtasksFile))
+			subs := readCSV(t, filepath.Join(out, runfiles.CheckpointSubtasksFile))
 			if strings.Join(subs[0], ",") != strings.Join(sim.CheckpointSubtaskColumns, ",") {
 				t.Errorf("checkpoint_subtasks.csv header %v", subs[0])
 			}
@@ -103,7 +104,7 @@ func TestCheckpointsFile(t *testing.T) {
 				t.Errorf("first row %v", subs[1])
 			}
 
-			sum, _ := os.ReadFile(filepath.Join(out, SummaryFile))
+			sum, _ := os.ReadFile(filepath.Join(out, runfiles.SummaryFile))
 			if !strings.Contains(string(sum), `"mode": "`+mode+`"`) || !strings.Contains(string(sum), `"completed": 5`) || !strings.Contains(string(sum), `"in_progress": 0`) {
 				t.Errorf("summary.json has no %s checkpoint section with 5 completed, none in progress (no trigger at the very end):\n%s", mode, sum)
 			}
@@ -116,7 +117,7 @@ func TestCheckpointsFile(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: "sensors-1000", OutDir: out}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{CheckpointsFile, CheckpointSubtasksFile} {
+	for _, name := range []string{runfiles.CheckpointsFile, runfiles.CheckpointSubtasksFile} {
 		if _, err := os.Stat(filepath.Join(out, name)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s of the earlier run is still there: %v", name, err)
 		}
@@ -163,11 +164,11 @@ func TestReplayFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(live, ActionsFile))
+	f, err := os.Open(filepath.Join(live, runfiles.ActionsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	actions, err := ReadActions(f, ActionsFile)
+	actions, err := ReadActions(f, runfiles.ActionsFile)
 	f.Close()
 	if err != nil || len(actions) != 1 || actions[0].At != at {
 		t.Fatalf("actions.jsonl holds %+v, %v; want one failure at %s", actions, err, sim.FormatTime(at))
@@ -177,7 +178,7 @@ func TestReplayFailure(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: file, OutDir: replayed, Actions: actions}); err != nil {
 		t.Fatal(err)
 	}
-	names := outputNames(true, true)
+	names := runfiles.Names(true, true)
 	for _, name := range names {
 		a, _ := os.ReadFile(filepath.Join(live, name))
 		b, err := os.ReadFile(filepath.Join(replayed, name))
@@ -189,7 +190,7 @@ func TestReplayFailure(t *testing.T) {
 	// and the failure did happen: detected after the heartbeat timeout,
 	// recovered from a checkpoint, nothing lost or duplicated
 	var sum sim.Summary
-	data, _ := os.ReadFile(filepath.Join(replayed, SummaryFile))
+	data, _ := os.ReadFile(filepath.Join(replayed, runfiles.SummaryFile))
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -289,11 +290,11 @@ func TestReplayStopsWhereTheLiveRunQuit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(live, ActionsFile))
+	f, err := os.Open(filepath.Join(live, runfiles.ActionsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	actions, err := ReadActions(f, ActionsFile)
+	actions, err := ReadActions(f, runfiles.ActionsFile)
 	f.Close()
 	if err != nil || len(actions) != 2 || actions[1].Kind != ActionStop || actions[1].At != quitAt {
 		t.Fatalf("actions.jsonl holds %+v, %v; want a failure and a stop at %d ns", actions, err, quitAt)
@@ -302,14 +303,14 @@ func TestReplayStopsWhereTheLiveRunQuit(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: file, OutDir: replayed, Actions: actions}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range outputNames(true, true) {
+	for _, name := range runfiles.Names(true, true) {
 		a, _ := os.ReadFile(filepath.Join(live, name))
 		b, err := os.ReadFile(filepath.Join(replayed, name))
 		if err != nil || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between the live run quit at %s and its replay (%v)", name, sim.FormatTime(quitAt), err)
 		}
 	}
-	sum, _ := os.ReadFile(filepath.Join(replayed, SummaryFile))
+	sum, _ := os.ReadFile(filepath.Join(replayed, runfiles.SummaryFile))
 	if !strings.Contains(string(sum), `"partial": true`) {
 		t.Errorf("the replay is not partial:\n%.400s", sum)
 	}

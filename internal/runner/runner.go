@@ -13,6 +13,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/plan"
@@ -85,11 +86,18 @@ type InterruptedError struct {
 	Reached  des.Time // simulated time reached
 	Duration des.Time // simulated time the run was to reach
 	Err      error    // the context's error
+	// Kept, if set, is the output directory, whose complete run was kept;
+	// the partial outputs went to Partial (Kept/partial) instead.
+	Kept, Partial string
 }
 
 func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("interrupted at %s of %s simulated; the outputs are partial",
+	msg := fmt.Sprintf("interrupted at %s of %s simulated; the outputs are partial",
 		sim.FormatTime(e.Reached), sim.FormatTime(e.Duration))
+	if e.Kept != "" {
+		msg += fmt.Sprintf(" and are in %s (%s holds a complete earlier run, which was kept)", e.Partial, e.Kept)
+	}
+	return msg
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
@@ -152,16 +160,12 @@ func Run(ctx context.Context, opts Options) error {
 	var out *outputs
 	var files sim.Observer // the output files' writer, if any
 	if opts.OutDir != "" {
-		names := outputNames(opts.Actions != nil || opts.Live != nil, checkpointing(sc))
-		if out, err = openOutputFiles(opts.OutDir, names); err != nil {
+		names := runfiles.Names(opts.Actions != nil || opts.Live != nil, checkpointing(sc))
+		if out, err = openOutputs(opts.OutDir, names); err != nil {
 			return err
 		}
-		defer func() {
-			if out != nil {
-				out.abort()
-			}
-		}()
-		files = out.writer
+		defer out.close()
+		files = out.observer()
 	}
 	var prog *progress
 	var progressFn func(des.Time, uint64)
@@ -173,7 +177,7 @@ func Run(ctx context.Context, opts Options) error {
 	var s *sim.Sim
 	var runErr error
 	if opts.Live != nil {
-		s, runErr = runLive(ctx, opts, label, sc, prep, &out)
+		s, runErr = runLive(ctx, opts, label, sc, prep, out)
 	} else if s, runErr = sim.New(sc, prep.Options(files, progressFn)); runErr == nil {
 		runErr = s.RunUntil(ctx, prep.Until())
 	}
@@ -207,8 +211,12 @@ func Run(ctx context.Context, opts Options) error {
 			// quit before the end (the live view's q, or a replayed stop)
 			out.actions = append(out.actions, sim.Action{At: now, AtS: now.Seconds(), Kind: ActionStop})
 		}
-		if err := out.commit(&res.Summary); err != nil {
+		ie, interrupted := stopped.(*InterruptedError)
+		if err := out.commit(&res.Summary, interrupted); err != nil {
 			return errors.Join(err, stopped)
+		}
+		if interrupted && out.wrote != opts.OutDir {
+			ie.Kept, ie.Partial = opts.OutDir, out.wrote
 		}
 	}
 	if opts.JSON {
@@ -231,22 +239,21 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 // runLive hands the run to opts.Live. Every start but the first starts
-// the output files again (*out), so that they hold the last run started.
-func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scenario, prep *Prepared, out **outputs) (*sim.Sim, error) {
-	started := false
+// the output files again (out, nil without --out), so that they hold the
+// last run started.
+func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scenario, prep *Prepared, out *outputs) (*sim.Sim, error) {
+	started, broken := false, false
 	start := func(obs sim.Observer) (*sim.Sim, error) {
 		o := prep.Options(nil, nil)
-		if *out != nil {
+		if out != nil {
 			if started {
-				(*out).abort()
-				fresh, err := openOutputFiles(opts.OutDir, (*out).names)
-				if err != nil {
-					*out = nil
+				if err := out.restart(); err != nil {
+					broken = true
 					return nil, err
 				}
-				*out = fresh
 			}
-			o.Observer = teeObserver{prep.Options((*out).writer, nil).Observer, obs}
+			broken = false
+			o.Observer = teeObserver{prep.Options(out.observer(), nil).Observer, obs}
 		} else {
 			o.Observer = obs
 		}
@@ -257,7 +264,7 @@ func runLive(ctx context.Context, opts Options, label string, sc *scenario.Scena
 	if s == nil && err == nil {
 		err = errNoResult
 	}
-	if err == nil && *out == nil && opts.OutDir != "" {
+	if err == nil && broken {
 		err = errors.New("the output files could not be started again")
 	}
 	return s, err

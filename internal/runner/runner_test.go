@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
@@ -82,14 +83,14 @@ func TestRunJSONWithOverridesAndOutputs(t *testing.T) {
 	if stderr.Len() != 0 {
 		t.Errorf("stderr = %q, want nothing in JSON mode", stderr.String())
 	}
-	file, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	file, err := os.ReadFile(filepath.Join(dir, runfiles.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(file, stdout.Bytes()) {
 		t.Error("summary.json differs from the JSON printed")
 	}
-	ts, err := os.ReadFile(filepath.Join(dir, TimeseriesFile))
+	ts, err := os.ReadFile(filepath.Join(dir, runfiles.TimeseriesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +98,8 @@ func TestRunJSONWithOverridesAndOutputs(t *testing.T) {
 		t.Errorf("timeseries header = %q", header)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 3 {
-		t.Errorf("output directory holds %d entries, want the 3 files only", len(entries))
+	if len(entries) != 4 {
+		t.Errorf("output directory holds %d entries, want the 3 files and run.json only", len(entries))
 	}
 }
 
@@ -137,7 +138,7 @@ func TestRunInterrupted(t *testing.T) {
 	if !strings.Contains(stdout.String(), "\nPARTIAL: ") {
 		t.Errorf("table lacks the PARTIAL line:\n%s", stdout.String())
 	}
-	data, err := os.ReadFile(filepath.Join(out, SummaryFile))
+	data, err := os.ReadFile(filepath.Join(out, runfiles.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,127 +562,6 @@ func TestFormatting(t *testing.T) {
 	}
 }
 
-func TestOutputsAreAtomic(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range OutputFiles {
-		writeFile(t, dir, name, "old")
-	}
-	check := func(when string) {
-		t.Helper()
-		entries, _ := os.ReadDir(dir)
-		if len(entries) != len(OutputFiles) {
-			t.Errorf("%s: %d entries in the output directory, want %d", when, len(entries), len(OutputFiles))
-		}
-		for _, name := range OutputFiles {
-			if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "old" {
-				t.Errorf("%s: %s = %q, want the old file", when, name, b)
-			}
-		}
-	}
-
-	o, err := openOutputFiles(dir, OutputFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.abort()
-	o.abort()
-	check("after abort")
-
-	o, err = openOutputFiles(dir, OutputFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.RemoveAll(o.tmp) // the renames will fail
-	if err := o.commit(&sim.Summary{Scenario: "x"}); err == nil {
-		t.Error("commit succeeded without its files")
-	}
-	check("after a failed commit")
-
-	o, err = openOutputFiles(dir, OutputFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o.commit(&sim.Summary{Scenario: "x"}); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, SummaryFile)); !strings.Contains(string(b), `"scenario": "x"`) {
-		t.Errorf("summary.json = %s", b)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != len(OutputFiles) {
-		t.Errorf("%d entries after commit, want %d (no temporary directory left)", len(entries), len(OutputFiles))
-	}
-
-	if _, err := openOutputFiles(filepath.Join(dir, SummaryFile), OutputFiles); err == nil || !strings.Contains(err.Error(), "creating output directory") {
-		t.Errorf("an output directory that is a file: err = %v", err)
-	}
-}
-
-// TestOutputsCheckDestinations checks that an output file that a rename
-// cannot replace (a directory) is refused before anything is renamed, and
-// that summary.json, which marks a complete output, is moved last.
-func TestOutputsCheckDestinations(t *testing.T) {
-	if renameOrder[len(renameOrder)-1] != SummaryFile || len(renameOrder) != len(OutputFiles) {
-		t.Errorf("renameOrder = %v, want every output file, summary.json last", renameOrder)
-	}
-
-	dir := t.TempDir()
-	for _, name := range OutputFiles {
-		writeFile(t, dir, name, "old")
-	}
-	check := func(when string, names ...string) {
-		t.Helper()
-		for _, name := range names {
-			if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "old" {
-				t.Errorf("%s: %s = %q, want the old file", when, name, b)
-			}
-		}
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), ".dspalab-tmp-") {
-				t.Errorf("%s: temporary directory %s left", when, e.Name())
-			}
-		}
-	}
-
-	// Found when the outputs are opened, before the run.
-	os.Remove(filepath.Join(dir, TimeseriesFile))
-	if err := os.MkdirAll(filepath.Join(dir, TimeseriesFile, "x"), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	_, err := openOutputFiles(dir, OutputFiles)
-	if want := filepath.Join(dir, TimeseriesFile) + " is a directory, not a file; nothing was replaced"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("openOutputFiles = %v, want %q", err, want)
-	}
-	check("refused at open", SummaryFile, EventsFile)
-
-	// Found at commit, when the directory appeared during the run.
-	os.RemoveAll(filepath.Join(dir, TimeseriesFile))
-	writeFile(t, dir, TimeseriesFile, "old")
-	o, err := openOutputFiles(dir, OutputFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(filepath.Join(dir, EventsFile))
-	if err := os.MkdirAll(filepath.Join(dir, EventsFile, "x"), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	err = o.commit(&sim.Summary{Scenario: "x"})
-	if want := filepath.Join(dir, EventsFile) + " is a directory"; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "mixes") {
-		t.Errorf("commit = %v, want %q and nothing renamed", err, want)
-	}
-	check("refused at commit", SummaryFile, TimeseriesFile)
-
-	// A symbolic link is not replaced either.
-	os.RemoveAll(filepath.Join(dir, EventsFile))
-	if err := os.Symlink("elsewhere", filepath.Join(dir, EventsFile)); err != nil {
-		t.Skip("no symbolic links:", err)
-	}
-	if _, err := openOutputFiles(dir, OutputFiles); err == nil || !strings.Contains(err.Error(), "is not a regular file (a symbolic link)") {
-		t.Errorf("openOutputFiles = %v, want a symbolic link refused", err)
-	}
-	check("symbolic link", SummaryFile, TimeseriesFile)
-}
-
 // TestRunQueueLimit checks that a run stopped by --max-queued still writes
 // and prints its partial results, then returns a *QueuedError (exit 1).
 func TestRunQueueLimit(t *testing.T) {
@@ -716,7 +596,7 @@ sinks: [{name: out, input: slow}]
 	if !strings.HasPrefix(stderr.String(), "wrote ") {
 		t.Errorf("stderr = %q, want the wrote line", stderr.String())
 	}
-	data, err := os.ReadFile(filepath.Join(out, SummaryFile))
+	data, err := os.ReadFile(filepath.Join(out, runfiles.SummaryFile))
 	if err != nil || !strings.Contains(string(data), `"partial": true`) {
 		t.Errorf("summary.json is not partial (%v):\n%s", err, data)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
@@ -190,7 +191,7 @@ func TestRunLongerThanTrace(t *testing.T) {
 	if stderr.String() != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
 	}
-	events := string(must(os.ReadFile(filepath.Join(out, EventsFile))))
+	events := string(must(os.ReadFile(filepath.Join(out, runfiles.EventsFile))))
 	line := `{"time_s":29.993613,"type":"trace_ended","vertex":"tasks","message":"` + warning + `"}` + "\n"
 	i := strings.Index(events, line)
 	if i < 0 {
@@ -268,7 +269,7 @@ sinks: [{name: out, input: s}]
 		!strings.HasSuffix(got, "data.yaml: warning: "+warning+"\nwrote out/summary.json, out/timeseries.csv, out/events.jsonl\n") {
 		t.Errorf("stderr:\n%s", got)
 	}
-	events := string(must(os.ReadFile(filepath.Join("out", EventsFile))))
+	events := string(must(os.ReadFile(filepath.Join("out", runfiles.EventsFile))))
 	if !strings.Contains(events, `{"time_s":2,"type":"trace_ended","vertex":"s","message":"`+warning+`"}`) {
 		t.Errorf("events.jsonl:\n%s", events)
 	}

@@ -12,6 +12,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dspalab/dspalab/internal/regfile"
+	"github.com/dspalab/dspalab/internal/runfiles"
 )
 
 // MergeOptions configure Merge.
@@ -112,7 +115,7 @@ func Merge(opts MergeOptions) error {
 	}
 	if opts.Stderr != nil {
 		fmt.Fprintf(opts.Stderr, "wrote %s, %s: %s from %s\n",
-			filepath.Join(opts.OutDir, CSVFile), filepath.Join(opts.OutDir, ManifestFile), plural(m.Runs, "run"), plural(n, "shard"))
+			filepath.Join(opts.OutDir, runfiles.SweepFile), filepath.Join(opts.OutDir, runfiles.SweepManifestFile), plural(m.Runs, "run"), plural(n, "shard"))
 	}
 	if len(descs) > 0 {
 		return &PartialRunsError{Runs: descs, Total: m.Runs}
@@ -127,10 +130,10 @@ func readShard(dir string) (*shardOutput, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("sweep merge: %s is not a directory: give the --out directories of the shards", dir)
 	}
-	mdata, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	mdata, err := regfile.ReadFile(filepath.Join(dir, runfiles.SweepManifestFile), maxManifestBytes)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("sweep merge: %s has no %s: is it the --out directory of a sweep?", dir, ManifestFile)
+			return nil, fmt.Errorf("sweep merge: %s has no %s: is it the --out directory of a sweep?", dir, runfiles.SweepManifestFile)
 		}
 		return nil, fmt.Errorf("sweep merge: %w", err)
 	}
@@ -138,37 +141,37 @@ func readShard(dir string) (*shardOutput, error) {
 	dec := json.NewDecoder(bytes.NewReader(mdata))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s.manifest); err != nil {
-		return nil, fmt.Errorf("sweep merge: %s: %v", filepath.Join(dir, ManifestFile), err)
+		return nil, fmt.Errorf("sweep merge: %s: %v", filepath.Join(dir, runfiles.SweepManifestFile), err)
 	}
 	m := &s.manifest
 	if s.shard, err = ParseShard(m.Shard); err != nil {
-		return nil, fmt.Errorf("sweep merge: %s: bad shard: %v", filepath.Join(dir, ManifestFile), err)
+		return nil, fmt.Errorf("sweep merge: %s: bad shard: %v", filepath.Join(dir, runfiles.SweepManifestFile), err)
 	}
 	if m.Partial || m.CompletedRuns != m.ShardRuns {
 		return nil, fmt.Errorf("sweep merge: %s holds a sweep that was interrupted (%d of %s); run shard %s again", dir, m.CompletedRuns, plural(m.ShardRuns, "run"), m.Shard)
 	}
-	f, err := os.Open(filepath.Join(dir, CSVFile))
+	f, err := regfile.Open(filepath.Join(dir, runfiles.SweepFile))
 	if err != nil {
 		return nil, fmt.Errorf("sweep merge: %w", err)
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(regfile.LimitLines(f, filepath.Join(dir, runfiles.SweepFile), regfile.MaxLine))
 	recs, err := r.ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("sweep merge: %s: %w", filepath.Join(dir, CSVFile), err)
+		return nil, fmt.Errorf("sweep merge: %s: %w", filepath.Join(dir, runfiles.SweepFile), err)
 	}
 	if len(recs) == 0 || len(recs[0]) == 0 || recs[0][0] != RunColumn {
-		return nil, fmt.Errorf("sweep merge: %s is not a sweep's CSV (its first column is not %q)", filepath.Join(dir, CSVFile), RunColumn)
+		return nil, fmt.Errorf("sweep merge: %s is not a sweep's CSV (its first column is not %q)", filepath.Join(dir, runfiles.SweepFile), RunColumn)
 	}
 	s.header, s.rows = recs[0], recs[1:]
 	if len(s.rows) != m.ShardRuns {
-		return nil, fmt.Errorf("sweep merge: %s has %s, its %s says %d", filepath.Join(dir, CSVFile), plural(len(s.rows), "run"), ManifestFile, m.ShardRuns)
+		return nil, fmt.Errorf("sweep merge: %s has %s, its %s says %d", filepath.Join(dir, runfiles.SweepFile), plural(len(s.rows), "run"), runfiles.SweepManifestFile, m.ShardRuns)
 	}
 	seen := map[int]bool{}
 	for _, row := range s.rows {
 		i, err := strconv.Atoi(row[0])
 		if err != nil || i < 0 || !s.shard.Has(i) || seen[i] {
-			return nil, fmt.Errorf("sweep merge: %s: run %q does not belong to shard %s, or appears twice", filepath.Join(dir, CSVFile), row[0], m.Shard)
+			return nil, fmt.Errorf("sweep merge: %s: run %q does not belong to shard %s, or appears twice", filepath.Join(dir, runfiles.SweepFile), row[0], m.Shard)
 		}
 		seen[i] = true
 	}
@@ -199,7 +202,7 @@ func sameSweep(a, b *shardOutput) error {
 	case ma.Version != mb.Version:
 		return differ(fmt.Sprintf("dspalab versions %s and %s", ma.Version, mb.Version))
 	case !slices.Equal(a.header, b.header):
-		return differ("the columns of " + CSVFile)
+		return differ("the columns of " + runfiles.SweepFile)
 	}
 	return nil
 }

@@ -4,44 +4,59 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dspalab/dspalab/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/dspalab/dspalab/internal/atomicfile"
+	"github.com/dspalab/dspalab/internal/regfile"
+	"github.com/dspalab/dspalab/internal/runfiles"
 )
 
 // outputs writes sweep.csv and sweep.json into a directory: each into a
 // temporary file first, moved into place once both are complete, sweep.json
 // last (it says what sweep.csv holds).
 type outputs struct {
-	dir string
+	dir  string
+	lock *runfiles.Dir // held from openOutputs to close
 }
 
-// openOutputs creates dir if missing and checks, before anything runs,
-// that its sweep.csv and sweep.json can be replaced.
+// maxManifestBytes bounds a sweep.json read: 16 MiB (it lists the swept
+// values).
+const maxManifestBytes = 16 << 20
+
+// openOutputs creates dir if missing, locks it (runfiles.Lock: another
+// dspalab command writing into it is refused), and checks, before
+// anything runs, that its sweep.csv and sweep.json can be replaced. close
+// releases the lock.
 func openOutputs(dir string) (*outputs, error) {
 	if dir == "" {
 		return nil, errors.New("sweep: no output directory (--out DIR)")
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("creating output directory: %w", err)
+	lock, err := runfiles.Lock(dir)
+	if err != nil {
+		return nil, err
 	}
-	o := &outputs{dir: dir}
+	o := &outputs{dir: dir, lock: lock}
 	if err := o.check(); err != nil {
+		lock.Close()
 		return nil, err
 	}
 	return o, nil
 }
 
+// close releases the output directory.
+func (o *outputs) close() { o.lock.Close() }
+
 // holdsComplete reports whether the directory holds the sweep.csv of a
 // complete sweep: one whose sweep.json does not say it was interrupted
 // (or that has no sweep.json that can be read).
 func (o *outputs) holdsComplete() bool {
-	if _, err := os.Stat(o.path(CSVFile)); err != nil {
+	if fi, err := os.Stat(o.path(runfiles.SweepFile)); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	data, err := os.ReadFile(o.path(ManifestFile))
+	data, err := regfile.ReadFile(o.path(runfiles.SweepManifestFile), maxManifestBytes)
 	if err != nil {
 		return true
 	}
@@ -54,7 +69,7 @@ func (o *outputs) holdsComplete() bool {
 
 // check makes sure each output file is missing or a regular file.
 func (o *outputs) check() error {
-	for _, name := range []string{CSVFile, ManifestFile, PartialCSVFile, PartialManifestFile} {
+	for _, name := range []string{runfiles.SweepFile, runfiles.SweepManifestFile, runfiles.SweepPartialFile, runfiles.SweepPartialManifestFile} {
 		p := o.path(name)
 		fi, err := os.Lstat(p)
 		switch {
@@ -91,7 +106,7 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 // writeFiles writes sweep.csv and sweep.json into dir atomically, each
 // through a temporary file in dir; sweep.json last.
 func writeFiles(dir string, csvData []byte, m *Manifest) error {
-	return writeNamed(dir, CSVFile, ManifestFile, csvData, m)
+	return writeNamed(dir, runfiles.SweepFile, runfiles.SweepManifestFile, csvData, m)
 }
 
 // writeNamed writes the CSV and the manifest as writeFiles does, under

@@ -29,21 +29,11 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
 	jobplan "github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
-)
-
-// Files a sweep writes into its output directory.
-const (
-	CSVFile      = "sweep.csv"  // one row per run
-	ManifestFile = "sweep.json" // what was swept; written last
-	// An interrupted sweep whose output directory holds a complete
-	// sweep writes these instead, next to it, and leaves the complete
-	// one as it was.
-	PartialCSVFile      = "sweep.partial.csv"
-	PartialManifestFile = "sweep.partial.json"
 )
 
 // PartialColumn is the column of sweep.csv that is "true" in the row of a
@@ -163,10 +153,10 @@ func (e *PartialRunsError) Error() string {
 	}
 	if len(e.Runs) == 1 {
 		return fmt.Sprintf("1 of %s was stopped early by a limit (--max-queued) and is partial: %s; its row in %s says partial=true and %s lists it in partial_runs",
-			plural(e.Total, "run"), list[0], CSVFile, ManifestFile)
+			plural(e.Total, "run"), list[0], runfiles.SweepFile, runfiles.SweepManifestFile)
 	}
 	return fmt.Sprintf("%d of %d runs were stopped early by a limit (--max-queued) and are partial: %s%s; their rows in %s say partial=true and %s lists them in partial_runs",
-		len(e.Runs), e.Total, strings.Join(list, ", "), more, CSVFile, ManifestFile)
+		len(e.Runs), e.Total, strings.Join(list, ", "), more, runfiles.SweepFile, runfiles.SweepManifestFile)
 }
 
 // maxListed bounds the runs a message names.
@@ -277,7 +267,7 @@ func newPlan(opts Options) (*plan, error) {
 		}
 		if !sameSet(got, vertices) {
 			return nil, &runner.OptionError{Err: fmt.Errorf("with %s the job's vertices are %s instead of %s; a sweep keeps the vertices (their names are columns of %s)",
-				grid.describe(vals), strings.Join(got, ", "), strings.Join(vertices, ", "), CSVFile)}
+				grid.describe(vals), strings.Join(got, ", "), strings.Join(vertices, ", "), runfiles.SweepFile)}
 		}
 		if err := runner.CheckLimits(label+" with "+grid.describe(vals), sc, opts.Limits); err != nil {
 			return nil, err
@@ -349,6 +339,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	defer out.close()
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -385,10 +376,10 @@ func Run(ctx context.Context, opts Options) error {
 	m.Partial = done < len(p.runs)
 	var descs []string
 	m.PartialRuns, descs = partialRuns(p.header, rows)
-	csvName, manifestName, kept := CSVFile, ManifestFile, ""
+	csvName, manifestName, kept := runfiles.SweepFile, runfiles.SweepManifestFile, ""
 	if m.Partial && out.holdsComplete() {
 		// never replace a complete sweep with a partial one
-		csvName, manifestName, kept = PartialCSVFile, PartialManifestFile, out.path(CSVFile)
+		csvName, manifestName, kept = runfiles.SweepPartialFile, runfiles.SweepPartialManifestFile, out.path(runfiles.SweepFile)
 	}
 	if err := out.commit(csvName, manifestName, p.header, rows, &m); err != nil {
 		return err

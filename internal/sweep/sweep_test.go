@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -66,7 +67,7 @@ func TestTinyGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := readCSV(t, filepath.Join(dir, CSVFile))
+	recs := readCSV(t, filepath.Join(dir, runfiles.SweepFile))
 	header, rows := recs[0], recs[1:]
 	if want := []string{"run", "sources.src.arrival.rate", "operators.op.parallelism", "seed", "duration_s", "warmup_s", "simulated_s", "partial"}; !slices.Equal(header[:len(want)], want) {
 		t.Errorf("header starts %v, want %v", header[:len(want)], want)
@@ -129,7 +130,7 @@ func TestTinyGrid(t *testing.T) {
 	}
 
 	var m Manifest
-	mdata, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	mdata, err := os.ReadFile(filepath.Join(dir, runfiles.SweepManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 	if !strings.Contains(stderr.String(), "12 runs from 3 shards") {
 		t.Errorf("merge said %q", stderr.String())
 	}
-	for _, f := range []string{CSVFile, ManifestFile} {
+	for _, f := range []string{runfiles.SweepFile, runfiles.SweepManifestFile} {
 		want, err := os.ReadFile(filepath.Join(whole.OutDir, f))
 		if err != nil {
 			t.Fatal(err)
@@ -189,7 +190,7 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 		}
 	}
 	// a shard holds its slice: runs 1, 4, 7, 10 for shard 1/3
-	recs := readCSV(t, filepath.Join(dirs[1], CSVFile))
+	recs := readCSV(t, filepath.Join(dirs[1], runfiles.SweepFile))
 	var runs []string
 	for _, r := range recs[1:] {
 		runs = append(runs, r[0])
@@ -246,7 +247,7 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("exit status %d, want %d", code, runner.ExitInterrupted)
 	}
 	var m Manifest
-	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	data, _ := os.ReadFile(filepath.Join(dir, runfiles.SweepManifestFile))
 	if err := json.Unmarshal(data, &m); err != nil || !m.Partial || m.CompletedRuns != 0 {
 		t.Errorf("manifest of an interrupted sweep: %+v, %v", m, err)
 	}
@@ -444,7 +445,7 @@ func TestTraceScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := readCSV(t, filepath.Join(dir, CSVFile))
+	recs := readCSV(t, filepath.Join(dir, runfiles.SweepFile))
 	header, rows := recs[0], recs[1:]
 	emitted, lag := col(t, header, "totals.records_emitted"), col(t, header, "totals.source_lag_records")
 	if len(rows) != 2 {
@@ -477,11 +478,11 @@ func TestPartialRuns(t *testing.T) {
 	if code := runner.ExitCode(err); code != runner.ExitFailure {
 		t.Errorf("exit status %d, want %d", code, runner.ExitFailure)
 	}
-	data, _ := os.ReadFile(filepath.Join(whole, ManifestFile))
+	data, _ := os.ReadFile(filepath.Join(whole, runfiles.SweepManifestFile))
 	if !bytes.Contains(data, []byte("\"partial\": false,\n  \"partial_runs\": [\n    1\n  ],")) {
 		t.Errorf("sweep.json does not list run 1 in partial_runs:\n%s", data)
 	}
-	recs := readCSV(t, filepath.Join(whole, CSVFile))
+	recs := readCSV(t, filepath.Join(whole, runfiles.SweepFile))
 	if p := col(t, recs[0], PartialColumn); recs[1][p] != "false" || recs[2][p] != "true" {
 		t.Errorf("partial column: %q, %q; want false, true", recs[1][p], recs[2][p])
 	}
@@ -499,7 +500,7 @@ func TestPartialRuns(t *testing.T) {
 	if err := Merge(MergeOptions{Dirs: dirs, OutDir: merged}); !errors.As(err, &pe) || err.Error() != want {
 		t.Fatalf("merging shards with a partial run: %v\nwant: %s", err, want)
 	}
-	for _, f := range []string{CSVFile, ManifestFile} {
+	for _, f := range []string{runfiles.SweepFile, runfiles.SweepManifestFile} {
 		a, _ := os.ReadFile(filepath.Join(whole, f))
 		b, _ := os.ReadFile(filepath.Join(merged, f))
 		if !bytes.Equal(a, b) {
@@ -534,27 +535,27 @@ func TestInterruptedKeepsComplete(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: tiny, Params: tinyParams(), OutDir: dir, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(filepath.Join(dir, CSVFile))
-	beforeM, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	before, _ := os.ReadFile(filepath.Join(dir, runfiles.SweepFile))
+	beforeM, _ := os.ReadFile(filepath.Join(dir, runfiles.SweepManifestFile))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var stderr bytes.Buffer
 	err := Run(ctx, Options{Scenario: tiny, Params: tinyParams(), OutDir: dir, Version: "test", Stderr: &stderr, Workers: 1})
-	csvPath, partialPath := filepath.Join(dir, CSVFile), filepath.Join(dir, PartialCSVFile)
+	csvPath, partialPath := filepath.Join(dir, runfiles.SweepFile), filepath.Join(dir, runfiles.SweepPartialFile)
 	want := "sweep interrupted after 0 of 4 runs; " + partialPath + " holds those, marked partial (" + csvPath + ", of an earlier complete sweep, was kept)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("interrupted sweep: %v\nwant: %s", err, want)
 	}
-	if !strings.HasPrefix(stderr.String(), "wrote "+partialPath+", "+filepath.Join(dir, PartialManifestFile)+": 0 of 4 runs on 1 worker in ") {
+	if !strings.HasPrefix(stderr.String(), "wrote "+partialPath+", "+filepath.Join(dir, runfiles.SweepPartialManifestFile)+": 0 of 4 runs on 1 worker in ") {
 		t.Errorf("closing line: %q", stderr.String())
 	}
 	after, _ := os.ReadFile(csvPath)
-	afterM, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	afterM, _ := os.ReadFile(filepath.Join(dir, runfiles.SweepManifestFile))
 	if !bytes.Equal(before, after) || !bytes.Equal(beforeM, afterM) {
 		t.Error("the complete sweep was replaced by an interrupted one")
 	}
 	var m Manifest
-	data, _ := os.ReadFile(filepath.Join(dir, PartialManifestFile))
+	data, _ := os.ReadFile(filepath.Join(dir, runfiles.SweepPartialManifestFile))
 	if err := json.Unmarshal(data, &m); err != nil || !m.Partial {
 		t.Errorf("sweep.partial.json: %+v, %v", m, err)
 	}
@@ -563,11 +564,11 @@ func TestInterruptedKeepsComplete(t *testing.T) {
 	other := t.TempDir()
 	for range 2 {
 		err = Run(ctx, Options{Scenario: tiny, Params: tinyParams(), OutDir: other})
-		if want := "sweep interrupted after 0 of 4 runs; " + filepath.Join(other, CSVFile) + " holds those, marked partial"; err == nil || err.Error() != want {
+		if want := "sweep interrupted after 0 of 4 runs; " + filepath.Join(other, runfiles.SweepFile) + " holds those, marked partial"; err == nil || err.Error() != want {
 			t.Fatalf("interrupted sweep: %v\nwant: %s", err, want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(other, PartialCSVFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(other, runfiles.SweepPartialFile)); err == nil {
 		t.Error("an interrupted sweep over an interrupted one wrote sweep.partial.csv")
 	}
 }
@@ -617,7 +618,7 @@ func TestManifestRecordsTraceData(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(dirs[0], ManifestFile))
+	data, err := os.ReadFile(filepath.Join(dirs[0], runfiles.SweepManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -629,12 +630,12 @@ func TestManifestRecordsTraceData(t *testing.T) {
 		t.Fatalf("sweep.json data = %q, want the task_events trace", m.Data)
 	}
 	// pretend the second shard ran on a machine with another data source
-	other, _ := os.ReadFile(filepath.Join(dirs[1], ManifestFile))
+	other, _ := os.ReadFile(filepath.Join(dirs[1], runfiles.SweepManifestFile))
 	var m2 Manifest
 	_ = json.Unmarshal(other, &m2)
 	m2.Data = []string{"tasks: clusterdata-2011-2/task_events part 1 (cache)"}
 	b, _ := json.Marshal(m2)
-	if err := os.WriteFile(filepath.Join(dirs[1], ManifestFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dirs[1], runfiles.SweepManifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	err = Merge(MergeOptions{Dirs: dirs, OutDir: t.TempDir()})

@@ -1,10 +1,6 @@
 package plot
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,237 +10,66 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
 )
 
-// Names of the files of a run directory (`dspalab run --out DIR`).
-const (
-	TimeseriesFile  = "timeseries.csv"
-	EventsFile      = "events.jsonl"
-	SummaryFile     = "summary.json"
-	CheckpointsFile = "checkpoints.csv"
+// The types of what is read of a run directory, owned by runfiles (the
+// one owner of dspalab's output files); plot draws them.
+type (
+	// Series is one vertex (Subtask -1) or one subtask over time
+	// (runfiles.Series).
+	Series = runfiles.Series
+	// Timeseries is what was read of a timeseries.csv
+	// (runfiles.Timeseries).
+	Timeseries = runfiles.Timeseries
+	// TimeseriesFilter says what ReadTimeseries keeps
+	// (runfiles.TimeseriesFilter).
+	TimeseriesFilter = runfiles.TimeseriesFilter
+	// Event is one line of events.jsonl (runfiles.Event).
+	Event = runfiles.Event
 )
 
-// The columns of timeseries.csv that are not metrics.
-var keyColumns = map[string]bool{"time_s": true, "vertex": true, "kind": true, "subtask": true, "status": true}
+// parseNum reads a CSV cell; NaN for an empty, non-numeric or
+// non-finite one.
+var parseNum = runfiles.ParseNum
 
-// Series is one vertex (Subtask -1) or one subtask over time.
-type Series struct {
-	Vertex  string
-	Kind    string // source, operator or sink
-	Subtask int    // -1 for the vertex as a whole
-	// Time holds the ends of the metrics intervals, simulated seconds.
-	Time []float64
-	// Values holds the kept metrics by column name, one value per Time;
-	// NaN where the file's cell is empty (a latency with no record).
-	Values map[string][]float64
-}
-
-// Name returns "vertex" or "vertex[subtask]".
-func (s *Series) Name() string {
-	if s.Subtask < 0 {
-		return s.Vertex
-	}
-	return fmt.Sprintf("%s[%d]", s.Vertex, s.Subtask)
-}
-
-// Timeseries is what was read of a timeseries.csv.
-type Timeseries struct {
-	// Metrics are the file's metric columns (all but time_s, vertex,
-	// kind, subtask and status), in file order.
-	Metrics []string
-	// Vertices are the file's vertices, in order of first appearance
-	// (the topological order of the job).
-	Vertices []string
-	// Series are the series kept by the filter, by vertex then subtask.
-	Series []*Series
-}
-
-// TimeseriesFilter says what ReadTimeseries keeps, so that a long run's
-// file need not be held in memory whole.
-type TimeseriesFilter struct {
-	// Metrics are the columns to keep; nil keeps every metric.
-	Metrics []string
-	// Vertices are the vertices to keep; nil keeps all.
-	Vertices []string
-	// Subtasks keeps the subtask rows (subtask >= 0) instead of the rows
-	// of whole vertices (subtask -1).
-	Subtasks bool
-	// Optional are columns kept too when the file has them.
-	Optional []string
-}
-
-// ReadTimeseries reads a timeseries.csv (sim.TimeseriesColumns, or any CSV
-// with the columns time_s, vertex and subtask and numeric metric columns).
-// It returns an *UnknownError for a metric of the filter that the file
-// lacks or a vertex it never names, and an error for a file that is not
-// such a CSV; a cell that is not a number reads as NaN.
+// ReadTimeseries reads a timeseries.csv through runfiles.ReadTimeseries
+// (which names the file and line of every error, and refuses times that
+// are not simulated times). It returns an *UnknownError for a metric of
+// the filter that the file lacks or a vertex it never names, and a
+// *NoDataError for an empty file; a cell that is not a finite number
+// reads as NaN.
 func ReadTimeseries(r io.Reader, f TimeseriesFilter) (*Timeseries, error) {
-	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, &NoDataError{Msg: TimeseriesFile + " is empty"}
+	return readTimeseries(r, runfiles.TimeseriesFile, f)
+}
+
+func readTimeseries(r io.Reader, name string, f TimeseriesFilter) (*Timeseries, error) {
+	ts, err := runfiles.ReadTimeseries(r, name, f)
+	if errors.Is(err, runfiles.ErrEmpty) {
+		return nil, &NoDataError{Msg: runfiles.TimeseriesFile + " is empty"}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", TimeseriesFile, err)
+		return nil, err
 	}
-	header = slices.Clone(header)
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
-	for _, need := range []string{"time_s", "vertex", "subtask"} {
-		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("%s has no %s column: is it a dspalab timeseries.csv? (columns: %s)", TimeseriesFile, need, strings.Join(header, ", "))
-		}
-	}
-	ts := &Timeseries{}
-	for _, h := range header {
-		if !keyColumns[h] {
-			ts.Metrics = append(ts.Metrics, h)
-		}
-	}
-	keep := f.Metrics
-	if keep == nil {
-		keep = ts.Metrics
-	}
-	for _, m := range keep {
+	for _, m := range f.Metrics {
 		if !slices.Contains(ts.Metrics, m) {
 			return nil, &UnknownError{What: "metric", Name: m, Valid: ts.Metrics}
 		}
 	}
-	if f.Metrics != nil {
-		for _, m := range f.Optional {
-			if slices.Contains(ts.Metrics, m) && !slices.Contains(keep, m) {
-				keep = append(slices.Clone(keep), m)
-			}
-		}
-	}
-	wantVertex := map[string]bool{}
 	for _, v := range f.Vertices {
-		wantVertex[v] = true
-	}
-	seenVertex := map[string]bool{}
-	byKey := map[string]*Series{}
-	tcol, vcol, scol := col["time_s"], col["vertex"], col["subtask"]
-	kcol, hasKind := col["kind"]
-	line := 1
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line++
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", TimeseriesFile, err)
-		}
-		v := rec[vcol]
-		if !seenVertex[v] {
-			seenVertex[v] = true
-			ts.Vertices = append(ts.Vertices, v)
-		}
-		if len(wantVertex) > 0 && !wantVertex[v] {
-			continue
-		}
-		sub, err := strconv.Atoi(rec[scol])
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: subtask %q is not a whole number", TimeseriesFile, line, rec[scol])
-		}
-		if (sub >= 0) != f.Subtasks {
-			continue
-		}
-		t := parseNum(rec[tcol])
-		if math.IsNaN(t) {
-			return nil, fmt.Errorf("%s line %d: time_s %q is not a number", TimeseriesFile, line, rec[tcol])
-		}
-		key := v + "\x00" + rec[scol]
-		s := byKey[key]
-		if s == nil {
-			s = &Series{Vertex: v, Subtask: sub, Values: map[string][]float64{}}
-			if hasKind {
-				s.Kind = rec[kcol]
-			}
-			byKey[key] = s
-			ts.Series = append(ts.Series, s)
-		}
-		s.Time = append(s.Time, t)
-		for _, m := range keep {
-			s.Values[m] = append(s.Values[m], parseNum(rec[col[m]]))
-		}
-	}
-	for _, v := range f.Vertices {
-		if !seenVertex[v] {
+		if !slices.Contains(ts.Vertices, v) {
 			return nil, &UnknownError{What: "vertex", Name: v, Valid: ts.Vertices}
 		}
 	}
-	order := map[string]int{}
-	for i, v := range ts.Vertices {
-		order[v] = i
-	}
-	slices.SortStableFunc(ts.Series, func(a, b *Series) int {
-		if d := order[a.Vertex] - order[b.Vertex]; d != 0 {
-			return d
-		}
-		return a.Subtask - b.Subtask
-	})
 	return ts, nil
 }
 
-// parseNum reads a CSV cell; NaN for an empty or non-numeric one.
-func parseNum(s string) float64 {
-	if s == "" {
-		return math.NaN()
-	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return x
-}
-
-// Event is one line of events.jsonl.
-type Event struct {
-	Time    float64 // simulated seconds
-	Type    string
-	Vertex  string
-	Message string
-	// Fields holds every field of the line, for the event types that
-	// carry more (a checkpoint's id, a failure's worker).
-	Fields map[string]json.RawMessage
-}
-
-// ReadEvents reads events.jsonl: one JSON object a line with at least
-// time_s and type. Blank lines are skipped; a line that is not such an
-// object is an error naming it.
+// ReadEvents reads events.jsonl (runfiles.ReadEvents): one JSON object a
+// line with at least time_s and type. Blank lines are skipped; a line
+// that is not such an object is an error naming it.
 func ReadEvents(r io.Reader) ([]Event, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	var evs []Event
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(b, &fields); err != nil {
-			return nil, fmt.Errorf("%s line %d: %v", EventsFile, line, err)
-		}
-		e := Event{Fields: fields}
-		if err := json.Unmarshal(fields["time_s"], &e.Time); err != nil {
-			return nil, fmt.Errorf("%s line %d: time_s is not a number", EventsFile, line)
-		}
-		if err := json.Unmarshal(fields["type"], &e.Type); err != nil {
-			return nil, fmt.Errorf("%s line %d: type is not a string", EventsFile, line)
-		}
-		json.Unmarshal(fields["vertex"], &e.Vertex)
-		json.Unmarshal(fields["message"], &e.Message)
-		evs = append(evs, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", EventsFile, err)
-	}
-	return evs, nil
+	return runfiles.ReadEvents(r, runfiles.EventsFile)
 }
 
 // Checkpoint is one checkpoint's span, from its trigger to its end
@@ -270,15 +95,53 @@ func (c Checkpoint) Failed() bool {
 // column "status"; the id "id" or "checkpoint_id". Rows without a trigger
 // time or an end are skipped.
 func ReadCheckpoints(r io.Reader) ([]Checkpoint, error) {
-	cr := csv.NewReader(r)
-	recs, err := cr.ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", CheckpointsFile, err)
-	}
-	if len(recs) == 0 {
+	return readCheckpoints(r, runfiles.CheckpointsFile)
+}
+
+func readCheckpoints(r io.Reader, name string) ([]Checkpoint, error) {
+	var cols *checkpointColumns
+	var cps []Checkpoint
+	header, err := runfiles.ReadTable(r, name, func(h, rec []string, line int) error {
+		if cols == nil {
+			c, err := findCheckpointColumns(h)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			cols = c
+		}
+		cp, ok, err := cols.row(rec)
+		if err != nil {
+			return fmt.Errorf("%s line %d: %w", name, line, err)
+		}
+		if ok {
+			cps = append(cps, cp)
+		}
+		return nil
+	})
+	if errors.Is(err, runfiles.ErrEmpty) {
 		return nil, nil
 	}
-	h := recs[0]
+	if err != nil {
+		return nil, err
+	}
+	if cols == nil { // a header only: check it all the same
+		if _, err := findCheckpointColumns(header); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return cps, nil
+}
+
+// checkpointColumns are the columns of a checkpoints CSV that
+// ReadCheckpoints reads (-1 when absent), and their units.
+type checkpointColumns struct {
+	h                           []string
+	start, end, dur, status, id int
+}
+
+// findCheckpointColumns finds the columns of a checkpoints CSV by name
+// (see ReadCheckpoints).
+func findCheckpointColumns(h []string) (*checkpointColumns, error) {
 	find := func(pred func(string) bool) int {
 		for i, c := range h {
 			if pred(strings.ToLower(c)) {
@@ -287,51 +150,59 @@ func ReadCheckpoints(r io.Reader) ([]Checkpoint, error) {
 		}
 		return -1
 	}
+	c := &checkpointColumns{h: h}
+	c.start = find(func(c string) bool { return strings.Contains(c, "trigger") && !strings.Contains(c, "duration") })
+	if c.start < 0 {
+		c.start = find(func(c string) bool { return c == "start_s" || c == "time_s" })
+	}
+	c.end = find(func(c string) bool {
+		return (strings.Contains(c, "end") || strings.Contains(c, "complet") || strings.Contains(c, "ack")) &&
+			!strings.Contains(c, "duration") && !strings.Contains(c, "end_to_end") && strings.HasSuffix(c, "_s")
+	})
+	c.dur = find(func(c string) bool { return strings.Contains(c, "duration") && strings.Contains(c, "end_to_end") })
+	if c.dur < 0 {
+		c.dur = find(func(c string) bool {
+			return strings.Contains(c, "duration") && !strings.Contains(c, "sync") && !strings.Contains(c, "align")
+		})
+	}
+	c.status = find(func(c string) bool { return c == "status" })
+	c.id = find(func(c string) bool { return c == "id" || c == "checkpoint_id" || c == "checkpoint" })
+	if c.start < 0 || c.end < 0 && c.dur < 0 {
+		return nil, fmt.Errorf("found no trigger time and end or duration columns (columns: %s)", strings.Join(h, ", "))
+	}
+	return c, nil
+}
+
+// row reads one checkpoint; not ok for a row without a trigger time or an
+// end, an error for a time that is not a simulated time.
+func (c *checkpointColumns) row(rec []string) (Checkpoint, bool, error) {
 	seconds := func(name string) float64 {
 		if strings.HasSuffix(strings.ToLower(name), "_ms") {
 			return 1e-3
 		}
 		return 1
 	}
-	start := find(func(c string) bool { return strings.Contains(c, "trigger") && !strings.Contains(c, "duration") })
-	if start < 0 {
-		start = find(func(c string) bool { return c == "start_s" || c == "time_s" })
+	cp := Checkpoint{Start: parseNum(rec[c.start]) * seconds(c.h[c.start])}
+	if c.end >= 0 {
+		cp.End = parseNum(rec[c.end]) * seconds(c.h[c.end])
+	} else {
+		cp.End = cp.Start + parseNum(rec[c.dur])*seconds(c.h[c.dur])
 	}
-	end := find(func(c string) bool {
-		return (strings.Contains(c, "end") || strings.Contains(c, "complet") || strings.Contains(c, "ack")) &&
-			!strings.Contains(c, "duration") && !strings.Contains(c, "end_to_end") && strings.HasSuffix(c, "_s")
-	})
-	dur := find(func(c string) bool { return strings.Contains(c, "duration") && strings.Contains(c, "end_to_end") })
-	if dur < 0 {
-		dur = find(func(c string) bool {
-			return strings.Contains(c, "duration") && !strings.Contains(c, "sync") && !strings.Contains(c, "align")
-		})
+	if c.status >= 0 {
+		cp.Status = rec[c.status]
 	}
-	status := find(func(c string) bool { return c == "status" })
-	id := find(func(c string) bool { return c == "id" || c == "checkpoint_id" || c == "checkpoint" })
-	if start < 0 || end < 0 && dur < 0 {
-		return nil, fmt.Errorf("%s: found no trigger time and end or duration columns (columns: %s)", CheckpointsFile, strings.Join(h, ", "))
+	if c.id >= 0 {
+		cp.ID = rec[c.id]
 	}
-	var cps []Checkpoint
-	for _, rec := range recs[1:] {
-		cp := Checkpoint{Start: parseNum(rec[start]) * seconds(h[start])}
-		if end >= 0 {
-			cp.End = parseNum(rec[end]) * seconds(h[end])
-		} else {
-			cp.End = cp.Start + parseNum(rec[dur])*seconds(h[dur])
-		}
-		if status >= 0 {
-			cp.Status = rec[status]
-		}
-		if id >= 0 {
-			cp.ID = rec[id]
-		}
-		if math.IsNaN(cp.Start) || math.IsNaN(cp.End) || cp.End < cp.Start {
-			continue
-		}
-		cps = append(cps, cp)
+	if math.IsNaN(cp.Start) || math.IsNaN(cp.End) || cp.End < cp.Start {
+		return cp, false, nil
 	}
-	return cps, nil
+	for _, t := range []float64{cp.Start, cp.End} {
+		if err := runfiles.CheckTime(t); err != nil {
+			return cp, false, fmt.Errorf("checkpoint time %s %w", strconv.FormatFloat(t, 'g', -1, 64), err)
+		}
+	}
+	return cp, true, nil
 }
 
 // CheckpointsFromEvents pairs checkpoint events: an event whose type holds
@@ -460,51 +331,61 @@ type Run struct {
 	Markers     []Marker
 }
 
-// ReadRun reads a run directory through fsys: timeseries.csv (required,
-// read with the filter), and summary.json, events.jsonl and
-// checkpoints.csv when present.
+// ReadRun reads a run directory through fsys (a runfiles.RunDir: regular
+// files only, every read bounded, only the files its run.json lists when
+// it has one): timeseries.csv (required, read with the filter), and
+// summary.json, events.jsonl and checkpoints.csv when present. Errors
+// name the file (under label) and line.
 func ReadRun(fsys fs.FS, label string, f TimeseriesFilter) (*Run, error) {
+	d, err := runfiles.OpenRunDir(fsys, label)
+	if err != nil {
+		return nil, err
+	}
+	return ReadRunDir(d, label, f)
+}
+
+// ReadRunDir reads the run directory d as ReadRun does, labelled label in
+// legends (messages name the files as d does).
+func ReadRunDir(d *runfiles.RunDir, label string, f TimeseriesFilter) (*Run, error) {
 	run := &Run{Label: label}
-	tf, err := fsys.Open(TimeseriesFile)
+	tf, err := d.Open(runfiles.TimeseriesFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s has no %s: is it the --out directory of dspalab run?", label, TimeseriesFile)
+			return nil, fmt.Errorf("%s has no %s: is it the --out directory of dspalab run?", d.Label(), runfiles.TimeseriesFile)
 		}
 		return nil, err
 	}
-	run.Timeseries, err = ReadTimeseries(tf, f)
+	run.Timeseries, err = readTimeseries(tf, d.Name(runfiles.TimeseriesFile), f)
 	tf.Close()
 	if err != nil {
 		var ue *UnknownError
-		if errors.As(err, &ue) {
-			ue.In = label
+		var nd *NoDataError
+		switch {
+		case errors.As(err, &ue):
+			ue.In = d.Label()
 			return nil, ue
+		case errors.As(err, &nd):
+			return nil, fmt.Errorf("%s: %w", d.Label(), err)
 		}
-		return nil, fmt.Errorf("%s: %w", label, err)
-	}
-	if data, err := fs.ReadFile(fsys, SummaryFile); err == nil {
-		var s sim.Summary
-		if err := json.Unmarshal(data, &s); err != nil {
-			return nil, fmt.Errorf("%s: reading %s: %w", label, SummaryFile, err)
-		}
-		run.Summary = &s
-	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if ef, err := fsys.Open(EventsFile); err == nil {
-		run.Events, err = ReadEvents(ef)
+	if run.Summary, _, err = d.ReadSummary(); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if ef, err := d.Open(runfiles.EventsFile); err == nil {
+		run.Events, err = runfiles.ReadEvents(ef, d.Name(runfiles.EventsFile))
 		ef.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", label, err)
+			return nil, err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if cf, err := fsys.Open(CheckpointsFile); err == nil {
-		run.Checkpoints, err = ReadCheckpoints(cf)
+	if cf, err := d.Open(runfiles.CheckpointsFile); err == nil {
+		run.Checkpoints, err = readCheckpoints(cf, d.Name(runfiles.CheckpointsFile))
 		cf.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", label, err)
+			return nil, err
 		}
 	} else if errors.Is(err, fs.ErrNotExist) {
 		run.Checkpoints = CheckpointsFromEvents(run.Events, run.End())

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -62,10 +63,10 @@ func simRun(t *testing.T, yaml string) (*Run, *sim.Result) {
 		t.Fatal(err)
 	}
 	fsys := fstest.MapFS{
-		TimeseriesFile:  {Data: ts.Bytes()},
-		EventsFile:      {Data: ev.Bytes()},
-		CheckpointsFile: {Data: ck.Bytes()},
-		SummaryFile:     {Data: sum.Bytes()},
+		runfiles.TimeseriesFile:  {Data: ts.Bytes()},
+		runfiles.EventsFile:      {Data: ev.Bytes()},
+		runfiles.CheckpointsFile: {Data: ck.Bytes()},
+		runfiles.SummaryFile:     {Data: sum.Bytes()},
 	}
 	run, err := ReadRun(fsys, sc.Name, TimeseriesFilter{Metrics: DefaultMetrics})
 	if err != nil {

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"cmp"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"image/color"
@@ -20,11 +19,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
-
-// SweepFile is the name of a sweep's table (`dspalab sweep --out DIR`).
-const SweepFile = "sweep.csv"
 
 // Sweep is a sweep.csv: a row per run with the columns "run", the
 // parameters (named by their paths), "seed", then the metrics.
@@ -113,20 +110,22 @@ func count(n int, word string) string {
 // ReadSweep reads a sweep.csv. It returns an error for a CSV without the
 // run and seed columns.
 func ReadSweep(r io.Reader) (*Sweep, error) {
-	cr := csv.NewReader(r)
-	recs, err := cr.ReadAll()
+	var rows [][]string
+	h, err := runfiles.ReadTable(r, runfiles.SweepFile, func(_, rec []string, _ int) error {
+		rows = append(rows, slices.Clone(rec))
+		return nil
+	})
+	if errors.Is(err, runfiles.ErrEmpty) {
+		return nil, &NoDataError{Msg: runfiles.SweepFile + " is empty"}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", SweepFile, err)
+		return nil, err
 	}
-	if len(recs) == 0 {
-		return nil, &NoDataError{Msg: SweepFile + " is empty"}
-	}
-	h := recs[0]
 	seed := slices.Index(h, "seed")
 	if len(h) == 0 || h[0] != "run" || seed < 0 {
-		return nil, fmt.Errorf("%s has no run and seed columns: is it the output of dspalab sweep?", SweepFile)
+		return nil, fmt.Errorf("%s has no run and seed columns: is it the output of dspalab sweep?", runfiles.SweepFile)
 	}
-	return &Sweep{Params: h[1:seed], Metrics: h[seed+1:], Header: h, Rows: recs[1:]}, nil
+	return &Sweep{Params: h[1:seed], Metrics: h[seed+1:], Header: h, Rows: rows}, nil
 }
 
 // ResolveMetric returns the metric column a name means: the column of that
@@ -237,7 +236,7 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 		ycols = append(ycols, c)
 	}
 	if len(s.Rows) == 0 {
-		return nil, &NoDataError{Msg: SweepFile + " has no runs"}
+		return nil, &NoDataError{Msg: runfiles.SweepFile + " has no runs"}
 	}
 	col := func(name string) int { return slices.Index(s.Header, name) }
 	xi := col(xcol)
@@ -385,7 +384,7 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 			if notNumber != "" {
 				return nil, &NoDataError{Msg: fmt.Sprintf("%s is not a number (values such as %q); choose a numeric metric", ycol, notNumber)}
 			}
-			return nil, &NoDataError{Msg: fmt.Sprintf("%s has no values in %s", ycol, SweepFile)}
+			return nil, &NoDataError{Msg: fmt.Sprintf("%s has no values in %s", ycol, runfiles.SweepFile)}
 		}
 		setYRange(p, ymin, ymax)
 		if strings.HasSuffix(ycol, "_ratio") {

@@ -1,0 +1,85 @@
+// Package runfiles owns the files of dspalab's output directories: their
+// names, their columns, how they are written (all or nothing, under a
+// lock, with a manifest of what was written) and how they are read back
+// (regular files only, every read bounded, every value checked, errors
+// naming file and line). `dspalab run` writes through it, `plot` and
+// `report` read through it, and `sweep` names its files here.
+//
+// A run directory (`dspalab run --out DIR`) holds:
+//
+//	summary.json             the statistics (sim.Summary)
+//	timeseries.csv           one row per vertex and subtask per metrics interval (sim.TimeseriesColumns)
+//	events.jsonl             one JSON event a line (sim.Event)
+//	checkpoints.csv          with checkpointing: one row per checkpoint that ended (sim.CheckpointColumns)
+//	checkpoint_subtasks.csv  with checkpointing: one row per subtask acknowledgement (sim.CheckpointSubtaskColumns)
+//	actions.jsonl            of a live or replayed run: its actions, for --replay
+//	run.json                 the manifest: which of these files the run wrote, and whether it was complete
+//
+// A sweep directory (`dspalab sweep --out DIR`) holds sweep.csv and
+// sweep.json, or sweep.partial.csv and sweep.partial.json beside a
+// complete sweep that an interrupted one did not replace.
+package runfiles
+
+import "slices"
+
+// Names of the files of a run directory.
+const (
+	SummaryFile    = "summary.json"
+	TimeseriesFile = "timeseries.csv"
+	EventsFile     = "events.jsonl"
+	// ActionsFile holds the actions of a live or replayed run, one JSON
+	// sim.Action a line: what --replay reads.
+	ActionsFile = "actions.jsonl"
+	// CheckpointsFile holds one row per checkpoint that ended
+	// (sim.CheckpointColumns) of a scenario with checkpointing.
+	CheckpointsFile = "checkpoints.csv"
+	// CheckpointSubtasksFile holds one row per subtask that acknowledged a
+	// checkpoint (sim.CheckpointSubtaskColumns), beside CheckpointsFile.
+	CheckpointSubtasksFile = "checkpoint_subtasks.csv"
+	// ManifestFile is the manifest of a run (Manifest), written last: the
+	// files the run wrote, which are the only ones a later run into the
+	// same directory may remove, and the only ones plot and report read.
+	ManifestFile = "run.json"
+	// PartialDir is the subdirectory that receives the outputs of an
+	// interrupted run whose output directory holds a complete run, which
+	// is kept.
+	PartialDir = "partial"
+)
+
+// Names of the files of a sweep directory.
+const (
+	SweepFile         = "sweep.csv"  // one row per run
+	SweepManifestFile = "sweep.json" // what was swept; written last
+	// An interrupted sweep whose output directory holds a complete
+	// sweep writes these instead, next to it, and leaves the complete
+	// one as it was.
+	SweepPartialFile         = "sweep.partial.csv"
+	SweepPartialManifestFile = "sweep.partial.json"
+)
+
+// OutputFiles are the files every run writes, in order (Names adds the
+// optional ones).
+var OutputFiles = []string{SummaryFile, TimeseriesFile, EventsFile}
+
+// optionalFiles are the files only some runs write: ActionsFile for a live
+// or replayed run, the checkpoint files with checkpointing.
+var optionalFiles = []string{ActionsFile, CheckpointsFile, CheckpointSubtasksFile}
+
+// Names are the files of a run: OutputFiles, ActionsFile for a live or
+// replayed run (actions), CheckpointsFile and CheckpointSubtasksFile
+// with checkpointing (checkpoints). ManifestFile comes with every run and
+// is not among them.
+func Names(actions, checkpoints bool) []string {
+	names := slices.Clone(OutputFiles)
+	if actions {
+		names = append(names, ActionsFile)
+	}
+	if checkpoints {
+		names = append(names, CheckpointsFile, CheckpointSubtasksFile)
+	}
+	return names
+}
+
+// TimeseriesKeyColumns are the columns of timeseries.csv that are not
+// metrics: they say which vertex or subtask a row is of, and when.
+var TimeseriesKeyColumns = []string{"time_s", "vertex", "kind", "subtask", "status"}

@@ -1,0 +1,149 @@
+package runfiles
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim"
+)
+
+func writeFile(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(data), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// createErr locks dir and starts the files names there; the lock is
+// released at once (the Writer goes on without it).
+func createErr(dir string, names []string) (*Writer, error) {
+	d, err := Lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Create(names)
+}
+
+func create(t *testing.T, dir string, names []string) *Writer {
+	t.Helper()
+	w, err := createErr(dir, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// commit commits a summary of scenario "x".
+func commit(w *Writer) error {
+	_, err := w.Commit(&sim.Summary{Scenario: "x"}, nil, false)
+	return err
+}
+
+func TestOutputsAreAtomic(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range OutputFiles {
+		writeFile(t, dir, name, "old")
+	}
+	check := func(when string) {
+		t.Helper()
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != len(OutputFiles) {
+			t.Errorf("%s: %d entries in the output directory, want %d", when, len(entries), len(OutputFiles))
+		}
+		for _, name := range OutputFiles {
+			if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "old" {
+				t.Errorf("%s: %s = %q, want the old file", when, name, b)
+			}
+		}
+	}
+
+	o := create(t, dir, OutputFiles)
+	o.Abort()
+	o.Abort()
+	check("after abort")
+
+	o = create(t, dir, OutputFiles)
+	os.RemoveAll(o.tmp) // the renames will fail
+	if err := commit(o); err == nil {
+		t.Error("commit succeeded without its files")
+	}
+	check("after a failed commit")
+
+	o = create(t, dir, OutputFiles)
+	if err := commit(o); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, SummaryFile)); !strings.Contains(string(b), `"scenario": "x"`) {
+		t.Errorf("summary.json = %s", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != len(OutputFiles)+1 {
+		t.Errorf("%d entries after commit, want %d (the files and run.json, no temporary directory left)", len(entries), len(OutputFiles)+1)
+	}
+
+	if _, err := Lock(filepath.Join(dir, SummaryFile)); err == nil || !strings.Contains(err.Error(), "creating output directory") {
+		t.Errorf("an output directory that is a file: err = %v", err)
+	}
+}
+
+// TestOutputsCheckDestinations checks that an output file that a rename
+// cannot replace (a directory) is refused before anything is renamed.
+func TestOutputsCheckDestinations(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range OutputFiles {
+		writeFile(t, dir, name, "old")
+	}
+	check := func(when string, names ...string) {
+		t.Helper()
+		for _, name := range names {
+			if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "old" {
+				t.Errorf("%s: %s = %q, want the old file", when, name, b)
+			}
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".dspalab-tmp-") {
+				t.Errorf("%s: temporary directory %s left", when, e.Name())
+			}
+		}
+	}
+
+	// Found when the outputs are opened, before the run.
+	os.Remove(filepath.Join(dir, TimeseriesFile))
+	if err := os.MkdirAll(filepath.Join(dir, TimeseriesFile, "x"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	_, err := createErr(dir, OutputFiles)
+	if want := filepath.Join(dir, TimeseriesFile) + " is a directory, not a file; nothing was replaced"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("openOutputFiles = %v, want %q", err, want)
+	}
+	check("refused at open", SummaryFile, EventsFile)
+
+	// Found at commit, when the directory appeared during the run.
+	os.RemoveAll(filepath.Join(dir, TimeseriesFile))
+	writeFile(t, dir, TimeseriesFile, "old")
+	o := create(t, dir, OutputFiles)
+	os.Remove(filepath.Join(dir, EventsFile))
+	if err := os.MkdirAll(filepath.Join(dir, EventsFile, "x"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	err = commit(o)
+	if want := filepath.Join(dir, EventsFile) + " is a directory"; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "mixes") {
+		t.Errorf("commit = %v, want %q and nothing renamed", err, want)
+	}
+	check("refused at commit", SummaryFile, TimeseriesFile)
+
+	// A symbolic link is not replaced either.
+	os.RemoveAll(filepath.Join(dir, EventsFile))
+	if err := os.Symlink("elsewhere", filepath.Join(dir, EventsFile)); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	if _, err := createErr(dir, OutputFiles); err == nil || !strings.Contains(err.Error(), "is not a regular file (a symbolic link)") {
+		t.Errorf("openOutputFiles = %v, want a symbolic link refused", err)
+	}
+	check("symbolic link", SummaryFile, TimeseriesFile)
+}
