@@ -90,9 +90,6 @@ func TestParseDesignExample(t *testing.T) {
 	if got := withoutPositions(s); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
-	if got := s.Topo(); !reflect.DeepEqual(got, []string{"sensors", "parse", "enrich", "out"}) {
-		t.Errorf("Topo = %v", got)
-	}
 	if err := s.Validate(); err != nil {
 		t.Errorf("Validate of a parsed scenario: %v", err)
 	}
@@ -225,44 +222,6 @@ func TestPos(t *testing.T) {
 	var built Scenario
 	if line, col := built.Pos("duration"); line != 0 || col != 0 {
 		t.Errorf("Pos of a built scenario = %d:%d", line, col)
-	}
-}
-
-func TestTopo(t *testing.T) {
-	s := mustParse(t, "topo.yaml", `duration: 10s
-workers: {count: 1, slots: 8}
-sources:
-  - name: clicks
-    arrival: {process: constant, rate: 10/s}
-  - name: views
-    arrival: {process: constant, rate: 10/s}
-operators:
-  - name: join
-    inputs: [enrich, views]
-    service_time: {mean: 1ms}
-  - name: enrich
-    input: clicks
-    service_time: {mean: 1ms}
-  - name: filter
-    input: views
-    service_time: {mean: 1ms}
-sinks:
-  - name: audit
-    input: filter
-  - name: out
-    input: join
-`)
-	// join is declared before filter, so it comes first once ready.
-	want := []string{"clicks", "views", "enrich", "join", "filter", "audit", "out"}
-	for i := 0; i < 3; i++ {
-		if got := s.Topo(); !reflect.DeepEqual(got, want) {
-			t.Fatalf("Topo = %v, want %v", got, want)
-		}
-	}
-	// A cycle (only in a Scenario that fails Validate) goes last.
-	s.Operators[1].Inputs = []string{"join"}
-	if got, want := s.Topo(), []string{"clicks", "views", "filter", "audit", "join", "enrich", "out"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Topo with a cycle = %v, want %v", got, want)
 	}
 }
 
@@ -516,10 +475,6 @@ func TestParseFeatures(t *testing.T) {
 	}
 	if l, c := s.Pos("failures[3].factor"); l != 100 || c != 66 {
 		t.Errorf("Pos(failures[3].factor) = %d:%d, want 100:66", l, c)
-	}
-	want := []string{"steady", "random", "bursts", "daily", "parse", "union", "count", "rules", "out", "alerts"}
-	if got := s.Topo(); !reflect.DeepEqual(got, want) {
-		t.Errorf("Topo = %v, want %v", got, want)
 	}
 	if got := s.WithDefaults(); !reflect.DeepEqual(got, s) {
 		t.Errorf("WithDefaults changed a parsed scenario:\n%+v\n%+v", got, s)
@@ -841,7 +796,7 @@ func TestLargeScenario(t *testing.T) {
 			if len(list) != maxErrors+1 || list[0].Error() != `big.yaml:7:12: operators[0].input: unknown vertex "zz1"` {
 				t.Errorf("dangling: %d errors, first %v", len(list), list[0])
 			}
-		} else if err != nil || len(s.Topo()) != n+2 {
+		} else if err != nil || len(s.Operators) != n {
 			t.Errorf("valid: %v", err)
 		}
 	}
@@ -861,8 +816,8 @@ sinks:
   - name: out
     input: src
 `)
-	if got := s.Topo(); !reflect.DeepEqual(got, []string{"src", "nowhere", "out"}) {
-		t.Errorf("Topo = %v", got)
+	if s == nil || len(s.Operators) != 1 {
+		t.Errorf("dead end: %+v", s)
 	}
 }
 

@@ -1,22 +1,26 @@
-package scenario
+package scenario_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dspalab/dspalab/sim/plan"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // FuzzParse checks that Parse never panics, returns either a Scenario or an
 // error, and that what it accepts is complete and valid. The seed corpus is
-// in testdata/fuzz/FuzzParse, so this runs as an ordinary test too.
+// in testdata/fuzz/FuzzParse, so this runs as an ordinary test too. What
+// Parse accepts compiles (sim/plan) into vertices in topological order.
 func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("fuzz.yaml", data)
+		s, err := scenario.Parse("fuzz.yaml", data)
 		if err != nil {
 			if s != nil {
 				t.Fatalf("Parse returned a Scenario and an error: %v", err)
 			}
-			list, ok := err.(ErrorList)
+			list, ok := err.(scenario.ErrorList)
 			if !ok || len(list) == 0 {
 				t.Fatalf("error %T is not a non-empty ErrorList: %v", err, err)
 			}
@@ -40,9 +44,13 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("WithDefaults changed a parsed scenario:\n%+v\n%+v", d, s)
 		}
 		n := len(s.Sources) + len(s.Operators) + len(s.Sinks)
-		order := s.Topo()
+		p, err := plan.Compile(s)
+		if err != nil {
+			t.Fatalf("a valid scenario does not compile: %v", err)
+		}
+		order := p.Names()
 		if len(order) != n {
-			t.Fatalf("Topo has %d vertices, want %d", len(order), n)
+			t.Fatalf("the plan has %d vertices, want %d", len(order), n)
 		}
 		at := map[string]int{}
 		for i, name := range order {
@@ -51,7 +59,7 @@ func FuzzParse(f *testing.F) {
 		for _, op := range s.Operators {
 			for _, in := range op.Inputs {
 				if at[in] >= at[op.Name] {
-					t.Fatalf("Topo puts %s before its input %s: %v", op.Name, in, order)
+					t.Fatalf("the plan puts %s before its input %s: %v", op.Name, in, order)
 				}
 			}
 		}

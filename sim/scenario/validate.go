@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"container/heap"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -252,36 +251,6 @@ func (c *checker) vertex(p string, par, maxPar int, st ServiceTime) {
 	}
 }
 
-// vertex is a source, operator or sink, as the graph checks see it.
-type vertex struct {
-	kind         string // "sources", "operators" or "sinks"
-	index        int    // in its list
-	name         string
-	parallelism  int
-	inputs       []string
-	partitioning string
-}
-
-func (v *vertex) path() string { return strictyaml.Index(v.kind, v.index) }
-
-// vertices lists the vertices of s: sources, operators, then sinks, each in
-// declaration order.
-func (s *Scenario) vertices() []*vertex {
-	var vs []*vertex
-	for i, x := range s.Sources {
-		vs = append(vs, &vertex{kind: "sources", index: i, name: x.Name, parallelism: x.Parallelism})
-	}
-	for i, x := range s.Operators {
-		vs = append(vs, &vertex{kind: "operators", index: i, name: x.Name, parallelism: x.Parallelism,
-			inputs: x.Inputs, partitioning: x.Partitioning})
-	}
-	for i, x := range s.Sinks {
-		vs = append(vs, &vertex{kind: "sinks", index: i, name: x.Name, parallelism: x.Parallelism,
-			inputs: x.Inputs, partitioning: x.Partitioning})
-	}
-	return vs
-}
-
 // inputPath is the path of input j of v: "operators[0].input" when the
 // scenario gave one input with input:, else "operators[0].inputs[j]".
 func (c *checker) inputPath(v *vertex, j int) string {
@@ -289,26 +258,6 @@ func (c *checker) inputPath(v *vertex, j int) string {
 		return one
 	}
 	return strictyaml.Index(v.path()+".inputs", j)
-}
-
-// edges returns, for each vertex index, the indices of its valid inputs
-// (existing, not sinks), using the first vertex of each name.
-func edges(vs []*vertex) (byName map[string]int, in [][]int) {
-	byName = map[string]int{}
-	for i, v := range vs {
-		if _, dup := byName[v.name]; !dup && v.name != "" {
-			byName[v.name] = i
-		}
-	}
-	in = make([][]int, len(vs))
-	for i, v := range vs {
-		for _, name := range v.inputs {
-			if u, ok := byName[name]; ok && vs[u].kind != "sinks" {
-				in[i] = append(in[i], u)
-			}
-		}
-	}
-	return byName, in
 }
 
 // graph checks the job graph.
@@ -450,69 +399,6 @@ func (c *checker) cycles(vs []*vertex, in [][]int) {
 	}
 }
 
-// sccs returns the strongly connected components of the graph given by
-// adjacency lists (Tarjan's algorithm, iterative).
-func sccs(out [][]int) [][]int {
-	n := len(out)
-	idx := make([]int, n)
-	low := make([]int, n)
-	onStack := make([]bool, n)
-	for i := range idx {
-		idx[i] = -1
-	}
-	var comps [][]int
-	var st []int
-	next := 0
-	type frame struct{ v, i int }
-	for root := 0; root < n; root++ {
-		if idx[root] >= 0 {
-			continue
-		}
-		call := []frame{{root, 0}}
-		idx[root], low[root] = next, next
-		next++
-		st = append(st, root)
-		onStack[root] = true
-		for len(call) > 0 {
-			f := &call[len(call)-1]
-			if f.i < len(out[f.v]) {
-				w := out[f.v][f.i]
-				f.i++
-				if idx[w] < 0 {
-					idx[w], low[w] = next, next
-					next++
-					st = append(st, w)
-					onStack[w] = true
-					call = append(call, frame{w, 0})
-				} else if onStack[w] {
-					low[f.v] = min(low[f.v], idx[w])
-				}
-				continue
-			}
-			v := f.v
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				p := call[len(call)-1].v
-				low[p] = min(low[p], low[v])
-			}
-			if low[v] == idx[v] {
-				var comp []int
-				for {
-					w := st[len(st)-1]
-					st = st[:len(st)-1]
-					onStack[w] = false
-					comp = append(comp, w)
-					if w == v {
-						break
-					}
-				}
-				comps = append(comps, comp)
-			}
-		}
-	}
-	return comps
-}
-
 // failure checks what a failure relates to: its time within the run, and
 // that what it targets exists.
 func (c *checker) failure(p string, f Failure) {
@@ -585,60 +471,4 @@ func (c *checker) failedWorker(p string, f Failure) {
 	if n >= 1 && (f.Worker < 0 || f.Worker >= n) && !c.isBad("workers.count") {
 		c.errorf(p+".worker", "%s, got %d", rangeText(n, fmt.Sprintf("workers.count is %d", n)), f.Worker)
 	}
-}
-
-// Topo returns the names of the vertices in a topological order of the job
-// graph: every vertex after its inputs, sources first, ties broken by
-// declaration order (sources, then operators, then sinks, each as listed),
-// so the order is deterministic. Vertices on a cycle (only in a Scenario
-// that fails Validate) come last, in declaration order.
-func (s *Scenario) Topo() []string {
-	vs := s.vertices()
-	_, in := edges(vs)
-	indeg := make([]int, len(vs))
-	out := make([][]int, len(vs))
-	for v, us := range in {
-		indeg[v] = len(us)
-		for _, u := range us {
-			out[u] = append(out[u], v)
-		}
-	}
-	ready := &intHeap{}
-	for v := range vs {
-		if indeg[v] == 0 {
-			heap.Push(ready, v)
-		}
-	}
-	order := make([]string, 0, len(vs))
-	done := make([]bool, len(vs))
-	for ready.Len() > 0 {
-		u := heap.Pop(ready).(int)
-		done[u] = true
-		order = append(order, vs[u].name)
-		for _, v := range out[u] {
-			if indeg[v]--; indeg[v] == 0 {
-				heap.Push(ready, v)
-			}
-		}
-	}
-	for v, ok := range done {
-		if !ok {
-			order = append(order, vs[v].name)
-		}
-	}
-	return order
-}
-
-// intHeap is a min-heap of vertex indices (container/heap.Interface).
-type intHeap []int
-
-func (h intHeap) Len() int           { return len(h) }
-func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *intHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
