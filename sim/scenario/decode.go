@@ -78,6 +78,30 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	return s
 }
 
+// decodeMapping decodes data as one mapping described by mp into the
+// struct out points to, with its defaults: the walk Parse makes of a
+// scenario, for a description of its own (a later engine's job, a test's).
+// It returns the errors of the walk, unsorted; the checks of validate.go
+// are Parse's.
+func decodeMapping(file string, data []byte, mp *Mapping, out any) ErrorList {
+	root, errs := parseYAML(file, data)
+	if errs != nil {
+		return errs
+	}
+	d := &decoder{file: file, s: &Scenario{}}
+	d.Walker = strictyaml.NewWalker(root, 100000, d.add)
+	v := reflect.ValueOf(out).Elem()
+	fillDefaults(mp, v, nil)
+	if b := d.Walk(func() {
+		if m := d.mapping(root, "", mp); m != nil {
+			d.fields(m, mp, v)
+		}
+	}); b != nil {
+		return ErrorList{{File: file, Line: b.Line, Col: b.Col, Msg: b.Error()}}
+	}
+	return d.errs
+}
+
 // given reports whether the field path was written.
 func (d *decoder) given(path string) bool {
 	_, ok := d.Pos[path]

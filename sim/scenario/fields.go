@@ -220,7 +220,7 @@ var keyedStateMapping = &Mapping{
 	Doc:  "Keyed state of the operator: bytes_per_key for every distinct key a subtask has seen, kept in the state backend and snapshotted by checkpoints. Needs partitioning: hash (keyBy).",
 	Fields: []*Field{
 		{Name: "bytes_per_key", Go: "BytesPerKey", Kind: KindSize, Required: true, Bounds: Bounds{Positive: true, Max: int64(MaxBytesPerKey)},
-			Doc: "State per key."},
+			Doc: "Keyed state per distinct key a subtask has seen; it grows as new keys come (state_bytes in timeseries.csv)."},
 	},
 }
 
@@ -290,7 +290,7 @@ var checkpointMapping = &Mapping{
 			Bounds: Bounds{Positive: true, Min: MinCheckpointInterval, MinWhy: "Flink's minimum checkpoint interval"},
 			Doc:    "Simulated time between checkpoint triggers (execution.checkpointing.interval)."},
 		{Name: "timeout", Go: "Timeout", Kind: KindDuration, Default: "10m", Only: ckptOn, Bounds: Bounds{Positive: true},
-			Doc: "A checkpoint not complete this long after its trigger fails, is expired (execution.checkpointing.timeout)."},
+			Doc: "A checkpoint not complete this long after its trigger fails (timed_out in checkpoints.csv; execution.checkpointing.timeout)."},
 		{Name: "min_pause", Go: "MinPause", Kind: KindDuration, Default: "0s", Only: ckptOn, Bounds: Bounds{Min: 0},
 			Doc: "Least simulated time between the end of one checkpoint and the next trigger (execution.checkpointing.min-pause)."},
 		{Name: "max_concurrent", Go: "MaxConcurrent", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
@@ -300,7 +300,7 @@ var checkpointMapping = &Mapping{
 			Bounds: Bounds{Min: -1, MinWhy: "-1 for no limit"}, Former: []string{"tolerable_failed_checkpoints"},
 			Doc: "How many checkpoints in a row may fail (time out, or lose their storage) before the job fails and restarts by its restart strategy; -1 is no limit (execution.checkpointing.tolerable-failed-checkpoints, whose own default is 0)."},
 		{Name: "incremental", Go: "Incremental", Kind: KindBool, Default: false, Only: ckptOn,
-			Doc: "Upload only the state changed since the last completed checkpoint (recovery may download more); rocksdb only (state.backend.incremental)."},
+			Doc: "Upload only the state changed since the last completed checkpoint (checkpointed_size_bytes is then that delta, full_state_size_bytes the whole; recovery may download more); rocksdb only (state.backend.incremental)."},
 		{Name: "aligned_timeout", Go: "AlignedTimeout", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
 			Only: &Cond{Field: "mode", Values: []string{CheckpointUnaligned}}, Former: []string{"aligned_checkpoint_timeout"},
 			Doc: "Each checkpoint starts aligned and a subtask switches to unaligned once it has aligned this long; 0 is unaligned from the start (execution.checkpointing.aligned-checkpoint-timeout)."},
@@ -388,12 +388,12 @@ var failureMapping = &Mapping{
 	Doc:  "One failure: scripted (at) or random (mtbf); the fields depend on kind.",
 	Fields: []*Field{
 		{Name: "kind", Go: "Kind", Kind: KindEnum, Required: true, Former: []string{"type"}, Values: []Value{
-			val(FailureTask, "one subtask fails (an exception), reported at once"),
-			val(FailureWorker, "a TaskManager dies with its subtasks, noticed after workers.heartbeat_timeout"),
-			val(FailureJobManager, "the JobManager dies (see high_availability)"),
-			val(FailureSlowdown, "a straggler: service times times factor for duration"),
-			val(FailureNetworkPartition, "a worker is cut off for duration"),
-			val(FailureStorageOutage, "the checkpoint storage is unavailable for duration"),
+			val(FailureTask, "one subtask fails (an exception): the JobManager knows at once and fails the job over"),
+			val(FailureWorker, "a TaskManager dies with its subtasks: they stop at once, the rest of the job runs on until heartbeat_timeout later the JobManager notices and fails the job over (a worker that runs no subtask fails without consequence)"),
+			val(FailureJobManager, "the JobManager dies: with high_availability type zookeeper a new one is elected and restarts the job from its latest checkpoint; without, the job is lost (job_state: lost) and the sources' lag grows, since nobody reads any more"),
+			val(FailureSlowdown, "a straggler: service times × factor for duration; nothing fails"),
+			val(FailureNetworkPartition, "nothing crosses between the worker and the others for duration; as long as heartbeat_timeout or longer, the worker is declared lost"),
+			val(FailureStorageOutage, "the checkpoint storage is unavailable for duration: uploads and restores wait for it, so checkpoints time out (and past tolerable_failures, the job fails)"),
 		}, Doc: "What fails."},
 		{Name: "at", Go: "At", Kind: KindDuration, Former: []string{"time"}, Bounds: Bounds{Min: 0},
 			Doc: "A scripted failure: the simulated time it happens, before the end of the run. Give at or mtbf."},

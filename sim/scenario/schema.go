@@ -189,34 +189,19 @@ func jsField(f *Field, inherit bool) obj {
 	return o
 }
 
-// fieldText is the one paragraph on a field in the schema and the docs:
-// its doc, values, where it applies, bounds and default.
+// fieldText is the description of a field in the schema: its meaning
+// (as in the docs) and its default.
 func fieldText(f *Field, inherit bool) string {
-	parts := []string{f.Doc}
-	if len(f.Values) > 0 {
-		var vs []string
-		for _, v := range f.Values {
-			vs = append(vs, v.Name+": "+v.Doc)
-		}
-		parts = append(parts, strings.Join(vs, "; ")+".")
-	}
-	if f.Only != nil {
-		parts = append(parts, "Only for "+f.Only.onlyText()+".")
-	}
-	if t := boundsText(f); t != "" {
-		parts = append(parts, t+".")
-	}
+	d := defaultCell(f)
 	switch {
-	case f.Required:
-		parts = append(parts, "Required.")
-	case f.RequiredWhen != nil:
-		parts = append(parts, "Required for "+f.RequiredWhen.onlyText()+".")
 	case inherit:
-		parts = append(parts, "Default: the scenario's network setting.")
-	case f.defaultText() != "":
-		parts = append(parts, "Default "+f.defaultText()+".")
+		d = "the scenario's network setting"
+	case strings.HasPrefix(d, "required"):
+		return meaning(f) + " R" + d[1:] + "."
+	case d == "":
+		return meaning(f)
 	}
-	return strings.Join(parts, " ")
+	return meaning(f) + " Default " + d + "."
 }
 
 // boundsText says f's bounds in words: "greater than 0, at most 1GiB".

@@ -17,7 +17,22 @@ import (
 // draft-07 meta-schema.
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSONSchema()))
+	return compileSchemaBytes(t, JSONSchema())
+}
+
+// compileSchemaOf compiles the schema o of one mapping.
+func compileSchemaOf(t *testing.T, o map[string]any) *jsonschema.Schema {
+	t.Helper()
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compileSchemaBytes(t, b)
+}
+
+func compileSchemaBytes(t *testing.T, schema []byte) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		t.Fatalf("JSONSchema is not valid JSON: %v", err)
 	}

@@ -1,0 +1,133 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The reference tables of the docs, generated from the description of the
+// format (fields.go); TestReferenceDocs fails when docs/authoring.md or
+// README.md hold stale copies, and rewrites them with -update.
+
+// ReferenceMarkdown returns the field reference of the format in
+// Markdown: one table per mapping, each key with its kind, default and
+// meaning (unit, values, the variant it applies to, bounds, the Flink
+// setting).
+func ReferenceMarkdown() string {
+	var b strings.Builder
+	for _, mp := range mappings() {
+		title := "the top level"
+		if mp.Path != "" {
+			title = "`" + mp.Path + "`"
+		}
+		fmt.Fprintf(&b, "#### %s\n\n%s\n\n| field | kind | default | meaning |\n| --- | --- | --- | --- |\n", title, mdText(mp.Doc))
+		for _, f := range mp.Fields {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Name, kindText(f), mdText(defaultCell(f)), mdText(meaning(f)))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// FaultToleranceMarkdown returns the README's table of the fault-tolerance
+// fields and the table of failure kinds, from the same description.
+func FaultToleranceMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| field | meaning |\n| --- | --- |\n")
+	for _, path := range []string{"operators[].state.bytes_per_key", "state_backend.type", "state_backend.access_time", "state_backend.gc_interval",
+		"checkpoint.mode", "checkpoint.interval", "checkpoint.timeout", "checkpoint.min_pause", "checkpoint.max_concurrent", "checkpoint.tolerable_failures",
+		"checkpoint.incremental", "checkpoint.aligned_timeout", "checkpoint.storage.bandwidth", "checkpoint.storage.latency", "sinks[].delivery",
+		"restart.type", "high_availability.type", "high_availability.leader_election", "workers.memory", "workers.heartbeat_timeout"} {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", path, mdText(fieldText(fieldAt(path), false)))
+	}
+	b.WriteString("\n| failure `kind` | its fields | what happens |\n| --- | --- | --- |\n")
+	for _, v := range failureMapping.Field("kind").Values {
+		var fields []string
+		for _, f := range failureMapping.Fields {
+			if f.Only != nil && f.Only.Field == "kind" && f.Only.holds(v.Name) && f.Name != "mtbf" {
+				fields = append(fields, "`"+f.Name+"`")
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, strings.Join(fields, ", "), mdText(v.Doc))
+	}
+	return b.String()
+}
+
+// fieldAt returns the field at a path of the docs ("checkpoint.storage.latency",
+// "sinks[].delivery").
+func fieldAt(path string) *Field {
+	mp := topMapping
+	var f *Field
+	for name := range strings.SplitSeq(strings.ReplaceAll(path, "[]", ""), ".") {
+		if f = mp.Field(name); f == nil {
+			panic("scenario: no field " + path) // static paths: TestReferenceDocs
+		}
+		mp = f.Sub
+	}
+	return f
+}
+
+func kindText(f *Field) string {
+	switch {
+	case f.Kind == KindList && f.Sub != nil:
+		return "list of mappings"
+	case f.Kind == KindList:
+		return "list of names"
+	case f.Kind == KindCustom && f.Schema["type"] == "array":
+		return "list of names"
+	case f.Kind == KindCustom && f.Schema["type"] == "object":
+		return "mapping"
+	case f.Kind == KindCustom:
+		return "name"
+	}
+	return kindNames[f.Kind]
+}
+
+// defaultCell is the default column: the default as written, "required",
+// or "" when the field is optional without one.
+func defaultCell(f *Field) string {
+	switch {
+	case f.Required:
+		return "required"
+	case f.RequiredWhen != nil:
+		return "required for " + f.RequiredWhen.onlyText()
+	case f.DefaultDoc != "":
+		return f.DefaultDoc
+	case f.Default != nil:
+		return "`" + fmt.Sprint(f.Default) + "`"
+	}
+	return ""
+}
+
+// meaning is the meaning column: doc, values, variant, bounds, former
+// spellings.
+func meaning(f *Field) string {
+	parts := []string{f.Doc}
+	if len(f.Values) > 0 {
+		var vs []string
+		for _, v := range f.Values {
+			vs = append(vs, "`"+v.Name+"`: "+v.Doc)
+		}
+		parts = append(parts, strings.Join(vs, "; ")+".")
+	}
+	if c := f.Only; c != nil {
+		switch {
+		case c.Owner:
+			parts = append(parts, "Belongs to "+c.last()+": "+orList(c.Values)+".")
+		case c.Not:
+			parts = append(parts, "Not for "+c.onlyText()+".")
+		default:
+			parts = append(parts, "Only for "+c.onlyText()+".")
+		}
+	}
+	if t := boundsText(f); t != "" {
+		parts = append(parts, t+".")
+	}
+	if len(f.Former) > 0 {
+		parts = append(parts, "Suggested for "+strings.Join(f.Former, ", ")+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// mdText escapes a table cell.
+func mdText(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
