@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dspalab/dspalab/internal/regfile"
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
@@ -153,7 +154,7 @@ func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Option
 			return fmt.Errorf("reading actions to replay: %w", err)
 		}
 		defer f.Close()
-		if opts.Actions, err = runner.ReadActions(f, l.replay); err != nil {
+		if opts.Actions, err = runfiles.ReadActions(f, l.replay); err != nil {
 			return err
 		}
 	}

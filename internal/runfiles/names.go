@@ -83,3 +83,13 @@ func Names(actions, checkpoints bool) []string {
 // TimeseriesKeyColumns are the columns of timeseries.csv that are not
 // metrics: they say which vertex or subtask a row is of, and when.
 var TimeseriesKeyColumns = []string{"time_s", "vertex", "kind", "subtask", "status"}
+
+// Fixed columns of sweep.csv: the run's number in the grid comes first,
+// then one column per parameter (named by its path), then the seed, then
+// the metric columns; SweepPartialColumn is "true" in the row of a run
+// stopped before its end (by --max-queued).
+const (
+	SweepRunColumn     = "run"
+	SweepSeedColumn    = "seed"
+	SweepPartialColumn = "partial"
+)

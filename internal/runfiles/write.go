@@ -210,7 +210,7 @@ func (o *fileObserver) flush() error {
 }
 
 // Commit finishes the files with the summary sum and, if ActionsFile is
-// among them, what writeActions writes, and moves them into the output directory:
+// among them, the actions, and moves them into the output directory:
 // timeseries.csv, events.jsonl, the optional files, summary.json, then
 // run.json (the manifest) last. Files of an earlier run that this one
 // does not write are removed only when that run's manifest lists them:
@@ -225,7 +225,7 @@ func (o *fileObserver) flush() error {
 // unless a rename failed half-way, which only an unexpected failure of
 // the file system can cause (reported in the error; run.json is then
 // still the old one, or missing).
-func (w *Writer) Commit(sum *sim.Summary, writeActions func(io.Writer) error, keepComplete bool) (string, error) {
+func (w *Writer) Commit(sum *sim.Summary, actions []sim.Action, keepComplete bool) (string, error) {
 	err := w.obs.flush()
 	if err == nil {
 		err = w.ts.Flush()
@@ -233,8 +233,8 @@ func (w *Writer) Commit(sum *sim.Summary, writeActions func(io.Writer) error, ke
 	if err == nil {
 		err = w.ev.Flush()
 	}
-	if f := w.files[ActionsFile]; err == nil && f != nil && writeActions != nil {
-		err = writeActions(f)
+	if f := w.files[ActionsFile]; err == nil && f != nil {
+		err = WriteActions(f, actions)
 	}
 	if err == nil {
 		err = sim.WriteSummaryJSON(w.files[SummaryFile], sum)

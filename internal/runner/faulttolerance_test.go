@@ -168,7 +168,7 @@ func TestReplayFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	actions, err := ReadActions(f, runfiles.ActionsFile)
+	actions, err := runfiles.ReadActions(f, runfiles.ActionsFile)
 	f.Close()
 	if err != nil || len(actions) != 1 || actions[0].At != at {
 		t.Fatalf("actions.jsonl holds %+v, %v; want one failure at %s", actions, err, sim.FormatTime(at))
@@ -294,9 +294,9 @@ func TestReplayStopsWhereTheLiveRunQuit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	actions, err := ReadActions(f, runfiles.ActionsFile)
+	actions, err := runfiles.ReadActions(f, runfiles.ActionsFile)
 	f.Close()
-	if err != nil || len(actions) != 2 || actions[1].Kind != ActionStop || actions[1].At != quitAt {
+	if err != nil || len(actions) != 2 || actions[1].Kind != runfiles.ActionStop || actions[1].At != quitAt {
 		t.Fatalf("actions.jsonl holds %+v, %v; want a failure and a stop at %d ns", actions, err, quitAt)
 	}
 	replayed := filepath.Join(dir, "replayed")

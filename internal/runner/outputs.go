@@ -2,7 +2,6 @@ package runner
 
 import (
 	"errors"
-	"io"
 	"path/filepath"
 
 	"github.com/dspalab/dspalab/internal/runfiles"
@@ -57,7 +56,7 @@ func (o *outputs) observer() sim.Observer { return o.w.Observer() }
 // commit moves the files into place (runfiles.Writer.Commit); an
 // interrupted run keeps a complete run already in the directory.
 func (o *outputs) commit(sum *sim.Summary, interrupted bool) error {
-	dir, err := o.w.Commit(sum, func(w io.Writer) error { return WriteActions(w, o.actions) }, interrupted)
+	dir, err := o.w.Commit(sum, o.actions, interrupted)
 	o.w = nil
 	o.wrote = dir
 	return err

@@ -22,7 +22,7 @@ type Setup struct {
 	// (DefaultMaxQueued when 0). The up-front limits are checked apart
 	// (Prepared.CheckLimits, CheckLimits).
 	Limits Limits
-	// Actions are replayed at their simulated times; a final ActionStop
+	// Actions are replayed at their simulated times; a final runfiles.ActionStop
 	// ends the run there (Prepared.Until). Prepare checks them against
 	// the scenario (CheckActions).
 	Actions []sim.Action
@@ -121,7 +121,7 @@ func (p *Prepared) Options(obs sim.Observer, progress func(des.Time, uint64)) si
 }
 
 // Until is the simulated time to run to: the scenario's duration, or the
-// time of a final ActionStop among the actions.
+// time of a final runfiles.ActionStop among the actions.
 func (p *Prepared) Until() des.Time { return p.until }
 
 // CheckLimits checks the run against l before it starts (see

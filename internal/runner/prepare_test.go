@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 )
@@ -24,7 +25,7 @@ func TestPrepareOptions(t *testing.T) {
 	if o.MaxQueued != DefaultMaxQueued || o.OpenTrace != nil || o.Observer != nil || o.Actions != nil || p.Until() != sc.Duration {
 		t.Errorf("defaults: MaxQueued %d, OpenTrace %v, Observer %v, Actions %v, Until %v", o.MaxQueued, o.OpenTrace != nil, o.Observer, o.Actions, p.Until())
 	}
-	acts := []sim.Action{{At: des.Second, AtS: 1, Kind: "failure", Vertex: "srever"}, {At: 2 * des.Second, AtS: 2, Kind: ActionStop}}
+	acts := []sim.Action{{At: des.Second, AtS: 1, Kind: "failure", Vertex: "srever"}, {At: 2 * des.Second, AtS: 2, Kind: runfiles.ActionStop}}
 	if _, err := Prepare(sc, Setup{Label: label, Actions: acts}); err == nil || !strings.Contains(err.Error(), `did you mean "server"`) {
 		t.Errorf("an action on an unknown vertex: err = %v", err)
 	}

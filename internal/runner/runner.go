@@ -55,7 +55,7 @@ type Options struct {
 	// than a second of wall time; set it only when Stderr is a terminal.
 	Progress bool
 	// Actions are replayed at their simulated times (sim.Options.Actions),
-	// as ReadActions reads them from a file of --replay. They are checked
+	// as runfiles.ReadActions reads them from a file of --replay. They are checked
 	// against the scenario before the run (CheckActions).
 	Actions []sim.Action
 	// Live, if non-nil, drives the run instead of simulating it to its end
@@ -209,7 +209,7 @@ func Run(ctx context.Context, opts Options) error {
 		out.actions = s.Actions()
 		if now := s.Now(); now < sc.Duration && runErr == nil {
 			// quit before the end (the live view's q, or a replayed stop)
-			out.actions = append(out.actions, sim.Action{At: now, AtS: now.Seconds(), Kind: ActionStop})
+			out.actions = append(out.actions, sim.Action{At: now, AtS: now.Seconds(), Kind: runfiles.ActionStop})
 		}
 		ie, interrupted := stopped.(*InterruptedError)
 		if err := out.commit(&res.Summary, interrupted); err != nil {

@@ -160,8 +160,8 @@ func readShard(dir string) (*shardOutput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sweep merge: %s: %w", filepath.Join(dir, runfiles.SweepFile), err)
 	}
-	if len(recs) == 0 || len(recs[0]) == 0 || recs[0][0] != RunColumn {
-		return nil, fmt.Errorf("sweep merge: %s is not a sweep's CSV (its first column is not %q)", filepath.Join(dir, runfiles.SweepFile), RunColumn)
+	if len(recs) == 0 || len(recs[0]) == 0 || recs[0][0] != runfiles.SweepRunColumn {
+		return nil, fmt.Errorf("sweep merge: %s is not a sweep's CSV (its first column is not %q)", filepath.Join(dir, runfiles.SweepFile), runfiles.SweepRunColumn)
 	}
 	s.header, s.rows = recs[0], recs[1:]
 	if len(s.rows) != m.ShardRuns {

@@ -36,18 +36,6 @@ import (
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
-// PartialColumn is the column of sweep.csv that is "true" in the row of a
-// run stopped before its end (by Limits.MaxQueued).
-const PartialColumn = "partial"
-
-// Fixed columns of sweep.csv: the run's number in the grid comes first,
-// then one column per parameter (named by its path), then the seed, then
-// the metric columns (see metricColumns).
-const (
-	RunColumn  = "run"
-	SeedColumn = "seed"
-)
-
 // Options configure Run.
 type Options struct {
 	// Scenario is a file or the name of a built-in scenario, as
@@ -173,8 +161,8 @@ func plural(n int, word string) string {
 // partialRuns returns the numbers of the rows whose partial column is
 // "true", with a description of each ("run 1 (path=value, seed 2)").
 func partialRuns(header []string, rows [][]string) ([]int, []string) {
-	pc := slices.Index(header, PartialColumn)
-	sc := slices.Index(header, SeedColumn)
+	pc := slices.Index(header, runfiles.SweepPartialColumn)
+	sc := slices.Index(header, runfiles.SweepSeedColumn)
 	runs, descs := []int{}, []string(nil)
 	if pc < 0 || sc < 0 {
 		return runs, nil
@@ -275,11 +263,11 @@ func newPlan(opts Options) (*plan, error) {
 		p.scenarios[c] = sc
 	}
 	p.metrics = metricColumns(vertices)
-	p.header = append(p.header, RunColumn)
+	p.header = append(p.header, runfiles.SweepRunColumn)
 	for _, prm := range grid.Params {
 		p.header = append(p.header, prm.Path)
 	}
-	p.header = append(p.header, SeedColumn)
+	p.header = append(p.header, runfiles.SweepSeedColumn)
 	p.header = append(p.header, p.metrics...)
 	sum := sha256.Sum256(data)
 	params := grid.Params

@@ -483,7 +483,7 @@ func TestPartialRuns(t *testing.T) {
 		t.Errorf("sweep.json does not list run 1 in partial_runs:\n%s", data)
 	}
 	recs := readCSV(t, filepath.Join(whole, runfiles.SweepFile))
-	if p := col(t, recs[0], PartialColumn); recs[1][p] != "false" || recs[2][p] != "true" {
+	if p := col(t, recs[0], runfiles.SweepPartialColumn); recs[1][p] != "false" || recs[2][p] != "true" {
 		t.Errorf("partial column: %q, %q; want false, true", recs[1][p], recs[2][p])
 	}
 

@@ -40,7 +40,7 @@ type Sweep struct {
 // partialRows counts the rows whose partial column is "true": runs
 // stopped early by a limit.
 func (s *Sweep) partialRows() int {
-	c := slices.Index(s.Header, "partial")
+	c := slices.Index(s.Header, runfiles.SweepPartialColumn)
 	n := 0
 	for _, r := range s.Rows {
 		if c >= 0 && c < len(r) && r[c] == "true" {
@@ -121,8 +121,8 @@ func ReadSweep(r io.Reader) (*Sweep, error) {
 	if err != nil {
 		return nil, err
 	}
-	seed := slices.Index(h, "seed")
-	if len(h) == 0 || h[0] != "run" || seed < 0 {
+	seed := slices.Index(h, runfiles.SweepSeedColumn)
+	if len(h) == 0 || h[0] != runfiles.SweepRunColumn || seed < 0 {
 		return nil, fmt.Errorf("%s has no run and seed columns: is it the output of dspalab sweep?", runfiles.SweepFile)
 	}
 	return &Sweep{Params: h[1:seed], Metrics: h[seed+1:], Header: h, Rows: rows}, nil
