@@ -195,12 +195,19 @@ func Write(opts Options) error {
 		pd.Events = pd.Events[:maxEventRows]
 	}
 	var subRun *plot.Run
-	if pd.Subtasks {
-		if subRun, err = plot.ReadRunDir(rd, filepath.Base(pd.Dir), plot.TimeseriesFilter{Metrics: []string{plot.DefaultHeatmapMetric}, Subtasks: true}); err != nil {
+	// skew (a hot key) shows in busy time per subtask, not in
+	// back-pressure: the hot subtask is busy and not back-pressured
+	skew := sum.Diagnosis.Kind == sim.DiagnosisSkew
+	if pd.Subtasks || skew {
+		subMetrics := []string{plot.DefaultHeatmapMetric}
+		if skew {
+			subMetrics = append(subMetrics, busyMetric)
+		}
+		if subRun, err = plot.ReadRunDir(rd, filepath.Base(pd.Dir), plot.TimeseriesFilter{Metrics: subMetrics, Subtasks: true}); err != nil {
 			return err
 		}
 	}
-	pd.Figures = figures(run, subRun)
+	pd.Figures = figures(run, subRun, pd.Subtasks, skew, sum.Diagnosis.Vertex)
 	if pd.Checkpoints, err = checkpointTable(rd, run); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
@@ -234,8 +241,14 @@ func Write(opts Options) error {
 	return nil
 }
 
-// figures draws the page's figures; one that fails gets its reason.
-func figures(run, subRun *plot.Run) []figure {
+// busyMetric is the column of busy time, drawn per subtask for skew.
+const busyMetric = "busy_ms_per_s"
+
+// figures draws the page's figures; one that fails gets its reason. The
+// back-pressure heatmap is per subtask when perSubtask is set (subRun
+// holds the subtasks' rows); skew adds a heatmap of the busy time of the
+// subtasks of vertex, where a hot key shows as one busy row.
+func figures(run, subRun *plot.Run, perSubtask, skew bool, vertex string) []figure {
 	runs := []*plot.Run{run}
 	var figs []figure
 	add := func(title, caption string, f *plot.Figure, err error) {
@@ -257,11 +270,21 @@ func figures(run, subRun *plot.Run) []figure {
 		"Per vertex: records per second in, back-pressured milliseconds per second (Flink's backPressuredTimeMsPerSecond) and the 99th percentile of end-to-end latency. Grey: the warmup, left out of the statistics.",
 		f, err)
 	heatRuns, caption := runs, "Back-pressured time of each vertex over time: green OK (at most 100 ms/s), yellow to orange LOW (at most 500), red HIGH, as Flink's web UI rates it."
-	if subRun != nil {
+	if perSubtask {
 		heatRuns, caption = []*plot.Run{subRun}, "Back-pressured time of each subtask over time: green OK (at most 100 ms/s), yellow to orange LOW (at most 500), red HIGH, as Flink's web UI rates it."
 	}
-	f, err = plot.Heatmap(heatRuns, plot.HeatmapOptions{Subtasks: subRun != nil})
+	f, err = plot.Heatmap(heatRuns, plot.HeatmapOptions{Subtasks: perSubtask})
 	add("Back-pressure heatmap", caption, f, err)
+	if skew && subRun != nil {
+		var vs []string
+		if vertex != "" {
+			vs = []string{vertex}
+		}
+		f, err = plot.Heatmap([]*plot.Run{subRun}, plot.HeatmapOptions{Metric: busyMetric, Vertices: vs, Subtasks: true})
+		add("Busy time per subtask: the skew",
+			"Busy milliseconds per second of each subtask of "+vertex+" over time: a hot key keeps one subtask busy (dark) while its siblings idle, and it back-pressures the sources without being back-pressured itself, so the back-pressure heatmap above cannot show it. Draw it with: dspalab plot DIR --heatmap --subtasks -m busy_ms_per_s --vertex "+vertex+".",
+			f, err)
+	}
 	f, err = plot.LatencyCDF(runs, plot.CDFOptions{})
 	add("Latency distribution at the sinks",
 		"Fraction of records whose end-to-end latency was at most x, after the warmup, estimated from each interval's percentiles; the crosses are the percentiles of summary.json.",

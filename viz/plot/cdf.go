@@ -38,7 +38,9 @@ const cdfPoints = 400
 // the slope it has between p50 and p90, down to 0 ms at the least (so a
 // nearly constant latency stays a step, an exponential one gets a lower
 // tail). It is an estimate; where summary.json is present, its window
-// percentiles (exact to 1%) are marked on the curve to check it against.
+// percentiles (from a streaming sketch, within 1%) and maximum are marked
+// on the curve to check it against. The axis is in ms, or in s or min
+// when the latencies reach 10 s or 10 min.
 func LatencyCDF(runs []*Run, o CDFOptions) (*Figure, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("plot: no runs to draw")
@@ -80,6 +82,16 @@ func LatencyCDF(runs []*Run, o CDFOptions) (*Figure, error) {
 	if len(curves) == 0 {
 		return nil, &NoDataError{Msg: fmt.Sprintf("no latency values for %s after the warmup (no record left %s)", namesOf(sel), plural("vertex"))}
 	}
+	// the axis in the unit of its range: 20 s, not 20000 ms
+	factor, unit := timeUnit("ms", hi)
+	lo, hi = lo*factor, hi*factor
+	for i := range curves {
+		for j := range curves[i].knots {
+			k := &curves[i].knots[j]
+			k.low, k.p50, k.p90, k.p99, k.max = k.low*factor, k.p50*factor, k.p90*factor, k.p99*factor, k.max*factor
+		}
+	}
+	p.X.Label.Text = "latency (" + unit + ")"
 	logX := lo > 0 && hi/lo > 50
 	grid := make([]float64, cdfPoints)
 	for i := range grid {
@@ -114,7 +126,7 @@ func LatencyCDF(runs []*Run, o CDFOptions) (*Figure, error) {
 					p float64
 				}{{v.LatencyP50, .5}, {v.LatencyP90, .9}, {v.LatencyP99, .99}, {v.LatencyMax, 1}} {
 					if q.v != nil && (*q.v > 0 || !logX) {
-						marks.XYs = append(marks.XYs, plotter.XY{X: *q.v, Y: q.p})
+						marks.XYs = append(marks.XYs, plotter.XY{X: *q.v * factor, Y: q.p})
 					}
 				}
 			}
@@ -125,12 +137,12 @@ func LatencyCDF(runs []*Run, o CDFOptions) (*Figure, error) {
 		marks.GlyphStyle = draw.GlyphStyle{Color: rgb(0x222222), Radius: vg.Points(2.6), Shape: draw.CrossGlyph{}}
 		p.Add(marks)
 		fig.AddLegend("p50, p90, p99, max of summary.json", marks)
-		fig.Caption = append(fig.Caption, "The crosses are the exact p50, p90, p99 and max of summary.json, over the same window.")
+		fig.Caption = append(fig.Caption, "The crosses are summary.json's p50, p90 and p99 over the same window (from a streaming sketch, within 1% of the exact values) and its max (exact).")
 	}
 	if logX {
 		p.X.Scale = gplot.LogScale{}
 		p.X.Tick.Marker = gplot.LogTicks{Prec: -1}
-		p.X.Label.Text = "latency (ms, log scale)"
+		p.X.Label.Text = "latency (" + unit + ", log scale)"
 	}
 	p.X.Min, p.X.Max = lo, hi
 	if hi == lo {

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -32,6 +33,10 @@ func (e *UnknownError) Error() string {
 		fmt.Fprintf(&b, "; %s: %s", plural(e.What), strings.Join(e.Valid, ", "))
 		if s := nearest(e.Name, e.Valid); s != "" {
 			fmt.Fprintf(&b, " (did you mean %s?)", s)
+		} else if ss := nearestByWords(e.Name, e.Valid); len(ss) == 1 {
+			fmt.Fprintf(&b, " (did you mean %s?)", ss[0])
+		} else if len(ss) > 1 {
+			fmt.Fprintf(&b, " (did you mean one of %s?)", strings.Join(ss, ", "))
 		}
 	}
 	if e.Note != "" {
@@ -52,6 +57,33 @@ func plural(what string) string {
 type NoDataError struct{ Msg string }
 
 func (e *NoDataError) Error() string { return "no data to plot: " + e.Msg }
+
+// nearestByWords suggests the names whose leading words are nearest to
+// typed, for a name typed short or misspelt, such as "latncy" for the
+// latency_* columns: the names are cut at each "_" or ".", and the names
+// that share the nearest such beginning are returned, in order.
+func nearestByWords(typed string, names []string) []string {
+	byPrefix := map[string][]string{}
+	var prefixes []string
+	for _, n := range names {
+		for i := 1; i < len(n); i++ {
+			if n[i] != '_' && n[i] != '.' {
+				continue
+			}
+			p := n[:i]
+			if _, ok := byPrefix[p]; !ok {
+				prefixes = append(prefixes, p)
+			}
+			if !slices.Contains(byPrefix[p], n) {
+				byPrefix[p] = append(byPrefix[p], n)
+			}
+		}
+	}
+	if p := nearest(typed, prefixes); p != "" {
+		return byPrefix[p]
+	}
+	return nil
+}
 
 // nearest is the did-you-mean of every dspalab message.
 func nearest(typed string, names []string) string { return scenario.Nearest(typed, names) }

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dspalab/dspalab/sim"
 )
 
 // DefaultHeatmapMetric is the metric of a heatmap when none is asked for.
@@ -52,6 +54,22 @@ func Heatmap(runs []*Run, o HeatmapOptions) (*Figure, error) {
 	}
 	words, _ := describeMetric(metric)
 	fig := newFigure(o.Title)
+	if metric == DefaultHeatmapMetric {
+		// a hot subtask is busy, not back-pressured: back-pressure
+		// cannot show skew, busy time per subtask does
+		for _, r := range runs {
+			if d := r.Summary; d != nil && d.Diagnosis.Kind == sim.DiagnosisSkew {
+				hot := d.Diagnosis.Vertex
+				if d.Diagnosis.Subtask != nil {
+					hot += fmt.Sprintf(" subtask %d", *d.Diagnosis.Subtask)
+				}
+				fig.Caption = append(fig.Caption,
+					fmt.Sprintf("%s's diagnosis is skew (%s): a hot subtask is busy, not back-pressured, so this figure does not show it.", r.Label, hot),
+					fmt.Sprintf("Busy time per subtask does: dspalab plot %s --heatmap --subtasks -m busy_ms_per_s --vertex %s", r.Label, d.Diagnosis.Vertex))
+				break
+			}
+		}
+	}
 	if fig.Title == "" {
 		what := "vertex"
 		if o.Subtasks {

@@ -43,6 +43,12 @@ failures:
 // files of a run directory.
 func simRun(t *testing.T, yaml string) (*Run, *sim.Result) {
 	t.Helper()
+	return simRunFiltered(t, yaml, TimeseriesFilter{Metrics: DefaultMetrics})
+}
+
+// simRunFiltered is simRun reading the time series through f.
+func simRunFiltered(t *testing.T, yaml string, f TimeseriesFilter) (*Run, *sim.Result) {
+	t.Helper()
 	sc, err := scenario.Parse("test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +74,7 @@ func simRun(t *testing.T, yaml string) (*Run, *sim.Result) {
 		runfiles.CheckpointsFile: {Data: ck.Bytes()},
 		runfiles.SummaryFile:     {Data: sum.Bytes()},
 	}
-	run, err := ReadRun(fsys, sc.Name, TimeseriesFilter{Metrics: DefaultMetrics})
+	run, err := ReadRun(fsys, sc.Name, f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -154,6 +154,36 @@ func describeMetric(name string) (words, unit string) {
 	return words, unit
 }
 
+// timeUnit chooses the unit of an axis of milliseconds from the largest
+// value on it: ms below 10 s, s below 10 min, min above, so that a latency
+// of 20000 ms reads 20 s. It returns the factor that converts
+// milliseconds into the unit and the unit; any other unit is kept, with
+// the factor 1.
+func timeUnit(unit string, hi float64) (float64, string) {
+	if unit != "ms" || math.IsNaN(hi) {
+		return 1, unit
+	}
+	switch {
+	case hi >= 600e3:
+		return 1 / 60e3, "min"
+	case hi >= 10e3:
+		return 1 / 1e3, "s"
+	}
+	return 1, unit
+}
+
+// scaled returns xs times f (xs itself when f is 1).
+func scaled(xs []float64, f float64) []float64 {
+	if f == 1 {
+		return xs
+	}
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * f
+	}
+	return out
+}
+
 // axisLabel returns "words (unit)".
 func axisLabel(name string) string {
 	w, u := describeMetric(name)

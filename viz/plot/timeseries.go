@@ -108,6 +108,16 @@ func TimeSeries(runs []*Run, o TimeSeriesOptions) (*Figure, error) {
 		if m == InRateMetric && outSources {
 			p.Title.Text += " (of sources: their output rate)"
 		}
+		// latencies in the unit of their range: 20 s, not 20000 ms
+		top := math.Inf(-1)
+		for _, s := range sel {
+			for _, y := range values(s, m) {
+				if !math.IsNaN(y) && !math.IsInf(y, 0) {
+					top = max(top, y)
+				}
+			}
+		}
+		factor, unit := timeUnit(unit, top)
 		p.Y.Label.Text = unit
 		if i == len(metrics)-1 {
 			p.X.Label.Text = "simulated time (s)"
@@ -116,7 +126,7 @@ func TimeSeries(runs []*Run, o TimeSeriesOptions) (*Figure, error) {
 		drawn := false
 		ymin, ymax := math.Inf(1), math.Inf(-1)
 		for _, s := range sel {
-			ys := values(s, m)
+			ys := scaled(values(s, m), factor)
 			xs := s.series.Time
 			thumb, ok := addLine(p, xs, ys, styles[s.key])
 			if i == 0 {

@@ -282,6 +282,13 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 		yi := col(ycol)
 		p := newPlot()
 		words, u := describeMetric(ycol)
+		top := math.Inf(-1)
+		for _, row := range s.Rows {
+			if v := parseNum(row[yi]); !math.IsNaN(v) && !math.IsInf(v, 0) {
+				top = max(top, v)
+			}
+		}
+		factor, u := timeUnit(u, top) // 20 s, not 20000 ms
 		p.Title.Text = words
 		p.Y.Label.Text = u
 		if pi == len(ycols)-1 {
@@ -300,7 +307,7 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 				if groupOf(row) != g || math.IsNaN(xs[ri]) {
 					continue
 				}
-				v := parseNum(row[yi])
+				v := parseNum(row[yi]) * factor
 				if math.IsNaN(v) {
 					if row[yi] != "" && notNumber == "" {
 						notNumber = row[yi]
