@@ -112,6 +112,9 @@ func (s *Sim) connect(e *edge, again bool) {
 			c := &channel{s: s, from: ut, to: dt, part: p, epoch: s.epoch,
 				remote: ut.worker != dt.worker, latency: net.Latency, bw: net.Bandwidth,
 				credit: net.BuffersPerChannel, empty: net.BuffersPerChannel}
+			if c.remote {
+				c.conn = s.connectionTo(ut.worker, dt.worker)
+			}
 			p.chans = append(p.chans, c)
 			dt.gate.gateFor(e).add(c)
 		}
@@ -128,6 +131,7 @@ func (s *Sim) connect(e *edge, again bool) {
 // rewire replaces every channel, partition and input gate with empty ones
 // (a failover: the old ones' events are ignored by their epoch).
 func (s *Sim) rewire() {
+	clear(s.conns) // the connections start afresh with the new channels
 	for _, t := range s.subtasks {
 		t.outs = t.outs[:0:0]
 		if t.gate != nil {

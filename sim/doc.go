@@ -47,8 +47,13 @@
 //   - buffer timeout: a partly filled buffer is shipped at the latest one
 //     buffer_timeout after the first record written to it (Flink's output
 //     flusher, see the simplifications);
-//   - transfer between workers takes latency + bytes/bandwidth per channel;
-//     a network partition holds what crosses it until it ends;
+//   - transfer between workers takes latency + bytes/bandwidth on the one
+//     connection from the sending worker to the receiving one, which all
+//     channels between them share, first come first served, each direction
+//     its own (Flink's PartitionRequestClientFactory keeps one
+//     NettyPartitionRequestClient per ConnectionID, the remote
+//     TaskManager); a network partition holds what crosses it until it
+//     ends;
 //   - back-pressure monitoring: per-subtask busy / idle / back-pressured
 //     time (busyTimeMsPerSecond, idleTimeMsPerSecond,
 //     backPressuredTimeMsPerSecond) and the OK (<= 10%), LOW (<= 50%), HIGH
@@ -118,8 +123,10 @@
 // Stated so that nobody mistakes them for Flink:
 //   - every vertex is its own task (no operator chaining);
 //   - channels inside one worker use the same credit protocol as remote
-//     ones, with zero latency and no bandwidth limit; bandwidth applies to
-//     each channel, not to one connection per pair of workers;
+//     ones, with zero latency and no bandwidth limit; a connection between
+//     workers serializes whole buffers in the order they are sent (Netty
+//     interleaves the channels' buffers the same way, one at a time), each
+//     at the bandwidth of its receiver's network setting;
 //   - the output flusher is armed by the first record written after a
 //     flush, not a free-running timer, and a flush closes the buffer (the
 //     next record takes a new one), where Flink's flush only hands the

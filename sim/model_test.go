@@ -353,3 +353,49 @@ func (o *countingObserver) Event(e Event) {
 		o.onEvent(e)
 	}
 }
+
+// All channels from one worker to another share one connection (Flink's
+// PartitionRequestClientFactory: one client per remote TaskManager), so
+// together they carry at most its bandwidth, in each direction: 8 × 8
+// subtasks on two workers of 4 slots have 16 channels each way, and at
+// 8 Mbit/s (1 MB/s, 10,000 records of 100 bytes a second) they carry
+// 1 MB/s each way, not 16 × 1 MB/s as 16 links of their own would.
+func TestChannelsShareTheirWorkersConnection(t *testing.T) {
+	sc := mustParse(t, `
+name: shared-link
+duration: 20s
+warmup: 5s
+workers: {count: 2, slots: 4}
+network: {buffer_timeout: 10ms, latency: 1ms, bandwidth: 8Mbps}
+sources:
+  - {name: src, parallelism: 8, arrival: {process: constant, rate: 200000/s}, max_rate: 200000/s, keys: {count: 1000}}
+sinks:
+  - {name: out, input: src, partitioning: rebalance, parallelism: 8, service_time: {distribution: constant, mean: 1us}}
+`)
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.RunUntil(t.Context(), 20*des.Second)
+	var bytes [2][2]float64 // by sending and receiving worker
+	chans := [2][2]int{}
+	for _, st := range s.vertices[0].subtasks {
+		for _, p := range st.outs {
+			for _, c := range p.chans {
+				bytes[c.from.worker][c.to.worker] += float64(c.recv * 100)
+				chans[c.from.worker][c.to.worker]++
+			}
+		}
+	}
+	for _, d := range [][2]int{{0, 1}, {1, 0}} {
+		if n := chans[d[0]][d[1]]; n != 16 {
+			t.Fatalf("worker %d -> %d: %d channels, want 16", d[0], d[1], n)
+		}
+		// the link is busy from its first buffer (after the first buffer
+		// timeout) to the end: 20s at 1 MB/s, a little less
+		rate := bytes[d[0]][d[1]] / 20
+		if rate > 1e6 || rate < 0.99e6 {
+			t.Errorf("worker %d -> %d: 16 channels carried %.0f B/s together, want at most and about the link's 1e6 B/s", d[0], d[1], rate)
+		}
+	}
+}

@@ -12,6 +12,7 @@ type channel struct {
 	part     *partition
 	gate     *singleInputGate // the receiver's gate of this channel's edge
 	remote   bool
+	conn     *connection // the link between the workers of a remote channel, nil for a local one
 	latency  des.Time
 	bw       float64 // bytes per simulated second
 	epoch    uint32
@@ -30,7 +31,6 @@ type channel struct {
 	cur      *buffer
 	backlog  ring[*buffer]
 	credit   int
-	linkFree des.Time
 	inflight ring[*buffer]
 
 	// receiver side
@@ -85,9 +85,8 @@ func (c *channel) trySend(now des.Time) {
 		}
 		at := now
 		if c.remote {
-			start := max(now, c.linkFree, c.s.partitionedUntil(c, now))
-			c.linkFree = addNs(start, float64(b.bytes)/c.bw*float64(des.Second))
-			at = addNs(c.linkFree, float64(c.latency))
+			sent := c.conn.transmit(now, c.s.partitionedUntil(c, now), b.bytes, c.bw)
+			at = addNs(sent, float64(c.latency))
 		}
 		at = max(at, c.lastArrival)
 		c.lastArrival = at

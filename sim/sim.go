@@ -86,11 +86,12 @@ type Sim struct {
 	lost      uint64 // records destroyed for good (see DeliverySummary.Lost)
 	freeBufs  []*buffer
 	workers   []*worker
-	epoch     uint32    // incremented by every failover
-	halted    bool      // a stop-the-world checkpoint holds the sources
-	pauses    bool      // some worker has garbage-collection pauses
-	recSize   []int64   // record size in bytes by source seq (sizeOf)
-	fo        *failover // failures, restarts and recovery
+	conns     map[connKey]*connection // worker-to-worker links, made at their first channel
+	epoch     uint32                  // incremented by every failover
+	halted    bool                    // a stop-the-world checkpoint holds the sources
+	pauses    bool                    // some worker has garbage-collection pauses
+	recSize   []int64                 // record size in bytes by source seq (sizeOf)
+	fo        *failover               // failures, restarts and recovery
 
 	lastSample des.Time
 	sample     Sample
