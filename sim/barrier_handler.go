@@ -232,7 +232,7 @@ func (h *barrierHandler) finishUnaligned(now des.Time, ck *checkpoint) {
 // persistIn adds r to the task's persisted input for checkpoint ck.
 func (h *barrierHandler) persistIn(ck *checkpoint, r Record) {
 	t := h.t
-	ck.chanState[t.gid] = append(ck.chanState[t.gid], r)
+	ck.persist(ck.chanState, t.gid, r)
 	h.persisted += t.s.sizeOf(&r)
 }
 

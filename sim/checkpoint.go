@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -146,8 +147,12 @@ type coordinator struct {
 	heldWin     des.Time // time the sources were held, after the warmup
 	stats       []CheckpointStats
 	sum         CheckpointSummary
-	recordCuts  bool    // keep per-channel counts at each snapshot (tests)
-	cutLog      [][]Cut // recordCuts: the cuts of completed checkpoints
+	// held is the memory of the checkpoints in flight and the latest
+	// completed one (Options.MaxMemory); persistedRecs the in-flight
+	// records those in flight persisted.
+	held, persistedRecs int64
+	recordCuts          bool    // keep per-channel counts at each snapshot (tests)
+	cutLog              [][]Cut // recordCuts: the cuts of completed checkpoints
 }
 
 // checkpoint is one checkpoint in progress, or the latest completed one
@@ -169,6 +174,42 @@ type checkpoint struct {
 	unaligned bool
 	extra     map[int]int64 // bytes persisted for a subtask by the switch to unaligned
 	cuts      map[*channel]*Cut
+	// held is the memory of the checkpoint counted in its coordinator's
+	// held, recs the records it persisted
+	held, recs int64
+	co         *coordinator
+}
+
+// Memory of a checkpoint in flight, as plan's estimate counts it: about
+// 1 KiB of its own and 224 bytes per subtask, plus what it copies (key
+// sets) and persists (records).
+const (
+	checkpointBytes        = 1024
+	subtaskCheckpointBytes = 224
+	recordBytes            = int64(unsafe.Sizeof(Record{}))
+)
+
+// hold counts n more bytes held by checkpoint ck.
+func (c *coordinator) hold(ck *checkpoint, n int64) {
+	ck.held += n
+	c.held += n
+}
+
+// drop releases what checkpoint ck held: it failed, or a newer one
+// completed after it.
+func (c *coordinator) drop(ck *checkpoint) {
+	c.held -= ck.held
+	ck.held = 0
+}
+
+// persist adds records rs to the persisted in-flight data of subtask gid
+// in state (ck.chanState or ck.outState), counting their memory.
+func (ck *checkpoint) persist(state map[int][]Record, gid int, rs ...Record) {
+	state[gid] = append(state[gid], rs...)
+	n := int64(len(rs))
+	ck.recs += n
+	ck.co.persistedRecs += n
+	ck.co.hold(ck, n*recordBytes)
 }
 
 // Cut is what the two ends of a channel counted at their snapshots of one
@@ -272,6 +313,9 @@ func (c *coordinator) trigger(now des.Time) int64 {
 		}
 	}
 	c.pending[id] = ck
+	ck.co = c
+	c.hold(ck, checkpointBytes+int64(n)*subtaskCheckpointBytes)
+	c.s.checkMemory() // a run that piles up checkpoints stops here, after this event
 	c.lastTrigger = now
 	c.sum.Triggered++
 	if c.busySince < 0 {
@@ -375,6 +419,7 @@ func (t *subtask) capture(ck *checkpoint) {
 		t.after(sync, (*snapshotSynced)(t))
 	}
 	ck.keys[t.gid] = t.keyed.keys.clone()
+	t.s.ckpt.hold(ck, ck.keys[t.gid].sizeBytes())
 	ck.stateSize += full
 	st.StateSize, st.Sync = upload, ms6(sync)
 	ck.stats.StateSize += upload
@@ -426,6 +471,9 @@ func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
 	if c.sum.MaxDuration == nil || d > *c.sum.MaxDuration {
 		m := d
 		c.sum.MaxDuration = &m
+	}
+	if c.latest != nil {
+		c.drop(c.latest)
 	}
 	c.latest = ck
 	if ck.cuts != nil {
@@ -560,6 +608,10 @@ func (c *coordinator) abortAll(now des.Time, reason string) {
 }
 
 func (c *coordinator) finish(now des.Time, ck *checkpoint) {
+	c.persistedRecs -= ck.recs // no longer in flight
+	if ck.stats.Status != CheckpointCompleted {
+		c.drop(ck)
+	}
 	delete(c.pending, ck.id)
 	ck.stats.Unaligned = ck.unaligned
 	c.lastEnd = now
@@ -588,9 +640,11 @@ func (c *coordinator) finish(now des.Time, ck *checkpoint) {
 	if o, ok := c.s.opts.Observer.(CheckpointObserver); ok {
 		o.Checkpoint(&ck.stats)
 	}
-	row := ck.stats
-	row.SubtaskStats = nil
-	c.stats = append(c.stats, row)
+	if _, streamed := c.s.opts.Observer.(CheckpointObserver); !streamed {
+		row := ck.stats
+		row.SubtaskStats = nil
+		c.stats = append(c.stats, row) // for the Result; an observer got it instead
+	}
 }
 
 // started notes the first barrier of checkpoint id at subtask t.
@@ -684,7 +738,7 @@ func (c *coordinator) switchToUnaligned(now des.Time, id int64) {
 					}
 					for j := 0; j < i; j++ {
 						if d := ch.backlog.at(j); d.isBuffer() {
-							ck.chanState[ch.to.gid] = append(ck.chanState[ch.to.gid], d.recs...)
+							ck.persist(ck.chanState, ch.to.gid, d.recs...)
 							ck.extra[ch.to.gid] += d.bytes
 						}
 					}

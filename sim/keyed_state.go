@@ -95,6 +95,15 @@ func (k *keySet) clear() {
 	k.n = 0
 }
 
+// sizeBytes is the memory of the set: its bits, or the compressed
+// bitmap's size, and some 64 bytes of its own.
+func (k *keySet) sizeBytes() int64 {
+	if k.bm != nil {
+		return 64 + int64(k.bm.GetSizeInBytes())
+	}
+	return 64 + 8*int64(cap(k.bits))
+}
+
 func (k *keySet) clone() *keySet {
 	if k.bm != nil {
 		return &keySet{bm: k.bm.Clone()}

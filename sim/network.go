@@ -183,7 +183,7 @@ func (c *channel) persistUnsent(ck *checkpoint) int64 {
 		if b == nil || !b.isBuffer() {
 			return
 		}
-		ck.chanState[c.to.gid] = append(ck.chanState[c.to.gid], b.recs...)
+		ck.persist(ck.chanState, c.to.gid, b.recs...)
 		n += b.bytes
 	}
 	for i := 0; i < c.backlog.len(); i++ {

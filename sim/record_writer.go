@@ -106,7 +106,8 @@ func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
 		for _, r := range t.pend[t.pi:] {
 			persisted += t.s.sizeOf(&r)
 		}
-		ck.outState[t.gid] = append([]Record(nil), t.pend[t.pi:]...)
+		ck.outState[t.gid] = nil // a fresh copy of the records in hand
+		ck.persist(ck.outState, t.gid, t.pend[t.pi:]...)
 	}
 	for _, p := range t.outs {
 		for _, c := range p.chans {

@@ -42,6 +42,16 @@ type Options struct {
 	// queue grows without bound; this keeps it from exhausting memory
 	// (about 100 bytes per queued record, buffers included).
 	MaxQueued int64
+	// MaxMemory, if positive, stops the run with a *MemoryLimitError when
+	// the memory held by what the run accumulates exceeds it, in bytes
+	// (checked about every 65,536 events, at every metrics sample and at
+	// every checkpoint's trigger): the checkpoints in flight and the
+	// latest completed one (their statistics, key-set copies and the
+	// in-flight records unaligned ones persist), the rows of ended
+	// checkpoints kept for the Result, and the failover log. Unaligned
+	// checkpoints that cannot complete (storage too slow for what they
+	// persist) pile up so, max_concurrent at a time.
+	MaxMemory int64
 	// OpenTrace opens the traces of sources whose arrival process is
 	// "trace"; required when the scenario has one.
 	OpenTrace TraceOpener
@@ -64,6 +74,61 @@ type QueueLimitError struct {
 func (e *QueueLimitError) Error() string {
 	return fmt.Sprintf("at %s, %d records are queued (limit %d), %d of them at %s: its input grows without bound because records arrive faster than it serves them (with capacity: unbounded there is no back-pressure to slow the sources)",
 		FormatTime(e.At), e.Queued, e.Limit, e.Largest, e.Vertex)
+}
+
+// MemoryLimitError stops a run whose accumulated memory exceeded
+// Options.MaxMemory (see there). The run's result up to that point is
+// still returned.
+type MemoryLimitError struct {
+	At        des.Time // simulated time of the check
+	Held      int64    // bytes held
+	Limit     int64    // Options.MaxMemory
+	InFlight  int      // checkpoints in progress
+	Persisted int64    // in-flight records persisted by them
+}
+
+func (e *MemoryLimitError) Error() string {
+	msg := fmt.Sprintf("at %s, the run holds about %s (limit %s)", FormatTime(e.At), scenario.FormatByteSize(e.Held), scenario.FormatByteSize(e.Limit))
+	if e.InFlight > 0 {
+		msg += fmt.Sprintf(": %d checkpoints in progress, which persisted %d in-flight records; checkpoints that do not complete pile up (the checkpoint storage is too slow for what they upload, or max_concurrent and the timeout let too many run at once)", e.InFlight, e.Persisted)
+	}
+	return msg
+}
+
+// heldBytes is the memory of what the run accumulates (see
+// Options.MaxMemory).
+func (s *Sim) heldBytes() int64 {
+	var n int64
+	if c := s.ckpt; c != nil {
+		n += c.held + int64(len(c.stats))*statsRowBytes
+	}
+	if s.fo != nil {
+		n += int64(len(s.fo.log)) * failoverBytes
+	}
+	return n
+}
+
+// Memory costs of what a run accumulates, measured as plan's estimates are.
+const (
+	statsRowBytes = 256 // a row of CheckpointStats kept for the Result
+	failoverBytes = 512 // a failover's statistics and events
+)
+
+// checkMemory enforces Options.MaxMemory; the error also stops the run.
+func (s *Sim) checkMemory() error {
+	if s.opts.MaxMemory <= 0 || s.stopped != nil {
+		return s.stopped
+	}
+	held := s.heldBytes()
+	if held <= s.opts.MaxMemory {
+		return nil
+	}
+	err := &MemoryLimitError{At: s.eng.Now(), Held: held, Limit: s.opts.MaxMemory}
+	if c := s.ckpt; c != nil {
+		err.InFlight, err.Persisted = len(c.pending), c.persistedRecs
+	}
+	s.stopped = err
+	return err
 }
 
 // Sim is one simulation of a scenario. Create it with New, advance it with
@@ -271,6 +336,9 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 			if err := s.checkQueued(); err != nil {
 				return err
 			}
+			if err := s.checkMemory(); err != nil {
+				return err
+			}
 			if err := s.checkTraces(); err != nil {
 				return err
 			}
@@ -334,7 +402,7 @@ func (s *Sim) checkQueued() error {
 // HandleEvent takes a metrics sample at the end of each interval.
 func (s *Sim) HandleEvent(now des.Time, _ int64) {
 	s.takeSample(now)
-	if s.checkQueued() != nil || s.checkTraces() != nil {
+	if s.checkQueued() != nil || s.checkMemory() != nil || s.checkTraces() != nil {
 		return
 	}
 	if now < s.duration {

@@ -61,8 +61,10 @@ sink receives (after selectivity, and times the parallelism behind a
 broadcast), plus the metrics rows.
 
 A run stops when more than --max-queued records wait in queues at once (an
-overloaded operator without flow control, capacity: unbounded): the results
-so far are printed and written, marked partial, and the exit status is 1.
+overloaded operator without flow control, capacity: unbounded), or when
+what it accumulates (checkpoints in flight and the data they persist) takes
+more memory than --max-memory leaves beside the estimate: the results so
+far are printed and written, marked partial, and the exit status is 1.
 
 With --tui the run is shown live in the terminal, as 'dspalab watch' does.
 --replay FILE replays the actions (failures, checkpoints) recorded in FILE,
@@ -122,7 +124,7 @@ same.
 	f.Var(countValue{&maxEvents}, "max-events", "refuse scenarios with more estimated events (event rate x seconds)")
 	f.Var(countValue{&maxRate}, "max-event-rate", "refuse scenarios with more estimated events per simulated second (records through every vertex, plus metrics rows)")
 	f.Var(recordsValue{&opts.Limits.MaxQueued}, "max-queued", "stop the run when more records than this are queued at once (the outputs are then partial)")
-	f.Var(bytesValue{&opts.Limits.MaxMemory}, "max-memory", "refuse scenarios whose channels, zipf key tables and subtasks need more memory, e.g. 8GiB")
+	f.Var(bytesValue{&opts.Limits.MaxMemory}, "max-memory", "refuse scenarios whose estimated structures (channels, subtasks, workers, key sets, checkpoints in flight) need more memory, and stop runs whose checkpoints pile up past it, e.g. 8GiB")
 	f.Var(countValue{&maxRows}, "max-rows", "with --out, refuse scenarios that would write more rows of timeseries.csv (or of checkpoint_subtasks.csv)")
 	live.flags(cmd)
 	return cmd

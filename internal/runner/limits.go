@@ -118,6 +118,16 @@ func measure(sc *scenario.Scenario, traceRates map[string]float64) Estimate {
 	return p.Estimate(traceRates)
 }
 
+// runBudget is the simulator's running memory budget of a run with
+// estimate e under l (sim.Options.MaxMemory): what --max-memory leaves
+// beside the up-front estimate, and at least an eighth of it, so that
+// what the run accumulates (checkpoints in flight and what they persist,
+// the failover log) and the job's structures together stay near it.
+func runBudget(l Limits, e Estimate) int64 {
+	m := l.withDefaults().MaxMemory
+	return max(m-e.Memory, m/8)
+}
+
 // byteSize formats an estimated byte count for messages with
 // scenario.FormatByteSize ("4.56GiB", "1MiB"), capped at the largest int64.
 func byteSize(b float64) string {

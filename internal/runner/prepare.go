@@ -73,6 +73,7 @@ type Prepared struct {
 	traces    *traces // nil without trace sources
 	open      sim.TraceOpener
 	maxQueued int64
+	maxMemory int64 // the simulator's running budget (sim.Options.MaxMemory)
 	actions   []sim.Action
 	until     des.Time
 }
@@ -101,6 +102,7 @@ func Prepare(sc *scenario.Scenario, s Setup) (*Prepared, error) {
 		return nil, err
 	}
 	p.actions, p.until = splitStop(s.Actions, sc.Duration)
+	p.maxMemory = runBudget(s.Limits, measure(sc, p.traces.rates()))
 	return p, nil
 }
 
@@ -113,6 +115,7 @@ func Prepare(sc *scenario.Scenario, s Setup) (*Prepared, error) {
 func (p *Prepared) Options(obs sim.Observer, progress func(des.Time, uint64)) sim.Options {
 	return sim.Options{
 		MaxQueued: p.maxQueued,
+		MaxMemory: p.maxMemory,
 		Actions:   p.actions,
 		OpenTrace: p.open,
 		Observer:  p.traces.observe(obs),

@@ -116,6 +116,20 @@ func (e *QueuedError) Error() string {
 
 func (e *QueuedError) Unwrap() error { return e.Err }
 
+// MemoryError is returned by Run when the simulator stopped because what
+// the run accumulated (checkpoints in flight and the data they persisted)
+// went past the memory that --max-memory leaves beside the job's
+// structures: like an interrupted run, its outputs are partial.
+type MemoryError struct {
+	Err *sim.MemoryLimitError
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("run stopped: %v; the outputs are partial (lower checkpoint.max_concurrent or checkpoint.timeout, give the checkpoint storage more bandwidth, or raise --max-memory)", e.Err)
+}
+
+func (e *MemoryError) Unwrap() error { return e.Err }
+
 // OptionError is an option of Run that the scenario refuses, such as a
 // --duration no longer than its warmup: a bad flag value, so ExitCode
 // maps it to ExitUsage.
@@ -131,8 +145,9 @@ func (e *OptionError) Unwrap() error { return e.Err }
 //     running);
 //   - an error for an unknown scenario or a limit it refuses (before
 //     running), or a failure of the simulator or of the outputs;
-//   - an *InterruptedError when ctx is cancelled, or a *QueuedError when
-//     more records were queued than Limits.MaxQueued: the run stops, and
+//   - an *InterruptedError when ctx is cancelled, a *QueuedError when
+//     more records were queued than Limits.MaxQueued, or a *MemoryError
+//     when the run accumulated more than Limits.MaxMemory leaves: the run stops, and
 //     the results so far are still written and printed, marked partial.
 //
 // ExitCode maps each to the command's exit status.
@@ -190,12 +205,15 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	var stopped error // the run stopped early: report it after the partial results
 	var qe *sim.QueueLimitError
+	var me *sim.MemoryLimitError
 	var te *sim.TraceError
 	switch {
 	case res != nil && runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()):
 		stopped = &InterruptedError{Reached: des.FromSeconds(res.Summary.SimulatedS), Duration: sc.Duration, Err: runErr}
 	case res != nil && errors.As(runErr, &qe):
 		stopped = &QueuedError{Err: qe}
+	case res != nil && errors.As(runErr, &me):
+		stopped = &MemoryError{Err: me}
 	case res != nil && errors.As(runErr, &te):
 		stopped = &TraceStoppedError{Err: te}
 	case runErr != nil:

@@ -562,6 +562,44 @@ func TestFormatting(t *testing.T) {
 	}
 }
 
+// A run whose unaligned checkpoints pile up (issue 13 F3) passes the
+// up-front estimate with 64MiB, then stops at the running budget that
+// --max-memory leaves, with partial results and a *MemoryError (exit 1).
+func TestRunMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "f3.yaml", `duration: 168h
+workers: {count: 2, slots: 1}
+sources: [{name: s, parallelism: 2, arrival: {process: poisson, rate: 500/s}, keys: {count: 1000}, replayable: true}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 2, service_time: {distribution: exponential, mean: 1ms}, state: {bytes_per_key: 1KiB}}]
+sinks: [{name: out, input: a, parallelism: 2}]
+checkpoint: {mode: unaligned, interval: 10ms, max_concurrent: 20000, timeout: 100h, storage: {bandwidth: 1B/s}}
+`)
+	var stdout, stderr bytes.Buffer
+	lim := Limits{MaxMemory: 64 << 20}
+	sc, _, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := Measure(sc)
+	err = Run(context.Background(), Options{Scenario: file, Limits: lim, Stdout: &stdout, Stderr: &stderr})
+	var me *MemoryError
+	var sme *sim.MemoryLimitError
+	if !errors.As(err, &me) || !errors.As(err, &sme) || sme.Limit != 64<<20-e.Memory || sme.InFlight < 100 || sme.InFlight >= 20000 {
+		t.Fatalf("err = %T %v, want a *MemoryError wrapping the simulator's with the budget %d", err, err, 64<<20-e.Memory)
+	}
+	if ExitCode(err) != ExitFailure {
+		t.Errorf("ExitCode = %d, want %d", ExitCode(err), ExitFailure)
+	}
+	for _, want := range []string{"run stopped: at ", " checkpoints in progress, which persisted ", "the outputs are partial", "raise --max-memory"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	if !strings.Contains(stdout.String(), "\nPARTIAL: ") {
+		t.Errorf("table lacks the PARTIAL line:\n%s", stdout.String())
+	}
+}
+
 // TestRunQueueLimit checks that a run stopped by --max-queued still writes
 // and prints its partial results, then returns a *QueuedError (exit 1).
 func TestRunQueueLimit(t *testing.T) {
