@@ -13,6 +13,7 @@ import (
 
 	"github.com/dspalab/dspalab/exercises"
 	"github.com/dspalab/dspalab/grading"
+	"github.com/dspalab/dspalab/internal/runfiles"
 )
 
 // gradeOptions are the flags of grade.
@@ -140,6 +141,14 @@ func runGrade(cmd *cobra.Command, opts gradeOptions, args []string) error {
 		batch.Progress = stderr
 	}
 	writes := !opts.classroom || opts.outSet
+	if writes {
+		// one grade at a time into a directory: a second is refused at once
+		lock, err := runfiles.Lock(opts.outDir)
+		if err != nil {
+			return err
+		}
+		defer lock.Close()
+	}
 	results, err := g.GradeAll(cmd.Context(), subs, batch)
 	if err != nil {
 		var ie *grading.InterruptedError
