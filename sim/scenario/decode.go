@@ -299,36 +299,36 @@ func inheritNetwork(d *decoder, v reflect.Value) {
 // decodeInputs decodes input (one name) or inputs (a list of names) of an
 // operator or sink, on the turn of input.
 func decodeInputs(d *decoder, m *mapping, f *Field, v reflect.Value) {
-	if f.Name == "input" {
+	if f.Name == kInput {
 		v.FieldByName("Inputs").Set(reflect.ValueOf(d.inputs(m)))
 	}
 }
 
 // inputs decodes input (one name) or inputs (a list of names).
 func (d *decoder) inputs(m *mapping) []string {
-	hasOne, hasMany := m.has("input"), m.has("inputs")
+	hasOne, hasMany := m.has(kInput), m.has(kInputs)
 	switch {
 	case hasOne && hasMany:
-		d.Errorf(m.fields["inputs"].key, strictyaml.Join(m.path, "inputs"), "give either input or inputs, not both")
+		d.Errorf(m.fields[kInputs].key, strictyaml.Join(m.path, kInputs), "give either input or inputs, not both")
 	case !hasOne && !hasMany:
-		d.missing(m, "input", " (or \"inputs\" for several)")
+		d.missing(m, kInput, " (or \"inputs\" for several)")
 		return nil
 	}
 	if hasOne {
-		v, path := d.value(m, "input")
+		v, path := d.value(m, kInput)
 		if v.Kind == yaml.SequenceNode {
 			d.Errorf(v, path, "expected one vertex name, got a list; use inputs: [a, b] for several")
 			return nil
 		}
 		var name string
-		if !d.str(m, "input", &name) {
+		if !d.str(m, kInput, &name) {
 			return nil
 		}
 		return []string{name}
 	}
-	items, path := d.list(m, "inputs", "expected a list of vertex names such as [a, b]")
+	items, path := d.list(m, kInputs, "expected a list of vertex names such as [a, b]")
 	if len(items) == 0 && !d.Bad[path] {
-		d.Errorf(d.Resolve(m.fields["inputs"].val), path, "expected at least one vertex name")
+		d.Errorf(d.Resolve(m.fields[kInputs].val), path, "expected at least one vertex name")
 		return nil
 	}
 	var names []string
@@ -356,7 +356,7 @@ func (d *decoder) inputs(m *mapping) []string {
 func decodeFailure(d *decoder, m *mapping, v reflect.Value) {
 	f := v.Addr().Interface().(*Failure)
 	path := m.path
-	if !contains(failureMapping.Field("kind").values(), f.Kind) || d.Bad[strictyaml.Join(path, "kind")] {
+	if !contains(failureMapping.Field(kKind).values(), f.Kind) || d.Bad[strictyaml.Join(path, kKind)] {
 		return // an unknown kind is reported by validation
 	}
 	keyErr := func(key, format string, args ...any) {
@@ -364,17 +364,17 @@ func decodeFailure(d *decoder, m *mapping, v reflect.Value) {
 			d.Errorf(m.fields[key].key, p, format, args...)
 		}
 	}
-	random := m.has("mtbf")
+	random := m.has(kMTBF)
 	switch {
-	case random && m.has("at"):
-		keyErr("mtbf", "give either at (one failure at that time) or mtbf (random failures), not both")
-	case !random && !m.has("at") && contains(randomFailureKinds, f.Kind):
-		d.missing(m, "at", ` (or "mtbf" for random failures)`)
-	case !random && !m.has("at"):
-		d.missing(m, "at", "")
+	case random && m.has(kAt):
+		keyErr(kMTBF, "give either at (one failure at that time) or mtbf (random failures), not both")
+	case !random && !m.has(kAt) && contains(randomFailureKinds, f.Kind):
+		d.missing(m, kAt, ` (or "`+kMTBF+`" for random failures)`)
+	case !random && !m.has(kAt):
+		d.missing(m, kAt, "")
 	}
 	if random && contains(randomFailureKinds, f.Kind) {
-		for _, key := range []string{"vertex", "subtask", "worker"} {
+		for _, key := range []string{kVertex, kSubtask, kWorker} {
 			if m.has(key) {
 				keyErr(key, "%q does not apply to random failures (mtbf): they strike every worker at random times", key)
 			}
@@ -382,20 +382,20 @@ func decodeFailure(d *decoder, m *mapping, v reflect.Value) {
 		return
 	}
 	switch {
-	case f.Kind == FailureTask && !m.has("vertex"):
-		d.missing(m, "vertex", " for kind task")
-	case m.has("vertex") && m.has("worker"):
-		keyErr("worker", "give either vertex (one of its subtasks slows down) or worker (all its subtasks do), not both")
-	case m.has("subtask") && !m.has("vertex") && !m.suggested["vertex"]:
-		keyErr("subtask", "%q needs vertex: it picks a subtask of that vertex", "subtask")
+	case f.Kind == FailureTask && !m.has(kVertex):
+		d.missing(m, kVertex, " for kind task")
+	case m.has(kVertex) && m.has(kWorker):
+		keyErr(kWorker, "give either vertex (one of its subtasks slows down) or worker (all its subtasks do), not both")
+	case m.has(kSubtask) && !m.has(kVertex) && !m.suggested[kVertex]:
+		keyErr(kSubtask, "%q needs vertex: it picks a subtask of that vertex", kSubtask)
 	}
 }
 
 // decodeBackend checks that gc_pause_per_gib comes with gc_interval.
 func decodeBackend(d *decoder, m *mapping, _ reflect.Value) {
-	bad := d.Bad[strictyaml.Join(m.path, "gc_pause_per_gib")] || d.Bad[strictyaml.Join(m.path, "gc_interval")]
-	if m.has("gc_pause_per_gib") && !m.has("gc_interval") && !bad && !m.suggested["gc_interval"] {
-		d.Errorf(m.fields["gc_pause_per_gib"].key, strictyaml.Join(m.path, "gc_pause_per_gib"),
-			"%q needs gc_interval: garbage collection is off without it", "gc_pause_per_gib")
+	bad := d.Bad[strictyaml.Join(m.path, kGCPausePerGiB)] || d.Bad[strictyaml.Join(m.path, kGCInterval)]
+	if m.has(kGCPausePerGiB) && !m.has(kGCInterval) && !bad && !m.suggested[kGCInterval] {
+		d.Errorf(m.fields[kGCPausePerGiB].key, strictyaml.Join(m.path, kGCPausePerGiB),
+			"%q needs gc_interval: garbage collection is off without it", kGCPausePerGiB)
 	}
 }

@@ -90,18 +90,18 @@ func deriveDefaults(s *Scenario, given func(string) bool) {
 		s.Name = nameFromFile(s.File)
 	}
 	b := &s.StateBackend
-	if !given("state_backend.access_time") {
+	if !given(kStateBackend + "." + kAccessTime) {
 		b.AccessTime = DefaultAccessTime(b.Type)
 	}
-	if !given("state_backend.gc_pause_per_gib") && b.GCInterval > 0 {
+	if !given(kStateBackend+"."+kGCPausePerGiB) && b.GCInterval > 0 {
 		b.GCPausePerGiB = defaultGCPausePerGiB
 	}
 	par := s.Parallelisms()
 	vertex := func(path string, inputs []string, p int, maxPar *int, partitioning *string, st *ServiceTime) {
-		if !given(path + ".max_parallelism") {
+		if !given(path + "." + kMaxParallelism) {
 			*maxPar = DefaultMaxParallelism(p)
 		}
-		if !given(path + ".partitioning") {
+		if !given(path + "." + kPartitioning) {
 			*partitioning = PartitionForward
 			for _, in := range inputs {
 				if q, ok := par[in]; !ok || q != p {
@@ -115,11 +115,11 @@ func deriveDefaults(s *Scenario, given func(string) bool) {
 	}
 	for i := range s.Operators {
 		op := &s.Operators[i]
-		vertex(strictyaml.Index("operators", i), op.Inputs, op.Parallelism, &op.MaxParallelism, &op.Partitioning, &op.ServiceTime)
+		vertex(strictyaml.Index(kOperators, i), op.Inputs, op.Parallelism, &op.MaxParallelism, &op.Partitioning, &op.ServiceTime)
 	}
 	for i := range s.Sinks {
 		sk := &s.Sinks[i]
-		vertex(strictyaml.Index("sinks", i), sk.Inputs, sk.Parallelism, &sk.MaxParallelism, &sk.Partitioning, &sk.ServiceTime)
+		vertex(strictyaml.Index(kSinks, i), sk.Inputs, sk.Parallelism, &sk.MaxParallelism, &sk.Partitioning, &sk.ServiceTime)
 	}
 }
 
@@ -187,7 +187,7 @@ func (s *Scenario) WithDefaults() *Scenario { return s.zeroDefaults(fillZeroMore
 func (s *Scenario) zeroDefaults(mode fill) *Scenario {
 	c := *s
 	fillAt(topMapping, reflect.ValueOf(&c).Elem(), "", mode, c.given)
-	if s.StateBackend == (StateBackend{}) && !c.given("state_backend") {
+	if s.StateBackend == (StateBackend{}) && !c.given(kStateBackend) {
 		c.StateBackend.AccessTime = DefaultAccessTime(c.StateBackend.Type)
 	}
 	return &c

@@ -8,25 +8,25 @@ package scenario
 
 // Variant conditions shared by several fields.
 var (
-	ckptOn      = &Cond{Field: "mode", Values: []string{CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned}}
-	bursty      = &Cond{Field: "process", Values: []string{ArrivalBursty}}
-	heapOnly    = &Cond{Field: "type", Values: []string{BackendHeap}}
-	expDelay    = &Cond{Field: "type", Values: []string{RestartExponentialDelay}}
-	failureRate = &Cond{Field: "type", Values: []string{RestartFailureRate}}
-	timed       = &Cond{Field: "kind", Values: []string{FailureSlowdown, FailureNetworkPartition, FailureStorageOutage}}
+	ckptOn      = &Cond{Field: kMode, Values: []string{CheckpointStopTheWorld, CheckpointAligned, CheckpointUnaligned}}
+	bursty      = &Cond{Field: kProcess, Values: []string{ArrivalBursty}}
+	heapOnly    = &Cond{Field: kType, Values: []string{BackendHeap}}
+	expDelay    = &Cond{Field: kType, Values: []string{RestartExponentialDelay}}
+	failureRate = &Cond{Field: kType, Values: []string{RestartFailureRate}}
+	timed       = &Cond{Field: kKind, Values: []string{FailureSlowdown, FailureNetworkPartition, FailureStorageOutage}}
 )
 
 var workersMapping = &Mapping{
-	Path: "workers",
+	Path: kWorkers,
 	Doc:  "The simulated cluster: TaskManagers with slots. Subtask i of every vertex runs in slot i, filling worker 0 first, so the job needs its largest parallelism <= count x slots.",
 	Fields: []*Field{
-		{Name: "count", Go: "Count", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
+		{Name: kCount, Go: "Count", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
 			Doc: "Number of workers (TaskManagers)."},
-		{Name: "slots", Go: "Slots", Kind: KindInteger, Default: 4, Bounds: Bounds{Min: 1},
+		{Name: kSlots, Go: "Slots", Kind: KindInteger, Default: 4, Bounds: Bounds{Min: 1},
 			Doc: "Task slots per worker (Flink's taskmanager.numberOfTaskSlots)."},
-		{Name: "memory", Go: "Memory", Kind: KindSize, Default: "1GiB", Bounds: Bounds{Positive: true}, ZeroDefault: true,
+		{Name: kMemory, Go: "Memory", Kind: KindSize, Default: "1GiB", Bounds: Bounds{Positive: true}, ZeroDefault: true,
 			Doc: "Heap of one worker for the keyed state of the heap state backend; heap state beyond it fails the worker (out of memory)."},
-		{Name: "heartbeat_timeout", Go: "HeartbeatTimeout", Kind: KindDuration, Default: "50s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
+		{Name: kHeartbeatTimeout, Go: "HeartbeatTimeout", Kind: KindDuration, Default: "50s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
 			Former: []string{"heartbeat"},
 			Doc:    "How long the JobManager takes to notice a lost worker (Flink's heartbeat.timeout); a failed task is reported at once."},
 	},
@@ -40,32 +40,32 @@ var capacityValues = []Value{
 // networkMapping is the scenario's network and, with the scenario's values
 // as defaults, a vertex's override for its input edges.
 var networkMapping = &Mapping{
-	Path: "network",
+	Path: kNetwork,
 	Doc:  "Network settings of every edge (Flink's credit-based flow control: https://nightlies.apache.org/flink/flink-docs-stable/docs/deployment/memory/network_mem_tuning/); an operator's or sink's network overrides them for its input edges.",
 	Fields: []*Field{
-		{Name: "buffer_size", Go: "BufferSize", Kind: KindSize, Default: "32KiB", Bounds: Bounds{Positive: true},
+		{Name: kBufferSize, Go: "BufferSize", Kind: KindSize, Default: "32KiB", Bounds: Bounds{Positive: true},
 			Doc: "Size of a network buffer (Flink's memory segment, taskmanager.memory.segment-size)."},
-		{Name: "buffers_per_channel", Go: "BuffersPerChannel", Kind: KindInteger, Default: 2, Bounds: Bounds{Min: 1},
+		{Name: kBuffersPerChannel, Go: "BuffersPerChannel", Kind: KindInteger, Default: 2, Bounds: Bounds{Min: 1},
 			Doc: "Exclusive buffers per input channel: the credit a receiver grants each sender (taskmanager.network.memory.buffers-per-channel)."},
-		{Name: "floating_buffers", Go: "FloatingBuffers", Kind: KindInteger, Default: 8, Bounds: Bounds{Min: 0},
+		{Name: kFloatingBuffers, Go: "FloatingBuffers", Kind: KindInteger, Default: 8, Bounds: Bounds{Min: 0},
 			Doc: "Floating buffers per input gate, shared by its channels (taskmanager.network.memory.floating-buffers-per-gate)."},
-		{Name: "buffer_timeout", Go: "BufferTimeout", Kind: KindDuration, Default: "100ms", Bounds: Bounds{Min: 0},
+		{Name: kBufferTimeout, Go: "BufferTimeout", Kind: KindDuration, Default: "100ms", Bounds: Bounds{Min: 0},
 			Doc: "A partly filled buffer is shipped after this time; 0 ships after every record (execution.buffer-timeout)."},
-		{Name: "latency", Go: "Latency", Kind: KindDuration, Default: "1ms", Bounds: Bounds{Min: 0},
+		{Name: kLatency, Go: "Latency", Kind: KindDuration, Default: "1ms", Bounds: Bounds{Min: 0},
 			Doc: "One-way network latency between workers (none within a worker)."},
-		{Name: "bandwidth", Go: "Bandwidth", Kind: KindBandwidth, Default: "1Gbit/s", Bounds: Bounds{Positive: true},
+		{Name: kBandwidth, Go: "Bandwidth", Kind: KindBandwidth, Default: "1Gbit/s", Bounds: Bounds{Positive: true},
 			Doc: "Network bandwidth between workers; a transfer takes latency + bytes / bandwidth."},
-		{Name: "capacity", Go: "Capacity", Kind: KindEnum, Default: string(Bounded), Values: capacityValues,
+		{Name: kCapacity, Go: "Capacity", Kind: KindEnum, Default: string(Bounded), Values: capacityValues,
 			Doc: "Flow control of the edges."},
 	},
 }
 
 var stepMapping = &Mapping{
-	Path: "sources[].arrival.schedule[]",
+	Path: kSources + "[]." + kArrival + "." + kSchedule + "[]",
 	Doc:  "One step of a schedule.",
 	Fields: []*Field{
-		{Name: "at", Go: "At", Kind: KindDuration, Required: true, Doc: "Simulated time the step starts."},
-		{Name: "rate", Go: "Rate", Kind: KindRate, Required: true, Bounds: Bounds{Min: 0, Max: MaxRate, Per: " per subtask", MaxWhy: "one record per nanosecond"},
+		{Name: kAt, Go: "At", Kind: KindDuration, Required: true, Doc: "Simulated time the step starts."},
+		{Name: kRate, Go: "Rate", Kind: KindRate, Required: true, Bounds: Bounds{Min: 0, Max: MaxRate, Per: " per subtask", MaxWhy: "one record per nanosecond"},
 			Doc: "Records per simulated second from at until the next step."},
 	},
 }
@@ -73,79 +73,79 @@ var stepMapping = &Mapping{
 var rateBounds = Bounds{Positive: true, Max: MaxRate, Per: " per subtask", MaxWhy: "one record per nanosecond"}
 
 var arrivalMapping = &Mapping{
-	Path: "sources[].arrival",
+	Path: kSources + "[]." + kArrival,
 	Doc:  "Arrival process of each subtask; rates are per subtask.",
 	Fields: []*Field{
-		{Name: "process", Go: "Process", Kind: KindEnum, Required: true, Values: []Value{
+		{Name: kProcess, Go: "Process", Kind: KindEnum, Required: true, Values: []Value{
 			val(ArrivalConstant, "evenly spaced records at rate"),
 			val(ArrivalPoisson, "exponential inter-arrival times with mean 1/rate"),
 			val(ArrivalBursty, "on/off (two-state MMPP): Poisson at rate for on_time and at off_rate for off_time, alternately"),
 			val(ArrivalSchedule, "piecewise-constant rates"),
 			val(ArrivalTrace, "replays a data set or a CSV file at its own timestamps"),
 		}, Doc: "The arrival process."},
-		{Name: "rate", Go: "Rate", Kind: KindRate, Bounds: rateBounds,
-			Only:         &Cond{Field: "process", Values: []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty}},
-			RequiredWhen: &Cond{Field: "process", Values: []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty}},
+		{Name: kRate, Go: "Rate", Kind: KindRate, Bounds: rateBounds,
+			Only:         &Cond{Field: kProcess, Values: []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty}},
+			RequiredWhen: &Cond{Field: kProcess, Values: []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty}},
 			Doc:          "Records per simulated second of constant and poisson, and of bursty while on."},
-		{Name: "off_rate", Go: "OffRate", Kind: KindRate, Default: "0/s", Only: bursty, Bounds: Bounds{Min: 0, Max: MaxRate, Per: " per subtask", MaxWhy: "one record per nanosecond"},
+		{Name: kOffRate, Go: "OffRate", Kind: KindRate, Default: "0/s", Only: bursty, Bounds: Bounds{Min: 0, Max: MaxRate, Per: " per subtask", MaxWhy: "one record per nanosecond"},
 			Doc: "Rate of bursty while off."},
-		{Name: "on_time", Go: "On", Kind: KindDuration, Only: bursty, RequiredWhen: bursty, Bounds: Bounds{Positive: true}, Former: []string{"on"},
+		{Name: kOnTime, Go: "On", Kind: KindDuration, Only: bursty, RequiredWhen: bursty, Bounds: Bounds{Positive: true}, Former: []string{"on"},
 			Doc: "Mean duration of bursty's on periods (exponentially distributed). Formerly on, which YAML 1.1 tools such as PyYAML read as true."},
-		{Name: "off_time", Go: "Off", Kind: KindDuration, Only: bursty, RequiredWhen: bursty, Bounds: Bounds{Positive: true}, Former: []string{"off"},
+		{Name: kOffTime, Go: "Off", Kind: KindDuration, Only: bursty, RequiredWhen: bursty, Bounds: Bounds{Positive: true}, Former: []string{"off"},
 			Doc: "Mean duration of bursty's off periods (exponentially distributed). Formerly off."},
-		{Name: "schedule", Go: "Schedule", Kind: KindList, Sub: stepMapping, Noun: "step", Example: "[{at: 0s, rate: 100/s}, {at: 60s, rate: 200/s}]",
-			Only:         &Cond{Field: "process", Values: []string{ArrivalSchedule}},
-			RequiredWhen: &Cond{Field: "process", Values: []string{ArrivalSchedule}},
+		{Name: kSchedule, Go: "Schedule", Kind: KindList, Sub: stepMapping, Noun: "step", Example: "[{at: 0s, rate: 100/s}, {at: 60s, rate: 200/s}]",
+			Only:         &Cond{Field: kProcess, Values: []string{ArrivalSchedule}},
+			RequiredWhen: &Cond{Field: kProcess, Values: []string{ArrivalSchedule}},
 			Doc:          "Steps of process schedule, by increasing at, the first at 0s; records are evenly spaced within a step, a rate of 0 pauses the source."},
-		{Name: "trace", Go: "Trace", Kind: KindMapping, Sub: traceMapping,
-			Only:         &Cond{Field: "process", Values: []string{ArrivalTrace}},
-			RequiredWhen: &Cond{Field: "process", Values: []string{ArrivalTrace}},
+		{Name: kTrace, Go: "Trace", Kind: KindMapping, Sub: traceMapping,
+			Only:         &Cond{Field: kProcess, Values: []string{ArrivalTrace}},
+			RequiredWhen: &Cond{Field: kProcess, Values: []string{ArrivalTrace}},
 			Doc:          "What process trace replays (see the trace fields)."},
 	},
 }
 
 var keysMapping = &Mapping{
-	Path: "sources[].keys",
+	Path: kSources + "[]." + kKeys,
 	Doc:  "Record keys, drawn independently per record.",
 	Fields: []*Field{
-		{Name: "count", Go: "Count", Kind: KindInteger, Default: 1000, Bounds: Bounds{Min: 1}, Doc: "Number of distinct keys."},
-		{Name: "distribution", Go: "Distribution", Kind: KindEnum, Default: KeysUniform, Values: []Value{
+		{Name: kCount, Go: "Count", Kind: KindInteger, Default: 1000, Bounds: Bounds{Min: 1}, Doc: "Number of distinct keys."},
+		{Name: kDistribution, Go: "Distribution", Kind: KindEnum, Default: KeysUniform, Values: []Value{
 			val(KeysUniform, "every key equally likely"),
 			val(KeysZipf, "the key of rank r has weight 1/r^exponent"),
 		}, Doc: "How keys are drawn."},
-		{Name: "exponent", Go: "Exponent", Kind: KindRatio, Default: 1.0, Bounds: Bounds{Positive: true},
-			Only: &Cond{Field: "distribution", Values: []string{KeysZipf}}, Doc: "Exponent s of zipf."},
+		{Name: kExponent, Go: "Exponent", Kind: KindRatio, Default: 1.0, Bounds: Bounds{Positive: true},
+			Only: &Cond{Field: kDistribution, Values: []string{KeysZipf}}, Doc: "Exponent s of zipf."},
 	},
 }
 
 var sourceMapping = &Mapping{
-	Path:    "sources[]",
+	Path:    kSources + "[]",
 	Doc:     "A source vertex: where records enter the job (Flink's Source, reading a Kafka topic or a socket).",
-	Special: map[string]string{"input": noInput, "inputs": noInput},
+	Special: map[string]string{kInput: noInput, kInputs: noInput},
 	Fields: []*Field{
 		vertexName(),
-		{Name: "parallelism", Go: "Parallelism", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
+		{Name: kParallelism, Go: "Parallelism", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
 			Doc: "Number of subtasks; each runs the arrival process."},
-		{Name: "arrival", Go: "Arrival", Kind: KindMapping, Sub: arrivalMapping, Required: true, Doc: "The arrival process."},
-		{Name: "keys", Go: "Keys", Kind: KindMapping, Sub: keysMapping,
-			Only: &Cond{Field: "arrival.process", Values: []string{ArrivalTrace}, Not: true,
+		{Name: kArrival, Go: "Arrival", Kind: KindMapping, Sub: arrivalMapping, Required: true, Doc: "The arrival process."},
+		{Name: kKeys, Go: "Keys", Kind: KindMapping, Sub: keysMapping,
+			Only: &Cond{Field: kArrival + "." + kProcess, Values: []string{ArrivalTrace}, Not: true,
 				Why: "a trace source takes its keys from the trace's key_column"},
 			Doc: "Record keys."},
-		{Name: "record_size", Go: "RecordSize", Kind: KindSize, Default: "100B", Bounds: Bounds{Positive: true, Max: int64(MaxRecordSize)},
+		{Name: kRecordSize, Go: "RecordSize", Kind: KindSize, Default: "100B", Bounds: Bounds{Positive: true, Max: int64(MaxRecordSize)},
 			Doc: "Size of each record."},
-		{Name: "max_rate", Go: "MaxRate", Kind: KindRate, DefaultDoc: "no limit", ZeroDefault: true,
+		{Name: kMaxRate, Go: "MaxRate", Kind: KindRate, DefaultDoc: "no limit", ZeroDefault: true,
 			Bounds: Bounds{Positive: true, PositiveWhy: "leave max_rate out for no limit", Max: MaxRate, Per: " per subtask", MaxWhy: "one record per nanosecond"},
 			Doc:    "Most records per simulated second one subtask can read (fetch from its log or socket): reading a record takes 1/max_rate of busy time. Equal to the arrival rate, it makes a saturated source: behind a bottleneck of rate μ it is back-pressured 1 − μ/max_rate of the time. Without it, a lagging source catches up as fast as credit allows."},
-		{Name: "replayable", Go: "Replayable", Kind: KindBool, Default: true,
+		{Name: kReplayable, Go: "Replayable", Kind: KindBool, Default: true,
 			Doc: "true: the source reads a log such as a Kafka topic by offset; back-pressure becomes consumer lag, nothing is lost, and it rewinds on recovery. false: a socket (see on_backpressure)."},
-		{Name: "on_backpressure", Go: "OnBackpressure", Kind: KindEnum, Default: OnBackpressureBlock, Values: []Value{
+		{Name: kOnBackpressure, Go: "OnBackpressure", Kind: KindEnum, Default: OnBackpressureBlock, Values: []Value{
 			val(OnBackpressureBlock, "the producer waits (TCP back-pressure): nothing is lost"),
 			val(OnBackpressureBuffer, "arrivals continue into a buffer of buffer_limit records, then are dropped"),
 			val(OnBackpressureDrop, "arrivals while blocked are dropped"),
-		}, Only: &Cond{Field: "replayable", Values: []string{"false"}, Text: "sources with replayable: false", Why: "a replayable source turns back-pressure into lag"},
+		}, Only: &Cond{Field: kReplayable, Values: []string{"false"}, Text: "sources with replayable: false", Why: "a replayable source turns back-pressure into lag"},
 			Doc: "What a non-replayable source does when back-pressured."},
-		{Name: "buffer_limit", Go: "BufferLimit", Kind: KindInteger, Default: 10000, Bounds: Bounds{Min: 1},
-			Only: &Cond{Field: "on_backpressure", Values: []string{OnBackpressureBuffer}, Text: "on_backpressure: buffer"},
+		{Name: kBufferLimit, Go: "BufferLimit", Kind: KindInteger, Default: 10000, Bounds: Bounds{Min: 1},
+			Only: &Cond{Field: kOnBackpressure, Values: []string{OnBackpressureBuffer}, Text: "on_backpressure: buffer"},
 			Doc:  "Records the buffer of on_backpressure: buffer holds."},
 	},
 }
@@ -156,34 +156,34 @@ func val(name, doc string) Value { return Value{Name: name, Doc: doc} }
 const noInput = "a source has no input; it reads records from outside the job"
 
 func vertexName() *Field {
-	return &Field{Name: "name", Go: "Name", Kind: KindName, Required: true,
+	return &Field{Name: kName, Go: "Name", Kind: KindName, Required: true,
 		Doc: "Name of the vertex, unique in the job: ASCII letters, digits, _, - and ., not starting with - or . (at most 64)."}
 }
 
 var serviceTimeMapping = &Mapping{
-	Path: "operators[].service_time",
+	Path: kOperators + "[]." + kServiceTime,
 	Doc:  "Time a subtask spends on one record (also sinks[].service_time, where it defaults to constant 0: records leave on arrival).",
 	Fields: []*Field{
-		{Name: "distribution", Go: "Distribution", Kind: KindEnum, Default: DistConstant, Values: []Value{
+		{Name: kDistribution, Go: "Distribution", Kind: KindEnum, Default: DistConstant, Values: []Value{
 			val(DistConstant, "always mean"), val(DistExponential, "exponential with mean"),
 			val(DistUniform, "between min and max"), val(DistLognormal, "lognormal with mean and stddev"),
 		}, Doc: "The distribution of service times."},
-		{Name: "mean", Go: "Mean", Kind: KindDuration, Bounds: Bounds{Min: 0},
-			Only:         &Cond{Field: "distribution", Values: []string{DistConstant, DistExponential, DistLognormal}},
-			RequiredWhen: &Cond{Field: "distribution", Values: []string{DistConstant, DistExponential, DistLognormal}},
+		{Name: kMean, Go: "Mean", Kind: KindDuration, Bounds: Bounds{Min: 0},
+			Only:         &Cond{Field: kDistribution, Values: []string{DistConstant, DistExponential, DistLognormal}},
+			RequiredWhen: &Cond{Field: kDistribution, Values: []string{DistConstant, DistExponential, DistLognormal}},
 			Doc:          "Mean service time; greater than 0 for exponential and lognormal."},
-		{Name: "min", Go: "Min", Kind: KindDuration, Bounds: Bounds{Min: 0}, Only: uniformOnly, RequiredWhen: uniformOnly,
+		{Name: kMin, Go: "Min", Kind: KindDuration, Bounds: Bounds{Min: 0}, Only: uniformOnly, RequiredWhen: uniformOnly,
 			Doc: "Least service time of uniform."},
-		{Name: "max", Go: "Max", Kind: KindDuration, Bounds: Bounds{Min: 0}, Only: uniformOnly, RequiredWhen: uniformOnly,
+		{Name: kMax, Go: "Max", Kind: KindDuration, Bounds: Bounds{Min: 0}, Only: uniformOnly, RequiredWhen: uniformOnly,
 			Doc: "Greatest service time of uniform; at least min."},
-		{Name: "stddev", Go: "Stddev", Kind: KindDuration, Bounds: Bounds{Positive: true}, Only: lognormalOnly, RequiredWhen: lognormalOnly,
+		{Name: kStddev, Go: "Stddev", Kind: KindDuration, Bounds: Bounds{Positive: true}, Only: lognormalOnly, RequiredWhen: lognormalOnly,
 			Doc: "Standard deviation of lognormal."},
 	},
 }
 
 var (
-	uniformOnly   = &Cond{Field: "distribution", Values: []string{DistUniform}}
-	lognormalOnly = &Cond{Field: "distribution", Values: []string{DistLognormal}}
+	uniformOnly   = &Cond{Field: kDistribution, Values: []string{DistUniform}}
+	lognormalOnly = &Cond{Field: kDistribution, Values: []string{DistLognormal}}
 )
 
 var partitioningValues = []Value{
@@ -199,50 +199,50 @@ var partitioningValues = []Value{
 func vertexFields(serviceRequired bool, own ...*Field) []*Field {
 	shared := []*Field{
 		vertexName(),
-		{Name: "input", Kind: KindCustom, Schema: obj{"type": "string"}, Doc: "Name of the upstream vertex (a source or an operator). Give input or inputs."},
-		{Name: "inputs", Kind: KindCustom, Schema: obj{"type": "array", "minItems": 1, "uniqueItems": true, "items": obj{"type": "string"}}, Doc: "Names of several upstream vertices (a join or union), such as [a, b]. Give input or inputs."},
-		{Name: "partitioning", Go: "Partitioning", Kind: KindEnum, Values: partitioningValues,
+		{Name: kInput, Kind: KindCustom, Schema: obj{"type": "string"}, Doc: "Name of the upstream vertex (a source or an operator). Give input or inputs."},
+		{Name: kInputs, Kind: KindCustom, Schema: obj{"type": "array", "minItems": 1, "uniqueItems": true, "items": obj{"type": "string"}}, Doc: "Names of several upstream vertices (a join or union), such as [a, b]. Give input or inputs."},
+		{Name: kPartitioning, Go: "Partitioning", Kind: KindEnum, Values: partitioningValues,
 			DefaultDoc: "forward when every input has the same parallelism, else rebalance (Flink's default)",
 			Doc:        "How records of every input edge are spread over the subtasks (Flink's partitioners; hash is keyBy)."},
-		{Name: "parallelism", Go: "Parallelism", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1}, Doc: "Number of subtasks."},
-		{Name: "max_parallelism", Go: "MaxParallelism", Kind: KindInteger, Bounds: Bounds{Min: 1, Max: MaxMaxParallelism},
+		{Name: kParallelism, Go: "Parallelism", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1}, Doc: "Number of subtasks."},
+		{Name: kMaxParallelism, Go: "MaxParallelism", Kind: KindInteger, Bounds: Bounds{Min: 1, Max: MaxMaxParallelism},
 			DefaultDoc: "roundUpToPowerOfTwo(1.5 × parallelism), at least 128 (Flink's default)",
 			Doc:        "Number of key groups of hash partitioning, at least parallelism (Flink's pipeline.max-parallelism)."},
-		{Name: "service_time", Go: "ServiceTime", Kind: KindMapping, Sub: serviceTimeMapping, Required: serviceRequired,
+		{Name: kServiceTime, Go: "ServiceTime", Kind: KindMapping, Sub: serviceTimeMapping, Required: serviceRequired,
 			Doc: "Time a subtask spends on one record."},
 	}
-	return append(append(shared, own...), &Field{Name: "network", Go: "Network", Kind: KindMapping, Sub: networkMapping,
+	return append(append(shared, own...), &Field{Name: kNetwork, Go: "Network", Kind: KindMapping, Sub: networkMapping,
 		DefaultDoc: "the scenario's network", Inherit: true, Doc: "Network settings of the input edges, overriding the scenario's."})
 }
 
 var keyedStateMapping = &Mapping{
-	Path: "operators[].state",
+	Path: kOperators + "[]." + kState,
 	Doc:  "Keyed state of the operator: bytes_per_key for every distinct key a subtask has seen, kept in the state backend and snapshotted by checkpoints. Needs partitioning: hash (keyBy).",
 	Fields: []*Field{
-		{Name: "bytes_per_key", Go: "BytesPerKey", Kind: KindSize, Required: true, Bounds: Bounds{Positive: true, Max: int64(MaxBytesPerKey)},
+		{Name: kBytesPerKey, Go: "BytesPerKey", Kind: KindSize, Required: true, Bounds: Bounds{Positive: true, Max: int64(MaxBytesPerKey)},
 			Doc: "Keyed state per distinct key a subtask has seen; it grows as new keys come (state_bytes in timeseries.csv)."},
 	},
 }
 
 var operatorMapping = &Mapping{
-	Path: "operators[]",
+	Path: kOperators + "[]",
 	Doc:  "A processing vertex: one record at a time per subtask.",
 	Fields: vertexFields(true,
-		&Field{Name: "selectivity", Go: "Selectivity", Kind: KindRatio, Default: 1.0,
+		&Field{Name: kSelectivity, Go: "Selectivity", Kind: KindRatio, Default: 1.0,
 			Bounds: Bounds{Min: 0, MinWhy: "output records per input record", Max: float64(MaxSelectivity), MaxWhy: "each input record emits that many output records"},
 			Doc:    "Output records per input record: a filter 0.3, a flatMap 2.5."},
-		&Field{Name: "state", Go: "State", Kind: KindMapping, Sub: keyedStateMapping, DefaultDoc: "stateless", Doc: "Keyed state."},
+		&Field{Name: kState, Go: "State", Kind: KindMapping, Sub: keyedStateMapping, DefaultDoc: "stateless", Doc: "Keyed state."},
 	),
 	Custom:  decodeInputs,
 	Prefill: inheritNetwork,
 }
 
 var sinkMapping = &Mapping{
-	Path:    "sinks[]",
+	Path:    kSinks + "[]",
 	Doc:     "A sink vertex: where records leave the job.",
-	Special: map[string]string{"selectivity": "a sink has no output, so no selectivity"},
+	Special: map[string]string{kSelectivity: "a sink has no output, so no selectivity"},
 	Fields: vertexFields(false,
-		&Field{Name: "delivery", Go: "Delivery", Kind: KindEnum, Default: DeliveryAtLeastOnce, ZeroDefault: true, Values: []Value{
+		&Field{Name: kDelivery, Go: "Delivery", Kind: KindEnum, Default: DeliveryAtLeastOnce, ZeroDefault: true, Values: []Value{
 			val(DeliveryAtLeastOnce, "written on arrival; records replayed after a failure are written again"),
 			val(DeliveryAtMostOnce, "written on arrival; after a restart, replays up to the position written are skipped"),
 			val(DeliveryIdempotent, "upsert by record id: replays overwrite"),
@@ -255,127 +255,127 @@ var sinkMapping = &Mapping{
 }
 
 var metricsMapping = &Mapping{
-	Path: "metrics",
+	Path: kMetrics,
 	Doc:  "Metric sampling.",
 	Fields: []*Field{
-		{Name: "interval", Go: "Interval", Kind: KindDuration, Default: "1s", FillZero: true,
+		{Name: kInterval, Go: "Interval", Kind: KindDuration, Default: "1s", FillZero: true,
 			Bounds: Bounds{Min: MinMetricsInterval, MinWhy: "each interval writes a metrics row per subtask"},
 			Doc:    "Simulated time between metric samples (rows of timeseries.csv)."},
 	},
 }
 
 var storageMapping = &Mapping{
-	Path:        "checkpoint.storage",
+	Path:        kCheckpoint + "." + kStorage,
 	Doc:         "The checkpoint storage (a distributed file system) that snapshots are uploaded to and restored from; uploads and downloads queue for its bandwidth, one after another.",
 	ZeroDefault: true,
 	Fields: []*Field{
-		{Name: "bandwidth", Go: "Bandwidth", Kind: KindBandwidth, Default: "100MiB/s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
+		{Name: kBandwidth, Go: "Bandwidth", Kind: KindBandwidth, Default: "100MiB/s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
 			Doc: "Bandwidth of the checkpoint storage."},
-		{Name: "latency", Go: "Latency", Kind: KindDuration, Default: "10ms", Bounds: Bounds{Min: 0}, Doc: "Latency of each upload or download."},
+		{Name: kLatency, Go: "Latency", Kind: KindDuration, Default: "10ms", Bounds: Bounds{Min: 0}, Doc: "Latency of each upload or download."},
 	},
 }
 
 var checkpointMapping = &Mapping{
-	Path:        "checkpoint",
+	Path:        kCheckpoint,
 	Doc:         "Periodic checkpoints, as Flink's execution.checkpointing.* options (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/fault-tolerance/checkpointing/).",
 	ZeroDefault: true,
 	Fields: []*Field{
-		{Name: "mode", Go: "Mode", Kind: KindEnum, Default: CheckpointNone, ZeroDefault: true, Values: []Value{
+		{Name: kMode, Go: "Mode", Kind: KindEnum, Default: CheckpointNone, ZeroDefault: true, Values: []Value{
 			val(CheckpointNone, "no checkpoints"),
 			val(CheckpointStopTheWorld, "stop ingestion at the sources, wait for the data in flight to be processed, copy every task's state to storage, resume"),
 			val(CheckpointAligned, "asynchronous barrier snapshotting with alignment (Carbone et al. 2015): barriers enter at the sources, a task with several inputs blocks each input whose barrier arrived until all have, then snapshots its state and forwards the barrier"),
 			val(CheckpointUnaligned, "barriers overtake buffered data, which is persisted with the state (execution.checkpointing.unaligned)"),
 		}, Doc: "How checkpoints are taken."},
-		{Name: "interval", Go: "Interval", Kind: KindDuration, Only: ckptOn, RequiredWhen: ckptOn,
+		{Name: kInterval, Go: "Interval", Kind: KindDuration, Only: ckptOn, RequiredWhen: ckptOn,
 			Bounds: Bounds{Positive: true, Min: MinCheckpointInterval, MinWhy: "Flink's minimum checkpoint interval"},
 			Doc:    "Simulated time between checkpoint triggers (execution.checkpointing.interval)."},
-		{Name: "timeout", Go: "Timeout", Kind: KindDuration, Default: "10m", Only: ckptOn, Bounds: Bounds{Positive: true},
+		{Name: kTimeout, Go: "Timeout", Kind: KindDuration, Default: "10m", Only: ckptOn, Bounds: Bounds{Positive: true},
 			Doc: "A checkpoint not complete this long after its trigger fails (timed_out in checkpoints.csv; execution.checkpointing.timeout)."},
-		{Name: "min_pause", Go: "MinPause", Kind: KindDuration, Default: "0s", Only: ckptOn, Bounds: Bounds{Min: 0},
+		{Name: kMinPause, Go: "MinPause", Kind: KindDuration, Default: "0s", Only: ckptOn, Bounds: Bounds{Min: 0},
 			Doc: "Least simulated time between the end of one checkpoint and the next trigger (execution.checkpointing.min-pause)."},
-		{Name: "max_concurrent", Go: "MaxConcurrent", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
-			Only: &Cond{Field: "mode", Values: []string{CheckpointAligned, CheckpointUnaligned}},
+		{Name: kMaxConcurrent, Go: "MaxConcurrent", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
+			Only: &Cond{Field: kMode, Values: []string{CheckpointAligned, CheckpointUnaligned}},
 			Doc:  "Most checkpoints in progress at once; stop-the-world takes one at a time (execution.checkpointing.max-concurrent-checkpoints)."},
-		{Name: "tolerable_failures", Go: "TolerableFailures", Kind: KindInteger, Default: -1, Only: ckptOn,
+		{Name: kTolerableFailures, Go: "TolerableFailures", Kind: KindInteger, Default: -1, Only: ckptOn,
 			Bounds: Bounds{Min: -1, MinWhy: "-1 for no limit"}, Former: []string{"tolerable_failed_checkpoints"},
 			Doc: "How many checkpoints in a row may fail (time out, or lose their storage) before the job fails and restarts by its restart strategy; -1 is no limit (execution.checkpointing.tolerable-failed-checkpoints, whose own default is 0)."},
-		{Name: "incremental", Go: "Incremental", Kind: KindBool, Default: false, Only: ckptOn,
+		{Name: kIncremental, Go: "Incremental", Kind: KindBool, Default: false, Only: ckptOn,
 			Doc: "Upload only the state changed since the last completed checkpoint (checkpointed_size_bytes is then that delta, full_state_size_bytes the whole; recovery may download more); rocksdb only (state.backend.incremental)."},
-		{Name: "aligned_timeout", Go: "AlignedTimeout", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
-			Only: &Cond{Field: "mode", Values: []string{CheckpointUnaligned}}, Former: []string{"aligned_checkpoint_timeout"},
+		{Name: kAlignedTimeout, Go: "AlignedTimeout", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+			Only: &Cond{Field: kMode, Values: []string{CheckpointUnaligned}}, Former: []string{"aligned_checkpoint_timeout"},
 			Doc: "Each checkpoint starts aligned and a subtask switches to unaligned once it has aligned this long; 0 is unaligned from the start (execution.checkpointing.aligned-checkpoint-timeout)."},
-		{Name: "storage", Go: "Storage", Kind: KindMapping, Sub: storageMapping, Only: ckptOn, Doc: "The checkpoint storage."},
+		{Name: kStorage, Go: "Storage", Kind: KindMapping, Sub: storageMapping, Only: ckptOn, Doc: "The checkpoint storage."},
 	},
 }
 
 var backendMapping = &Mapping{
-	Path:        "state_backend",
+	Path:        kStateBackend,
 	Doc:         "Flink's state backend: where operators keep their keyed state (state.backend.type).",
 	ZeroDefault: true,
 	After:       decodeBackend,
 	Fields: []*Field{
-		{Name: "type", Go: "Type", Kind: KindEnum, Default: BackendHeap, ZeroDefault: true, Values: []Value{
+		{Name: kType, Go: "Type", Kind: KindEnum, Default: BackendHeap, ZeroDefault: true, Values: []Value{
 			val(BackendHeap, "objects on the JVM heap (HashMapStateBackend): fast, bounded by workers.memory, with optional garbage-collection pauses"),
 			val(BackendRocksDB, "serialized on local disk (EmbeddedRocksDBStateBackend): slower access, incremental checkpoints"),
 		}, Doc: "The state backend."},
-		{Name: "access_time", Go: "AccessTime", Kind: KindDuration, Bounds: Bounds{Min: 0}, DefaultDoc: "100ns for heap, 5µs for rocksdb",
+		{Name: kAccessTime, Go: "AccessTime", Kind: KindDuration, Bounds: Bounds{Min: 0}, DefaultDoc: "100ns for heap, 5µs for rocksdb",
 			Doc: "Time added to the service time of every record of an operator with state, for its state access."},
-		{Name: "gc_interval", Go: "GCInterval", Kind: KindDuration, Default: "0s", Only: heapOnly,
+		{Name: kGCInterval, Go: "GCInterval", Kind: KindDuration, Default: "0s", Only: heapOnly,
 			Bounds: Bounds{Min: MinGCInterval, ZeroOff: true, MinWhy: "each interval pauses every worker"},
 			Doc:    "Every gc_interval each worker pauses for gc_pause_per_gib per GiB of heap state it holds (at least 1ms); 0 is no garbage-collection pauses."},
-		{Name: "gc_pause_per_gib", Go: "GCPausePerGiB", Kind: KindDuration, Only: heapOnly, Bounds: Bounds{Min: 0}, DefaultDoc: "100ms once gc_interval is on",
+		{Name: kGCPausePerGiB, Go: "GCPausePerGiB", Kind: KindDuration, Only: heapOnly, Bounds: Bounds{Min: 0}, DefaultDoc: "100ms once gc_interval is on",
 			Doc: "The pause per GiB of heap state of a worker; needs gc_interval."},
 	},
 }
 
 var restartMapping = &Mapping{
-	Path:        "restart",
+	Path:        kRestart,
 	Doc:         "What the job does after a failure, as Flink's restart-strategy.* options; the fields depend on type.",
 	ZeroDefault: true,
 	Fields: []*Field{
-		{Name: "type", Go: "Type", Kind: KindEnum, Default: RestartFixedDelay, ZeroDefault: true, Values: []Value{
+		{Name: kType, Go: "Type", Kind: KindEnum, Default: RestartFixedDelay, ZeroDefault: true, Values: []Value{
 			val(RestartNone, "a failure fails the job for good"),
 			val(RestartFixedDelay, "restart after delay, at most attempts times"),
 			val(RestartExponentialDelay, "restart after a backoff that grows from initial_backoff by multiplier up to max_backoff"),
 			val(RestartFailureRate, "restart after delay unless more than max_failures_per_interval failures came within failure_rate_interval"),
 		}, Doc: "The restart strategy (restart-strategy.type)."},
-		{Name: "attempts", Go: "Attempts", Kind: KindInteger, Default: -1, Bounds: Bounds{Min: -1, MinWhy: "-1 for no limit"},
-			Only: &Cond{Field: "type", Values: []string{RestartFixedDelay, RestartExponentialDelay}},
+		{Name: kAttempts, Go: "Attempts", Kind: KindInteger, Default: -1, Bounds: Bounds{Min: -1, MinWhy: "-1 for no limit"},
+			Only: &Cond{Field: kType, Values: []string{RestartFixedDelay, RestartExponentialDelay}},
 			Doc:  "Restarts before the job fails for good; -1 is no limit (restart-strategy.fixed-delay.attempts)."},
-		{Name: "delay", Go: "Delay", Kind: KindDuration, Default: "1s", Bounds: Bounds{Min: 0},
-			Only: &Cond{Field: "type", Values: []string{RestartFixedDelay, RestartFailureRate}},
+		{Name: kDelay, Go: "Delay", Kind: KindDuration, Default: "1s", Bounds: Bounds{Min: 0},
+			Only: &Cond{Field: kType, Values: []string{RestartFixedDelay, RestartFailureRate}},
 			Doc:  "Simulated time between the detection of a failure and the restart (restart-strategy.fixed-delay.delay)."},
-		{Name: "initial_backoff", Go: "InitialBackoff", Kind: KindDuration, Default: "1s", Only: expDelay, Bounds: Bounds{Positive: true},
+		{Name: kInitialBackoff, Go: "InitialBackoff", Kind: KindDuration, Default: "1s", Only: expDelay, Bounds: Bounds{Positive: true},
 			Doc: "The first backoff (restart-strategy.exponential-delay.initial-backoff)."},
-		{Name: "max_backoff", Go: "MaxBackoff", Kind: KindDuration, Default: "1m", Only: expDelay, Bounds: Bounds{Positive: true},
+		{Name: kMaxBackoff, Go: "MaxBackoff", Kind: KindDuration, Default: "1m", Only: expDelay, Bounds: Bounds{Positive: true},
 			Doc: "The largest backoff, at least initial_backoff (restart-strategy.exponential-delay.max-backoff)."},
-		{Name: "multiplier", Go: "Multiplier", Kind: KindRatio, Default: 2.0, Only: expDelay, Former: []string{"backoff_multiplier"},
+		{Name: kMultiplier, Go: "Multiplier", Kind: KindRatio, Default: 2.0, Only: expDelay, Former: []string{"backoff_multiplier"},
 			Bounds: Bounds{Min: 1.0, MinWhy: "each backoff is the previous one times multiplier"},
 			Doc:    "Each backoff is the previous one times multiplier (restart-strategy.exponential-delay.backoff-multiplier)."},
-		{Name: "jitter", Go: "Jitter", Kind: KindRatio, Default: 0.1, Only: expDelay, Former: []string{"jitter_factor"},
+		{Name: kJitter, Go: "Jitter", Kind: KindRatio, Default: 0.1, Only: expDelay, Former: []string{"jitter_factor"},
 			Bounds: Bounds{Min: 0.0, Max: 1.0, MaxExclusive: true, MaxWhy: "a fraction of the backoff"},
 			Doc:    "Each backoff is spread uniformly by plus or minus this fraction of it (restart-strategy.exponential-delay.jitter-factor)."},
-		{Name: "reset_threshold", Go: "ResetThreshold", Kind: KindDuration, Default: "1h", Only: expDelay, Bounds: Bounds{Positive: true},
+		{Name: kResetThreshold, Go: "ResetThreshold", Kind: KindDuration, Default: "1h", Only: expDelay, Bounds: Bounds{Positive: true},
 			Former: []string{"reset_backoff_threshold"},
 			Doc:    "After this long without a failure the backoff starts again from initial_backoff (restart-strategy.exponential-delay.reset-backoff-threshold)."},
-		{Name: "max_failures_per_interval", Go: "MaxFailuresPerInterval", Kind: KindInteger, Default: 1, Only: failureRate, Bounds: Bounds{Min: 1},
+		{Name: kMaxFailuresPerInterval, Go: "MaxFailuresPerInterval", Kind: KindInteger, Default: 1, Only: failureRate, Bounds: Bounds{Min: 1},
 			Doc: "The job fails for good when more failures than this come within failure_rate_interval (restart-strategy.failure-rate.max-failures-per-interval)."},
-		{Name: "failure_rate_interval", Go: "FailureRateInterval", Kind: KindDuration, Default: "1m", Only: failureRate, Bounds: Bounds{Positive: true},
+		{Name: kFailureRateInterval, Go: "FailureRateInterval", Kind: KindDuration, Default: "1m", Only: failureRate, Bounds: Bounds{Positive: true},
 			Doc: "The window of max_failures_per_interval (restart-strategy.failure-rate.failure-rate-interval)."},
 	},
 }
 
 var haMapping = &Mapping{
-	Path:        "high_availability",
+	Path:        kHighAvailability,
 	Doc:         "High availability of the JobManager (high-availability.type).",
 	ZeroDefault: true,
 	Fields: []*Field{
-		{Name: "type", Go: "Type", Kind: KindEnum, Default: HANone, ZeroDefault: true, Values: []Value{
+		{Name: kType, Go: "Type", Kind: KindEnum, Default: HANone, ZeroDefault: true, Values: []Value{
 			val(HANone, "a JobManager failure loses the job"),
 			val(HAZooKeeper, "a standby JobManager is elected and recovers the job (graph and checkpoint pointers) from storage"),
 		}, Doc: "The high-availability service."},
-		{Name: "leader_election", Go: "LeaderElection", Kind: KindDuration, Default: "10s", Bounds: Bounds{Min: 0},
-			Only: &Cond{Field: "type", Values: []string{HAZooKeeper}},
+		{Name: kLeaderElection, Go: "LeaderElection", Kind: KindDuration, Default: "10s", Bounds: Bounds{Min: 0},
+			Only: &Cond{Field: kType, Values: []string{HAZooKeeper}},
 			Doc:  "Simulated time to elect a new leader after the JobManager fails."},
 	},
 }
@@ -384,10 +384,10 @@ var haMapping = &Mapping{
 var randomFailureKinds = []string{FailureTask, FailureWorker, FailureJobManager}
 
 var failureMapping = &Mapping{
-	Path: "failures[]",
+	Path: kFailures + "[]",
 	Doc:  "One failure: scripted (at) or random (mtbf); the fields depend on kind.",
 	Fields: []*Field{
-		{Name: "kind", Go: "Kind", Kind: KindEnum, Required: true, Former: []string{"type"}, Values: []Value{
+		{Name: kKind, Go: "Kind", Kind: KindEnum, Required: true, Former: []string{kType}, Values: []Value{
 			val(FailureTask, "one subtask fails (an exception): the JobManager knows at once and fails the job over"),
 			val(FailureWorker, "a TaskManager dies with its subtasks: they stop at once, the rest of the job runs on until heartbeat_timeout later the JobManager notices and fails the job over (a worker that runs no subtask fails without consequence)"),
 			val(FailureJobManager, "the JobManager dies: with high_availability type zookeeper a new one is elected and restarts the job from its latest checkpoint; without, the job is lost (job_state: lost) and the sources' lag grows, since nobody reads any more"),
@@ -395,24 +395,24 @@ var failureMapping = &Mapping{
 			val(FailureNetworkPartition, "nothing crosses between the worker and the others for duration; as long as heartbeat_timeout or longer, the worker is declared lost"),
 			val(FailureStorageOutage, "the checkpoint storage is unavailable for duration: uploads and restores wait for it, so checkpoints time out (and past tolerable_failures, the job fails)"),
 		}, Doc: "What fails."},
-		{Name: "at", Go: "At", Kind: KindDuration, Former: []string{"time"}, Bounds: Bounds{Min: 0},
+		{Name: kAt, Go: "At", Kind: KindDuration, Former: []string{"time"}, Bounds: Bounds{Min: 0},
 			Doc: "A scripted failure: the simulated time it happens, before the end of the run. Give at or mtbf."},
-		{Name: "mtbf", Go: "MTBF", Kind: KindDuration, ZeroDefault: true, Only: &Cond{Field: "kind", Values: randomFailureKinds},
+		{Name: kMTBF, Go: "MTBF", Kind: KindDuration, ZeroDefault: true, Only: &Cond{Field: kKind, Values: randomFailureKinds},
 			Bounds: Bounds{Positive: true, Min: MinMTBF, MinWhy: "failures more often than that would only keep the job restarting"},
 			Doc:    "Random failures: the mean time between failures of each worker (task: of a random subtask on it; jobmanager: of the JobManager), exponentially distributed and drawn from the seed. Give at or mtbf."},
-		{Name: "vertex", Go: "Vertex", Kind: KindString, Former: []string{"operator"},
-			Only: &Cond{Field: "kind", Values: []string{FailureTask, FailureSlowdown}},
+		{Name: kVertex, Go: "Vertex", Kind: KindString, Former: []string{"operator"},
+			Only: &Cond{Field: kKind, Values: []string{FailureTask, FailureSlowdown}},
 			Doc:  "The vertex whose subtask fails or slows down; required for task, for slowdown give vertex or worker."},
-		{Name: "subtask", Go: "Subtask", Kind: KindInteger, Default: 0, Schema: obj{"type": "integer", "minimum": 0},
-			Only: &Cond{Field: "kind", Values: []string{FailureTask, FailureSlowdown}},
+		{Name: kSubtask, Go: "Subtask", Kind: KindInteger, Default: 0, Schema: obj{"type": "integer", "minimum": 0},
+			Only: &Cond{Field: kKind, Values: []string{FailureTask, FailureSlowdown}},
 			Doc:  "The subtask of vertex, from 0 to its parallelism - 1."},
-		{Name: "worker", Go: "Worker", Kind: KindInteger, Default: 0, Schema: obj{"type": "integer", "minimum": 0},
-			Only: &Cond{Field: "kind", Values: []string{FailureWorker, FailureSlowdown, FailureNetworkPartition}},
+		{Name: kWorker, Go: "Worker", Kind: KindInteger, Default: 0, Schema: obj{"type": "integer", "minimum": 0},
+			Only: &Cond{Field: kKind, Values: []string{FailureWorker, FailureSlowdown, FailureNetworkPartition}},
 			Doc:  "The worker, from 0 to workers.count - 1 (slowdown: without vertex)."},
-		{Name: "duration", Go: "Duration", Kind: KindDuration, Only: timed, RequiredWhen: timed, Bounds: Bounds{Positive: true},
+		{Name: kDuration, Go: "Duration", Kind: KindDuration, Only: timed, RequiredWhen: timed, Bounds: Bounds{Positive: true},
 			Doc: "How long a slowdown, network partition or storage outage lasts."},
-		{Name: "factor", Go: "Factor", Kind: KindRatio, Default: 10.0, ZeroDefault: true,
-			Only:   &Cond{Field: "kind", Values: []string{FailureSlowdown}},
+		{Name: kFactor, Go: "Factor", Kind: KindRatio, Default: 10.0, ZeroDefault: true,
+			Only:   &Cond{Field: kKind, Values: []string{FailureSlowdown}},
 			Bounds: Bounds{Min: 1.0, MinExclusive: true, MinWhy: "service times are multiplied by it", Max: float64(MaxSlowdownFactor)},
 			Doc:    "Service times are multiplied by factor during a slowdown."},
 	},
@@ -428,26 +428,26 @@ var topMapping = &Mapping{
 	Doc:        "A dspalab scenario: one stream-processing job (sources, operators, sinks) on a simulated cluster.",
 	Extensions: true,
 	Fields: []*Field{
-		{Name: "name", Go: "Name", Kind: KindText, DefaultDoc: "the file name without its extension (runs/my-job.yaml is my-job)",
+		{Name: kName, Go: "Name", Kind: KindText, DefaultDoc: "the file name without its extension (runs/my-job.yaml is my-job)",
 			Doc: "A short identifier of the scenario, used in listings and output files: one line of printable text."},
-		{Name: "description", Go: "Description", Kind: KindText, Bounds: Bounds{Max: MaxDescriptionLength},
+		{Name: kDescription, Go: "Description", Kind: KindText, Bounds: Bounds{Max: MaxDescriptionLength},
 			Doc: "One line of printable text that says what the scenario shows, at most 200 characters."},
-		{Name: "seed", Go: "Seed", Kind: KindSeed, Default: 1,
+		{Name: kSeed, Go: "Seed", Kind: KindSeed, Default: 1,
 			Doc: "Seed of every random stream of the run; the same scenario and seed give identical results."},
-		{Name: "duration", Go: "Duration", Kind: KindDuration, Required: true, Bounds: Bounds{Positive: true},
+		{Name: kDuration, Go: "Duration", Kind: KindDuration, Required: true, Bounds: Bounds{Positive: true},
 			Doc: "Simulated time to run, such as 120s or 10m."},
-		{Name: "warmup", Go: "Warmup", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+		{Name: kWarmup, Go: "Warmup", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
 			Doc: "Simulated time at the start left out of summary statistics; shorter than duration."},
-		{Name: "workers", Go: "Workers", Kind: KindMapping, Sub: workersMapping, Doc: "The cluster."},
-		{Name: "network", Go: "Network", Kind: KindMapping, Sub: networkMapping, Doc: "Network settings of every edge."},
-		{Name: "sources", Go: "Sources", Kind: KindList, Sub: sourceMapping, Doc: "Source vertices: at least one."},
-		{Name: "operators", Go: "Operators", Kind: KindList, Sub: operatorMapping, Doc: "Processing vertices, each reading from input (or inputs); may be empty."},
-		{Name: "sinks", Go: "Sinks", Kind: KindList, Sub: sinkMapping, Doc: "Sink vertices: at least one."},
-		{Name: "metrics", Go: "Metrics", Kind: KindMapping, Sub: metricsMapping, Doc: "Metric sampling."},
-		{Name: "checkpoint", Go: "Checkpoint", Kind: KindMapping, Sub: checkpointMapping, Doc: "Periodic checkpoints."},
-		{Name: "state_backend", Go: "StateBackend", Kind: KindMapping, Sub: backendMapping, Former: []string{"backend"}, Doc: "The state backend."},
-		{Name: "restart", Go: "Restart", Kind: KindMapping, Sub: restartMapping, Former: []string{"restart_strategy"}, Doc: "The restart strategy."},
-		{Name: "high_availability", Go: "HighAvailability", Kind: KindMapping, Sub: haMapping, Former: []string{"ha"}, Doc: "JobManager high availability."},
-		{Name: "failures", Go: "Failures", Kind: KindList, Sub: failureMapping, Example: "[{kind: worker, at: 30s, worker: 1}]", Doc: "Failures to inject, in the order given; default none."},
+		{Name: kWorkers, Go: "Workers", Kind: KindMapping, Sub: workersMapping, Doc: "The cluster."},
+		{Name: kNetwork, Go: "Network", Kind: KindMapping, Sub: networkMapping, Doc: "Network settings of every edge."},
+		{Name: kSources, Go: "Sources", Kind: KindList, Sub: sourceMapping, Doc: "Source vertices: at least one."},
+		{Name: kOperators, Go: "Operators", Kind: KindList, Sub: operatorMapping, Doc: "Processing vertices, each reading from input (or inputs); may be empty."},
+		{Name: kSinks, Go: "Sinks", Kind: KindList, Sub: sinkMapping, Doc: "Sink vertices: at least one."},
+		{Name: kMetrics, Go: "Metrics", Kind: KindMapping, Sub: metricsMapping, Doc: "Metric sampling."},
+		{Name: kCheckpoint, Go: "Checkpoint", Kind: KindMapping, Sub: checkpointMapping, Doc: "Periodic checkpoints."},
+		{Name: kStateBackend, Go: "StateBackend", Kind: KindMapping, Sub: backendMapping, Former: []string{"backend"}, Doc: "The state backend."},
+		{Name: kRestart, Go: "Restart", Kind: KindMapping, Sub: restartMapping, Former: []string{"restart_strategy"}, Doc: "The restart strategy."},
+		{Name: kHighAvailability, Go: "HighAvailability", Kind: KindMapping, Sub: haMapping, Former: []string{"ha"}, Doc: "JobManager high availability."},
+		{Name: kFailures, Go: "Failures", Kind: KindList, Sub: failureMapping, Example: "[{kind: worker, at: 30s, worker: 1}]", Doc: "Failures to inject, in the order given; default none."},
 	},
 }

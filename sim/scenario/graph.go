@@ -7,7 +7,7 @@ import "github.com/dspalab/dspalab/internal/strictyaml"
 
 // vertex is a source, operator or sink, as the graph checks see it.
 type vertex struct {
-	kind         string // "sources", "operators" or "sinks"
+	kind         string // kSources, kOperators or kSinks
 	index        int    // in its list
 	name         string
 	parallelism  int
@@ -22,14 +22,14 @@ func (v *vertex) path() string { return strictyaml.Index(v.kind, v.index) }
 func (s *Scenario) vertices() []*vertex {
 	var vs []*vertex
 	for i, x := range s.Sources {
-		vs = append(vs, &vertex{kind: "sources", index: i, name: x.Name, parallelism: x.Parallelism})
+		vs = append(vs, &vertex{kind: kSources, index: i, name: x.Name, parallelism: x.Parallelism})
 	}
 	for i, x := range s.Operators {
-		vs = append(vs, &vertex{kind: "operators", index: i, name: x.Name, parallelism: x.Parallelism,
+		vs = append(vs, &vertex{kind: kOperators, index: i, name: x.Name, parallelism: x.Parallelism,
 			inputs: x.Inputs, partitioning: x.Partitioning})
 	}
 	for i, x := range s.Sinks {
-		vs = append(vs, &vertex{kind: "sinks", index: i, name: x.Name, parallelism: x.Parallelism,
+		vs = append(vs, &vertex{kind: kSinks, index: i, name: x.Name, parallelism: x.Parallelism,
 			inputs: x.Inputs, partitioning: x.Partitioning})
 	}
 	return vs
@@ -47,7 +47,7 @@ func edges(vs []*vertex) (byName map[string]int, in [][]int) {
 	in = make([][]int, len(vs))
 	for i, v := range vs {
 		for _, name := range v.inputs {
-			if u, ok := byName[name]; ok && vs[u].kind != "sinks" {
+			if u, ok := byName[name]; ok && vs[u].kind != kSinks {
 				in[i] = append(in[i], u)
 			}
 		}

@@ -34,17 +34,17 @@ func ReferenceMarkdown() string {
 func FaultToleranceMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| field | meaning |\n| --- | --- |\n")
-	for _, path := range []string{"operators[].state.bytes_per_key", "state_backend.type", "state_backend.access_time", "state_backend.gc_interval",
-		"checkpoint.mode", "checkpoint.interval", "checkpoint.timeout", "checkpoint.min_pause", "checkpoint.max_concurrent", "checkpoint.tolerable_failures",
-		"checkpoint.incremental", "checkpoint.aligned_timeout", "checkpoint.storage.bandwidth", "checkpoint.storage.latency", "sinks[].delivery",
-		"restart.type", "high_availability.type", "high_availability.leader_election", "workers.memory", "workers.heartbeat_timeout"} {
+	for _, path := range []string{kOperators + "[]." + kState + "." + kBytesPerKey, kStateBackend + "." + kType, kStateBackend + "." + kAccessTime, kStateBackend + "." + kGCInterval,
+		kCheckpoint + "." + kMode, kCheckpoint + "." + kInterval, kCheckpoint + "." + kTimeout, kCheckpoint + "." + kMinPause, kCheckpoint + "." + kMaxConcurrent, kCheckpoint + "." + kTolerableFailures,
+		kCheckpoint + "." + kIncremental, kCheckpoint + "." + kAlignedTimeout, kCheckpoint + "." + kStorage + "." + kBandwidth, kCheckpoint + "." + kStorage + "." + kLatency, kSinks + "[]." + kDelivery,
+		kRestart + "." + kType, kHighAvailability + "." + kType, kHighAvailability + "." + kLeaderElection, kWorkers + "." + kMemory, kWorkers + "." + kHeartbeatTimeout} {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", path, mdText(fieldText(fieldAt(path), false)))
 	}
 	b.WriteString("\n| failure `kind` | its fields | what happens |\n| --- | --- | --- |\n")
-	for _, v := range failureMapping.Field("kind").Values {
+	for _, v := range failureMapping.Field(kKind).Values {
 		var fields []string
 		for _, f := range failureMapping.Fields {
-			if f.Only != nil && f.Only.Field == "kind" && f.Only.holds(v.Name) && f.Name != "mtbf" {
+			if f.Only != nil && f.Only.Field == kKind && f.Only.holds(v.Name) && f.Name != kMTBF {
 				fields = append(fields, "`"+f.Name+"`")
 			}
 		}
@@ -78,7 +78,7 @@ func kindText(f *Field) string {
 	case f.Kind == KindCustom && f.Schema["type"] == "object":
 		return "mapping"
 	case f.Kind == KindCustom:
-		return "name"
+		return kName
 	}
 	return kindNames[f.Kind]
 }

@@ -284,42 +284,42 @@ func jsCond(mp *Mapping, c *Cond, holds bool) obj {
 func schemaRules(mp *Mapping, _ obj) obj {
 	switch mp {
 	case topMapping:
-		return obj{"required": []string{"sources", "sinks"}, "allOf": []any{
+		return obj{"required": []string{kSources, kSinks}, "allOf": []any{
 			obj{
 				"description": "Incremental checkpoints need the rocksdb state backend.",
-				"if": obj{"properties": obj{"checkpoint": obj{"properties": obj{"incremental": obj{"const": true}}, "required": []string{"incremental"}}},
-					"required": []string{"checkpoint"}},
-				"then": obj{"properties": obj{"state_backend": obj{"properties": obj{"type": obj{"const": BackendRocksDB}}, "required": []string{"type"}}},
-					"required": []string{"state_backend"}},
+				"if": obj{"properties": obj{kCheckpoint: obj{"properties": obj{kIncremental: obj{"const": true}}, "required": []string{kIncremental}}},
+					"required": []string{kCheckpoint}},
+				"then": obj{"properties": obj{kStateBackend: obj{"properties": obj{kType: obj{"const": BackendRocksDB}}, "required": []string{kType}}},
+					"required": []string{kStateBackend}},
 			},
 			obj{
 				"description": "A transactional sink needs checkpoints: its output becomes visible when a checkpoint completes.",
-				"if": obj{"properties": obj{"sinks": obj{"contains": obj{"properties": obj{"delivery": obj{"const": DeliveryTransactional}},
-					"required": []string{"delivery"}}}}, "required": []string{"sinks"}},
-				"then": obj{"properties": obj{"checkpoint": obj{"properties": obj{"mode": obj{"not": obj{"const": CheckpointNone}}}, "required": []string{"mode"}}},
-					"required": []string{"checkpoint"}},
+				"if": obj{"properties": obj{kSinks: obj{"contains": obj{"properties": obj{kDelivery: obj{"const": DeliveryTransactional}},
+					"required": []string{kDelivery}}}}, "required": []string{kSinks}},
+				"then": obj{"properties": obj{kCheckpoint: obj{"properties": obj{kMode: obj{"not": obj{"const": CheckpointNone}}}, "required": []string{kMode}}},
+					"required": []string{kCheckpoint}},
 			},
 		}}
 	case operatorMapping, sinkMapping:
-		o := obj{"oneOf": []any{obj{"required": []string{"input"}}, obj{"required": []string{"inputs"}}}}
+		o := obj{"oneOf": []any{obj{"required": []string{kInput}}, obj{"required": []string{kInputs}}}}
 		if mp == operatorMapping {
-			o["if"] = obj{"required": []string{"state"}}
-			o["then"] = obj{"properties": obj{"partitioning": obj{"const": PartitionHash}}, "required": []string{"partitioning"}}
+			o["if"] = obj{"required": []string{kState}}
+			o["then"] = obj{"properties": obj{kPartitioning: obj{"const": PartitionHash}}, "required": []string{kPartitioning}}
 		}
 		return o
 	case backendMapping:
-		return obj{"dependencies": obj{"gc_pause_per_gib": []string{"gc_interval"}}}
+		return obj{"dependencies": obj{kGCPausePerGiB: []string{kGCInterval}}}
 	case failureMapping:
-		return obj{"dependencies": obj{"subtask": []string{"vertex"}}, "allOf": []any{
-			obj{"oneOf": []any{obj{"required": []string{"at"}}, obj{"required": []string{"mtbf"}}}},
-			obj{"if": obj{"required": []string{"mtbf"}}, "then": obj{"properties": obj{"vertex": false, "subtask": false, "worker": false}}},
-			obj{"if": obj{"properties": obj{"kind": obj{"const": FailureTask}}, "required": []string{"kind", "at"}}, "then": obj{"required": []string{"vertex"}}},
-			obj{"not": obj{"required": []string{"vertex", "worker"}}},
+		return obj{"dependencies": obj{kSubtask: []string{kVertex}}, "allOf": []any{
+			obj{"oneOf": []any{obj{"required": []string{kAt}}, obj{"required": []string{kMTBF}}}},
+			obj{"if": obj{"required": []string{kMTBF}}, "then": obj{"properties": obj{kVertex: false, kSubtask: false, kWorker: false}}},
+			obj{"if": obj{"properties": obj{kKind: obj{"const": FailureTask}}, "required": []string{kKind, kAt}}, "then": obj{"required": []string{kVertex}}},
+			obj{"not": obj{"required": []string{kVertex, kWorker}}},
 		}}
 	case traceMapping:
 		return obj{"oneOf": []any{
-			obj{"required": []string{"dataset"}, "properties": obj{"file": false, "columns": false}},
-			obj{"required": []string{"file", "columns", "time_column", "time_unit"}, "properties": obj{"dataset": false, "parts": false}},
+			obj{"required": []string{kDataset}, "properties": obj{kFile: false, kColumns: false}},
+			obj{"required": []string{kFile, kColumns, kTimeColumn, kTimeUnit}, "properties": obj{kDataset: false, kParts: false}},
 		}}
 	}
 	return nil

@@ -102,38 +102,38 @@ var reParts = regexp.MustCompile(`^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$`)
 // traceMapping describes the trace of an arrival; which keys go with a
 // data set and which with a file is decodeTrace's.
 var traceMapping = &Mapping{
-	Path: "sources[].arrival.trace",
+	Path: kSources + "[]." + kArrival + "." + kTrace,
 	Doc:  "What process trace replays: a data set of the registry (dataset, parts) or a CSV file (file, columns), CSV or gzip-compressed CSV without a header row. Records come at the trace's timestamps, shifted so that the first is at 0, divided by speedup.",
 	Fields: []*Field{
-		{Name: "dataset", Go: "Dataset", Kind: KindString,
+		{Name: kDataset, Go: "Dataset", Kind: KindString,
 			Doc: "Name of a data set of the registry, such as clusterdata-2011-2/task_events (dspalab datasets list); from the cache, else the embedded offline sample. Give dataset or file."},
-		{Name: "parts", Go: "Parts", Kind: KindString, Schema: obj{"anyOf": []any{
+		{Name: kParts, Go: "Parts", Kind: KindString, Schema: obj{"anyOf": []any{
 			obj{"type": "string", "pattern": `^\s*(all|\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*)\s*$`}, obj{"type": "integer", "minimum": 0}}},
 			DefaultDoc: "the data set's default parts",
 			Doc:        "Part files of the data set: 1, 0-2, 0,3-5 or all."},
-		{Name: "file", Go: "File", Kind: KindString,
+		{Name: kFile, Go: "File", Kind: KindString,
 			Doc: "A CSV or CSV.gz file without a header row, relative to the scenario file's directory. Give dataset or file."},
-		{Name: "columns", Go: "Columns", Kind: KindList, Noun: "column", Example: "[timestamp, machine_id, event_type]",
+		{Name: kColumns, Go: "Columns", Kind: KindList, Noun: "column", Example: "[timestamp, machine_id, event_type]",
 			Doc: "Names of the file's columns, in order (only with file; a data set's come from the registry)."},
-		{Name: "time_column", Go: "TimeColumn", Kind: KindString, DefaultDoc: "the data set's; required with file",
+		{Name: kTimeColumn, Go: "TimeColumn", Kind: KindString, DefaultDoc: "the data set's; required with file",
 			Doc: "Column of the event timestamps."},
-		{Name: "time_unit", Go: "TimeUnit", Kind: KindEnum, Noun: "time unit", EmptyOK: true, DefaultDoc: "the data set's; required with file",
+		{Name: kTimeUnit, Go: "TimeUnit", Kind: KindEnum, Noun: "time unit", EmptyOK: true, DefaultDoc: "the data set's; required with file",
 			Values: []Value{val(TimeUnits[0], "nanoseconds"), val(TimeUnits[1], "microseconds"), val(TimeUnits[2], "milliseconds"), val(TimeUnits[3], "seconds")},
 			Doc:    "Unit of the time column."},
-		{Name: "key_column", Go: "KeyColumn", Kind: KindString, DefaultDoc: "the data set's key column; for a file, each record's number",
+		{Name: kKeyColumn, Go: "KeyColumn", Kind: KindString, DefaultDoc: "the data set's key column; for a file, each record's number",
 			Doc: "Column of the record keys (keyBy): an integer id below 2^32 is the key itself, other values are hashed; rows with an empty key are skipped and counted."},
-		{Name: "speedup", Go: "Speedup", Kind: KindRatio, Default: 1.0,
+		{Name: kSpeedup, Go: "Speedup", Kind: KindRatio, Default: 1.0,
 			Bounds: Bounds{Positive: true, PositiveWhy: "seconds of the trace per simulated second", Max: float64(MaxSpeedup)},
 			Doc:    "Seconds of the trace replayed per simulated second (the course's servingSpeedFactor): 60 replays a minute of events per second."},
-		{Name: "max_delay", Go: "MaxDelay", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+		{Name: kMaxDelay, Go: "MaxDelay", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
 			Doc: "Largest random serving delay of an event, in trace time (maxEventDelaySecs): each event is delayed by a draw from a normal distribution with mean and standard deviation max_delay/2, cut to [0, max_delay], so records arrive out of event-time order."},
-		{Name: "filter", Go: "Filter", Kind: KindCustom, Schema: obj{"type": "object", "minProperties": 1,
+		{Name: kFilter, Go: "Filter", Kind: KindCustom, Schema: obj{"type": "object", "minProperties": 1,
 			"additionalProperties": obj{"anyOf": []any{
 				obj{"type": []string{"string", "number", "boolean"}},
 				obj{"type": "array", "minItems": 1, "items": obj{"type": []string{"string", "number", "boolean"}}},
 			}}},
 			Doc: "Keep only rows whose column holds one of the values given, e.g. {event_type: FINISH} or {event_type: [FAIL, KILL]}; a data set's codes may be named. All columns given must match."},
-		{Name: "malformed", Go: "Malformed", Kind: KindEnum, Noun: "mode", Default: TraceSkip,
+		{Name: kMalformed, Go: "Malformed", Kind: KindEnum, Noun: "mode", Default: TraceSkip,
 			Values: []Value{val(TraceSkip, "skipped and counted"), val(TraceStrict, "the run stops with the line's number")},
 			Doc:    "What a malformed line does."},
 	},
@@ -205,24 +205,24 @@ func ParseParts(s string, count int) ([]int, error) {
 // decodeTrace decodes the rules between the keys of a trace: a data set
 // or a file, and the keys that go with each.
 func decodeTrace(d *decoder, m *mapping, _ reflect.Value) {
-	hasData, hasFile := m.has("dataset"), m.has("file")
+	hasData, hasFile := m.has(kDataset), m.has(kFile)
 	switch {
 	case hasData && hasFile:
-		d.Errorf(m.fields["file"].key, strictyaml.Join(m.path, "file"), "give either dataset or file, not both")
+		d.Errorf(m.fields[kFile].key, strictyaml.Join(m.path, kFile), "give either dataset or file, not both")
 	case !hasData && !hasFile:
-		d.missing(m, "dataset", ` (or "file" for a CSV file)`)
+		d.missing(m, kDataset, ` (or "`+kFile+`" for a CSV file)`)
 	case hasFile:
-		if f, ok := m.fields["parts"]; ok {
-			d.Errorf(f.key, strictyaml.Join(m.path, "parts"), "%q applies only to a dataset; a file is read whole", "parts")
+		if f, ok := m.fields[kParts]; ok {
+			d.Errorf(f.key, strictyaml.Join(m.path, kParts), "%q applies only to a dataset; a file is read whole", kParts)
 		}
-		for _, key := range []string{"columns", "time_column", "time_unit"} {
+		for _, key := range []string{kColumns, kTimeColumn, kTimeUnit} {
 			if !m.has(key) {
 				d.missing(m, key, " for a file (it has no header row)")
 			}
 		}
 	case hasData:
-		if f, ok := m.fields["columns"]; ok {
-			d.Errorf(f.key, strictyaml.Join(m.path, "columns"), "%q applies only to a file; a data set's columns come from the registry", "columns")
+		if f, ok := m.fields[kColumns]; ok {
+			d.Errorf(f.key, strictyaml.Join(m.path, kColumns), "%q applies only to a file; a data set's columns come from the registry", kColumns)
 		}
 	}
 }
@@ -286,39 +286,39 @@ func (c *checker) trace(p string, tr *Trace) {
 	}
 	switch {
 	case tr.Dataset != "" && tr.File != "":
-		c.errorf(p+".file", "give either dataset or file, not both")
+		c.errorf(p+"."+kFile, "give either dataset or file, not both")
 	case tr.Dataset == "" && tr.File == "":
-		c.errorf(p+".dataset", "give a dataset or a file to replay")
+		c.errorf(p+"."+kDataset, "give a dataset or a file to replay")
 	}
 	if tr.Dataset != "" {
-		c.text(p+".dataset", tr.Dataset, 200)
+		c.text(p+"."+kDataset, tr.Dataset, 200)
 		if tr.Parts != "" {
 			if _, err := ParseParts(tr.Parts, 0); err != nil {
-				c.errorf(p+".parts", "%s", err.Error())
+				c.errorf(p+"."+kParts, "%s", err.Error())
 			}
 		}
 		if len(tr.Columns) > 0 {
-			c.errorf(p+".columns", "%q applies only to a file; a data set's columns come from the registry", "columns")
+			c.errorf(p+"."+kColumns, "%q applies only to a file; a data set's columns come from the registry", kColumns)
 		}
 	}
 	if tr.File != "" && tr.Dataset == "" {
-		c.text(p+".file", tr.File, 0)
+		c.text(p+"."+kFile, tr.File, 0)
 		if tr.Parts != "" {
-			c.errorf(p+".parts", "%q applies only to a dataset; a file is read whole", "parts")
+			c.errorf(p+"."+kParts, "%q applies only to a dataset; a file is read whole", kParts)
 		}
 		if len(tr.Columns) == 0 {
-			c.errorf(p+".columns", "a file needs its column names (it has no header row)")
+			c.errorf(p+"."+kColumns, "a file needs its column names (it has no header row)")
 		}
 		for i, col := range tr.Columns {
 			if col == "" {
-				c.errorf(strictyaml.Index(p+".columns", i), "must not be empty")
+				c.errorf(strictyaml.Index(p+"."+kColumns, i), "must not be empty")
 			}
 		}
 		if tr.TimeColumn == "" {
-			c.errorf(p+".time_column", "a file needs its time column")
+			c.errorf(p+"."+kTimeColumn, "a file needs its time column")
 		}
 		if tr.TimeUnit == "" {
-			c.errorf(p+".time_unit", "a file needs the unit of its time column (%s)", orList(TimeUnits))
+			c.errorf(p+"."+kTimeUnit, "a file needs the unit of its time column (%s)", orList(TimeUnits))
 		}
 		column := func(path, name string) {
 			if name == "" || contains(tr.Columns, name) || len(tr.Columns) == 0 {
@@ -330,16 +330,16 @@ func (c *checker) trace(p string, tr *Trace) {
 				c.errorf(path, "unknown column %s; columns are %s", quote(name), strings.Join(tr.Columns, ", "))
 			}
 		}
-		column(p+".time_column", tr.TimeColumn)
-		column(p+".key_column", tr.KeyColumn)
+		column(p+"."+kTimeColumn, tr.TimeColumn)
+		column(p+"."+kKeyColumn, tr.KeyColumn)
 		for _, f := range tr.Filter {
-			column(p+".filter."+keySegment(f.Column), f.Column)
+			column(p+"."+kFilter+"."+keySegment(f.Column), f.Column)
 		}
 	}
 	for _, f := range tr.Filter {
-		fp := p + ".filter." + keySegment(f.Column)
+		fp := p + "." + kFilter + "." + keySegment(f.Column)
 		if f.Column == "" {
-			c.errorf(p+".filter", "a filter needs a column name")
+			c.errorf(p+"."+kFilter, "a filter needs a column name")
 		}
 		if len(f.Values) == 0 {
 			c.errorf(fp, "a filter needs at least one value")

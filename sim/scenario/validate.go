@@ -159,52 +159,52 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	s = s.zeroDefaults(fillZero)
 	c := &checker{s: s, bad: bad, reported: map[string]bool{}}
 	c.fields(topMapping, reflect.ValueOf(s).Elem(), "", reflect.Value{})
-	if s.Duration > 0 && s.Warmup > 0 && s.Warmup >= s.Duration && !c.isBad("duration") {
-		c.errorf("warmup", "must be shorter than duration (%s), got %s", FormatDuration(s.Duration), FormatDuration(s.Warmup))
+	if s.Duration > 0 && s.Warmup > 0 && s.Warmup >= s.Duration && !c.isBad(kDuration) {
+		c.errorf(kWarmup, "must be shorter than duration (%s), got %s", FormatDuration(s.Duration), FormatDuration(s.Warmup))
 	}
 	cp := s.Checkpoint
-	if cp.Mode != CheckpointNone && cp.Incremental && s.StateBackend.Type != BackendRocksDB && contains(backendMapping.Field("type").values(), s.StateBackend.Type) {
-		c.errorf("checkpoint.incremental", "incremental checkpoints need state_backend type rocksdb (heap state is snapshotted in full), got %s",
-			c.shown("state_backend.type", s.StateBackend.Type))
+	if cp.Mode != CheckpointNone && cp.Incremental && s.StateBackend.Type != BackendRocksDB && contains(backendMapping.Field(kType).values(), s.StateBackend.Type) {
+		c.errorf(kCheckpoint+"."+kIncremental, "incremental checkpoints need state_backend type rocksdb (heap state is snapshotted in full), got %s",
+			c.shown(kStateBackend+"."+kType, s.StateBackend.Type))
 	}
-	if r := s.Restart; r.Type == RestartExponentialDelay && r.MaxBackoff < r.InitialBackoff && r.InitialBackoff > 0 && !c.isBad("restart.initial_backoff") {
-		c.errorf("restart.max_backoff", "must not be less than initial_backoff (%s), got %s",
+	if r := s.Restart; r.Type == RestartExponentialDelay && r.MaxBackoff < r.InitialBackoff && r.InitialBackoff > 0 && !c.isBad(kRestart+"."+kInitialBackoff) {
+		c.errorf(kRestart+"."+kMaxBackoff, "must not be less than initial_backoff (%s), got %s",
 			FormatDuration(r.InitialBackoff), FormatDuration(r.MaxBackoff))
 	}
 	for i, src := range s.Sources {
-		p := strictyaml.Index("sources", i)
+		p := strictyaml.Index(kSources, i)
 		if a := src.Arrival; a.Process == ArrivalSchedule {
-			c.schedule(p+".arrival.schedule", a.Schedule)
+			c.schedule(p+"."+kArrival+"."+kSchedule, a.Schedule)
 		} else if a.Process == ArrivalTrace {
-			c.trace(p+".arrival.trace", a.Trace)
+			c.trace(p+"."+kArrival+"."+kTrace, a.Trace)
 		}
 		if k := src.Keys; k.Distribution == KeysZipf && k.Count > MaxZipfKeys && src.Arrival.Process != ArrivalTrace {
-			c.errorf(p+".keys.count", "must be at most %d for zipf (the simulator keeps a table of every key's share), got %d", MaxZipfKeys, k.Count)
+			c.errorf(p+"."+kKeys+"."+kCount, "must be at most %d for zipf (the simulator keeps a table of every key's share), got %d", MaxZipfKeys, k.Count)
 		}
 	}
 	for i, op := range s.Operators {
-		p := strictyaml.Index("operators", i)
+		p := strictyaml.Index(kOperators, i)
 		c.vertex(p, op.Parallelism, op.MaxParallelism, op.ServiceTime)
-		if op.State != nil && op.Partitioning != PartitionHash && contains(partitionings(), op.Partitioning) && !c.isBad(p+".partitioning") {
-			c.errorf(p+".state", "keyed state needs keyBy (partitioning: hash), but the partitioning is %s", c.shown(p+".partitioning", op.Partitioning))
+		if op.State != nil && op.Partitioning != PartitionHash && contains(partitionings(), op.Partitioning) && !c.isBad(p+"."+kPartitioning) {
+			c.errorf(p+"."+kState, "keyed state needs keyBy (partitioning: hash), but the partitioning is %s", c.shown(p+"."+kPartitioning, op.Partitioning))
 		}
 	}
 	for i, sk := range s.Sinks {
-		p := strictyaml.Index("sinks", i)
+		p := strictyaml.Index(kSinks, i)
 		c.vertex(p, sk.Parallelism, sk.MaxParallelism, sk.ServiceTime)
 		if sk.Delivery == DeliveryTransactional && cp.Mode == CheckpointNone {
-			c.errorf(p+".delivery", "transactional needs checkpoints: its output becomes visible when the checkpoint that covers it completes, but checkpoint.mode is %s",
-				c.shown("checkpoint.mode", cp.Mode))
+			c.errorf(p+"."+kDelivery, "transactional needs checkpoints: its output becomes visible when the checkpoint that covers it completes, but checkpoint.mode is %s",
+				c.shown(kCheckpoint+"."+kMode, cp.Mode))
 		}
 	}
 	c.graph()
 	for i, f := range s.Failures {
-		c.failure(strictyaml.Index("failures", i), f)
+		c.failure(strictyaml.Index(kFailures, i), f)
 	}
 	return c.errs
 }
 
-func partitionings() []string { return operatorMapping.Field("partitioning").values() }
+func partitionings() []string { return operatorMapping.Field(kPartitioning).values() }
 
 // shown is how a value of an enum field appears in a message: with "(the
 // default)" when it was not written.
@@ -225,9 +225,9 @@ func (c *checker) schedule(p string, steps []RateStep) {
 		switch {
 		case c.isBad(sp):
 		case i == 0 && st.At != 0:
-			c.errorf(sp+".at", "the first step must be at 0s, got %s", FormatDuration(st.At))
-		case i > 0 && !c.isBad(strictyaml.Index(p, i-1)+".at") && st.At <= steps[i-1].At:
-			c.errorf(sp+".at", "steps must be in increasing order of at, but %s is not after %s",
+			c.errorf(sp+"."+kAt, "the first step must be at 0s, got %s", FormatDuration(st.At))
+		case i > 0 && !c.isBad(strictyaml.Index(p, i-1)+"."+kAt) && st.At <= steps[i-1].At:
+			c.errorf(sp+"."+kAt, "steps must be in increasing order of at, but %s is not after %s",
 				FormatDuration(st.At), FormatDuration(steps[i-1].At))
 		}
 	}
@@ -235,29 +235,29 @@ func (c *checker) schedule(p string, steps []RateStep) {
 
 // vertex checks what relates the fields of an operator or a sink.
 func (c *checker) vertex(p string, par, maxPar int, st ServiceTime) {
-	if par > maxPar && maxPar >= 1 && maxPar <= MaxMaxParallelism && !c.isBad(p+".max_parallelism") {
-		if c.s.given(p + ".max_parallelism") {
-			c.errorf(p+".max_parallelism", "must not be less than parallelism (%d), got %d", par, maxPar)
+	if par > maxPar && maxPar >= 1 && maxPar <= MaxMaxParallelism && !c.isBad(p+"."+kMaxParallelism) {
+		if c.s.given(p + "." + kMaxParallelism) {
+			c.errorf(p+"."+kMaxParallelism, "must not be less than parallelism (%d), got %d", par, maxPar)
 		} else {
-			c.errorf(p+".parallelism", "must be at most %d, the largest max parallelism", maxPar)
+			c.errorf(p+"."+kParallelism, "must be at most %d, the largest max parallelism", maxPar)
 		}
 	}
-	sp := p + ".service_time"
+	sp := p + "." + kServiceTime
 	switch {
-	case st.Distribution == DistUniform && st.Min > st.Max && st.Max >= 0 && !c.isBad(sp+".min"):
-		c.errorf(sp+".max", "must not be less than min (%s), got %s", FormatDuration(st.Min), FormatDuration(st.Max))
+	case st.Distribution == DistUniform && st.Min > st.Max && st.Max >= 0 && !c.isBad(sp+"."+kMin):
+		c.errorf(sp+"."+kMax, "must not be less than min (%s), got %s", FormatDuration(st.Min), FormatDuration(st.Max))
 	case (st.Distribution == DistExponential || st.Distribution == DistLognormal) && st.Mean <= 0:
-		c.errorf(sp+".mean", "must be greater than 0, got %s", FormatDuration(st.Mean))
+		c.errorf(sp+"."+kMean, "must be greater than 0, got %s", FormatDuration(st.Mean))
 	}
 }
 
 // inputPath is the path of input j of v: "operators[0].input" when the
 // scenario gave one input with input:, else "operators[0].inputs[j]".
 func (c *checker) inputPath(v *vertex, j int) string {
-	if one := v.path() + ".input"; c.s.given(one) || c.bad[one] {
+	if one := v.path() + "." + kInput; c.s.given(one) || c.bad[one] {
 		return one
 	}
-	return strictyaml.Index(v.path()+".inputs", j)
+	return strictyaml.Index(v.path()+"."+kInputs, j)
 }
 
 // graph checks the job graph.
@@ -273,8 +273,8 @@ func (c *checker) graph() {
 			continue
 		}
 		if first := byName[v.name]; first != i {
-			line, _ := s.Pos(vs[first].path() + ".name")
-			c.errorf(v.path()+".name", "duplicate vertex name %s; first declared at line %d", quote(v.name), line)
+			line, _ := s.Pos(vs[first].path() + "." + kName)
+			c.errorf(v.path()+"."+kName, "duplicate vertex name %s; first declared at line %d", quote(v.name), line)
 			continue
 		}
 		names = append(names, v.name)
@@ -293,7 +293,7 @@ func (c *checker) graph() {
 					msg += "; vertices are " + strings.Join(shown, ", ")
 				}
 				c.errorf(c.inputPath(v, j), "%s", msg)
-			case vs[u].kind == "sinks":
+			case vs[u].kind == kSinks:
 				c.errorf(c.inputPath(v, j), "%s is a sink; a sink has no output to read from", quote(name))
 			}
 		}
@@ -305,7 +305,7 @@ func (c *checker) graph() {
 		}
 		for _, u := range in[i] {
 			if w := vs[u]; w.parallelism != v.parallelism && w.parallelism > 0 && v.parallelism > 0 {
-				c.errorf(v.path()+".partitioning",
+				c.errorf(v.path()+"."+kPartitioning,
 					"forward needs equal parallelism, but %s has %d and %s has %d; use rebalance, rescale or hash",
 					quote(w.name), w.parallelism, quote(v.name), v.parallelism)
 				break
@@ -313,10 +313,10 @@ func (c *checker) graph() {
 		}
 	}
 	if len(s.Sources) == 0 {
-		c.errorf("sources", "the job has no source; add one under sources")
+		c.errorf(kSources, "the job has no source; add one under sources")
 	}
 	if len(s.Sinks) == 0 {
-		c.errorf("sinks", "the job has no sink; add one under sinks")
+		c.errorf(kSinks, "the job has no sink; add one under sinks")
 	}
 	if s.Workers.Count >= 1 && s.Workers.Slots >= 1 {
 		slots := int64(s.Workers.Count) * int64(s.Workers.Slots)
@@ -326,8 +326,8 @@ func (c *checker) graph() {
 				top = v
 			}
 		}
-		if top != nil && !c.isBad("workers") {
-			c.errorf(top.path()+".parallelism", "needs %d slots, the cluster has %d (workers.count %d x workers.slots %d)",
+		if top != nil && !c.isBad(kWorkers) {
+			c.errorf(top.path()+"."+kParallelism, "needs %d slots, the cluster has %d (workers.count %d x workers.slots %d)",
 				top.parallelism, slots, s.Workers.Count, s.Workers.Slots)
 		}
 	}
@@ -403,17 +403,17 @@ func (c *checker) cycles(vs []*vertex, in [][]int) {
 // that what it targets exists.
 func (c *checker) failure(p string, f Failure) {
 	s := c.s
-	if !contains(failureMapping.Field("kind").values(), f.Kind) || c.isBad(p+".mtbf") {
+	if !contains(failureMapping.Field(kKind).values(), f.Kind) || c.isBad(p+"."+kMTBF) {
 		return
 	}
-	if only := failureMapping.Field("mtbf").Only; f.MTBF > 0 && !only.holds(f.Kind) {
-		c.errorf(p+".mtbf", "%s", only.notApplies("mtbf", f.Kind))
+	if only := failureMapping.Field(kMTBF).Only; f.MTBF > 0 && !only.holds(f.Kind) {
+		c.errorf(p+"."+kMTBF, "%s", only.notApplies(kMTBF, f.Kind))
 	}
 	if f.MTBF > 0 {
 		return // random: the target is drawn at random; mtbf is checked as a field
 	}
-	if s.Duration > 0 && f.At >= s.Duration && !c.isBad("duration") {
-		c.errorf(p+".at", "must be before the end of the run (duration %s), got %s", FormatDuration(s.Duration), FormatDuration(f.At))
+	if s.Duration > 0 && f.At >= s.Duration && !c.isBad(kDuration) {
+		c.errorf(p+"."+kAt, "must be before the end of the run (duration %s), got %s", FormatDuration(s.Duration), FormatDuration(f.At))
 	}
 	switch f.Kind {
 	case FailureTask:
@@ -431,7 +431,7 @@ func (c *checker) failure(p string, f Failure) {
 
 // failedSubtask checks the vertex and subtask of a failure.
 func (c *checker) failedSubtask(p string, f Failure) {
-	vp := p + ".vertex"
+	vp := p + "." + kVertex
 	if f.Vertex == "" {
 		c.errorf(vp, "must name the vertex whose subtask fails")
 		return
@@ -461,14 +461,14 @@ func (c *checker) failedSubtask(p string, f Failure) {
 		return
 	}
 	if par >= 1 && (f.Subtask < 0 || f.Subtask >= par) {
-		c.errorf(p+".subtask", "%s, got %d", rangeText(par, fmt.Sprintf("%s has parallelism %d", quote(f.Vertex), par)), f.Subtask)
+		c.errorf(p+"."+kSubtask, "%s, got %d", rangeText(par, fmt.Sprintf("%s has parallelism %d", quote(f.Vertex), par)), f.Subtask)
 	}
 }
 
 // failedWorker checks the worker of a failure.
 func (c *checker) failedWorker(p string, f Failure) {
 	n := c.s.Workers.Count
-	if n >= 1 && (f.Worker < 0 || f.Worker >= n) && !c.isBad("workers.count") {
-		c.errorf(p+".worker", "%s, got %d", rangeText(n, fmt.Sprintf("workers.count is %d", n)), f.Worker)
+	if n >= 1 && (f.Worker < 0 || f.Worker >= n) && !c.isBad(kWorkers+"."+kCount) {
+		c.errorf(p+"."+kWorker, "%s, got %d", rangeText(n, fmt.Sprintf("workers.count is %d", n)), f.Worker)
 	}
 }
