@@ -2,50 +2,98 @@ package sim_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
-// FuzzSimulate runs every scenario the parser accepts, cut down to a small
-// size, and checks the simulator's invariants: it never panics, every
-// subtask's time sums to the window, records are conserved when no
-// operator changes their number and nothing fails, and no more distinct
-// records are delivered or lost than were emitted. The seed corpus (testdata/fuzz and the
-// built-in scenarios) runs as an ordinary test.
+// liveHeap returns the bytes of live heap objects after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// Caps of FuzzSimulate: an input whose up-front estimate exceeds them is
+// refused, as the runner's limits refuse it (so the estimate must count
+// whatever takes memory or time); the running budget bounds the rest.
+const (
+	fuzzMemory   = 64 << 20 // bytes: the estimate's cap, and the running budget
+	fuzzEvents   = 3e6      // estimated events of the cut-down run
+	fuzzSubtasks = 512
+	fuzzQueued   = 1e5 // records (about 100 bytes each)
+)
+
+// boundSeeds are scenarios of issue 13 cut down to the caps: many
+// workers, checkpoints that pile up, large key spaces, random failures.
+var boundSeeds = []string{
+	`duration: 3s
+workers: {count: 20000, slots: 1000000000}
+sources: [{name: s, parallelism: 2, arrival: {process: poisson, rate: 500/s}, keys: {count: 1000}, replayable: true}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 2, service_time: {distribution: exponential, mean: 1ms}, state: {bytes_per_key: 1KiB}}]
+sinks: [{name: out, input: a, parallelism: 2, delivery: transactional}]
+checkpoint: {mode: unaligned, interval: 10ms, max_concurrent: 1000000, timeout: 100h, storage: {bandwidth: 1B/s}}
+`,
+	`duration: 3s
+workers: {count: 4, slots: 4, memory: 1MiB}
+sources: [{name: s, parallelism: 4, arrival: {process: constant, rate: 2000/s}, keys: {count: 100000, distribution: zipf}, replayable: true}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 8, service_time: {mean: 0.1ms}, state: {bytes_per_key: 1KiB}}]
+sinks: [{name: out, input: a, parallelism: 2, delivery: idempotent}]
+state_backend: {type: rocksdb}
+checkpoint: {mode: aligned, interval: 50ms, incremental: true, max_concurrent: 3}
+failures: [{kind: worker, mtbf: 1s}, {kind: task, at: 1s, vertex: a, subtask: 1}]
+restart: {type: failure-rate, max_failures_per_interval: 100, failure_rate_interval: 10s, delay: 100ms}
+`,
+	`duration: 3s
+workers: {count: 8, slots: 16}
+sources: [{name: s, parallelism: 16, arrival: {process: bursty, rate: 1000/s, off_rate: 0/s, on_time: 100ms, off_time: 100ms}, replayable: false, on_backpressure: buffer, buffer_limit: 10}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 16, service_time: {mean: 1ms}, state: {bytes_per_key: 8B}}]
+sinks: [{name: out, input: a, parallelism: 16}]
+checkpoint: {mode: stop-the-world, interval: 100ms, timeout: 200ms, tolerable_failures: 0}
+state_backend: {type: heap, gc_interval: 10ms, gc_pause_per_gib: 1s}
+failures: [{kind: jobmanager, mtbf: 1s}, {kind: network-partition, at: 1s, duration: 500ms, worker: 1}]
+high_availability: {type: zookeeper}
+`,
+	`duration: 3s
+workers: {count: 2, slots: 64}
+sources: [{name: s, parallelism: 64, arrival: {process: constant, rate: 1/s}}]
+sinks: [{name: out, input: s, partitioning: rebalance, parallelism: 64}]
+checkpoint: {mode: aligned, interval: 10ms, timeout: 10ms, max_concurrent: 100}
+`,
+}
+
+// FuzzSimulate runs every scenario the parser accepts, cut down to a
+// short duration and refused when its up-front estimate (sim/plan)
+// exceeds the caps above, and checks the simulator's invariants: it never
+// panics; the heap it holds stays within the estimate, the running budget
+// and the queued records; every subtask's time sums to the window;
+// records are conserved when no operator changes their number and nothing
+// fails; and no more distinct records are delivered or lost than were
+// emitted. The seed corpus (testdata/fuzz, the built-in scenarios and
+// boundSeeds) runs as an ordinary test.
 func FuzzSimulate(f *testing.F) {
 	for _, name := range scenarios.Names() {
 		b, _ := scenarios.Get(name)
 		f.Add(b)
+	}
+	for _, s := range boundSeeds {
+		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := scenario.Parse("fuzz.yaml", data)
 		if err != nil {
 			return
 		}
-		subtasks := 0
-		offered := 0.0
 		for _, s := range sc.Sources {
 			if s.Arrival.Process == scenario.ArrivalTrace {
 				return // needs the runner's trace opener
 			}
-			subtasks += s.Parallelism
-			offered += max(s.Arrival.Rate, s.Arrival.OffRate) * float64(s.Parallelism)
-			for _, st := range s.Arrival.Schedule {
-				offered += st.Rate * float64(s.Parallelism)
-			}
-		}
-		for _, o := range sc.Operators {
-			subtasks += o.Parallelism
-		}
-		for _, k := range sc.Sinks {
-			subtasks += k.Parallelism
-		}
-		if subtasks > 64 || offered > 2e5 {
-			return // keep each input fast
 		}
 		sc.Duration = min(sc.Duration, 3*des.Second)
 		var keep []scenario.Failure
@@ -57,13 +105,33 @@ func FuzzSimulate(f *testing.F) {
 		sc.Failures = keep
 		sc.Warmup = min(sc.Warmup, sc.Duration/2)
 		sc.Metrics.Interval = max(sc.Metrics.Interval, 100*des.Millisecond)
-		res, err := sim.Run(context.Background(), sc, sim.Options{MaxQueued: 1e5})
-		if res == nil {
-			t.Fatalf("no result (err %v)", err)
+		p, err := plan.Compile(sc)
+		if err != nil {
+			t.Fatalf("a valid scenario does not compile: %v", err)
 		}
+		e := p.Estimate(nil)
+		if e.Memory > fuzzMemory || e.Events > fuzzEvents || e.Subtasks > fuzzSubtasks {
+			return // the limits refuse it
+		}
+		before := liveHeap()
+		run, err := sim.New(sc, sim.Options{MaxQueued: fuzzQueued, MaxMemory: fuzzMemory})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		err = run.RunUntil(context.Background(), sc.Duration)
+		// what the run holds: the job's structures (estimated), what it
+		// accumulated (budgeted), queued records (limited), and slack for
+		// the records in buffers and the Go runtime
+		if grown, bound := int64(liveHeap())-int64(before), e.Memory+fuzzMemory+fuzzQueued*100+32<<20; grown > bound {
+			t.Errorf("the run holds %d bytes of heap, over the estimate %d + the budget %d + queued records", grown, e.Memory, int64(fuzzMemory))
+		}
+		res := run.Result()
 		s := res.Summary
 		if s.Partial {
-			return // stopped by the queue limit: the window is cut short
+			return // stopped by the queue limit or the budget: the window is cut short
+		}
+		if err != nil {
+			t.Fatalf("a run that is not partial failed: %v", err)
 		}
 		for _, v := range s.Vertices {
 			for _, st := range v.Subtasks {

@@ -23,13 +23,6 @@ sinks: [{name: out, input: a, parallelism: 2}]
 checkpoint: {mode: unaligned, interval: 10ms, max_concurrent: 1000000, timeout: 100h, storage: {bandwidth: 1B/s}}
 `
 
-func heapInUse() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // The memory that checkpoints in flight accumulate is budgeted
 // (Options.MaxMemory): the run stops with a *MemoryLimitError and partial
 // results once they hold more than the budget, and the heap stays near
@@ -40,7 +33,7 @@ func TestMemoryBudgetStopsPiledUpCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	const budget = 32 << 20
-	before := heapInUse()
+	before := liveHeap()
 	s, err := sim.New(sc, sim.Options{MaxMemory: budget})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +43,7 @@ func TestMemoryBudgetStopsPiledUpCheckpoints(t *testing.T) {
 	if !errors.As(err, &me) {
 		t.Fatalf("err = %v, want a *MemoryLimitError", err)
 	}
-	grown := heapInUse() - before
+	grown := liveHeap() - before
 	t.Logf("stopped: %v; heap grew %d", me, grown)
 	runtime.KeepAlive(s)
 	if me.Held <= budget || me.Held > budget+budget/8 || me.Limit != budget || me.InFlight < 1000 || me.Persisted <= 0 {

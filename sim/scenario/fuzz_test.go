@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,6 +63,20 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("the plan puts %s before its input %s: %v", op.Name, in, order)
 				}
 			}
+		}
+		// the up-front estimate of any accepted scenario, however large its
+		// counts, checkpoint settings, key spaces and failures, is finite,
+		// not negative, and counts at least the structures it names
+		e := p.Estimate(nil)
+		for name, x := range map[string]float64{"events": e.Events, "event rate": e.EventRate, "checkpoint events": e.CheckpointEvents,
+			"failover events": e.FailoverEvents, "failovers": e.Failovers, "memory": float64(e.Memory)} {
+			if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				t.Fatalf("estimate: %s = %v", name, x)
+			}
+		}
+		if e.Workers < s.Workers.Count || e.Memory < e.KeySetBytes || e.Memory < e.CheckpointBytes || e.Memory < int64(e.Workers)*plan.BytesPerWorker ||
+			e.CheckpointsInFlight > int64(max(s.Checkpoint.MaxConcurrent, 1)) {
+			t.Fatalf("estimate %+v of workers %+v, checkpoint %+v", e, s.Workers, s.Checkpoint)
 		}
 	})
 }
