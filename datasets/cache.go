@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dspalab/dspalab/internal/regfile"
 )
 
 // Cache is the local copy of fetched data sets, under Dir:
@@ -85,7 +87,7 @@ func (c Cache) intact(ds *Dataset, n int) (ok bool, damage string) {
 	if !slices.ContainsFunc(crcs, func(s string) bool { return s != "" }) {
 		return true, ""
 	}
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return false, err.Error()
 	}
@@ -226,7 +228,7 @@ type VerifyResult struct {
 // and with the registry's, where known.
 func (c Cache) Verify(ds *Dataset, n int) VerifyResult {
 	res := VerifyResult{Part: n, Path: c.Path(ds, n)}
-	f, err := os.Open(res.Path)
+	f, err := regfile.Open(res.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		res.Status, res.Detail = VerifyMissing, "not in the cache"
 		return res

@@ -488,7 +488,7 @@ func (ds *Dataset) sampleOpen() (fs.File, error) {
 	if ds.Origin == "built-in" {
 		return sampleFS.Open("sample/" + ds.Sample.File)
 	}
-	return os.Open(filepath.Join(ds.dir, ds.Sample.File))
+	return regfile.Open(filepath.Join(ds.dir, ds.Sample.File))
 }
 
 // levenshteinLower is the edit distance of a and b, ignoring case.

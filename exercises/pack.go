@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/dspalab/dspalab/datasets"
+	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -258,14 +259,11 @@ func (e *Exercise) CheckTraces(sc *scenario.Scenario) error {
 
 // readFS reads a file of fsys, refusing one over MaxFileBytes.
 func readFS(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
+	f, err := regfile.OpenFS(fsys, name) // a FIFO is refused, not opened
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, err
