@@ -65,9 +65,30 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return sim.FormatTime(des.FromSeconds(s))
 	},
-	"bytes": formatBytes,
-	"lower": strings.ToLower,
+	"bytes":  formatBytes,
+	"lower":  strings.ToLower,
+	"anchor": anchor,
 }).Parse(pageTemplate))
+
+// anchor makes an id for a heading of the page: "Checkpoint summary" is
+// "checkpoint-summary".
+func anchor(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		default:
+			dash = true
+		}
+	}
+	return b.String()
+}
 
 // pageData is what the template shows.
 type pageData struct {
@@ -107,12 +128,43 @@ type table struct {
 	More   int
 }
 
-// head is a column heading of a table: the column's name, which may break
-// after its underscores, so that a wide table of CSV columns fits the
-// page.
+// head is a column heading of a table: the column in words, which wrap
+// at their spaces so that a wide table of CSV columns fits the page, and
+// the column's name in the file (shown on hover).
 type head struct {
-	HTML template.HTML
-	Left bool
+	Text, Column string
+	Left         bool
+}
+
+// headWords are the headings of CSV columns whose words alone would read
+// badly; the others are their names without the unit (the cells show it)
+// and with spaces for underscores.
+var headWords = map[string]string{
+	"checkpoint_id":          "checkpoint",
+	"trigger_time_s":         "triggered at",
+	"acknowledged_s":         "acknowledged at",
+	"end_to_end_duration_ms": "end-to-end duration",
+	"acknowledged_subtasks":  "acknowledged subtasks",
+}
+
+// columnWords returns the heading of a CSV column: "start_delay_max_ms"
+// is "start delay (max)", "full_state_size_bytes" "full state size".
+func columnWords(name string) string {
+	if w, ok := headWords[name]; ok {
+		return w
+	}
+	w := name
+	for _, unit := range []string{"_ms", "_s", "_bytes"} {
+		if t, ok := strings.CutSuffix(w, unit); ok {
+			w = t
+			break
+		}
+	}
+	words := strings.ReplaceAll(w, "_", " ")
+	if t, ok := strings.CutSuffix(words, " max"); ok {
+		words = t + " (max)"
+	}
+	return words
 }
 
 // Heads returns the headings of t, aligned as their columns are (left
@@ -120,7 +172,7 @@ type head struct {
 func (t *table) Heads() []head {
 	hs := make([]head, len(t.Header))
 	for i, name := range t.Header {
-		hs[i].HTML = template.HTML(strings.ReplaceAll(template.HTMLEscapeString(name), "_", "_<wbr>"))
+		hs[i].Text, hs[i].Column = columnWords(name), name
 		for _, r := range t.Rows {
 			if i < len(r) && r[i].Left {
 				hs[i].Left = true

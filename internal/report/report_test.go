@@ -79,9 +79,9 @@ func TestReport(t *testing.T) {
 		"a &lt;b&gt;bold&lt;/b&gt; claim &amp; more",
 		"bottleneck: enrich (busy 100%, not back-pressured) holds back parse and sensors",
 		`<span class="status high">HIGH</span>`,
-		"<h2>watermarks</h2>", "<code>lag_ms.p50</code>",
+		`<h2 id="watermarks">watermarks<a class="self" href="#watermarks">#</a></h2>`, "<code>lag_ms.p50</code>",
 		"Throughput, back-pressure and latency over time", "Back-pressure heatmap", "Latency distribution at the sinks",
-		"<h2>Checkpoints</h2>", `<td>14s</td><td>17.2s</td><td>3.2s</td><td class="l">failed</td>`,
+		`<h2 id="checkpoints">Checkpoints<a class="self" href="#checkpoints">#</a></h2>`, `<td>14s</td><td>17.2s</td><td>3.2s</td><td class="l">failed</td>`,
 		"<code>recovery_completed</code>", "restored checkpoint 1; sources rewound",
 		"Made by dspalab v9",
 	} {
@@ -120,7 +120,7 @@ func TestReportCheckpointsCSVAndSubtasks(t *testing.T) {
 	}
 	b, _ := os.ReadFile(out)
 	page := string(b)
-	for _, want := range []string{"<th>trigger_<wbr>time_<wbr>s</th>", `<td title="2500">2.50 s</td>`, `<td title="2048">2.0 KiB</td>`, "enrich[1]", "Back-pressured time of each subtask"} {
+	for _, want := range []string{`<th title="trigger_time_s in the CSV file">triggered at</th>`, `<td title="2500">2.50 s</td>`, `<td title="2048">2.0 KiB</td>`, "enrich[1]", "Back-pressured time of each subtask"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -296,21 +296,21 @@ failures:
 	b, _ := os.ReadFile(out)
 	page := string(b)
 	for _, want := range []string{
-		"<h2>Delivery</h2>", "<b>Exactly once so far:</b> no record lost, none duplicated.",
+		`<h2 id="delivery">Delivery<a class="self" href="#delivery">#</a></h2>`, "<b>Exactly once so far:</b> no record lost, none duplicated.",
 		`<td class="l"><b>out</b></td><td class="l">transactional</td>`,
-		"<h2>Recovery</h2>", "job <b>running</b> at the end", "failures <b>1</b>",
+		`<h2 id="recovery">Recovery<a class="self" href="#recovery">#</a></h2>`, "job <b>running</b> at the end", "failures <b>1</b>",
 		`<td class="msg cause">worker 1 lost: no heartbeat for 5s</td><td>12s</td><td>17s</td><td>2.00 s</td><td>19s</td>`,
-		"<h2>Checkpoint summary</h2>", "mode <b>aligned</b>",
-		"<th>full_<wbr>state_<wbr>size_<wbr>bytes</th>", "<th>persisted_<wbr>in_<wbr>flight_<wbr>bytes</th>",
+		`<h2 id="checkpoint-summary">Checkpoint summary<a class="self" href="#checkpoint-summary">#</a></h2>`, "mode <b>aligned</b>",
+		`<th title="full_state_size_bytes in the CSV file">full state size</th>`, `<th title="persisted_in_flight_bytes in the CSV file">persisted in flight</th>`,
 		`<td title="102400">100.0 KiB</td>`, `<td class="l">the job failed over</td>`,
-		"the longest to complete (checkpoint_subtasks.csv)", "<th>checkpointed_<wbr>size_<wbr>bytes</th>", `<td class="l">count</td>`,
+		"the longest to complete (checkpoint_subtasks.csv)", `<th title="checkpointed_size_bytes in the CSV file">checkpointed size</th>`, `<td class="l">count</td>`,
 		"checkpoint_subtasks.csv).",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	for _, bad := range []string{"<h2>delivery</h2>", "<h2>recovery</h2>", "<h2>checkpoints</h2>"} {
+	for _, bad := range []string{">delivery<a", ">recovery<a", ">checkpoints<a"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page shows %q as an unknown section too", bad)
 		}

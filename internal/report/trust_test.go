@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -33,5 +34,52 @@ func TestReportShowsSkew(t *testing.T) {
 	}
 	if n := strings.Count(page, "<svg "); n != 4 {
 		t.Errorf("%d figures, want 4 (time series, back-pressure and busy heatmaps, CDF)", n)
+	}
+}
+
+// TestReportReadsAndPrints checks the page's layout: a table of contents
+// whose every link has its anchor, CSV columns headed in words (the name
+// in the file on hover), the whole event log with no fixed-height box,
+// and a print stylesheet under which no table scrolls sideways and closed
+// details print.
+func TestReportReadsAndPrints(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "eo")
+	if err := runner.Run(context.Background(), runner.Options{Scenario: "exactly-once", OutDir: run}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.html")
+	if err := Write(Options{RunDir: run, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	page := string(b)
+	nav := page[strings.Index(page, `<nav class="toc">`):]
+	nav = nav[:strings.Index(nav, "</nav>")]
+	links := regexp.MustCompile(`href="#([a-z0-9-]+)"`).FindAllStringSubmatch(nav, -1)
+	if len(links) < 8 {
+		t.Errorf("the contents have %d links, want the sections and figures:\n%s", len(links), nav)
+	}
+	for _, l := range links {
+		if !strings.Contains(page, `id="`+l[1]+`"`) {
+			t.Errorf("the contents link to #%s, which no heading has", l[1])
+		}
+	}
+	for _, want := range []string{
+		`<th title="end_to_end_duration_ms in the CSV file">end-to-end duration</th>`,
+		`<th title="start_delay_max_ms in the CSV file">start delay (max)</th>`,
+		"@media print", "@page", ".scroll { overflow: visible; }", "details::details-content",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<wbr>") || strings.Contains(page, "max-height: 520px") {
+		t.Errorf("the page still breaks headings at underscores or boxes the event log")
+	}
+	events, _ := os.ReadFile(filepath.Join(run, "events.jsonl"))
+	n := strings.Count(string(events), "\n")
+	if rows := strings.Count(page[strings.Index(page, `id="event-log"`):], "<tr><td>"); rows != min(n, maxEventRows) {
+		t.Errorf("the event log shows %d rows, want %d", rows, min(n, maxEventRows))
 	}
 }
