@@ -79,7 +79,7 @@ func TestParseDesignExample(t *testing.T) {
 			ServiceTime: ServiceTime{Distribution: DistConstant}, Network: net, Delivery: DeliveryAtLeastOnce,
 		}},
 		Metrics: Metrics{Interval: des.Second},
-		Checkpoint: Checkpointing{NumRetained: 1, Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1, TolerableFailures: -1,
+		Checkpoint: Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MaxConcurrent: 1, TolerableFailures: -1,
 			Storage: CheckpointStorage{Bandwidth: 100 << 20, Latency: 10 * des.Millisecond}},
 		StateBackend: StateBackend{Type: BackendHeap, AccessTime: 100 * des.Nanosecond},
 		Restart: RestartStrategy{Type: RestartFixedDelay, Attempts: -1, Delay: des.Second, InitialBackoff: des.Second,
@@ -127,7 +127,7 @@ func TestDefaults(t *testing.T) {
 		net.BufferTimeout != 100*des.Millisecond || net.Latency != des.Millisecond || net.Bandwidth != 1e9/8 || net.Capacity != Bounded {
 		t.Errorf("DefaultNetwork = %+v", net)
 	}
-	if want := (Checkpointing{NumRetained: 1, Mode: CheckpointNone, Timeout: 10 * des.Minute, MinPause: 0, MaxConcurrent: 1, TolerableFailures: -1,
+	if want := (Checkpointing{Mode: CheckpointNone, Timeout: 10 * des.Minute, MinPause: 0, MaxConcurrent: 1, TolerableFailures: -1,
 		Storage: CheckpointStorage{Bandwidth: 104857600, Latency: 10 * des.Millisecond}}); s.Checkpoint != want || DefaultCheckpointing() != want {
 		t.Errorf("checkpoint = %+v, DefaultCheckpointing = %+v, want %+v", s.Checkpoint, DefaultCheckpointing(), want)
 	}
@@ -427,7 +427,7 @@ func TestParseFeatures(t *testing.T) {
 	if got := s.Sinks[1]; got.Partitioning != PartitionRebalance || !reflect.DeepEqual(got.Inputs, []string{"rules"}) || got.Parallelism != 1 {
 		t.Errorf("alerts = %+v", got)
 	}
-	if got, want := s.Checkpoint, (Checkpointing{NumRetained: 1, Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: 90 * des.Second,
+	if got, want := s.Checkpoint, (Checkpointing{Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: 90 * des.Second,
 		MinPause: 500 * des.Millisecond, MaxConcurrent: 2, TolerableFailures: 3, Incremental: true,
 		Storage: CheckpointStorage{Bandwidth: 1e9 / 8, Latency: 5 * des.Millisecond}}); got != want {
 		t.Errorf("checkpoint = %+v, want %+v", got, want)
@@ -488,7 +488,7 @@ func TestParseRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := mustParse(t, "recovery.yaml", string(data))
-	if got, want := s.Checkpoint, (Checkpointing{NumRetained: 1, Mode: CheckpointUnaligned, Interval: 5 * des.Second, Timeout: 10 * des.Minute,
+	if got, want := s.Checkpoint, (Checkpointing{Mode: CheckpointUnaligned, Interval: 5 * des.Second, Timeout: 10 * des.Minute,
 		MaxConcurrent: 1, TolerableFailures: -1, AlignedTimeout: des.Second,
 		Storage: CheckpointStorage{Bandwidth: 50 << 20, Latency: 10 * des.Millisecond}}); got != want {
 		t.Errorf("checkpoint = %+v, want %+v", got, want)

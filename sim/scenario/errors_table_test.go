@@ -857,7 +857,7 @@ sinks: [{name: out, input: src}]
 			`t.yaml:5:3: checkpoint.min-pause: unknown field "min-pause"; did you mean "min_pause"?`,
 			`t.yaml:6:3: checkpoint.max_concurent: unknown field "max_concurent"; did you mean "max_concurrent"?`,
 			`t.yaml:7:3: checkpoint.tolerable-failed-checkpoints: unknown field "tolerable-failed-checkpoints"; did you mean "tolerable_failures"?`,
-			`t.yaml:8:3: checkpoint.unaligned: unknown field "unaligned"; valid fields are mode, interval, timeout, min_pause, max_concurrent, tolerable_failures, incremental, aligned_timeout, storage, num_retained`,
+			`t.yaml:8:3: checkpoint.unaligned: unknown field "unaligned"; valid fields are mode, interval, timeout, min_pause, max_concurrent, tolerable_failures, incremental, aligned_timeout, storage`,
 		}},
 	{"checkpoint interval missing", `duration: 10s
 checkpoint: {mode: aligned, timeout: 1m}

@@ -305,8 +305,6 @@ var checkpointMapping = &Mapping{
 			Only: &Cond{Field: kMode, Values: []string{CheckpointUnaligned}}, Former: []string{"aligned_checkpoint_timeout"},
 			Doc: "Each checkpoint starts aligned and a subtask switches to unaligned once it has aligned this long; 0 is unaligned from the start (execution.checkpointing.aligned-checkpoint-timeout)."},
 		{Name: kStorage, Go: "Storage", Kind: KindMapping, Sub: storageMapping, Only: ckptOn, Doc: "The checkpoint storage."},
-		{Name: "num_retained", Go: "NumRetained", Kind: KindInteger, Default: 1, Only: ckptOn, Bounds: Bounds{Min: 1}, ZeroDefault: true,
-			Doc: "Completed checkpoints kept in storage (state.checkpoints.num-retained)."},
 	},
 }
 

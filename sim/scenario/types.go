@@ -291,9 +291,6 @@ type Checkpointing struct {
 	AlignedTimeout des.Time
 	// Storage is the checkpoint storage (a distributed file system).
 	Storage CheckpointStorage
-	// NumRetained is how many completed checkpoints are kept (Flink's
-	// state.checkpoints.num-retained).
-	NumRetained int
 }
 
 // CheckpointStorage is where snapshots are uploaded and restored from.
