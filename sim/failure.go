@@ -387,7 +387,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 				// it stops where it is: the record in service stays
 				// inside the job until the failover destroys it
 				t.heldCur = t.serving()
-				t.down = true
+				t.setDown(now, true)
 				t.setState(now, stateIdle)
 			}
 		}

@@ -892,3 +892,56 @@ failures: [{kind: worker, at: 20s, worker: 1}]
 		t.Errorf("diagnosis %s: %q %q; want none, with the failure in the evidence", d.Kind, d.Message, d.Evidence)
 	}
 }
+
+// timeseries.csv shows the subtasks of a lost worker as down, as the
+// live view does: in exactly-once worker 1 dies at 45s, the JobManager
+// notices at 55s and the job runs again at 57.02s. In between worker 1's
+// subtasks are DOWN with down 1000 ms/s (not OK and idle), the whole job
+// while it restarts; every subtask row sums to 1000 ms/s.
+func TestTimeseriesShowsDownSubtasks(t *testing.T) {
+	type key struct {
+		at      float64
+		vertex  string
+		subtask int
+	}
+	rows := map[key]Row{}
+	obs := &countingObserver{onSample: func(s *Sample) {
+		for _, r := range s.Rows {
+			rows[key{s.Time.Seconds(), r.Vertex, r.Subtask}] = r
+		}
+	}}
+	_, res := runSim(t, mustLoadBuiltin(t, "exactly-once"), Options{Observer: obs})
+	for k, r := range rows {
+		if k.subtask >= 0 {
+			if sum := r.Busy + r.Idle + r.Backpressured + r.Down; math.Abs(sum-1000) > 1e-6 {
+				t.Errorf("%s[%d] at %gs: busy+idle+bp+down = %g ms/s", k.vertex, k.subtask, k.at, sum)
+			}
+		}
+	}
+	for _, v := range []string{"sensors", "aggregate", "out"} {
+		for at := 46.0; at <= 57; at++ {
+			r := rows[key{at, v, 1}]
+			if r.Status != StatusDown || r.Down != 1000 || r.Idle != 0 {
+				t.Errorf("%s[1] at %gs: %s, down %g, idle %g ms/s; want DOWN, 1000, 0 (worker 1 lost)", v, at, r.Status, r.Down, r.Idle)
+			}
+			if vr := rows[key{at, v, -1}]; vr.Status != StatusDown {
+				t.Errorf("%s at %gs: %s; want DOWN (a subtask is down)", v, at, vr.Status)
+			}
+			r0 := rows[key{at, v, 0}]
+			// the failover at 55s: DOWN at that instant, down all the
+			// intervals after it
+			if (r0.Status == StatusDown) != (at >= 55) || (r0.Down == 1000) != (at >= 56) {
+				t.Errorf("%s[0] at %gs: %s, down %g ms/s; want down only from the failover at 55s", v, at, r0.Status, r0.Down)
+			}
+		}
+		if r := rows[key{58, v, 1}]; r.Status == StatusDown || math.Abs(r.Down-19.766) > 1e-3 {
+			t.Errorf("%s[1] at 58s: %s, down %g ms/s; want running again after 19.766ms", v, r.Status, r.Down)
+		}
+	}
+	// the summary: worker 1's subtasks were down from 45s to 57.02s
+	for _, v := range res.Summary.Vertices {
+		if got, want := v.Subtasks[1].Down, round6(12.019766/110); math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s[1] down %.6f of the window, want %.6f", v.Name, got, want)
+		}
+	}
+}

@@ -19,7 +19,7 @@ import (
 var TimeseriesColumns = []string{
 	"time_s", "vertex", "kind", "subtask",
 	"in_rate_rps", "out_rate_rps", "queued_records", "queued_buffers",
-	"busy_ms_per_s", "idle_ms_per_s", "backpressured_ms_per_s", "status",
+	"busy_ms_per_s", "idle_ms_per_s", "backpressured_ms_per_s", "down_ms_per_s", "status",
 	"latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_max_ms",
 	"source_lag_records", "dropped_records", "state_bytes",
 }
@@ -77,7 +77,7 @@ func (sw *StreamWriter) Sample(s *Sample) {
 		rec := sw.rec[:0]
 		rec = append(rec, t, r.Vertex, r.Kind, strconv.Itoa(r.Subtask),
 			num(r.InRate), num(r.OutRate), strconv.Itoa(r.QueuedRecords), strconv.Itoa(r.QueuedBuffers),
-			num(r.Busy), num(r.Idle), num(r.Backpressured), r.Status,
+			num(r.Busy), num(r.Idle), num(r.Backpressured), num(r.Down), r.Status,
 			num(r.LatencyP50), num(r.LatencyP90), num(r.LatencyP99), num(r.LatencyMax),
 			lag, dropped, state)
 		sw.fail(sw.ts.Write(rec))

@@ -133,7 +133,7 @@ func (t *subtask) reset(now des.Time) {
 	t.setState(now, stateIdle)
 	t.touchN(now)
 	t.inSys = 0
-	t.down = true
+	t.setDown(now, true)
 	t.recordWriter.reset()
 	t.resumeArmed, t.gcBusy, t.heldCur, t.syncBusy = false, false, false, false
 	if w := t.asSink(); w != nil {
@@ -187,7 +187,7 @@ func (s *Sim) restore(now des.Time) {
 		ck = s.ckpt.latest
 	}
 	for _, t := range s.subtasks {
-		t.down = false
+		t.setDown(now, false)
 		if t.keyed != nil && ck != nil {
 			if keys := ck.keys[t.gid]; keys != nil {
 				t.keyed.keys = keys.clone()

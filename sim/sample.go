@@ -7,12 +7,42 @@ import (
 )
 
 // Back-pressure statuses, by the back-pressured ratio of Flink's web UI:
-// OK <= 0.10 < LOW <= 0.50 < HIGH.
+// OK <= 0.10 < LOW <= 0.50 < HIGH. StatusDown replaces them in
+// timeseries.csv for a subtask that is not running at the end of the
+// interval (its worker lost, or the job restarting: Flink's execution is
+// not RUNNING and its web UI shows no back-pressure for it), and for a
+// vertex with such a subtask, as the live view shows them.
 const (
 	StatusOK   = "OK"
 	StatusLow  = "LOW"
 	StatusHigh = "HIGH"
+	StatusDown = "DOWN"
 )
+
+// setDown takes subtask t down (failed, or the job restarting) or brings
+// it back at now, accounting the time it is down.
+func (t *subtask) setDown(now des.Time, down bool) {
+	switch {
+	case down && !t.down:
+		t.downAt = now
+	case !down && t.down:
+		t.addDown(now)
+	}
+	t.down = down
+}
+
+// addDown moves the time down since downAt into the interval and window
+// accumulators.
+func (t *subtask) addDown(now des.Time) {
+	if now <= t.downAt {
+		return
+	}
+	t.ivDown += now - t.downAt
+	if w := t.s.warmup; now > w {
+		t.winDown += now - max(t.downAt, w)
+	}
+	t.downAt = now
+}
 
 // Status returns the back-pressure status of a back-pressured ratio in
 // [0, 1].
@@ -35,9 +65,9 @@ type Sample struct {
 }
 
 // Row is one line of timeseries.csv: one subtask, or a whole vertex when
-// Subtask is -1. For a vertex, busy and back-pressured time are the maximum
-// over its subtasks and idle time the minimum (as Flink's web UI shows a
-// vertex), so they need not sum to 1000; rates and queues are sums.
+// Subtask is -1. For a vertex, busy, back-pressured and down time are the
+// maximum over its subtasks and idle time the minimum (as Flink's web UI
+// shows a vertex), so they need not sum to 1000; rates and queues are sums.
 type Row struct {
 	Vertex  string
 	Kind    string
@@ -50,9 +80,12 @@ type Row struct {
 	QueuedRecords int
 	QueuedBuffers int
 	// Busy, Idle and Backpressured are milliseconds per simulated second
-	// (busyTimeMsPerSecond and its siblings); they sum to 1000 per subtask.
-	Busy, Idle, Backpressured float64
-	Status                    string
+	// (busyTimeMsPerSecond and its siblings); Down the milliseconds per
+	// second the subtask was not running (its worker lost, or the job
+	// restarting), which are none of the three. They sum to 1000 per
+	// subtask. Status is the back-pressure status, or StatusDown.
+	Busy, Idle, Backpressured, Down float64
+	Status                          string
 	// Latency percentiles in milliseconds, from the record's entry into the
 	// job to the end of its processing at this vertex, over the interval;
 	// NaN when no record left the vertex. Filled for vertex rows only.
@@ -80,16 +113,25 @@ func (s *Sim) takeSample(now des.Time) {
 	for _, v := range s.vertices {
 		vr := Row{Vertex: v.name, Kind: v.kind, Subtask: -1, Idle: math.Inf(1),
 			LatencyP50: nan, LatencyP90: nan, LatencyP99: nan, LatencyMax: nan}
+		vdown := false
 		for _, t := range v.subtasks {
 			t.account(now)
 			t.touchN(now)
+			if t.down {
+				t.addDown(now)
+			}
 			r := Row{Vertex: v.name, Kind: v.kind, Subtask: t.index,
 				InRate: float64(t.ivIn) / sec, OutRate: float64(t.ivOut) / sec,
 				Busy:          msPerS(t.iv[stateBusy], dt),
-				Idle:          msPerS(t.iv[stateIdle], dt),
+				Idle:          msPerS(max(t.iv[stateIdle]-t.ivDown, 0), dt),
 				Backpressured: msPerS(t.iv[stateBP], dt),
+				Down:          msPerS(t.ivDown, dt),
 				LatencyP50:    nan, LatencyP90: nan, LatencyP99: nan, LatencyMax: nan}
 			r.Status = Status(r.Backpressured / 1000)
+			if t.down {
+				r.Status = StatusDown
+				vdown = true
+			}
 			if t.gate != nil {
 				r.QueuedRecords, r.QueuedBuffers = t.gate.queuedRecs, t.gate.queuedBufs
 			}
@@ -102,7 +144,7 @@ func (s *Sim) takeSample(now des.Time) {
 				r.Dropped = src.dropped
 			}
 			t.iv = [3]des.Time{}
-			t.ivIn, t.ivOut = 0, 0
+			t.ivIn, t.ivOut, t.ivDown = 0, 0, 0
 			smp.Rows = append(smp.Rows, r)
 			vr.InRate += r.InRate
 			vr.OutRate += r.OutRate
@@ -111,11 +153,16 @@ func (s *Sim) takeSample(now des.Time) {
 			vr.Busy = max(vr.Busy, r.Busy)
 			vr.Idle = min(vr.Idle, r.Idle)
 			vr.Backpressured = max(vr.Backpressured, r.Backpressured)
+			vr.Down = max(vr.Down, r.Down)
 			vr.SourceLag += r.SourceLag
 			vr.Dropped += r.Dropped
 			vr.StateBytes += r.StateBytes
 		}
 		vr.Status = Status(vr.Backpressured / 1000)
+		bpStatus := vr.Status // events follow back-pressure, not failures
+		if vdown {
+			vr.Status = StatusDown
+		}
 		if h := v.ivLat; h.Count() > 0 {
 			vr.LatencyP50 = h.Quantile(0.50).Milliseconds()
 			vr.LatencyP90 = h.Quantile(0.90).Milliseconds()
@@ -127,10 +174,12 @@ func (s *Sim) takeSample(now des.Time) {
 		}
 		v.ivLat.Reset()
 		smp.Rows = append(smp.Rows, vr)
-		if vr.Status != v.status {
-			s.emit(Event{Type: EventStatusChanged, Vertex: v.name, From: v.status, To: vr.Status,
-				Message: statusMessage(v.name, vr)})
-			v.status = vr.Status
+		if bpStatus != v.status {
+			ev := vr
+			ev.Status = bpStatus
+			s.emit(Event{Type: EventStatusChanged, Vertex: v.name, From: v.status, To: bpStatus,
+				Message: statusMessage(v.name, ev)})
+			v.status = bpStatus
 		}
 	}
 	s.lastSample = now

@@ -243,8 +243,8 @@ func TestTimeAccountingSumsToWindow(t *testing.T) {
 		s := run(t, load(t, name))
 		for _, v := range s.Vertices {
 			for _, st := range v.Subtasks {
-				if sum := st.Busy + st.Idle + st.Backpressured; math.Abs(sum-1) > 1e-5 {
-					t.Errorf("%s %s[%d]: busy+idle+bp = %.6f", name, v.Name, st.Index, sum)
+				if sum := st.Busy + st.Idle + st.Backpressured + st.Down; math.Abs(sum-1) > 1e-5 {
+					t.Errorf("%s %s[%d]: busy+idle+bp+down = %.6f", name, v.Name, st.Index, sum)
 				}
 			}
 		}

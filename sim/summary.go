@@ -112,12 +112,16 @@ type SubtaskSummary struct {
 	Busy          float64 `json:"busy_ratio"`
 	Idle          float64 `json:"idle_ratio"`
 	Backpressured float64 `json:"backpressured_ratio"`
-	Status        string  `json:"status"`
-	RecordsIn     uint64  `json:"records_in"`
-	RecordsOut    uint64  `json:"records_out"`
-	QueueMean     float64 `json:"queue_records_mean"`
-	Throughput    float64 `json:"throughput_rps"`
-	SojournMean   float64 `json:"sojourn_ms_mean"`
+	// Down is the share of the window the subtask was not running (its
+	// worker lost, or the job restarting); busy, idle, back-pressured and
+	// down sum to 1.
+	Down        float64 `json:"down_ratio"`
+	Status      string  `json:"status"`
+	RecordsIn   uint64  `json:"records_in"`
+	RecordsOut  uint64  `json:"records_out"`
+	QueueMean   float64 `json:"queue_records_mean"`
+	Throughput  float64 `json:"throughput_rps"`
+	SojournMean float64 `json:"sojourn_ms_mean"`
 }
 
 // Diagnosis names the bottleneck, if any, with the evidence.
@@ -177,10 +181,14 @@ func (s *Sim) Result() *Result {
 	for _, v := range s.vertices {
 		vs := VertexSummary{Name: v.name, Kind: v.kind, Parallelism: v.parallelism, Subtasks: []SubtaskSummary{}}
 		for _, t := range v.subtasks {
+			if t.down {
+				t.addDown(now)
+			}
 			w := t.win
 			ss := SubtaskSummary{Index: t.index, Worker: t.worker,
 				InRate: round6(float64(t.winIn) / winSec), OutRate: round6(float64(t.winOut) / winSec),
-				Busy: ratio(w[stateBusy]), Idle: ratio(w[stateIdle]), Backpressured: ratio(w[stateBP])}
+				Busy: ratio(w[stateBusy]), Idle: ratio(max(w[stateIdle]-t.winDown, 0)), Backpressured: ratio(w[stateBP]),
+				Down: ratio(t.winDown)}
 			ss.Status = Status(ss.Backpressured)
 			ss.RecordsIn, ss.RecordsOut = t.totIn, t.totOut
 			if src := t.asSource(); src != nil {

@@ -25,6 +25,10 @@ type timeAccounting struct {
 	// and per output edge (also in bpOut)
 	winBPDown des.Time
 	bpOutDown []des.Time
+	// time down (not running) in the current metrics interval and inside
+	// the window, since downAt while down; the states above go on as
+	// idle meanwhile, and the samples take it out of idle (sample.go)
+	ivDown, winDown, downAt des.Time
 }
 
 // account moves the time since the last change into the interval and

@@ -140,6 +140,9 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	case len(opts.Metrics) == 0:
 		filter.Metrics = plot.DefaultMetrics
 	}
+	if opts.Heatmap {
+		filter.Optional = []string{plot.DownMetric} // down cells drawn as down
+	}
 	if !opts.CDF && !opts.Heatmap && slices.Contains(filter.Metrics, plot.InRateMetric) {
 		// the input-rate panel draws the sources' output rate
 		filter.Optional = []string{plot.OutRateMetric}

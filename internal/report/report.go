@@ -255,7 +255,7 @@ func Write(opts Options) error {
 		if skew {
 			subMetrics = append(subMetrics, busyMetric)
 		}
-		if subRun, err = plot.ReadRunDir(rd, filepath.Base(pd.Dir), plot.TimeseriesFilter{Metrics: subMetrics, Subtasks: true}); err != nil {
+		if subRun, err = plot.ReadRunDir(rd, filepath.Base(pd.Dir), plot.TimeseriesFilter{Metrics: subMetrics, Subtasks: true, Optional: []string{plot.DownMetric}}); err != nil {
 			return err
 		}
 	}

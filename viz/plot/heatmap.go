@@ -17,6 +17,15 @@ import (
 // DefaultHeatmapMetric is the metric of a heatmap when none is asked for.
 const DefaultHeatmapMetric = "backpressured_ms_per_s"
 
+// DownMetric is the column of the time a subtask was not running (its
+// worker lost, or the job restarting). A heatmap whose runs were read with
+// it (TimeseriesFilter.Optional) draws the cells down for most of their
+// time in downColor, not as the metric's value.
+const DownMetric = "down_ms_per_s"
+
+// downColor fills the cells of a heatmap where the subtask was down.
+var downColor = rgb(0x404040)
+
 // HeatmapOptions choose what Heatmap draws.
 type HeatmapOptions struct {
 	// Metric is a column of timeseries.csv; DefaultHeatmapMetric when
@@ -99,7 +108,7 @@ func Heatmap(runs []*Run, o HeatmapOptions) (*Figure, error) {
 		names []string // top to bottom
 	}
 	var panels []labels
-	noData := false
+	noData, anyDown := false, false
 	for ri, r := range runs {
 		var rows []*Series
 		for _, s := range sel {
@@ -116,9 +125,10 @@ func Heatmap(runs []*Run, o HeatmapOptions) (*Figure, error) {
 		}
 		g := newGrid(rows, metric)
 		p.Add(&heatCells{g: g, pal: pal, lo: lo, hi: hi, nan: noDataColor})
-		for _, col := range g.z {
-			for _, v := range col {
-				noData = noData || math.IsNaN(v)
+		for c, col := range g.z {
+			for r, v := range col {
+				noData = noData || math.IsNaN(v) && !g.isDown(c, r)
+				anyDown = anyDown || g.isDown(c, r)
 			}
 		}
 		names := make([]string, len(rows))
@@ -151,6 +161,9 @@ func Heatmap(runs []*Run, o HeatmapOptions) (*Figure, error) {
 	if noData {
 		nd := &spans{Fill: noDataColor}
 		fig.AddLegend("no data (no value in the interval)", nd)
+	}
+	if anyDown {
+		fig.AddLegend("down (not running: its worker lost, or the job restarting)", &spans{Fill: downColor})
 	}
 	fig.Panels[len(fig.Panels)-1].X.Label.Text = "simulated time (s)"
 	fig.colorBar = colorBar(metric, pal, lo, hi)
@@ -196,8 +209,12 @@ func rowTicks(names []string, k int) gplot.ConstantTicks {
 type grid struct {
 	x0, x1 []float64   // column edges: the start and end of its intervals
 	z      [][]float64 // [column][row]
+	down   [][]bool    // [column][row]: down most of the time (nil: not known)
 	end    float64
 }
+
+// isDown says whether cell (c, r) is drawn as down.
+func (g *grid) isDown(c, r int) bool { return g.down != nil && g.down[c][r] }
 
 func newGrid(rows []*Series, metric string) *grid {
 	times := rows[0].Time
@@ -252,6 +269,26 @@ func newGrid(rows []*Series, metric string) *grid {
 				g.z[c][r] = sums[c] / float64(counts[c])
 			}
 		}
+		// down for more than half of a cell's time: drawn as down
+		if downs := s.Values[DownMetric]; downs != nil && metric != DownMetric {
+			if g.down == nil {
+				g.down = make([][]bool, cols)
+				for c := range g.down {
+					g.down[c] = make([]bool, len(rows))
+				}
+			}
+			sum := make([]float64, cols)
+			n := make([]int, cols)
+			for i, t := range s.Time {
+				if j, ok := idx[t]; ok && i < len(downs) && !math.IsNaN(downs[i]) {
+					sum[colOf[j]] += downs[i]
+					n[colOf[j]]++
+				}
+			}
+			for c := range cols {
+				g.down[c][r] = n[c] > 0 && sum[c]/float64(n[c]) > 500
+			}
+		}
 	}
 	return g
 }
@@ -286,9 +323,9 @@ func (h *heatCells) Plot(c draw.Canvas, p *gplot.Plot) {
 			y1 += ov
 		}
 		for a := 0; a < cols; {
-			k := h.index(g.z[a][r])
+			k := h.cell(a, r)
 			b := a + 1
-			for b < cols && h.index(g.z[b][r]) == k {
+			for b < cols && h.cell(b, r) == k {
 				b++
 			}
 			x0, x1 := trX(g.x0[a]), trX(g.x1[b-1])
@@ -301,15 +338,30 @@ func (h *heatCells) Plot(c draw.Canvas, p *gplot.Plot) {
 			path.Line(vg.Point{X: x1, Y: y1})
 			path.Line(vg.Point{X: x0, Y: y1})
 			path.Close()
-			if k < 0 {
+			switch {
+			case k == cellDown:
+				c.SetColor(downColor)
+			case k < 0:
 				c.SetColor(h.nan)
-			} else {
+			default:
 				c.SetColor(h.pal[k])
 			}
 			c.Fill(path)
 			a = b
 		}
 	}
+}
+
+// cellDown is the cell index of a cell drawn as down.
+const cellDown = -2
+
+// cell returns the palette index of cell (c, r), -1 for no value and
+// cellDown for a subtask down.
+func (h *heatCells) cell(c, r int) int {
+	if h.g.isDown(c, r) {
+		return cellDown
+	}
+	return h.index(h.g.z[c][r])
 }
 
 // index returns the palette index of v, -1 for NaN.

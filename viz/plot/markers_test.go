@@ -134,3 +134,33 @@ func TestMarkersFromSimulatedFailures(t *testing.T) {
 		}
 	}
 }
+
+// A heatmap draws the cells where a subtask was down (down_ms_per_s, read
+// as an optional column) as down, with a legend entry, instead of as a
+// value: a dead subtask is neither OK nor idle.
+func TestHeatmapDrawsDownSubtasks(t *testing.T) {
+	csv := "time_s,vertex,kind,subtask,backpressured_ms_per_s,down_ms_per_s,status\n" +
+		"1,src,source,0,0,0,OK\n1,src,source,1,0,0,OK\n" +
+		"2,src,source,0,900,0,HIGH\n2,src,source,1,0,1000,DOWN\n" +
+		"3,src,source,0,1000,0,HIGH\n3,src,source,1,0,400,OK\n"
+	ts, err := ReadTimeseries(strings.NewReader(csv), TimeseriesFilter{Metrics: []string{DefaultHeatmapMetric}, Subtasks: true, Optional: []string{DownMetric}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGrid(ts.Series, DefaultHeatmapMetric)
+	// rows top to bottom: src[0] is row 1, src[1] row 0
+	if g.isDown(0, 0) || !g.isDown(1, 0) || g.isDown(1, 1) || g.isDown(2, 0) {
+		t.Errorf("down cells %v; want only src[1] at 2s", g.down)
+	}
+	fig, err := Heatmap([]*Run{{Label: "r", Timeseries: ts}}, HeatmapOptions{Subtasks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range fig.legend {
+		found = found || strings.HasPrefix(e.name, "down (not running")
+	}
+	if !found {
+		t.Errorf("legend %v has no entry for down cells", fig.legend)
+	}
+}
