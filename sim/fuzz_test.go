@@ -135,8 +135,8 @@ func FuzzSimulate(f *testing.F) {
 		}
 		for _, v := range s.Vertices {
 			for _, st := range v.Subtasks {
-				if sum := st.Busy + st.Idle + st.Backpressured; s.Window.ToS > s.Window.FromS && (sum < 0.99999 || sum > 1.00001) {
-					t.Errorf("%s[%d]: busy+idle+back-pressured = %v", v.Name, st.Index, sum)
+				if sum := st.Busy + st.Idle + st.Backpressured + st.Down; s.Window.ToS > s.Window.FromS && (sum < 0.99999 || sum > 1.00001) {
+					t.Errorf("%s[%d]: busy+idle+back-pressured+down = %v", v.Name, st.Index, sum)
 				}
 			}
 		}
