@@ -120,14 +120,27 @@ func (g *Grader) answer(ctx context.Context, r *Result, f files, subDoc any) err
 	default:
 		a, notes, err := parseAnswers(label, data, ids)
 		if err != nil {
-			none = "not answered: " + err.Error()
-			r.Notes = append(r.Notes, err.Error())
+			// a broken answers.yaml is a problem of the submission, listed
+			// as such for the instructor, not a note
+			none = "not graded: " + err.Error()
+			r.Problems = append(r.Problems, err.Error())
 		}
 		answers = a
 		r.Notes = append(r.Notes, notes...)
 	}
 	for i, q := range g.ex.Questions {
 		it := &r.Questions[i]
+		if g.opts.ShowTruth {
+			doc := starterDoc
+			if q.Truth.Run == exercises.RunSubmission {
+				doc = subDoc
+			}
+			if doc != nil {
+				if t, err := exercises.Lookup(doc, q.MetricPath()); err == nil {
+					it.Truth = formatValue(t)
+				}
+			}
+		}
 		a, ok := answers[q.ID]
 		switch {
 		case none != "":

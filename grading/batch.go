@@ -385,6 +385,7 @@ func (g *Grader) Summary(rs []*Result) []byte {
 	for k, q := range ex.Questions {
 		fmt.Fprintf(&b, "| %s | %s | %d of %d | %s |\n", q.ID, points(q.Points), passed(k, true), n, mdCell(q.Text))
 	}
+	b.WriteString(classAnswers(ex, rs))
 	var bad []string
 	for _, r := range rs {
 		if len(r.Problems) > 0 {

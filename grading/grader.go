@@ -48,6 +48,12 @@ type Options struct {
 	// MaxQueued bounds the records queued in one run (default
 	// DefaultMaxQueued); past it the run stops and its checks get 0.
 	MaxQueued int64
+	// ShowTruth records each question's right answer in Item.Truth, for
+	// the instructor (feedback/ID.json, summary.md): `dspalab grade` sets
+	// it; `dspalab exercise check` does not, so that a student's own check
+	// does not give the answer away. The student's feedback/ID.md never
+	// shows it.
+	ShowTruth bool
 	// Isolate, if non-nil, runs each submission's simulations in a worker
 	// process of its own under a memory and a wall-clock limit (`dspalab
 	// grade` sets it); nil runs them in process (`dspalab exercise
@@ -143,6 +149,9 @@ type Item struct {
 	// or the answer given to a question; Want the check's condition.
 	Value string `json:"value,omitempty"`
 	Want  string `json:"want,omitempty"`
+	// Truth is a question's right answer, the simulated value (with
+	// Options.ShowTruth only; empty when it could not be measured).
+	Truth string `json:"truth,omitempty"`
 	// Feedback says why, for the student.
 	Feedback string `json:"feedback"`
 }

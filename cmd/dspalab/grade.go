@@ -130,7 +130,7 @@ func runGrade(cmd *cobra.Command, opts gradeOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := grading.New(e, grading.Options{Hidden: true,
+	g, err := grading.New(e, grading.Options{Hidden: true, ShowTruth: true,
 		Isolate: &grading.Isolation{Command: worker, MaxMemory: opts.maxMemory, Timeout: opts.timeout}})
 	if err != nil {
 		return err
