@@ -85,13 +85,9 @@ func (o *outputs) check() error {
 
 func (o *outputs) path(name string) string { return filepath.Join(o.dir, name) }
 
-// commit writes the CSV and the manifest under the names given.
-func (o *outputs) commit(csvName, manifestName string, header []string, rows [][]string, m *Manifest) error {
-	csvData, err := encodeCSV(header, rows)
-	if err != nil {
-		return fmt.Errorf("writing outputs: %w", err)
-	}
-	return writeNamed(o.dir, csvName, manifestName, csvData, m)
+// commit writes the CSV of rows and the manifest under the names given.
+func (o *outputs) commit(csvName, manifestName string, rows *rowSpool, m *Manifest) error {
+	return writeStreamed(o.dir, csvName, manifestName, rows.copyTo, m)
 }
 
 // encodeManifest writes m as indented JSON.
@@ -112,6 +108,15 @@ func writeFiles(dir string, csvData []byte, m *Manifest) error {
 // writeNamed writes the CSV and the manifest as writeFiles does, under
 // the names given.
 func writeNamed(dir, csvName, manifestName string, csvData []byte, m *Manifest) error {
+	return writeStreamed(dir, csvName, manifestName, func(w io.Writer) error {
+		_, err := w.Write(csvData)
+		return err
+	}, m)
+}
+
+// writeStreamed writes the CSV that writeCSV writes and the manifest as
+// writeFiles does, under the names given.
+func writeStreamed(dir, csvName, manifestName string, writeCSV func(io.Writer) error, m *Manifest) error {
 	manifest, err := encodeManifest(m)
 	if err != nil {
 		return fmt.Errorf("writing outputs: %w", err)
@@ -120,13 +125,11 @@ func writeNamed(dir, csvName, manifestName string, csvData []byte, m *Manifest) 
 	if err := o.check(); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{csvName, csvData}, {manifestName, manifest}} {
-		if err := writeAtomic(o.path(f.name), f.data); err != nil {
-			return fmt.Errorf("writing outputs: %w", err)
-		}
+	if err := atomicfile.Write(o.path(csvName), writeCSV); err != nil {
+		return fmt.Errorf("writing outputs: %w", err)
+	}
+	if err := writeAtomic(o.path(manifestName), manifest); err != nil {
+		return fmt.Errorf("writing outputs: %w", err)
 	}
 	return nil
 }

@@ -347,7 +347,12 @@ func Run(ctx context.Context, opts Options) error {
 		)
 	}
 	start := time.Now()
-	rows, done, runErr := p.execute(ctx, opts, workers, func() {
+	rows, err := newRowSpool(p.header)
+	if err != nil {
+		return err
+	}
+	defer rows.close()
+	done, runErr := p.execute(ctx, opts, workers, rows, func() {
 		if bar != nil {
 			bar.Add(1)
 		}
@@ -363,13 +368,13 @@ func Run(ctx context.Context, opts Options) error {
 	m.CompletedRuns = done
 	m.Partial = done < len(p.runs)
 	var descs []string
-	m.PartialRuns, descs = partialRuns(p.header, rows)
+	m.PartialRuns, descs = rows.partial, rows.descs
 	csvName, manifestName, kept := runfiles.SweepFile, runfiles.SweepManifestFile, ""
 	if m.Partial && out.holdsComplete() {
 		// never replace a complete sweep with a partial one
 		csvName, manifestName, kept = runfiles.SweepPartialFile, runfiles.SweepPartialManifestFile, out.path(runfiles.SweepFile)
 	}
-	if err := out.commit(csvName, manifestName, p.header, rows, &m); err != nil {
+	if err := out.commit(csvName, manifestName, rows, &m); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
@@ -392,13 +397,16 @@ func Run(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// execute simulates the plan's runs on a pool of workers. It returns the
-// CSV rows of the completed runs in run order, how many completed, and the
-// first error of a run that gave no result (which cancels the others).
-func (p *plan) execute(ctx context.Context, opts Options, workers int, tick func()) ([][]string, int, error) {
+// execute simulates the plan's runs on a pool of workers. It puts the CSV
+// rows of the completed runs into rows, in run order, handing out no run
+// more than 4 per worker ahead of the first one whose row is not yet
+// written (so that rows waiting for an earlier one stay few), and returns
+// how many completed and the first error of a run that gave no result
+// (which cancels the others) or of the spool.
+func (p *plan) execute(ctx context.Context, opts Options, workers int, rows *rowSpool, tick func()) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows := make([][]string, len(p.runs))
+	ahead := make(chan struct{}, 4*workers+4) // a token per run handed out and not yet written
 	jobs := make(chan int)
 	type result struct {
 		k   int
@@ -419,6 +427,11 @@ func (p *plan) execute(ctx context.Context, opts Options, workers int, tick func
 		defer close(jobs)
 		for k := range p.runs {
 			select {
+			case ahead <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
 			case jobs <- k:
 			case <-ctx.Done():
 				return
@@ -432,25 +445,27 @@ func (p *plan) execute(ctx context.Context, opts Options, workers int, tick func
 	var firstErr error
 	done := 0
 	for r := range results {
-		switch {
-		case r.err != nil:
-			if firstErr == nil && ctx.Err() == nil {
-				firstErr = r.err
-				cancel()
-			}
-		case r.row != nil:
-			rows[r.k] = r.row
+		if r.err != nil && firstErr == nil && ctx.Err() == nil {
+			firstErr = r.err
+			cancel()
+		}
+		if r.row != nil {
 			done++
 			tick()
 		}
-	}
-	var kept [][]string
-	for _, r := range rows {
-		if r != nil {
-			kept = append(kept, r)
+		before := rows.next
+		if err := rows.put(r.k, r.row); err != nil && firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+		for range rows.next - before {
+			<-ahead
 		}
 	}
-	return kept, done, firstErr
+	if err := rows.finish(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	return done, firstErr
 }
 
 // simulate runs run i and returns its CSV row; nil and no error when ctx
