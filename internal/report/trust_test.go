@@ -11,21 +11,31 @@ import (
 	"github.com/dspalab/dspalab/internal/runner"
 )
 
-// TestReportShowsSkew checks that the report of a run diagnosed as skew
-// (hot-key) draws the busy time of the hot vertex's subtasks, which shows
-// it, besides the back-pressure heatmap, which cannot.
-func TestReportShowsSkew(t *testing.T) {
+// builtinReport runs the built-in scenario name into a run directory and
+// returns the report page of it, and the run directory.
+func builtinReport(t *testing.T, name string) (page, run string) {
+	t.Helper()
 	dir := t.TempDir()
-	run := filepath.Join(dir, "hk")
-	if err := runner.Run(context.Background(), runner.Options{Scenario: "hot-key", OutDir: run}); err != nil {
+	run = filepath.Join(dir, name)
+	if err := runner.Run(context.Background(), runner.Options{Scenario: name, OutDir: run}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.html")
 	if err := Write(Options{RunDir: run, Output: out}); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(out)
-	page := string(b)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), run
+}
+
+// TestReportShowsSkew checks that the report of a run diagnosed as skew
+// (hot-key) draws the busy time of the hot vertex's subtasks, which shows
+// it, besides the back-pressure heatmap, which cannot.
+func TestReportShowsSkew(t *testing.T) {
+	page, _ := builtinReport(t, "hot-key")
 	for _, want := range []string{"Busy time per subtask: the skew", "Busy milliseconds per second of each subtask of count over time",
 		"--heatmap --subtasks -m busy_ms_per_s --vertex count"} {
 		if !strings.Contains(page, want) {
@@ -43,17 +53,7 @@ func TestReportShowsSkew(t *testing.T) {
 // and a print stylesheet under which no table scrolls sideways and closed
 // details print.
 func TestReportReadsAndPrints(t *testing.T) {
-	dir := t.TempDir()
-	run := filepath.Join(dir, "eo")
-	if err := runner.Run(context.Background(), runner.Options{Scenario: "exactly-once", OutDir: run}); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "r.html")
-	if err := Write(Options{RunDir: run, Output: out}); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(out)
-	page := string(b)
+	page, run := builtinReport(t, "exactly-once")
 	nav := page[strings.Index(page, `<nav class="toc">`):]
 	nav = nav[:strings.Index(nav, "</nav>")]
 	links := regexp.MustCompile(`href="#([a-z0-9-]+)"`).FindAllStringSubmatch(nav, -1)
