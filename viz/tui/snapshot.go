@@ -365,7 +365,7 @@ func (c *collector) vertexStates(rows []sim.Row) []VertexState {
 }
 
 // averaged returns the last sample's rows with their rates and busy,
-// idle and back-pressured time averaged over the samples of the last
+// idle, back-pressured and down time averaged over the samples of the last
 // SmoothWindow, weighted by their intervals, and the status of each
 // following the averaged back-pressured time; and the time averaged over.
 // The rows of an operator's total (Subtask -1) take the maximum over its
@@ -378,7 +378,7 @@ func (c *collector) averaged() ([]sim.Row, des.Time) {
 	n := len(c.rows)
 	out := append([]sim.Row(nil), c.rows...)
 	for i := range out {
-		out[i].InRate, out[i].OutRate, out[i].Busy, out[i].Idle, out[i].Backpressured = 0, 0, 0, 0, 0
+		out[i].InRate, out[i].OutRate, out[i].Busy, out[i].Idle, out[i].Backpressured, out[i].Down = 0, 0, 0, 0, 0, 0
 	}
 	var span des.Time
 	for _, smp := range c.recent {
@@ -394,6 +394,7 @@ func (c *collector) averaged() ([]sim.Row, des.Time) {
 			out[i].Busy += w * r.Busy
 			out[i].Idle += w * r.Idle
 			out[i].Backpressured += w * r.Backpressured
+			out[i].Down += w * r.Down
 		}
 	}
 	if span <= 0 {
@@ -404,19 +405,27 @@ func (c *collector) averaged() ([]sim.Row, des.Time) {
 	for i := range out {
 		r := &out[i]
 		r.InRate, r.OutRate = r.InRate/sec, r.OutRate/sec
-		r.Busy, r.Idle, r.Backpressured = r.Busy/sec, r.Idle/sec, r.Backpressured/sec
+		r.Busy, r.Idle, r.Backpressured, r.Down = r.Busy/sec, r.Idle/sec, r.Backpressured/sec, r.Down/sec
+		// a subtask or vertex down in the last sample stays DOWN: it is
+		// not running now, whatever the average
+		down := c.rows[i].Status == sim.StatusDown
 		if r.Subtask != -1 {
-			r.Status = sim.Status(r.Backpressured / 1000)
+			if !down {
+				r.Status = sim.Status(r.Backpressured / 1000)
+			}
 			continue
 		}
 		// the vertex: the most of any subtask, as sim's totals are
 		if i > first {
-			r.Busy, r.Idle, r.Backpressured = 0, math.Inf(1), 0
+			r.Busy, r.Idle, r.Backpressured, r.Down = 0, math.Inf(1), 0, 0
 			for _, st := range out[first:i] {
 				r.Busy, r.Idle, r.Backpressured = max(r.Busy, st.Busy), min(r.Idle, st.Idle), max(r.Backpressured, st.Backpressured)
+				r.Down = max(r.Down, st.Down)
 			}
 		}
-		r.Status = sim.Status(r.Backpressured / 1000)
+		if !down {
+			r.Status = sim.Status(r.Backpressured / 1000)
+		}
 		first = i + 1
 	}
 	return out, span

@@ -186,3 +186,24 @@ func TestRefusedActionSaysNotRecorded(t *testing.T) {
 		t.Errorf("refused c: %s %q", last.Type, last.Message)
 	}
 }
+
+// TestSmoothedKeepsDown checks that a subtask down in the last sample is
+// DOWN in the averages too, with its down time averaged.
+func TestSmoothedKeepsDown(t *testing.T) {
+	m, _ := fakeModel(t)
+	c := newCollector(m.g)
+	for s := 1; s <= 2; s++ {
+		st, down := sim.StatusOK, 0.0
+		if s == 2 {
+			st, down = sim.StatusDown, 1000
+		}
+		rows := []sim.Row{{Vertex: "clicks", Kind: sim.KindSource, Subtask: 0, Status: st, Down: down},
+			{Vertex: "clicks", Kind: sim.KindSource, Subtask: -1, Status: st, Down: down}}
+		c.Sample(&sim.Sample{Time: des.Time(s) * des.Second, Interval: des.Second, Rows: rows})
+	}
+	snap := c.snapshot(sim.DeliverySummary{}, sim.RecoverySummary{})
+	v := snap.Vertices[0]
+	if v.Status != sim.StatusDown || v.Subtasks[0].Status != sim.StatusDown || v.Subtasks[0].Down != 500 || v.Down != 500 {
+		t.Errorf("averaged: vertex %s down %v, subtask %s down %v; want DOWN, 500 ms/s", v.Status, v.Down, v.Subtasks[0].Status, v.Subtasks[0].Down)
+	}
+}
