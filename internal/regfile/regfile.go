@@ -19,6 +19,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // NotRegularError is a path that names something other than a regular
@@ -61,21 +63,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s is larger than %s, the most dspalab reads of it", e.Path, Size(e.Limit))
-}
-
-// Size formats a byte count as "1 MiB", "512 KiB" or "100 B" (exact
-// binary units only: the limits are powers of two).
-func Size(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d B", n)
+	return fmt.Sprintf("%s is larger than %s, the most dspalab reads of it", e.Path, scenario.FormatByteSize(e.Limit))
 }
 
 // Open opens path for reading if it is a regular file (following
@@ -169,7 +157,7 @@ type LineTooLongError struct {
 }
 
 func (e *LineTooLongError) Error() string {
-	return fmt.Sprintf("%s line %d: longer than %s, the longest line dspalab reads (is this the right file?)", e.Name, e.Line, Size(int64(e.Limit)))
+	return fmt.Sprintf("%s line %d: longer than %s, the longest line dspalab reads (is this the right file?)", e.Name, e.Line, scenario.FormatByteSize(int64(e.Limit)))
 }
 
 // ErrLineTooLong matches every *LineTooLongError with errors.Is.

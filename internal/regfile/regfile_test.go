@@ -47,7 +47,7 @@ func TestOpen(t *testing.T) {
 			t.Errorf("OpenFS(%s) = %v", path, err)
 		}
 	}
-	if _, err := ReadFile(p, 1); err == nil || err.Error() != p+" is larger than 1 B, the most dspalab reads of it" {
+	if _, err := ReadFile(p, 1); err == nil || err.Error() != p+" is larger than 1B, the most dspalab reads of it" {
 		t.Errorf("ReadFile over the limit: %v", err)
 	}
 	if data, err := ReadFileFS(fstest.MapFS{"s.json": {Data: []byte("{}")}}, "s.json", 2); err != nil || string(data) != "{}" {
@@ -69,7 +69,7 @@ func TestLimitLines(t *testing.T) {
 	}
 	_, err := r.Read()
 	var le *LineTooLongError
-	if !errors.As(err, &le) || le.Line != 3 || err.Error() != "t.csv line 3: longer than 10 B, the longest line dspalab reads (is this the right file?)" || !errors.Is(err, ErrLineTooLong) {
+	if !errors.As(err, &le) || le.Line != 3 || err.Error() != "t.csv line 3: longer than 10B, the longest line dspalab reads (is this the right file?)" || !errors.Is(err, ErrLineTooLong) {
 		t.Errorf("the long line: %v", err)
 	}
 	// an endless line is cut off after about the limit

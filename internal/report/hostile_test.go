@@ -26,7 +26,7 @@ func within(t *testing.T, what string, f func() error) error {
 // F18: hostile run directories. timeseries.csv behind a symbolic link to
 // /dev/zero is refused, not read; a time_s of Inf or 1e308 is refused
 // with its file and line before anything is drawn (the heatmap's
-// rasterizer spun on it); a line longer than 1 MiB is refused with its
+// rasterizer spun on it); a line longer than 1MiB is refused with its
 // file and line, in timeseries.csv and in events.jsonl, as soon as it
 // passes the limit; times in events.jsonl and summary.json are checked
 // too.
@@ -57,11 +57,11 @@ func TestHostileRunDirectories(t *testing.T) {
 		},
 			"timeseries.csv line 242: time_s 3 of parse comes before the 30 of its row before", true},
 		{"long-line", func(t *testing.T, dir string) { appendLine(t, dir, "timeseries.csv", "1,"+strings.Repeat("x", 2<<20)) },
-			"timeseries.csv line 242: longer than 1 MiB, the longest line dspalab reads", true},
+			"timeseries.csv line 242: longer than 1MiB, the longest line dspalab reads", true},
 		{"long-event", func(t *testing.T, dir string) {
 			appendLine(t, dir, "events.jsonl", `{"time_s":1,"type":"`+strings.Repeat("x", 2<<20)+`"}`)
 		},
-			"events.jsonl line 18: longer than 1 MiB", true},
+			"events.jsonl line 18: longer than 1MiB", true},
 		{"event-time", func(t *testing.T, dir string) {
 			appendLine(t, dir, "events.jsonl", `{"time_s":1e308,"type":"job_failed"}`)
 		},

@@ -9,11 +9,16 @@ import (
 )
 
 // tryLock takes an exclusive flock on f without waiting; busy when
-// another open file description holds it.
+// another open file description holds it. A file system without flock
+// (ENOLCK, ENOTSUP, EINVAL: some network file systems) is written
+// without the lock rather than refused.
 func tryLock(f *os.File) (busy bool, err error) {
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
+	switch {
+	case errors.Is(err, syscall.EWOULDBLOCK):
 		return true, nil
+	case errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.EINVAL):
+		return false, nil
 	}
 	return false, err
 }

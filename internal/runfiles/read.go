@@ -16,6 +16,7 @@ import (
 
 	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // Bounds of what the readers read.
@@ -426,7 +427,7 @@ func ReadEvents(r io.Reader, name string) ([]Event, error) {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
 	if lr.N <= 0 {
-		return nil, fmt.Errorf("%s is larger than %s, the most dspalab reads of it", name, regfile.Size(MaxEventsBytes))
+		return nil, fmt.Errorf("%s is larger than %s, the most dspalab reads of it", name, scenario.FormatByteSize(MaxEventsBytes))
 	}
 	return evs, nil
 }

@@ -134,9 +134,6 @@ func (d *Dir) Create(names []string) (*Writer, error) {
 	return w, nil
 }
 
-// Names returns the files the writer writes.
-func (w *Writer) Names() []string { return slices.Clone(w.names) }
-
 // Observer returns the sim.Observer (and sim.CheckpointObserver) that
 // writes the samples, events and checkpoints as the run goes on.
 func (w *Writer) Observer() sim.Observer { return w.obs }
@@ -399,14 +396,4 @@ func (w *Writer) Abort() {
 		w.removed = true
 		os.RemoveAll(w.tmp)
 	}
-}
-
-// Paths returns the output files in dir as "dir/summary.json", ... for
-// the closing message.
-func (w *Writer) Paths(dir string) []string {
-	var ps []string
-	for _, name := range w.names {
-		ps = append(ps, filepath.Join(dir, name))
-	}
-	return ps
 }

@@ -39,9 +39,12 @@ type Options struct {
 	// longer than the scenario's warmup.
 	Duration *des.Time
 	// OutDir, if set, receives summary.json, timeseries.csv and
-	// events.jsonl, and with checkpointing checkpoints.csv and
-	// checkpoint_subtasks.csv (created if missing; old files are replaced
-	// only when all are complete).
+	// events.jsonl, with checkpointing checkpoints.csv and
+	// checkpoint_subtasks.csv, and run.json, the manifest (see runfiles:
+	// created if missing and locked while the run writes; old files are
+	// replaced only when all are complete, and only files an earlier run
+	// listed are removed; an interrupted run into a directory holding a
+	// complete run writes into OutDir/partial instead).
 	OutDir string
 	// JSON prints the summary as JSON instead of the table.
 	JSON bool
