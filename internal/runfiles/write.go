@@ -301,12 +301,23 @@ func (w *Writer) Commit(sum *sim.Summary, actions []sim.Action, keepComplete boo
 	return target, nil
 }
 
-// checkDestinations makes sure that every output file in dir is either
-// missing or a regular file, which a rename replaces: a directory (or
-// anything else) of that name would make the rename fail, perhaps after
-// others had succeeded.
+// checkDestinations makes sure that every output file of names in dir,
+// and run.json, is missing or a regular file (CheckReplaceable), and that
+// a run.json there is dspalab's.
 func checkDestinations(dir string, names []string) error {
-	for _, name := range append(slices.Clone(names), ManifestFile) {
+	if err := CheckReplaceable(dir, append(slices.Clone(names), ManifestFile)); err != nil {
+		return err
+	}
+	_, err := readManifest(dir)
+	return err
+}
+
+// CheckReplaceable makes sure that each of the files names in dir is
+// either missing or a regular file, which a rename replaces: a directory
+// (or anything else) of that name would make the rename fail, perhaps
+// after others had succeeded. The error says that nothing was replaced.
+func CheckReplaceable(dir string, names []string) error {
+	for _, name := range names {
 		p := filepath.Join(dir, name)
 		fi, err := os.Lstat(p)
 		switch {
@@ -319,8 +330,7 @@ func checkDestinations(dir string, names []string) error {
 			return fmt.Errorf("writing outputs: %s is not a regular file (%s); nothing was replaced (move it away or choose another --out)", p, regfile.Kind(fi.Mode()))
 		}
 	}
-	_, err := readManifest(dir)
-	return err
+	return nil
 }
 
 // maxManifestBytes bounds run.json: it lists a few file names.

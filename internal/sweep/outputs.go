@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -69,18 +68,7 @@ func (o *outputs) holdsComplete() bool {
 
 // check makes sure each output file is missing or a regular file.
 func (o *outputs) check() error {
-	for _, name := range []string{runfiles.SweepFile, runfiles.SweepManifestFile, runfiles.SweepPartialFile, runfiles.SweepPartialManifestFile} {
-		p := o.path(name)
-		fi, err := os.Lstat(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return fmt.Errorf("writing outputs: %w", err)
-		case !fi.Mode().IsRegular():
-			return fmt.Errorf("writing outputs: %s is not a regular file; nothing was replaced (move it away or choose another --out)", p)
-		}
-	}
-	return nil
+	return runfiles.CheckReplaceable(o.dir, []string{runfiles.SweepFile, runfiles.SweepManifestFile, runfiles.SweepPartialFile, runfiles.SweepPartialManifestFile})
 }
 
 func (o *outputs) path(name string) string { return filepath.Join(o.dir, name) }
