@@ -56,6 +56,16 @@ operators:
   - {name: op, input: parse, service_time: {mean: 10ms}}
 sinks: [{name: out, input: op}]
 `, sim.DiagnosisIntermittent, "op", "src and parse were held back part of the time by op, whose subtasks are busy 57% on average over the window"},
+		{"key-group skew: more parallelism does not help", `
+name: key-groups
+duration: 20s
+warmup: 5s
+workers: {count: 17, slots: 10}
+sources: [{name: src, arrival: {process: constant, rate: 10000/s}, keys: {count: 100000}}]
+operators:
+  - {name: op, input: src, partitioning: hash, parallelism: 170, service_time: {mean: 20ms}}
+sinks: [{name: out, input: op}]
+`, sim.DiagnosisSkew, "op", "skew: op is the bottleneck by its key groups: 86 of its 170 subtasks own 2 of the 256 key groups, the other 84 own 1"},
 		{"overloaded", `
 name: unbounded
 duration: 60s

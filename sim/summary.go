@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 )
 
 // Result is the outcome of a run.
@@ -444,7 +445,7 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 		switch {
 		case v.Busy >= busyThreshold:
 			d.Kind = DiagnosisBottleneck
-			if !skewed(&d, v) {
+			if !skewed(&d, v) && !keyGroupSkewed(&d, s.vertices[end], v) {
 				d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; give it more parallelism or make it faster",
 					v.Name, pct(v.Busy), andList(held))
 			}
@@ -502,7 +503,7 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 			if failureNote != "" {
 				d.Evidence = append(d.Evidence, failureNote)
 			}
-			skewed(&d, v)
+			_ = skewed(&d, v) || keyGroupSkewed(&d, s.vertices[i], v)
 			return d
 		}
 	}
@@ -606,11 +607,102 @@ func skewed(d *Diagnosis, v VertexSummary) bool {
 	}
 	d.Kind = DiagnosisSkew
 	d.Subtask = &hot
+	share := ""
+	if v.InRate > 0 {
+		share = fmt.Sprintf("it takes %s of %s's records (an even share is %s) and ", pct(v.Subtasks[hot].InRate/v.InRate), v.Name, pct(1/float64(v.Parallelism)))
+	}
 	d.Evidence = append(d.Evidence, fmt.Sprintf("subtask %d is busy %s while its %d siblings average %s busy: the keys are skewed",
 		hot, pct(v.Subtasks[hot].Busy), v.Parallelism-1, pct(others)))
-	d.Message = fmt.Sprintf("bottleneck: %s subtask %d (busy %s, its siblings %s): a hot key; more parallelism will not help, spread the key (e.g. pre-aggregate or salt it)",
-		v.Name, hot, pct(v.Subtasks[hot].Busy), pct(others))
+	d.Message = fmt.Sprintf("skew: %s subtask %d is the bottleneck: %sis busy %s, its siblings %s: a hot key; more parallelism will not help, since one key stays on one subtask; split the hot key (salt it and aggregate twice) or pre-aggregate before the keyBy",
+		v.Name, hot, share, pct(v.Subtasks[hot].Busy), pct(others))
 	return true
+}
+
+// keyGroupSkewed turns d into a skew diagnosis when v's hash input splits
+// its key groups (max parallelism) unevenly over the subtasks and the
+// load follows: the subtasks owning one key group more are busy, the
+// others not (p = 170 over 256 key groups: 86 own 2, 84 own 1). More
+// parallelism helps only once every subtask owns as many key groups
+// (Flink's KeyGroupRangeAssignment; its docs advise a max parallelism
+// with many divisors).
+func keyGroupSkewed(d *Diagnosis, vx *vertex, v VertexSummary) bool {
+	var e *plan.Edge
+	for _, in := range vx.inputs {
+		if in.part == partHash && in.plan != nil {
+			e = in.plan
+			break
+		}
+	}
+	p := v.Parallelism
+	if e == nil || p < 2 || len(v.Subtasks) != p || e.MaxParallelism%p == 0 {
+		return false
+	}
+	m := e.MaxParallelism
+	few := m / p // key groups of the subtasks that own fewer; the others own few+1
+	var nMany, nFew int
+	var busyMany, busyFew float64
+	for i, st := range v.Subtasks {
+		if a, b := e.KeyGroups(i); b-a > few {
+			nMany++
+			busyMany += st.Busy
+		} else {
+			nFew++
+			busyFew += st.Busy
+		}
+	}
+	if nMany == 0 || nFew == 0 {
+		return false
+	}
+	busyMany /= float64(nMany)
+	busyFew /= float64(nFew)
+	if busyMany < busyThreshold || busyFew >= busyThreshold {
+		return false
+	}
+	d.Kind = DiagnosisSkew
+	d.Subtask = nil
+	d.Evidence = append(d.Evidence,
+		fmt.Sprintf("%s's %d key groups (max parallelism %d) split unevenly over its %d subtasks: %d own %d each (%s of the keys), %d own %d (%s)",
+			v.Name, m, m, p, nMany, few+1, pctPrec(float64(few+1)/float64(m)), nFew, few, pctPrec(float64(few)/float64(m))),
+		fmt.Sprintf("the %d with %d key groups are busy %s on average, the %d with %d %s: the load follows the key groups",
+			nMany, few+1, pct(busyMany), nFew, few, pct(busyFew)))
+	down, up := divisorsAround(m, p)
+	msg := fmt.Sprintf("skew: %s is the bottleneck by its key groups: %d of its %d subtasks own %d of the %d key groups, the other %d own %d, so the first are busy %s and the others %s; more parallelism helps only once every subtask owns as many key groups: set max_parallelism to a multiple of the parallelism (%d gives each subtask %d)",
+		v.Name, nMany, p, few+1, m, nFew, few, pct(busyMany), pct(busyFew), (few+1)*p, few+1)
+	if down > 0 {
+		msg += fmt.Sprintf(", or the parallelism to a divisor of %d (%d: %d key groups each, about the same throughput with %d fewer subtasks", m, down, m/down, p-down)
+		if up > 0 {
+			msg += fmt.Sprintf("; %d: %d each", up, m/up)
+		}
+		msg += ")"
+	}
+	d.Message = msg
+	return true
+}
+
+// divisorsAround returns the largest divisor of m below p and the
+// smallest above it (0 when there is none).
+func divisorsAround(m, p int) (down, up int) {
+	for q := p - 1; q >= 1; q-- {
+		if m%q == 0 {
+			down = q
+			break
+		}
+	}
+	for q := p + 1; q <= m; q++ {
+		if m%q == 0 {
+			up = q
+			break
+		}
+	}
+	return down, up
+}
+
+// pctPrec formats a ratio as a percentage with one decimal below 10%.
+func pctPrec(r float64) string {
+	if r < 0.1 {
+		return fmt.Sprintf("%.1f%%", 100*r)
+	}
+	return pct(r)
 }
 
 func rateText(r float64) string {
