@@ -27,6 +27,9 @@ const (
 	patSize      = `^\s*\+?` + patNumberExp + `\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$|^\s*\+?[0-9]+\s*$`
 	patBandwidth = `^\s*\+?` + patNumberExp + `\s*((bit|kbit|Kbit|Mbit|Gbit|Tbit|B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*/\s*s|bps|kbps|Kbps|Mbps|Gbps|Tbps)\s*$`
 	patName      = `^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
+	// patZero is a zero quantity in any unit (0s, 0ms, 0/s, 0B, 0Gbit/s),
+	// refused where a field must be greater than 0.
+	patZero = `^\s*\+?0*(\.0*)?\s*[^0-9]*$`
 	// patText is one line without control characters (C0, DEL and C1), in
 	// the subset of regular expressions that ECMA 262 and Go share; Parse
 	// also rejects line separators and bidirectional controls.
@@ -128,6 +131,11 @@ func jsField(f *Field, inherit bool) obj {
 		o["anyOf"] = append(o["anyOf"].([]any), obj{"type": "integer", "minimum": 0})
 	case KindBandwidth:
 		o = unit(patBandwidth, false)
+	}
+	if b.Positive && (f.Kind == KindDuration || f.Kind == KindRate || f.Kind == KindSize || f.Kind == KindBandwidth) {
+		o["not"] = obj{"anyOf": []any{obj{"const": 0}, obj{"type": "string", "pattern": patZero}}}
+	}
+	switch f.Kind {
 	case KindEnum:
 		o = obj{"type": "string", "enum": f.values()}
 	case KindInteger, KindSeed, KindRatio:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 )
@@ -244,7 +245,7 @@ func TestJSONSchemaPatterns(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(JSONSchema())
-	for _, p := range []string{patDuration, patRate, patSize, patBandwidth, patName, patText} {
+	for _, p := range []string{patDuration, patRate, patSize, patBandwidth, patName, patText, patZero} {
 		q, _ := json.Marshal(p)
 		if !strings.Contains(s, string(q)) {
 			t.Errorf("pattern %s is not in the schema", p)
@@ -399,6 +400,39 @@ func TestJSONSchemaFaultTolerance(t *testing.T) {
 		}
 		if _, err := Parse("x.yaml", []byte(base+ok)); err != nil {
 			t.Errorf("Parse rejects %q: %v", ok, err)
+		}
+	}
+}
+
+// The scenarios of the validate scripts (cmd/dspalab/testdata/script): the
+// schema accepts what Parse accepts, and refuses each bad file whose
+// mistakes are of shape (unknown fields, wrong types, bad units, values
+// out of the schema's bounds); graph mistakes (a cycle, a dangling input,
+// forward between parallelisms) are Parse's alone.
+func TestJSONSchemaOnValidateScripts(t *testing.T) {
+	sch := compileSchema(t)
+	graphOnly := map[string]bool{"validate_cycle.txtar": true, "validate_dangling_input.txtar": true, "validate_forward_parallelism.txtar": true}
+	files, _ := filepath.Glob("../../cmd/dspalab/testdata/script/validate_*.txtar")
+	if len(files) < 8 {
+		t.Fatalf("found %d validate scripts", len(files))
+	}
+	for _, file := range files {
+		a, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if !strings.HasSuffix(f.Name, ".yaml") {
+				continue
+			}
+			_, perr := Parse(f.Name, f.Data)
+			serr := sch.Validate(instance(t, f.Data))
+			switch base := filepath.Base(file); {
+			case perr == nil && serr != nil:
+				t.Errorf("%s/%s: Parse accepts it, the schema refuses it: %v", base, f.Name, serr)
+			case perr != nil && serr == nil && !graphOnly[base]:
+				t.Errorf("%s/%s: the schema accepts what Parse refuses:\n%v", base, f.Name, perr)
+			}
 		}
 	}
 }
