@@ -92,7 +92,14 @@ func (c *checker) bounds(p string, f *Field, x float64) {
 		return " (" + w + ")"
 	}
 	var msg string
+	upper := "at most "
+	if b.MaxExclusive {
+		upper = "less than "
+	}
 	switch {
+	case f.Kind == KindRatio && b.hasMin && b.hasMax && b.MinWhy == "" && b.MaxWhy != "" && !(x >= b.min && (x < b.max || !b.MaxExclusive && x <= b.max)):
+		// one range with one reason: "at least 0 and less than 1 (a fraction of the backoff)"
+		msg = "must be at least " + f.format(b.min) + " and " + upper + f.format(b.max) + why(b.MaxWhy)
 	case math.IsInf(x, 0) || math.IsNaN(x):
 		msg = "must be a finite number"
 	case b.Positive && !(x > 0):

@@ -701,7 +701,7 @@ func TestValidateBuiltFaultTolerance(t *testing.T) {
 				"restart.failure_rate_interval: must be greater than 0, got 0s"},
 		{func(s *Scenario) { s.Restart = RestartStrategy{Type: RestartNone, Attempts: -5} }, ""},
 		{func(s *Scenario) { s.Restart.Jitter = math.NaN(); s.Restart.Type = RestartExponentialDelay },
-			"restart.jitter: must be a finite number, got NaN"},
+			"restart.jitter: must be at least 0 and less than 1 (a fraction of the backoff), got NaN"},
 		{func(s *Scenario) { s.HighAvailability = HighAvailability{Type: HAZooKeeper, LeaderElection: -1} },
 			"high_availability.leader_election: must not be negative, got -1ns"},
 		{func(s *Scenario) { s.HighAvailability = HighAvailability{Type: "Zookeeper"} },

@@ -1083,7 +1083,7 @@ failures:
 			`t.yaml:17:46: restart.attempts: must be at least -1 (-1 for no limit), got -2`,
 			`t.yaml:17:85: restart.max_backoff: must not be less than initial_backoff (10s), got 5s`,
 			`t.yaml:17:101: restart.multiplier: must be at least 1 (each backoff is the previous one times multiplier), got 0.5`,
-			`t.yaml:17:114: restart.jitter: must be less than 1 (a fraction of the backoff), got 1`,
+			`t.yaml:17:114: restart.jitter: must be at least 0 and less than 1 (a fraction of the backoff), got 1`,
 			`t.yaml:17:134: restart.reset_threshold: must be greater than 0, got 0s`,
 			`t.yaml:18:55: high_availability.leader_election: must not be negative, got -1s`,
 			`t.yaml:20:24: failures[0].at: must be before the end of the run (duration 120s), got 120s`,
