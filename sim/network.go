@@ -100,7 +100,7 @@ func (c *channel) trySend(now des.Time) {
 func (c *channel) deliver(now des.Time, b *buffer) {
 	g := c.gate
 	u := g.union
-	if b.dataType == priorityEventBuffer || (b.barrierID() != 0 && c.s.ckpt.isUnaligned(b.barrierID())) {
+	if !b.isBuffer() && (b.dataType == priorityEventBuffer || c.s.ckpt.isUnaligned(b.barrierID())) {
 		// an unaligned barrier takes no buffer and is not queued; one
 		// sent aligned before its checkpoint switched to unaligned
 		// (aligned_timeout) gives its credit back

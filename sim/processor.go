@@ -16,11 +16,11 @@ type processor interface {
 	// and writes its next records; an operator or a sink takes input
 	// records from its gate and serves them.
 	run(now des.Time)
-	// process ends the service of input record r (the task's record in
-	// hand): an operator writes its outputs, a sink makes it visible. It
-	// reports false when the outputs wait for a buffer (back-pressure).
-	// A source serves no input record and is never called.
-	process(now des.Time, r *Record) bool
+	// complete ends the service of the task's record in hand: an
+	// operator writes its outputs (the task is back-pressured when they
+	// wait for a buffer), a sink makes it visible. A source serves no
+	// input record and is never called.
+	complete(now des.Time)
 	// written resumes the task once the record writer has written what
 	// back-pressure held back.
 	written(now des.Time)
@@ -37,9 +37,11 @@ type operatorFunction struct {
 // run takes input records while the task is idle.
 func (f *operatorFunction) run(now des.Time) { f.t.pull(now) }
 
-// process writes the outputs of r.
-func (f *operatorFunction) process(now des.Time, r *Record) bool {
+// complete writes the outputs of the record in hand.
+func (f *operatorFunction) complete(now des.Time) {
 	t := f.t
+	t.served(now)
+	r := &t.cur
 	v := t.v
 	v.observeLatency(now - r.Ingest)
 	n := 1
@@ -53,7 +55,11 @@ func (f *operatorFunction) process(now des.Time, r *Record) bool {
 		}
 		t.pend = append(t.pend, out)
 	}
-	return t.emit(now)
+	st := stateIdle
+	if !t.emit(now) {
+		st = stateBP // the outputs wait for a buffer
+	}
+	t.setState(now, st)
 }
 
 // written goes on with the next input record.
@@ -63,8 +69,8 @@ func (f *operatorFunction) written(now des.Time) { f.t.resume(now) }
 // takes them (the source reader's part of processor).
 func (src *source) run(now des.Time) { src.advance(now) }
 
-// process is never called: a source serves no input record.
-func (src *source) process(des.Time, *Record) bool { return true }
+// complete is never called: a source serves no input record.
+func (src *source) complete(des.Time) {}
 
 // written goes on after the record in hand was written.
 func (src *source) written(now des.Time) { src.unblocked(now) }

@@ -21,11 +21,13 @@ type sinkWriter struct {
 // run takes input records while the task is idle.
 func (w *sinkWriter) run(now des.Time) { w.t.pull(now) }
 
-// process writes the record whose service ended.
-func (w *sinkWriter) process(now des.Time, r *Record) bool {
-	w.t.s.delivered++
-	w.write(now, r)
-	return true
+// complete writes the record in hand.
+func (w *sinkWriter) complete(now des.Time) {
+	t := w.t
+	t.served(now)
+	t.s.delivered++
+	w.write(now, &t.cur)
+	t.setState(now, stateIdle)
 }
 
 // written resumes the task; a sink writes to no partition, so it is never

@@ -15,23 +15,17 @@ type subtask struct {
 	worker int
 	gid    int // index among all subtasks
 
-	timeAccounting // busy, idle and back-pressured time
-	ioMetrics      // records in and out, and the Little's law integrals
-
-	gate         *unionInputGate // nil for a source
-	recordWriter                 // the outputs
-	rng          *rand.Rand      // service times
-
-	cur        Record
-	curArrived des.Time
-
-	execution // failed, slowed down, paused or blocked by a snapshot
-
-	keyed *keyedState // keyed state; nil for a stateless vertex
-
-	proc processor // source reader, operator function or sink writer
-
-	barriers *barrierHandler // nil for a source (it has no input gate)
+	timeAccounting                 // busy, idle and back-pressured time
+	gate           *unionInputGate // nil for a source
+	rng            *rand.Rand      // service times
+	cur            Record          // the record in service
+	curArrived     des.Time
+	execution                      // failed, slowed down, paused or blocked by a snapshot
+	keyed          *keyedState     // keyed state; nil for a stateless vertex
+	proc           processor       // source reader, operator function or sink writer
+	recordWriter                   // the outputs
+	ioMetrics                      // records in and out, and the Little's law integrals
+	barriers       *barrierHandler // nil for a source (it has no input gate)
 }
 
 // setState accounts the time since the last change to the old state.
@@ -43,9 +37,7 @@ func (t *subtask) setState(now des.Time, st int) {
 // account moves the time since the last change into the interval and
 // window accumulators of the current state; back-pressured time is
 // charged to the output edge that blocks.
-func (t *subtask) account(now des.Time) {
-	t.timeAccounting.account(now, t.s.warmup, t.blockedOn, t.pe)
-}
+func (t *subtask) account(now des.Time) { t.timeAccounting.account(now, t.s.warmup) }
 
 // arrive counts n records entering the subtask's input queue.
 func (t *subtask) arrive(now des.Time, n int) { t.ioMetrics.arrive(now, t.s.warmup, n) }
@@ -101,20 +93,13 @@ func (t *subtask) pull(now des.Time) {
 			t.after(d, (*serviceDone)(t))
 			return
 		}
-		t.complete(now)
+		t.proc.complete(now)
 	}
 }
 
-// complete ends the service of the current record: it leaves the task,
-// and its processor writes its outputs downstream (or makes it visible).
-func (t *subtask) complete(now des.Time) {
-	t.depart(now, t.s.warmup, t.curArrived)
-	if !t.proc.process(now, &t.cur) {
-		t.setState(now, stateBP)
-		return
-	}
-	t.setState(now, stateIdle)
-}
+// served ends the service of the record in hand: it leaves the task (the
+// processor's complete writes its outputs next).
+func (t *subtask) served(now des.Time) { t.depart(now, t.s.warmup, t.curArrived) }
 
 // resume makes a task that is done with its record idle and lets it take
 // the next.

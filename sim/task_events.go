@@ -45,25 +45,29 @@ func (t *subtask) after(d des.Time, h des.Handler) {
 
 // runs reports whether t handles event h, scheduled in epoch, now: not
 // when the epoch is old or t is down; when the worker is paused (garbage
-// collection), h is scheduled again for the end of the pause.
+// collection), h is scheduled again for the end of the pause. It stays
+// small enough to be inlined: the pause is looked at out of line.
 func (t *subtask) runs(now des.Time, epoch int64, h des.Handler) bool {
-	if uint32(epoch) != t.s.epoch || t.down {
-		return false
+	return uint32(epoch) == t.s.epoch && !t.down && !(t.s.pauses && t.deferred(now, h))
+}
+
+// deferred schedules h again for the end of a pause of t's worker, if
+// one is going on, and reports whether it did.
+//
+//go:noinline
+func (t *subtask) deferred(now des.Time, h des.Handler) bool {
+	if p := t.s.workers[t.worker].pausedUntil; p > now {
+		t.at(p, h)
+		return true
 	}
-	if t.s.pauses {
-		if p := t.s.workers[t.worker].pausedUntil; p > now {
-			t.at(p, h)
-			return false
-		}
-	}
-	return true
+	return false
 }
 
 // HandleEvent ends the service of the record in hand and takes the next.
 func (e *serviceDone) HandleEvent(now des.Time, epoch int64) {
 	t := (*subtask)(e)
 	if t.runs(now, epoch, e) {
-		t.complete(now)
+		t.proc.complete(now)
 		t.pull(now)
 	}
 }

@@ -15,6 +15,7 @@ const (
 // backPressuredTimeMsPerSecond (they sum to 1000 per subtask), over the
 // current metrics interval and over the statistics window.
 type timeAccounting struct {
+	w     *recordWriter // the task's writer: which edge blocks, when back-pressured
 	state int
 	since des.Time
 	iv    [3]des.Time // time per state in the current metrics interval
@@ -32,11 +33,10 @@ type timeAccounting struct {
 }
 
 // account moves the time since the last change into the interval and
-// window accumulators of the current state. Back-pressured time inside
-// the window after warmup is charged to output edge of blockedOn (the
-// partition with no buffer), or to winBPDown when its receivers are
-// down.
-func (a *timeAccounting) account(now, warmup des.Time, blockedOn *partition, edge int) {
+// window accumulators of the current state (the window starts after
+// warmup); back-pressured time goes to the output edge the writer w is
+// blocked on as well (chargeBP).
+func (a *timeAccounting) account(now, warmup des.Time) {
 	if now <= a.since {
 		return
 	}
@@ -44,15 +44,28 @@ func (a *timeAccounting) account(now, warmup des.Time, blockedOn *partition, edg
 	if now > warmup {
 		d := now - max(a.since, warmup)
 		a.win[a.state] += d
-		if a.state == stateBP && blockedOn != nil {
-			if blockedOn.intoDown {
-				a.winBPDown += d // waiting for a failed worker's subtasks
-				a.bpOutDown[edge] += d
-			}
-			a.bpOut[edge] += d
+		if a.state == stateBP {
+			a.chargeBP(d)
 		}
 	}
 	a.since = now
+}
+
+// chargeBP charges back-pressured time d of the window to the output edge
+// the writer is blocked on (the partition with no buffer), and to
+// winBPDown too when its receivers are down.
+//
+//go:noinline
+func (a *timeAccounting) chargeBP(d des.Time) {
+	w := a.w
+	if w.blockedOn == nil {
+		return
+	}
+	if w.blockedOn.intoDown {
+		a.winBPDown += d // waiting for a failed worker's subtasks
+		a.bpOutDown[w.pe] += d
+	}
+	a.bpOut[w.pe] += d
 }
 
 // execution is what holds a task apart from its records: a failure, a
