@@ -132,7 +132,8 @@ func (s *Sim) connect(e *edge, again bool) {
 // rewire replaces every channel, partition and input gate with empty ones
 // (a failover: the old ones' events are ignored by their epoch).
 func (s *Sim) rewire() {
-	clear(s.conns) // the connections start afresh with the new channels
+	clear(s.conns)              // the connections start afresh with the new channels
+	s.netRecs, s.netBufs = 0, 0 // the old channels' buffers are dropped
 	for _, t := range s.subtasks {
 		t.outs = t.outs[:0:0]
 		if t.gate != nil {

@@ -96,3 +96,28 @@ func TestCheckpointRowsStream(t *testing.T) {
 		t.Errorf("without an observer the result keeps %d rows, want %d", len(res.Checkpoints), c.n)
 	}
 }
+
+// Huge buffers_per_channel and floating_buffers into a network of 1kbit/s
+// let buffers pile up between the workers: --max-queued counts their
+// records, the memory budget their buffers, and either stops the run.
+func TestNetworkBuffersBounded(t *testing.T) {
+	sc, err := scenario.Parse("net.yaml", []byte(`duration: 10s
+workers: {count: 2, slots: 1}
+network: {buffers_per_channel: 2147483647, floating_buffers: 2147483647, bandwidth: 1kbit/s, buffer_timeout: 0s}
+sources: [{name: s, arrival: {process: constant, rate: 1000000/s}}]
+sinks: [{name: out, input: s, partitioning: rebalance, parallelism: 2}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.Run(context.Background(), sc, sim.Options{MaxQueued: 1e5})
+	var qe *sim.QueueLimitError
+	if !errors.As(err, &qe) || qe.Vertex != "" || qe.Network <= 1e5 || !strings.Contains(qe.Error(), " of them in network buffers between subtasks: ") {
+		t.Errorf("MaxQueued: %v", err)
+	}
+	_, err = sim.Run(context.Background(), sc, sim.Options{MaxMemory: 16 << 20})
+	var me *sim.MemoryLimitError
+	if !errors.As(err, &me) || me.NetworkBuffers < 16<<20/320/2 || me.InFlight != 0 || !strings.Contains(me.Error(), " network buffers between subtasks, with ") {
+		t.Errorf("MaxMemory: %v", err)
+	}
+}

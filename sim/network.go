@@ -58,7 +58,9 @@ type (
 func (e *bufferDelivery) HandleEvent(now des.Time, _ int64) {
 	c := (*channel)(e)
 	if c.epoch == c.s.epoch {
-		c.deliver(now, c.inflight.pop())
+		b := c.inflight.pop()
+		c.s.netRecs, c.s.netBufs = c.s.netRecs-int64(len(b.recs)), c.s.netBufs-1
+		c.deliver(now, b)
 	}
 }
 
@@ -79,6 +81,7 @@ func (c *channel) trySend(now des.Time) {
 	}
 	for c.backlog.len() > 0 && (unb || c.credit > 0) {
 		b := c.backlog.pop()
+		c.s.netRecs, c.s.netBufs = c.s.netRecs-int64(len(b.recs)), c.s.netBufs-1
 		b.backlog = c.backlog.len()
 		if !unb {
 			c.credit--
@@ -91,6 +94,7 @@ func (c *channel) trySend(now des.Time) {
 		at = max(at, c.lastArrival)
 		c.lastArrival = at
 		c.inflight.push(b)
+		c.s.netRecs, c.s.netBufs = c.s.netRecs+int64(len(b.recs)), c.s.netBufs+1
 		c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
 	}
 }

@@ -85,5 +85,6 @@ func (p *partition) finish(now des.Time, c *channel) {
 		return
 	}
 	c.backlog.push(b)
+	c.s.netRecs, c.s.netBufs = c.s.netRecs+int64(len(b.recs)), c.s.netBufs+1
 	c.trySend(now)
 }

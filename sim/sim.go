@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/metrics"
@@ -36,7 +37,9 @@ type Options struct {
 	// simulated time reached and the records emitted by sources so far.
 	Progress func(now des.Time, emitted uint64)
 	// MaxQueued, if positive, stops the run with a *QueueLimitError when
-	// the records waiting in the input queues of all subtasks exceed it
+	// the records waiting in the input queues of all subtasks and in the
+	// network buffers between them (waiting for credit or on the wire)
+	// exceed it
 	// (checked about every 65,536 events and at every metrics sample).
 	// Without flow control (capacity: unbounded) an overloaded operator's
 	// queue grows without bound; this keeps it from exhausting memory
@@ -45,7 +48,10 @@ type Options struct {
 	// MaxMemory, if positive, stops the run with a *MemoryLimitError when
 	// the memory held by what the run accumulates exceeds it, in bytes
 	// (checked about every 65,536 events, at every metrics sample and at
-	// every checkpoint's trigger): the checkpoints in flight and the
+	// every checkpoint's trigger): the network buffers between subtasks
+	// (waiting for credit or on the wire: huge buffers_per_channel or
+	// floating_buffers into a slow network let them pile up), the
+	// checkpoints in flight and the
 	// latest completed one (their statistics, key-set copies and the
 	// in-flight records unaligned ones persist), the rows of ended
 	// checkpoints kept for the Result, and the failover log. Unaligned
@@ -69,9 +75,17 @@ type QueueLimitError struct {
 	Limit   int64    // Options.MaxQueued
 	Vertex  string   // the vertex holding the most queued records
 	Largest int64    // records queued at Vertex
+	// Network is the records in buffers between subtasks (waiting for
+	// credit, or on the wire), counted in Queued; when they are the most,
+	// Vertex is "".
+	Network int64
 }
 
 func (e *QueueLimitError) Error() string {
+	if e.Vertex == "" {
+		return fmt.Sprintf("at %s, %d records are queued (limit %d), %d of them in network buffers between subtasks: the network is slower than what is sent over it, and buffers_per_channel and floating_buffers give credit for that much",
+			FormatTime(e.At), e.Queued, e.Limit, e.Network)
+	}
 	return fmt.Sprintf("at %s, %d records are queued (limit %d), %d of them at %s: its input grows without bound because records arrive faster than it serves them (with capacity: unbounded there is no back-pressure to slow the sources)",
 		FormatTime(e.At), e.Queued, e.Limit, e.Largest, e.Vertex)
 }
@@ -85,12 +99,22 @@ type MemoryLimitError struct {
 	Limit     int64    // Options.MaxMemory
 	InFlight  int      // checkpoints in progress
 	Persisted int64    // in-flight records persisted by them
+	// NetworkBuffers and NetworkRecords are the buffers between subtasks
+	// (waiting for credit or on the wire) and the records in them.
+	NetworkBuffers, NetworkRecords int64
 }
 
 func (e *MemoryLimitError) Error() string {
 	msg := fmt.Sprintf("at %s, the run holds about %s (limit %s)", FormatTime(e.At), scenario.FormatByteSize(e.Held), scenario.FormatByteSize(e.Limit))
+	var why []string
 	if e.InFlight > 0 {
-		msg += fmt.Sprintf(": %d checkpoints in progress, which persisted %d in-flight records; checkpoints that do not complete pile up (the checkpoint storage is too slow for what they upload, or max_concurrent and the timeout let too many run at once)", e.InFlight, e.Persisted)
+		why = append(why, fmt.Sprintf("%d checkpoints in progress, which persisted %d in-flight records; checkpoints that do not complete pile up (the checkpoint storage is too slow for what they upload, or max_concurrent and the timeout let too many run at once)", e.InFlight, e.Persisted))
+	}
+	if e.NetworkBuffers*netBufferBytes > e.Held/2 {
+		why = append(why, fmt.Sprintf("%d network buffers between subtasks, with %d records: the network is slower than what is sent over it, and buffers_per_channel and floating_buffers give credit for that much", e.NetworkBuffers, e.NetworkRecords))
+	}
+	if len(why) > 0 {
+		msg += ": " + strings.Join(why, "; ")
 	}
 	return msg
 }
@@ -98,7 +122,7 @@ func (e *MemoryLimitError) Error() string {
 // heldBytes is the memory of what the run accumulates (see
 // Options.MaxMemory).
 func (s *Sim) heldBytes() int64 {
-	var n int64
+	n := s.netBufs*netBufferBytes + s.netRecs*recordBytes
 	if c := s.ckpt; c != nil {
 		n += c.held + int64(len(c.stats))*statsRowBytes
 	}
@@ -110,8 +134,9 @@ func (s *Sim) heldBytes() int64 {
 
 // Memory costs of what a run accumulates, measured as plan's estimates are.
 const (
-	statsRowBytes = 256 // a row of CheckpointStats kept for the Result
-	failoverBytes = 512 // a failover's statistics and events
+	statsRowBytes  = 256 // a row of CheckpointStats kept for the Result
+	failoverBytes  = 512 // a failover's statistics and events
+	netBufferBytes = 320 // a network buffer between subtasks, its records' slice and its delivery event
 )
 
 // checkMemory enforces Options.MaxMemory; the error also stops the run.
@@ -123,7 +148,7 @@ func (s *Sim) checkMemory() error {
 	if held <= s.opts.MaxMemory {
 		return nil
 	}
-	err := &MemoryLimitError{At: s.eng.Now(), Held: held, Limit: s.opts.MaxMemory}
+	err := &MemoryLimitError{At: s.eng.Now(), Held: held, Limit: s.opts.MaxMemory, NetworkBuffers: s.netBufs, NetworkRecords: s.netRecs}
 	if c := s.ckpt; c != nil {
 		err.InFlight, err.Persisted = len(c.pending), c.persistedRecs
 	}
@@ -150,6 +175,8 @@ type Sim struct {
 	delivered uint64 // records that reached a sink (visible or not)
 	lost      uint64 // records destroyed for good (see DeliverySummary.Lost)
 	freeBufs  []*buffer
+	netRecs   int64 // records in sender backlogs and on the wire (Options.MaxQueued)
+	netBufs   int64 // and their buffers (Options.MaxMemory)
 	workers   []*worker
 	conns     map[connKey]*connection // worker-to-worker links, made at their first channel
 	epoch     uint32                  // incremented by every failover
@@ -391,10 +418,14 @@ func (s *Sim) checkQueued() error {
 			largest, at = q, v.name
 		}
 	}
+	total += s.netRecs
 	if total <= s.opts.MaxQueued {
 		return nil
 	}
-	err := &QueueLimitError{At: s.eng.Now(), Queued: total, Limit: s.opts.MaxQueued, Vertex: at, Largest: largest}
+	if s.netRecs > largest {
+		at = ""
+	}
+	err := &QueueLimitError{At: s.eng.Now(), Queued: total, Limit: s.opts.MaxQueued, Vertex: at, Largest: largest, Network: s.netRecs}
 	s.stopped = err
 	return err
 }

@@ -120,15 +120,16 @@ func (e *QueuedError) Error() string {
 func (e *QueuedError) Unwrap() error { return e.Err }
 
 // MemoryError is returned by Run when the simulator stopped because what
-// the run accumulated (checkpoints in flight and the data they persisted)
-// went past the memory that --max-memory leaves beside the job's
-// structures: like an interrupted run, its outputs are partial.
+// the run accumulated (checkpoints in flight and the data they persisted,
+// network buffers between subtasks) went past the memory that
+// --max-memory leaves beside the job's structures: like an interrupted
+// run, its outputs are partial.
 type MemoryError struct {
 	Err *sim.MemoryLimitError
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("run stopped: %v; the outputs are partial (lower checkpoint.max_concurrent or checkpoint.timeout, give the checkpoint storage more bandwidth, or raise --max-memory)", e.Err)
+	return fmt.Sprintf("run stopped: %v; the outputs are partial (raise --max-memory to let the run hold more)", e.Err)
 }
 
 func (e *MemoryError) Unwrap() error { return e.Err }
