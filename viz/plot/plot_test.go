@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -527,6 +528,31 @@ func TestNiceTicks(t *testing.T) {
 	}
 	if got := strings.Join(labels, " "); got != "0.00 0.25 0.50 0.75 1.00" {
 		t.Errorf("ticks of 0..1.02: %s", got)
+	}
+	// a step of 2.5 on an axis of seconds (exactly-once's p99 and CDF, 0
+	// to 10.1 s): the labels state 2.5 and 7.5, not 2 and 8
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 10.1, "0.0 2.5 5.0 7.5 10.0"},
+		{0, 12.5, "0.0 2.5 5.0 7.5 10.0 12.5"},
+		{0, 9, "0 2 4 6 8"},
+		{0, 110, "0 25 50 75 100"},
+		{0, 0.11, "0.000 0.025 0.050 0.075 0.100"},
+	} {
+		labels = nil
+		for _, tk := range (niceTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+				if v, err := strconv.ParseFloat(tk.Label, 64); err != nil || math.Abs(v-tk.Value) > 1e-9*math.Max(1, math.Abs(tk.Value)) {
+					t.Errorf("ticks of %v..%v: label %q at %v", c.lo, c.hi, tk.Label, tk.Value)
+				}
+			}
+		}
+		if got := strings.Join(labels, " "); got != c.want {
+			t.Errorf("ticks of %v..%v: %s, want %s", c.lo, c.hi, got, c.want)
+		}
 	}
 	if tk := (niceTicks{}).Ticks(5, 5); len(tk) != 1 {
 		t.Errorf("ticks of an empty range: %v", tk)

@@ -235,17 +235,21 @@ func (niceTicks) Ticks(lo, hi float64) []gplot.Tick {
 	return ticks
 }
 
-// formatTick writes a tick value with no more decimals than its step
-// needs: 25000, 0.5, 2.5, 1e+06 for large values.
+// formatTick writes a tick value with as many decimals as its step needs
+// to be stated exactly, and no more: 25000, 0.5, and 2.5 and 7.5 (with
+// 0.0, 5.0 and 10.0 beside them) for a step of 2.5, never 2 and 8 for
+// 2.5 and 7.5; 1e+06 for large values.
 func formatTick(v, step float64) string {
 	if v != 0 && (math.Abs(v) >= 1e6 || math.Abs(v) < 1e-4) {
 		return strconv.FormatFloat(v, 'g', 4, 64)
 	}
 	dec := 0
-	if step > 0 && step < 1 {
-		dec = int(math.Ceil(-math.Log10(step) - 1e-9))
-		if s := step * math.Pow(10, float64(dec)); math.Abs(s-math.Round(s)) > 1e-6 {
-			dec++
+	if step > 0 {
+		for ; dec < 8; dec++ {
+			s := step * math.Pow(10, float64(dec))
+			if math.Abs(s-math.Round(s)) <= 1e-6*s {
+				break
+			}
 		}
 	}
 	return strconv.FormatFloat(v, 'f', dec, 64)
