@@ -160,7 +160,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 			out = "-"
 		}
 		rows = append(rows, []string{v.Name, v.Kind, strconv.Itoa(v.Parallelism), in, out,
-			pct(v.Busy), pct(v.Backpressured), v.Status, latency(v.LatencyP50), latency(v.LatencyP99)})
+			pct(v.Busy), pct(v.Backpressured), v.Status, latencyCell(v.LatencyP50), latencyCell(v.LatencyP99)})
 	}
 	writeColumns(&b, rows, 2) // names and kinds left, numbers right
 	for _, v := range s.Vertices {
@@ -346,17 +346,24 @@ func rate(r float64) string {
 	}
 }
 
-func latency(ms *float64) string {
+func latencyCell(ms *float64) string {
 	if ms == nil {
 		return "-"
 	}
-	switch v := *ms; {
-	case v >= 1000:
-		return strconv.FormatFloat(v/1000, 'f', 2, 64) + "s"
-	case v >= 1:
-		return strconv.FormatFloat(v, 'f', 1, 64) + "ms"
+	return FormatLatency(*ms)
+}
+
+// FormatLatency writes a latency in milliseconds to three significant
+// digits or so, as the table of dspalab run and the report show
+// latencies: "5.08s" from 1s, "77.8ms" from 1ms, "850µs" below.
+func FormatLatency(ms float64) string {
+	switch {
+	case ms >= 1000:
+		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + "s"
+	case ms >= 1:
+		return strconv.FormatFloat(ms, 'f', 1, 64) + "ms"
 	default:
-		return strconv.FormatFloat(v*1000, 'f', 0, 64) + "µs"
+		return strconv.FormatFloat(ms*1000, 'f', 0, 64) + "µs"
 	}
 }
 

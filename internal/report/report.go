@@ -21,6 +21,7 @@ import (
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
 	"github.com/dspalab/dspalab/viz/plot"
 )
 
@@ -56,8 +57,15 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct":     func(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" },
 	"rate":    formatRate,
 	"latency": formatLatency,
-	"ms":      func(ms float64) string { return formatLatency(&ms) },
-	"time":    func(s float64) string { return sim.FormatTime(des.FromSeconds(s)) },
+	"ms":      formatMs,
+	// msOrDash: a duration in ms, or a dash when there is none (nil)
+	"msOrDash": func(ms *float64) string {
+		if ms == nil {
+			return "–"
+		}
+		return formatMs(*ms)
+	},
+	"time": func(s float64) string { return sim.FormatTime(des.FromSeconds(s)) },
 	// at: simulated seconds, or a dash for a step that did not happen (-1)
 	"at": func(s float64) string {
 		if s < 0 {
@@ -65,7 +73,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return sim.FormatTime(des.FromSeconds(s))
 	},
-	"bytes":  formatBytes,
+	"bytes":  scenario.FormatByteSize,
 	"lower":  strings.ToLower,
 	"anchor": anchor,
 }).Parse(pageTemplate))
@@ -486,11 +494,11 @@ func cells(header, rec []string) []cell {
 		case err != nil:
 			c.Left = true
 		case strings.HasSuffix(name, "_bytes"):
-			c.Text = formatBytes(int64(x))
+			c.Text = scenario.FormatByteSize(int64(x))
 		case x == 0:
 			c.Text = "0"
 		case strings.HasSuffix(name, "_ms"):
-			c.Text = formatLatency(&x)
+			c.Text = formatMs(x)
 		case strings.HasSuffix(name, "_s"):
 			c.Text = sim.FormatTime(des.FromSeconds(x))
 		}
@@ -571,23 +579,6 @@ func subtaskTable(rd *runfiles.RunDir, id string) (*table, error) {
 	return t, nil
 }
 
-// formatBytes formats a size in bytes for people: "512 B", "100.0 KiB",
-// "1.5 GiB".
-func formatBytes(b int64) string {
-	const unit = 1024
-	if b < unit && b > -unit {
-		return strconv.FormatInt(b, 10) + " B"
-	}
-	x := float64(b)
-	for _, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
-		x /= unit
-		if math.Abs(x) < unit || u == "TiB" {
-			return strconv.FormatFloat(x, 'f', 1, 64) + " " + u
-		}
-	}
-	return ""
-}
-
 func formatRate(r float64) string {
 	switch {
 	case math.IsNaN(r):
@@ -598,16 +589,22 @@ func formatRate(r float64) string {
 	return strconv.FormatFloat(r, 'f', 1, 64)
 }
 
+// formatLatency writes a latency of the summary (ms; nil when no record
+// left the vertex) as the table of dspalab run does (sim.FormatLatency):
+// "77.8ms", "5.08s".
 func formatLatency(ms *float64) string {
 	if ms == nil {
 		return "–"
 	}
-	switch v := *ms; {
-	case v >= 1000:
-		return strconv.FormatFloat(v/1000, 'f', 2, 64) + " s"
-	case v >= 1:
-		return strconv.FormatFloat(v, 'f', 1, 64) + " ms"
-	default:
-		return strconv.FormatFloat(v*1000, 'f', 0, 64) + " µs"
+	return sim.FormatLatency(*ms)
+}
+
+// formatMs writes a duration in milliseconds (a restart delay, a
+// checkpoint's duration, a sojourn) as dspalab run writes durations
+// (sim.FormatTime): "2s", "48.827ms".
+func formatMs(ms float64) string {
+	if math.IsNaN(ms) {
+		return "–"
 	}
+	return sim.FormatTime(des.FromSeconds(ms / 1000))
 }

@@ -120,7 +120,7 @@ func TestReportCheckpointsCSVAndSubtasks(t *testing.T) {
 	}
 	b, _ := os.ReadFile(out)
 	page := string(b)
-	for _, want := range []string{`<th title="trigger_time_s in the CSV file">triggered at</th>`, `<td title="2500">2.50 s</td>`, `<td title="2048">2.0 KiB</td>`, "enrich[1]", "Back-pressured time of each subtask"} {
+	for _, want := range []string{`<th title="trigger_time_s in the CSV file">triggered at</th>`, `<td title="2500">2.5s</td>`, `<td title="2048">2KiB</td>`, "enrich[1]", "Back-pressured time of each subtask"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -299,10 +299,10 @@ failures:
 		`<h2 id="delivery">Delivery<a class="self" href="#delivery">#</a></h2>`, "<b>Exactly once so far:</b> no record lost, none duplicated.",
 		`<td class="l"><b>out</b></td><td class="l">transactional</td>`,
 		`<h2 id="recovery">Recovery<a class="self" href="#recovery">#</a></h2>`, "job <b>running</b> at the end", "failures <b>1</b>",
-		`<td class="msg cause">worker 1 lost: no heartbeat for 5s</td><td>12s</td><td>17s</td><td>2.00 s</td><td>19s</td>`,
+		`<td class="msg cause">worker 1 lost: no heartbeat for 5s</td><td>12s</td><td>17s</td><td>2s</td><td>19s</td>`,
 		`<h2 id="checkpoint-summary">Checkpoint summary<a class="self" href="#checkpoint-summary">#</a></h2>`, "mode <b>aligned</b>",
 		`<th title="full_state_size_bytes in the CSV file">full state size</th>`, `<th title="persisted_in_flight_bytes in the CSV file">persisted in flight</th>`,
-		`<td title="102400">100.0 KiB</td>`, `<td class="l">the job failed over</td>`,
+		`<td title="102400">100KiB</td>`, `<td class="l">the job failed over</td>`,
 		"the longest to complete (checkpoint_subtasks.csv)", `<th title="checkpointed_size_bytes in the CSV file">checkpointed size</th>`, `<td class="l">count</td>`,
 		"checkpoint_subtasks.csv).",
 	} {

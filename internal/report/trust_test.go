@@ -83,3 +83,49 @@ func TestReportReadsAndPrints(t *testing.T) {
 		t.Errorf("the event log shows %d rows, want %d", rows, min(n, maxEventRows))
 	}
 }
+
+// TestReportSubtasksAndUnits checks two things of exactly-once's page: in
+// the Subtasks table a source has a dash, not 0, for its input rate and
+// its queue (L, λ, W) and a sink for its output rate, as the vertex rows
+// have; and durations and latencies are written as dspalab run writes
+// them (sim.FormatTime, sim.FormatLatency): "2s" for the restart delay,
+// "5.08s" and "77.8ms" for latencies, with no space before the unit.
+func TestReportSubtasksAndUnits(t *testing.T) {
+	page, _ := builtinReport(t, "exactly-once")
+	cells := func(row string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`<td[^>]*>(.*?)</td>`).FindAllStringSubmatch(row, -1) {
+			out = append(out, regexp.MustCompile(`<[^>]+>`).ReplaceAllString(m[1], ""))
+		}
+		return out
+	}
+	rows := map[string][]string{}
+	for _, m := range regexp.MustCompile(`(?s)<tr>\s*<td class="l">((?:sensors|aggregate|out)\[0\])</td>(.*?)</tr>`).FindAllStringSubmatch(page, -1) {
+		rows[m[1]] = cells(m[2])
+	}
+	// worker, in/s, out/s, busy, idle, back-pressured, status, L, λ, W
+	for name, want := range map[string]map[int]string{
+		"sensors[0]":   {1: "–", 2: "525", 7: "–", 8: "–", 9: "–"},
+		"aggregate[0]": {1: "534", 2: "534", 7: "14.60", 8: "534", 9: "27.335ms"},
+		"out[0]":       {1: "534", 2: "–", 8: "534"},
+	} {
+		got := rows[name]
+		if len(got) != 10 {
+			t.Errorf("%s: cells %q, want 10", name, got)
+			continue
+		}
+		for i, w := range want {
+			if got[i] != w {
+				t.Errorf("%s: cell %d is %q, want %q (row %q)", name, i, got[i], w, got)
+			}
+		}
+	}
+	for _, want := range []string{"<td>77.8ms</td>", "<td>5.08s</td>", "<td>2s</td>", "<td>1000KiB</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if m := regexp.MustCompile(`[0-9] (ms|s|µs|KiB|MiB)<`).FindString(page); m != "" {
+		t.Errorf("the page writes a unit apart from its number: %q", m)
+	}
+}
