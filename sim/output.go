@@ -173,6 +173,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 		fmt.Fprintf(&b, "%s subtasks 0..%d busy: %s\n", v.Name, v.Parallelism-1, strings.Join(busy, " "))
 	}
+	for _, tr := range s.Trends {
+		fmt.Fprintf(&b, "%s\n", trendText(tr, s))
+	}
 	t := s.Totals
 	fmt.Fprintf(&b, "\nrecords: %d emitted", t.Emitted)
 	if d := s.Delivery; d != nil && d.Replayed > 0 {

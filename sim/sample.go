@@ -171,6 +171,7 @@ func (s *Sim) takeSample(now des.Time) {
 		}
 		if now > s.warmup {
 			v.winLat.Merge(v.ivLat)
+			s.observeHalves(v, now)
 		}
 		v.ivLat.Reset()
 		smp.Rows = append(smp.Rows, vr)

@@ -207,10 +207,11 @@ type vertex struct {
 	selectivity float64
 	net         scenario.Network
 	keys        *keyDist
-	sink        *sinkState         // sinks: the external system written to
-	salt        uint64             // per-vertex hash salt (selectivity, copies)
-	ivLat       *metrics.Histogram // end-to-end latency at this vertex, this interval
-	winLat      *metrics.Histogram // the same inside the statistics window
+	sink        *sinkState            // sinks: the external system written to
+	salt        uint64                // per-vertex hash salt (selectivity, copies)
+	ivLat       *metrics.Histogram    // end-to-end latency at this vertex, this interval
+	winLat      *metrics.Histogram    // the same inside the statistics window
+	halfLat     [2]*metrics.Histogram // sinks: the same in each half of the window (trend.go)
 	status      string
 	s           *Sim
 }

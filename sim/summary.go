@@ -40,7 +40,11 @@ type Summary struct {
 	Window        Window          `json:"window"`
 	Totals        Totals          `json:"totals"`
 	Vertices      []VertexSummary `json:"vertices"`
-	Diagnosis     Diagnosis       `json:"diagnosis"`
+	// Trends are the sinks whose p99 latency differs between the two
+	// halves of the window by more than a margin: the window still shows
+	// a trend (a start-up transient, a failure, a growing backlog).
+	Trends    []Trend   `json:"trends"`
+	Diagnosis Diagnosis `json:"diagnosis"`
 	// Checkpoints sums up the checkpoints (absent without checkpoints).
 	Checkpoints *CheckpointSummary `json:"checkpoints,omitempty"`
 	// Delivery counts records against the ids the sources emitted.
@@ -251,6 +255,7 @@ func (s *Sim) Result() *Result {
 		}
 	}
 	sum.Totals.Delivered = s.delivered
+	sum.Trends = s.trends()
 	sum.Totals.InFlight = s.inFlight()
 	sum.Totals.Events = s.eng.Fired()
 	if win > 0 {

@@ -48,7 +48,7 @@ func TestCheckActions(t *testing.T) {
 // failure: TestReplayFailure).
 func TestRunReplay(t *testing.T) {
 	dir := t.TempDir()
-	d := 20 * des.Second
+	d := 50 * des.Second
 	plain, replayed := filepath.Join(dir, "plain"), filepath.Join(dir, "replayed")
 	if err := Run(context.Background(), Options{Duration: &d, OutDir: plain}); err != nil {
 		t.Fatal(err)

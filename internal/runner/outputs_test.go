@@ -68,7 +68,7 @@ func TestRunKeepsUserFiles(t *testing.T) {
 
 	// a run with checkpoints replaces them (they are its outputs now),
 	// and a run without removes them: dspalab wrote them
-	if err := Run(context.Background(), Options{Scenario: "checkpoint-aligned", Duration: durationPtr(t, "12s"), OutDir: dir}); err != nil {
+	if err := Run(context.Background(), Options{Scenario: "checkpoint-aligned", Duration: durationPtr(t, "45s"), OutDir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	got = readDir(t, dir)

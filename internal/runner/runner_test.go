@@ -48,13 +48,13 @@ func writeFile(t *testing.T, dir, name, data string) string {
 
 func TestRunTable(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	d := 20 * des.Second
+	d := 50 * des.Second
 	err := Run(context.Background(), Options{Duration: &d, Stdout: &stdout, Stderr: &stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := stdout.String()
-	for _, want := range []string{"backpressure: ", "simulated 20s, seed 1;", "diagnosis: bottleneck: enrich"} {
+	for _, want := range []string{"backpressure: ", "simulated 50s, seed 1;", "diagnosis: bottleneck: enrich"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -106,7 +106,7 @@ func TestRunJSONWithOverridesAndOutputs(t *testing.T) {
 func TestRunWroteLine(t *testing.T) {
 	dir := t.TempDir()
 	var stderr bytes.Buffer
-	d := 20 * des.Second
+	d := 50 * des.Second
 	if err := Run(context.Background(), Options{Duration: &d, OutDir: dir, Stderr: &stderr}); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestRunRefusals(t *testing.T) {
 	}
 	err := Run(context.Background(), Options{Duration: &d})
 	var oe *OptionError
-	if want := `--duration 5s must be longer than the warmup of scenario "backpressure" (10s)`; !errors.As(err, &oe) || !strings.Contains(err.Error(), want) {
+	if want := `--duration 5s must be longer than the warmup of scenario "backpressure" (40s)`; !errors.As(err, &oe) || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %T %v, want an *OptionError %q", err, err, want)
 	}
 	var list scenario.ErrorList
@@ -661,7 +661,7 @@ func TestWriteFailures(t *testing.T) {
 	if err := ShowScenario(failWriter{}, "mm1"); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("ShowScenario = %v, want the write error", err)
 	}
-	d := 20 * des.Second
+	d := 50 * des.Second
 	if err := Run(context.Background(), Options{Duration: &d, Stdout: failWriter{}}); err == nil || !strings.Contains(err.Error(), "printing the summary: disk full") {
 		t.Errorf("Run = %v, want the write error", err)
 	}
