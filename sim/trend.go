@@ -86,6 +86,6 @@ func trendText(t Trend, s *Summary) string {
 	}
 	first, second := t.First, t.Second
 	return fmt.Sprintf("trend: %s's mean latency is %s in %s..%s and %s in %s..%s (%.0f%% %s): the statistics window still shows a trend (its halves more than %.0f%% apart: a start-up transient not over at the warmup's end, a failure, a backlog or a cost that keeps growing, or an input that changes), so these statistics average over a change; see timeseries.csv",
-		t.Vertex, latency(&first), seconds(s.Window.FromS), seconds(t.SplitS), latency(&second), seconds(t.SplitS), seconds(s.Window.ToS),
+		t.Vertex, FormatLatency(first), seconds(s.Window.FromS), seconds(t.SplitS), FormatLatency(second), seconds(t.SplitS), seconds(s.Window.ToS),
 		100*math.Abs(t.Second-t.First)/min(t.First, t.Second), change, 100*t.Margin)
 }
