@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/dspalab/dspalab/internal/atomicfile"
 )
 
 // ExportSample writes the offline sample of ds (the file embedded in
@@ -18,7 +20,8 @@ import (
 // it without the network (pandas reads .csv.gz as it is). It returns the
 // file's path. The copy is checked against the sample's SHA-256 (when the
 // registry gives one) and appears only once complete: it is written to a
-// temporary file in dir and renamed. An existing file is never replaced
+// temporary file in dir and renamed (internal/atomicfile), with the mode
+// of any new file (0666 less the umask). An existing file is never replaced
 // unless force is set. dir is created if missing.
 func ExportSample(ds *Dataset, dir string, force bool) (string, error) {
 	if ds.Sample == nil {
@@ -40,26 +43,25 @@ func ExportSample(ds *Dataset, dir string, force bool) (string, error) {
 		return "", fmt.Errorf("datasets: opening the sample of %s: %w", ds.Name, err)
 	}
 	defer src.Close()
-	tmp, err := os.CreateTemp(dir, ".export-*.partial")
-	if err != nil {
-		return "", fmt.Errorf("datasets: exporting the sample of %s: %w", ds.Name, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(tmp, h), src)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("datasets: writing the sample of %s to %s: %w", ds.Name, dir, err)
-	}
-	if want := ds.Sample.SHA256; want != "" {
-		if got := hex.EncodeToString(h.Sum(nil)); got != want {
-			return "", fmt.Errorf("datasets: the sample of %s is corrupt: SHA-256 %s, the registry says %s", ds.Name, got, want)
+	var corrupt error
+	err = atomicfile.Write(dst, func(w io.Writer) error {
+		h := sha256.New()
+		if _, err := io.Copy(io.MultiWriter(w, h), src); err != nil {
+			return err
 		}
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return "", fmt.Errorf("datasets: exporting the sample of %s: %w", ds.Name, err)
+		if want := ds.Sample.SHA256; want != "" {
+			if got := hex.EncodeToString(h.Sum(nil)); got != want {
+				corrupt = fmt.Errorf("datasets: the sample of %s is corrupt: SHA-256 %s, the registry says %s", ds.Name, got, want)
+				return corrupt
+			}
+		}
+		return nil
+	})
+	switch {
+	case corrupt != nil:
+		return "", corrupt
+	case err != nil:
+		return "", fmt.Errorf("datasets: writing the sample of %s to %s: %w", ds.Name, dir, err)
 	}
 	return dst, nil
 }

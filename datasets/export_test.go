@@ -32,6 +32,16 @@ func TestExportSample(t *testing.T) {
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != ds.Sample.SHA256 || ds.Sample.SHA256 == "" {
 		t.Errorf("the exported file's SHA-256 is not the sample's %q", ds.Sample.SHA256)
 	}
+	// the mode of any file the user creates (0666 less the umask, as
+	// os.WriteFile gives), not a temporary file's 0600
+	ref := filepath.Join(t.TempDir(), "ref")
+	if err := os.WriteFile(ref, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(ref)
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want.Mode().Perm() {
+		t.Errorf("the exported file's mode is %v, want %v (0666 less the umask)", fi.Mode().Perm(), want.Mode().Perm())
+	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("%d files in %s, want 1 (no temporary left)", len(entries), dir)

@@ -357,7 +357,14 @@ without --force. It is the data a scenario replays offline, so a notebook
 can load the same rows without fetching anything.`,
 		Example: `  dspalab datasets export clusterdata-2011-2/task_events --dir data/
   python -c "import pandas as pd; print(pd.read_csv('$(dspalab datasets export clusterdata-2011-2/task_events --force)', header=None))"`,
-		Args:              needArgs(1, 1, "the name of a data set", "dspalab datasets list lists them"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			// "export NAME DIR": the second argument is the directory
+			// it meant, which --dir names
+			if len(args) == 2 && !cmd.Flags().Changed("dir") {
+				return usagef("datasets export takes one argument, the name of a data set; got 2: %s %s (to write into %s, use --dir %s)", args[0], args[1], args[1], args[1])
+			}
+			return needArgs(1, 1, "the name of a data set", "dspalab datasets list lists them")(cmd, args)
+		},
 		ValidArgsFunction: names,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg, err := datasets.LoadRegistry(f.registry)

@@ -31,8 +31,15 @@ func TestWriteReplacesOnlyWhenComplete(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "new\n" {
 		t.Errorf("file = %q, want new", b)
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+	// the mode of any new file, 0666 less the umask, as a plain
+	// os.WriteFile gives it (not os.CreateTemp's 0600)
+	ref := filepath.Join(t.TempDir(), "ref")
+	if err := os.WriteFile(ref, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(ref)
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != want.Mode().Perm() || fi.Mode().Perm() == 0o600 {
+		t.Errorf("mode %v, want %v (0666 less the umask)", fi.Mode().Perm(), want.Mode().Perm())
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
