@@ -19,6 +19,10 @@ type UnknownError struct {
 	// Note, if set, is said after the list (for example how to name an
 	// ambiguous metric).
 	Note string
+	// Names, if set, are the full names the did-you-mean draws from when
+	// Valid lists them in short (a sweep's vertex metrics as
+	// vertices.VERTEX.FIELD); otherwise it draws from Valid.
+	Names []string
 }
 
 func (e *UnknownError) Error() string {
@@ -31,9 +35,11 @@ func (e *UnknownError) Error() string {
 		fmt.Fprintf(&b, "; there are no %s", plural(e.What))
 	} else {
 		fmt.Fprintf(&b, "; %s: %s", plural(e.What), strings.Join(e.Valid, ", "))
-		if s := nearest(e.Name, e.Valid); s != "" {
-			fmt.Fprintf(&b, " (did you mean %s?)", s)
-		} else if ss := nearestByWords(e.Name, e.Valid); len(ss) == 1 {
+		names := e.Names
+		if names == nil {
+			names = e.Valid
+		}
+		if ss := suggestions(e.Name, names); len(ss) == 1 {
 			fmt.Fprintf(&b, " (did you mean %s?)", ss[0])
 		} else if len(ss) > 1 {
 			fmt.Fprintf(&b, " (did you mean one of %s?)", strings.Join(ss, ", "))
@@ -57,6 +63,46 @@ func plural(what string) string {
 type NoDataError struct{ Msg string }
 
 func (e *NoDataError) Error() string { return "no data to plot: " + e.Msg }
+
+// suggestions returns the names nearest to typed: the nearest by edit
+// distance (nearest), else those nearestByWords finds. A dotted name is
+// also matched by each of its endings after a ".", as a sweep's columns
+// may be named ("out.latency_p99_ms", "latency_p99_ms" for
+// "vertices.out.latency_p99_ms"), and an ending that several names share
+// suggests them all: "latency_p99" suggests the latency_p99_ms column of
+// every vertex.
+func suggestions(typed string, names []string) []string {
+	byEnding := map[string][]string{}
+	var endings []string
+	add := func(end, name string) {
+		if _, ok := byEnding[end]; !ok {
+			endings = append(endings, end)
+		}
+		if !slices.Contains(byEnding[end], name) {
+			byEnding[end] = append(byEnding[end], name)
+		}
+	}
+	for _, n := range names {
+		add(n, n)
+		for i := 0; i < len(n); i++ {
+			if n[i] == '.' && i+1 < len(n) {
+				add(n[i+1:], n)
+			}
+		}
+	}
+	if s := nearest(typed, endings); s != "" {
+		return byEnding[s]
+	}
+	var out []string
+	for _, end := range nearestByWords(typed, endings) {
+		for _, n := range byEnding[end] {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
 
 // nearestByWords suggests the names whose leading words are nearest to
 // typed, for a name typed short or misspelt, such as "latncy" for the

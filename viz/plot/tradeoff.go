@@ -156,7 +156,7 @@ func resolve(name string, cols []string, what string, valid []string) (string, e
 	case 1:
 		return matches[0], nil
 	case 0:
-		return "", &UnknownError{What: what, Name: name, Valid: valid}
+		return "", &UnknownError{What: what, Name: name, Valid: valid, Names: cols}
 	}
 	return "", &UnknownError{What: what, Name: name, Valid: matches, Note: "the name is ambiguous: give one of these in full"}
 }

@@ -101,3 +101,27 @@ func TestHeatmapOfSkewSaysWhere(t *testing.T) {
 		t.Errorf("the busy-time heatmap repeats the advice: %v", plain.Caption)
 	}
 }
+
+// TestSweepColumnSuggests checks the did-you-mean of a sweep's columns
+// (plot DIR/sweep.csv -y latency_p99): the same suggestion code as -m,
+// drawn from the full column names and their endings, though the message
+// lists the vertex metrics in short.
+func TestSweepColumnSuggests(t *testing.T) {
+	s := readTestSweep(t)
+	for typed, want := range map[string]string{
+		"latency_p99":           "(did you mean one of vertices.arrivals.latency_p99_ms, vertices.server.latency_p99_ms, vertices.departures.latency_p99_ms?)",
+		"server.latency_p99":    "(did you mean vertices.server.latency_p99_ms?)",
+		"records_delivred":      "(did you mean totals.records_delivered?)",
+		"latncy":                "(did you mean one of vertices.arrivals.latency_mean_ms, vertices.server.latency_mean_ms, vertices.departures.latency_mean_ms, vertices.arrivals.latency_p50_ms",
+		"totals.records_emited": "(did you mean totals.records_emitted?)",
+	} {
+		_, err := s.ResolveMetric(typed)
+		if err == nil || !strings.HasSuffix(err.Error(), want) && !strings.Contains(err.Error(), want) {
+			t.Errorf("-y %s: %v\nwant it to end in %s", typed, err, want)
+		}
+	}
+	_, err := Tradeoff(s, TradeoffOptions{X: "arrival.rat", Y: []string{"simulated_s"}})
+	if err == nil || !strings.HasSuffix(err.Error(), "(did you mean sources.arrivals.arrival.rate?)") {
+		t.Errorf("-x arrival.rat: %v", err)
+	}
+}
