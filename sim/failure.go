@@ -398,6 +398,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 				for _, ch := range p.chans {
 					if ch.to.down && !p.intoDown {
 						t.account(now)
+						t.settleBP()
 						p.intoDown = true
 					}
 				}

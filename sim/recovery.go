@@ -134,6 +134,7 @@ func (t *subtask) reset(now des.Time) {
 	t.touchN(now)
 	t.inSys = 0
 	t.setDown(now, true)
+	t.settleBP()
 	t.recordWriter.reset()
 	t.resumeArmed, t.gcBusy, t.heldCur, t.syncBusy = false, false, false, false
 	if w := t.asSink(); w != nil {

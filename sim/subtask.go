@@ -37,7 +37,11 @@ func (t *subtask) setState(now des.Time, st int) {
 // account moves the time since the last change into the interval and
 // window accumulators of the current state; back-pressured time is
 // charged to the output edge that blocks.
-func (t *subtask) account(now des.Time) { t.timeAccounting.account(now, t.s.warmup) }
+func (t *subtask) account(now des.Time) { t.timeAccounting.account(now) }
+
+// settleBP charges the back-pressured time so far to the output edge the
+// writer is blocked on.
+func (t *subtask) settleBP() { t.timeAccounting.settleBP(t.blockedOn, t.pe) }
 
 // arrive counts n records entering the subtask's input queue.
 func (t *subtask) arrive(now des.Time, n int) { t.ioMetrics.arrive(now, t.s.warmup, n) }
@@ -113,7 +117,8 @@ func (t *subtask) unblock(now des.Time, p *partition) {
 	if t.state != stateBP || t.blockedOn != p {
 		return
 	}
-	t.account(now) // charge the wait to the edge that blocked, before emit moves on
+	t.account(now)
+	t.settleBP() // charge the wait to the edge that blocked, before emit moves on
 	if !t.emit(now) {
 		return
 	}

@@ -189,6 +189,7 @@ func (s *Sim) Result() *Result {
 			if t.down {
 				t.addDown(now)
 			}
+			t.settleBP()
 			w := t.win
 			ss := SubtaskSummary{Index: t.index, Worker: t.worker,
 				InRate: round6(float64(t.winIn) / winSec), OutRate: round6(float64(t.winOut) / winSec),

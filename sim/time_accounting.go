@@ -15,12 +15,13 @@ const (
 // backPressuredTimeMsPerSecond (they sum to 1000 per subtask), over the
 // current metrics interval and over the statistics window.
 type timeAccounting struct {
-	w     *recordWriter // the task's writer: which edge blocks, when back-pressured
-	state int
-	since des.Time
-	iv    [3]des.Time // time per state in the current metrics interval
-	win   [3]des.Time // time per state inside the statistics window
-	bpOut []des.Time  // back-pressured time inside the window, per output edge
+	warmup    des.Time // the window starts then
+	bpSettled des.Time // of win[stateBP], what settleBP has charged to edges
+	state     int
+	since     des.Time
+	iv        [3]des.Time // time per state in the current metrics interval
+	win       [3]des.Time // time per state inside the statistics window
+	bpOut     []des.Time  // back-pressured time inside the window, per output edge
 	// back-pressured time inside the window spent waiting for subtasks of
 	// a failed worker not noticed yet (left out of the diagnosis), in all
 	// and per output edge (also in bpOut)
@@ -34,38 +35,40 @@ type timeAccounting struct {
 
 // account moves the time since the last change into the interval and
 // window accumulators of the current state (the window starts after
-// warmup); back-pressured time goes to the output edge the writer w is
-// blocked on as well (chargeBP).
-func (a *timeAccounting) account(now, warmup des.Time) {
-	if now <= a.since {
+// warmup). It is the hot path (every change of state); the back-pressured
+// time of the window is charged to output edges by settleBP.
+func (a *timeAccounting) account(now des.Time) {
+	since := a.since
+	if now <= since {
 		return
-	}
-	a.iv[a.state] += now - a.since
-	if now > warmup {
-		d := now - max(a.since, warmup)
-		a.win[a.state] += d
-		if a.state == stateBP {
-			a.chargeBP(d)
-		}
 	}
 	a.since = now
+	a.iv[a.state] += now - since
+	if w := a.warmup; now > w {
+		a.win[a.state] += now - max(since, w)
+	}
 }
 
-// chargeBP charges back-pressured time d of the window to the output edge
-// the writer is blocked on (the partition with no buffer), and to
-// winBPDown too when its receivers are down.
-//
-//go:noinline
-func (a *timeAccounting) chargeBP(d des.Time) {
-	w := a.w
-	if w.blockedOn == nil {
+// settleBP charges the back-pressured time of the window not charged yet
+// to the output edge the writer is blocked on (blockedOn, the partition
+// with no buffer, at edge index edge), and to winBPDown too when its
+// receivers are down. It runs whenever what the task waits for changes
+// (unblocked, reset, a receiver lost) and before the time is read, so
+// that each stretch goes to the edge it was spent waiting on.
+func (a *timeAccounting) settleBP(blockedOn *partition, edge int) {
+	d := a.win[stateBP] - a.bpSettled
+	if d == 0 {
 		return
 	}
-	if w.blockedOn.intoDown {
-		a.winBPDown += d // waiting for a failed worker's subtasks
-		a.bpOutDown[w.pe] += d
+	a.bpSettled = a.win[stateBP]
+	if blockedOn == nil {
+		return
 	}
-	a.bpOut[w.pe] += d
+	a.bpOut[edge] += d
+	if blockedOn.intoDown {
+		a.winBPDown += d // waiting for a failed worker's subtasks
+		a.bpOutDown[edge] += d
+	}
 }
 
 // execution is what holds a task apart from its records: a failure, a
