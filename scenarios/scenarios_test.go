@@ -439,7 +439,7 @@ func TestBackpressureFailureNeverCatchesUp(t *testing.T) {
 	if err := sim.WriteTable(&b, &s); err != nil {
 		t.Fatal(err)
 	}
-	if fo.LagAtRecovery >= s.Totals.SourceLag {
+	if fo.LagAtRecovery >= int64(s.Totals.SourceLag) {
 		t.Errorf("lag %d at the recovery, %d at the end: want it growing", fo.LagAtRecovery, s.Totals.SourceLag)
 	}
 	want := fmt.Sprintf("not caught up with the backlog by the end (source lag %d records, %d when the job failed at 60s and %d when it ran again: it kept growing)",

@@ -107,15 +107,19 @@ func (k *sinkState) makeVisible(copy uint32, origin uint64) {
 // truth of exactly-once (DESIGN.md §3).
 type DeliverySummary struct {
 	// Emitted counts distinct records the sources wrote into the job (a
-	// replayed record counts once): the records line's emitted less its
-	// replayed. Replayed counts the emissions of records emitted before
+	// replayed record counts once): the records line's emitted (which
+	// counts every emission, replays included: totals.records_emitted)
+	// less its replayed. EmittedDistinct is the same number under a name
+	// that says so (the table's "distinct records emitted"); Emitted
+	// stays for the scripts that read it. Replayed counts the emissions of records emitted before
 	// (replayable sources rewound to a checkpoint). Dropped counts
 	// records non-replayable sources read and never emitted (dropped
 	// under back-pressure or while down, or held in their buffers when
 	// the job failed over): the records line's dropped.
-	Emitted  uint64 `json:"emitted"`
-	Replayed uint64 `json:"replayed"`
-	Dropped  uint64 `json:"dropped"`
+	Emitted         uint64 `json:"emitted"`
+	EmittedDistinct uint64 `json:"emitted_distinct"`
+	Replayed        uint64 `json:"replayed"`
+	Dropped         uint64 `json:"dropped"`
 	// Delivered counts distinct records made visible by the sinks;
 	// Duplicated the visible writes of records already visible;
 	// Overwritten the writes of idempotent sinks that replaced a record
@@ -166,6 +170,7 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 			}
 		}
 	}
+	d.EmittedDistinct = d.Emitted
 	if ck := s.restoring(); ck != nil {
 		// persisted channel state waits for the restore
 		for _, rss := range [2]map[int][]Record{ck.chanState, ck.outState} {
@@ -195,7 +200,7 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 
 // deliveryText is the delivery line of the summary table.
 func deliveryText(d *DeliverySummary, running bool) string {
-	s := fmt.Sprintf("delivery: %d emitted, %d delivered, %d duplicated", d.Emitted, d.Delivered, d.Duplicated)
+	s := fmt.Sprintf("delivery: %d distinct records emitted, %d delivered, %d duplicated", d.Emitted, d.Delivered, d.Duplicated)
 	for _, k := range d.Sinks {
 		if k.Delivery == scenario.DeliveryIdempotent {
 			s += fmt.Sprintf(", %d overwritten", d.Overwritten)

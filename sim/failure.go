@@ -52,7 +52,10 @@ type failureCause struct {
 
 // FailoverStats is one failure of the job and its recovery (summary.json
 // recovery.failovers). Times are simulated seconds; -1 when the step did
-// not happen (the job failed for good, or the run ended first).
+// not happen (the job failed for good, or the run ended first). A lost
+// worker the JobManager had not noticed by the end of the run is listed
+// too, with DetectedS and every later step -1 (Flink's job is still
+// RUNNING then: nothing has failed over yet).
 type FailoverStats struct {
 	Cause       string  `json:"cause"`
 	FailedS     float64 `json:"failed_s"`
@@ -73,12 +76,15 @@ type FailoverStats struct {
 	// CatchUpTime is from the failure to then, in simulated seconds.
 	// Both -1 until then, and when it never happened: a job whose lag
 	// keeps growing (a bottleneck behind the source) never catches up.
+	// Both stay -1 in a job without a replayable source: a socket keeps
+	// no backlog (what it sent while the job was down is lost, not
+	// caught up with), see RecoverySummary.SourcesReplayable.
 	CaughtUpS    float64 `json:"caught_up_s"`
 	CatchUpTime  float64 `json:"catch_up_time_s"`
 	LagAtFailure uint64  `json:"lag_at_failure_records"`
 	// LagAtRecovery is the sources' lag when the job ran again, in
-	// records (0 until then).
-	LagAtRecovery uint64 `json:"lag_at_recovery_records"`
+	// records (-1 until then, and when it never ran again).
+	LagAtRecovery int64 `json:"lag_at_recovery_records"`
 	// downFrom is when the outage this failover ends began: its failure,
 	// or an earlier one not noticed yet (a lost worker), in seconds.
 	downFrom float64
@@ -114,19 +120,40 @@ type RecoverySummary struct {
 	// deployed, the checkpoint's state downloaded). Flink's downtime
 	// metric counts from FAILING, so it leaves DetectionS out. While the
 	// job failed for good or was lost, the time after the detection
-	// belongs to no phase.
+	// belongs to no phase but TerminalS, from that detection to the end
+	// (Flink's globally terminal states FAILED; a lost job), so that
+	// DetectionS + RestartDelayS + RestoreS + TerminalS = DowntimeS.
 	DowntimeS     float64 `json:"downtime_s"`
 	DetectionS    float64 `json:"downtime_detection_s"`
 	RestartDelayS float64 `json:"downtime_restart_delay_s"`
 	RestoreS      float64 `json:"downtime_restore_s"`
+	TerminalS     float64 `json:"downtime_terminal_s"`
 	// MaxRecoveryTime is the longest failure-to-recovery time, in
 	// simulated seconds (0 without failures; -1 when one never
-	// recovered); MaxCatchUpTime the longest failure-to-caught-up time
-	// (-1 when one never caught up).
+	// recovered, a lost worker not noticed by the end included);
+	// MaxCatchUpTime the longest failure-to-caught-up time (-1 when one
+	// never caught up, or when no source is replayable).
 	MaxRecoveryTime float64         `json:"max_recovery_time_s"`
 	MaxCatchUpTime  float64         `json:"max_catch_up_time_s"`
 	Failovers       []FailoverStats `json:"failovers"`
-	Message         string          `json:"message,omitempty"`
+	// SourcesReplayable is true when a source of the job is replayable
+	// (a log it rewinds): only then does a failure leave a backlog to
+	// catch up with. A socket source's records sent while the job is
+	// down are lost or dropped instead.
+	SourcesReplayable bool `json:"sources_replayable"`
+	// WithoutEffect lists the scripted or random failures that hit
+	// nothing: a worker that runs no subtask, a task not running. They
+	// count in no failure above.
+	WithoutEffect []IneffectiveFailure `json:"failures_without_effect"`
+	Message       string               `json:"message,omitempty"`
+}
+
+// IneffectiveFailure is a failure that hit nothing the job runs
+// (summary.json recovery.failures_without_effect): at AtS simulated
+// seconds, with what happened in words.
+type IneffectiveFailure struct {
+	AtS  float64 `json:"at_s"`
+	What string  `json:"what"`
 }
 
 // failover is the JobManager's failure handling: detection, the restart
@@ -159,7 +186,9 @@ type failover struct {
 	detecting   map[int]int      // workers whose loss is being detected -> gen then
 	gen         int              // failovers so far
 	lost        []int            // workers that died (before the JobManager noticed), in order
-	attempts    int              // restarts counted by the strategy (exponential-delay resets it)
+	unnoticed   []string         // causes of the lost workers being detected now
+	noEffect    []IneffectiveFailure
+	attempts    int // restarts counted by the strategy (exponential-delay resets it)
 }
 
 func newFailover(s *Sim) *failover {
@@ -345,6 +374,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 	switch c.kind {
 	case causeWorker, causePartition:
 		if !f.runsSubtasks(c.worker) {
+			f.noEffect = append(f.noEffect, IneffectiveFailure{AtS: secs(now), What: c.text + "; it ran no subtask, so the job carries on"})
 			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text + "; it ran no subtask, so the job carries on"})
 			return
 		}
@@ -357,6 +387,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		}
 	case causeTask:
 		if c.t != nil && c.t.down {
+			f.noEffect = append(f.noEffect, IneffectiveFailure{AtS: secs(now), What: c.text + " while it was not running: nothing happens"})
 			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text + " while it was not running: nothing happens"})
 			return
 		}
@@ -406,6 +437,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		}
 		gen := f.gen
 		f.detecting[c.worker] = gen
+		f.unnoticed = append(f.unnoticed, c.text)
 		if !slices.Contains(f.lost, c.worker) {
 			f.lost = append(f.lost, c.worker)
 		}
@@ -441,7 +473,7 @@ func (f *failover) lose(now des.Time, c failureCause) {
 	f.state = JobLost
 	f.message = fmt.Sprintf("job lost at %s: the JobManager failed without high availability (high_availability: {type: zookeeper} would elect a new one and recover from the latest checkpoint)", FormatTime(now))
 	f.s.emit(Event{Type: EventJobLost, Message: f.message})
-	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, downFrom: secs(f.downSince)})
+	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, LagAtRecovery: -1, downFrom: secs(f.downSince)})
 }
 
 // stopAll cancels every task: in-flight data is destroyed (counted lost
@@ -478,6 +510,7 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	}
 	f.gen++ // workers awaiting detection are replaced by the restart
 	clear(f.detecting)
+	f.unnoticed = f.unnoticed[:0]
 	if c := f.current(); c != nil {
 		c.Superseded = true
 	}
@@ -487,7 +520,7 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	toReplay := s.deliveredToReplay()
 	lost, dropped := f.stopAll(now, "the job failed over")
 	st := FailoverStats{Cause: c.text, FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
-		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, Lost: lost, Dropped: dropped, ToReplay: toReplay,
+		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, LagAtRecovery: -1, Lost: lost, Dropped: dropped, ToReplay: toReplay,
 		LagAtFailure: f.preLag, downFrom: secs(min(f.downSince, failedAt))}
 	if s.ckpt != nil && s.ckpt.latest != nil {
 		st.Checkpoint = s.ckpt.latest.id
@@ -626,9 +659,11 @@ func (f *failover) recovered(now des.Time) {
 	if c := f.current(); c != nil {
 		c.RecoveredS = secs(now)
 		c.RecoveryTime = round6(c.RecoveredS - c.FailedS)
-		c.LagAtRecovery = s.replayableLag(now)
-		f.catching = f.cur
-		f.caughtUp(now)
+		c.LagAtRecovery = int64(s.replayableLag(now))
+		if s.hasReplayable() {
+			f.catching = f.cur // a socket leaves no backlog to catch up with
+			f.caughtUp(now)
+		}
 		msg += " (" + downtimeSplit(des.FromSeconds(c.DetectedS-c.downFrom), des.FromSeconds(c.RestartS-c.DetectedS), des.FromSeconds(c.RecoveredS-c.RestartS)) + ")"
 	}
 	s.emit(Event{Type: EventRecoveryCompleted, Message: msg})
@@ -674,6 +709,16 @@ func (f *failover) caughtUp(now des.Time) {
 	f.catching = -1
 }
 
+// hasReplayable reports whether a source of the job is replayable.
+func (s *Sim) hasReplayable() bool {
+	for _, src := range s.sources {
+		if src.mode == srcLog {
+			return true
+		}
+	}
+	return false
+}
+
 // replayableLag is the consumer lag of all replayable sources, in records.
 func (s *Sim) replayableLag(now des.Time) uint64 {
 	var n uint64
@@ -684,7 +729,16 @@ func (s *Sim) replayableLag(now des.Time) uint64 {
 }
 
 func (f *failover) summary(now des.Time) *RecoverySummary {
-	r := &RecoverySummary{JobState: f.state, Failures: f.failures, Restarts: f.restarts, Failovers: append([]FailoverStats{}, f.log...), Message: f.message}
+	r := &RecoverySummary{JobState: f.state, Failures: f.failures, Restarts: f.restarts, Failovers: append([]FailoverStats{}, f.log...),
+		SourcesReplayable: f.s.hasReplayable(), WithoutEffect: append([]IneffectiveFailure{}, f.noEffect...), Message: f.message}
+	if f.state == JobRunning && len(f.detecting) > 0 && f.outageFrom >= 0 {
+		// lost workers the JobManager has not noticed by the end: their
+		// subtasks are down since the first of them failed
+		r.Failovers = append(r.Failovers, FailoverStats{
+			Cause:   strings.Join(f.unnoticed, "; ") + fmt.Sprintf("; not noticed by the end, heartbeat_timeout %s", FormatTime(f.heartbeat)),
+			FailedS: secs(f.outageFrom), DetectedS: -1, RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1,
+			CaughtUpS: -1, CatchUpTime: -1, LagAtFailure: f.preLag, LagAtRecovery: -1, downFrom: secs(f.outageFrom)})
+	}
 	f.downtime(r, now)
 	for _, fo := range r.Failovers {
 		if fo.Superseded {
@@ -707,13 +761,14 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 // downtime fills r's downtime and its phases from the failovers: each
 // outage runs from its failure (or an earlier one not noticed yet) to
 // running again; a failover superseded by another ends at that one's
-// detection, and one not over ends now. A cursor keeps overlapping
-// outages from counting twice, so the phases sum to the downtime except
-// after a job failed for good or was lost.
+// detection, and one not over ends now (a lost worker not noticed yet is
+// all detection). A cursor keeps overlapping outages from counting twice,
+// so the phases (the terminal one after a job failed for good or was
+// lost included) sum to the downtime.
 func (f *failover) downtime(r *RecoverySummary, now des.Time) {
 	end := secs(now)
 	cursor := 0.0
-	var total, detect, delay, restore float64
+	var total, detect, delay, restore, terminal float64
 	span := func(from, to float64) float64 {
 		from = max(from, cursor)
 		if to <= from {
@@ -722,18 +777,23 @@ func (f *failover) downtime(r *RecoverySummary, now des.Time) {
 		cursor = to
 		return to - from
 	}
-	for i, fo := range f.log {
+	for i, fo := range r.Failovers {
 		over := end // when this outage ends
 		switch {
 		case fo.RecoveredS >= 0:
 			over = fo.RecoveredS
-		case fo.Superseded && i+1 < len(f.log):
-			over = f.log[i+1].DetectedS
+		case fo.Superseded && i+1 < len(r.Failovers):
+			over = r.Failovers[i+1].DetectedS
 		}
 		start := max(fo.downFrom, cursor)
+		if fo.DetectedS < 0 { // a lost worker not noticed by the end
+			detect += span(fo.downFrom, over)
+			total += max(over-start, 0)
+			continue
+		}
 		detect += span(fo.downFrom, min(fo.DetectedS, over))
 		gave := f.state == JobFailed || f.state == JobLost
-		last := i == len(f.log)-1
+		last := i == len(r.Failovers)-1
 		switch {
 		case fo.RestartS >= 0:
 			delay += span(fo.DetectedS, min(fo.RestartS, over))
@@ -741,11 +801,11 @@ func (f *failover) downtime(r *RecoverySummary, now des.Time) {
 		case !(gave && last):
 			delay += span(fo.DetectedS, over)
 		default:
-			span(fo.DetectedS, over) // the job failed for good or was lost
+			terminal += span(fo.DetectedS, over) // the job failed for good or was lost
 		}
 		total += max(over-start, 0)
 	}
-	r.DowntimeS, r.DetectionS, r.RestartDelayS, r.RestoreS = round6(total), round6(detect), round6(delay), round6(restore)
+	r.DowntimeS, r.DetectionS, r.RestartDelayS, r.RestoreS, r.TerminalS = round6(total), round6(detect), round6(delay), round6(restore), round6(terminal)
 }
 
 // downtimeSplit says how an outage splits: "10s detection, 2s restart
@@ -764,6 +824,15 @@ func downtimeSplit(detect, delay, restore des.Time) string {
 		return "at once"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// unnoticed returns the failover of lost workers the JobManager had not
+// noticed by the end, or nil.
+func (r *RecoverySummary) unnoticed() *FailoverStats {
+	if n := len(r.Failovers); n > 0 && r.Failovers[n-1].DetectedS < 0 {
+		return &r.Failovers[n-1]
+	}
+	return nil
 }
 
 // notCaughtUp returns the last failover that recovered and did not catch

@@ -179,7 +179,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 	t := s.Totals
 	fmt.Fprintf(&b, "\nrecords: %d emitted", t.Emitted)
 	if d := s.Delivery; d != nil && d.Replayed > 0 {
-		fmt.Fprintf(&b, " (%d of them replayed)", d.Replayed)
+		fmt.Fprintf(&b, " incl. %d replays", d.Replayed)
 	}
 	fmt.Fprintf(&b, ", %d delivered, %d in flight, %d dropped", t.Delivered, t.InFlight, t.Dropped)
 	if t.SourceLag > 0 {
@@ -216,7 +216,12 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
 		fmt.Fprintf(&b, "\nrecovery: %s, %s; %s", plural(r.Failures, "failure"), plural(r.Restarts, "restart"), downtimeText(r))
-		if r.MaxRecoveryTime > 0 {
+		if r.MaxRecoveryTime != 0 && !r.SourcesReplayable && r.Restarts > 0 {
+			b.WriteString("; no backlog to catch up: the source is not replayable")
+			if s.Delivery != nil && s.Delivery.Lost > 0 {
+				b.WriteString(" (the records inside the job when it failed are lost, not replayed)")
+			}
+		} else if r.MaxRecoveryTime > 0 {
 			if len(r.Failovers) > 1 {
 				fmt.Fprintf(&b, "; processing again at most %s after a failure", seconds(r.MaxRecoveryTime))
 			}
@@ -231,7 +236,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 				if fo := r.notCaughtUp(); fo != nil && s.Totals.SourceLag > 0 {
 					fmt.Fprintf(&b, " (source lag %d records, %d when the job failed at %s and %d when it ran again",
 						s.Totals.SourceLag, fo.LagAtFailure, seconds(fo.FailedS), fo.LagAtRecovery)
-					if s.Totals.SourceLag >= fo.LagAtRecovery {
+					if int64(s.Totals.SourceLag) >= fo.LagAtRecovery {
 						b.WriteString(": it kept growing")
 					}
 					b.WriteString(")")
@@ -239,8 +244,16 @@ func WriteTable(w io.Writer, s *Summary) error {
 			}
 		}
 		fmt.Fprintf(&b, "; job %s", r.JobState)
+		if fo := r.unnoticed(); fo != nil {
+			fmt.Fprintf(&b, " (%s)", fo.Cause)
+		}
 		if r.Message != "" {
 			fmt.Fprintf(&b, "\n  %s", r.Message)
+		}
+	}
+	if r := s.Recovery; r != nil {
+		for _, x := range r.WithoutEffect {
+			fmt.Fprintf(&b, "\nnote: at %s %s: the failure had no effect", seconds(x.AtS), x.What)
 		}
 	}
 	fmt.Fprintf(&b, "\nbusy and back-pressured are each the maximum over a vertex's subtasks (they may come from different subtasks and sum past 100%%); status: OK <= 10%% < LOW <= 50%% < HIGH\n")
@@ -258,7 +271,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 func downtimeText(r *RecoverySummary) string {
 	t := fmt.Sprintf("down %s from the failure to running again", seconds(r.DowntimeS))
 	switch {
-	case r.JobState != JobRunning:
+	case len(r.Failovers) == 1 && r.Failovers[0].RecoveredS < 0:
+		t = fmt.Sprintf("down %s from the failure to the end", seconds(r.DowntimeS))
+	case r.JobState != JobRunning || r.unnoticed() != nil:
 		t = fmt.Sprintf("down %s in all, from each failure to running again or to the end", seconds(r.DowntimeS))
 	case len(r.Failovers) > 1:
 		t = fmt.Sprintf("down %s in all, from each failure to running again", seconds(r.DowntimeS))
@@ -267,8 +282,11 @@ func downtimeText(r *RecoverySummary) string {
 		return t
 	}
 	t += " (" + downtimeSplit(des.FromSeconds(r.DetectionS), des.FromSeconds(r.RestartDelayS), des.FromSeconds(r.RestoreS))
-	if rest := r.DowntimeS - r.DetectionS - r.RestartDelayS - r.RestoreS; r.JobState == JobFailed || r.JobState == JobLost {
-		t += fmt.Sprintf(", then %s %s", seconds(max(rest, 0)), r.JobState)
+	if r.TerminalS > 0 {
+		t += fmt.Sprintf(", then %s %s", seconds(r.TerminalS), r.JobState)
+	}
+	if r.unnoticed() != nil {
+		t += " so far"
 	}
 	return t + ")"
 }

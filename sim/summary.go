@@ -61,7 +61,7 @@ type Window struct {
 
 // Totals count records over the whole run (warmup included).
 type Totals struct {
-	Emitted   uint64 `json:"records_emitted"`   // written by sources
+	Emitted   uint64 `json:"records_emitted"`   // written by sources, every emission (replays included)
 	Delivered uint64 `json:"records_delivered"` // processed by sinks
 	Dropped   uint64 `json:"records_dropped"`   // dropped by non-replayable sources
 	InFlight  uint64 `json:"records_in_flight"` // emitted and neither delivered nor filtered
@@ -282,9 +282,17 @@ func (s *Sim) Result() *Result {
 	res.Summary.Recovery = s.fo.summary(now)
 	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
 		d := &res.Summary.Diagnosis
-		note := fmt.Sprintf("the job failed (%s) and was down %s in all, from failure to running again (%s): these statistics include the downtime and the catch-up after each restart, when back-pressure comes from replaying the backlog",
-			plural(r.Failures, "failure"), FormatTime(des.FromSeconds(r.DowntimeS)),
-			downtimeSplit(des.FromSeconds(r.DetectionS), des.FromSeconds(r.RestartDelayS), des.FromSeconds(r.RestoreS)))
+		// the recovery line's words, so that the two never disagree
+		note := fmt.Sprintf("the job failed (%s) and was %s: these statistics include the downtime and the catch-up after each restart, when back-pressure comes from replaying the backlog",
+			plural(r.Failures, "failure"), downtimeText(r))
+		if !r.SourcesReplayable {
+			note = fmt.Sprintf("the job failed (%s) and was %s: these statistics include the downtime; no source is replayable, so a restart leaves no backlog to catch up with",
+				plural(r.Failures, "failure"), downtimeText(r))
+		}
+		if fo := r.unnoticed(); fo != nil {
+			note = fmt.Sprintf("the job failed (%s) and was %s: %s, so its subtasks are down and the job has not failed over yet; these statistics include that downtime",
+				plural(r.Failures, "failure"), downtimeText(r), strings.TrimSuffix(s.fo.lostWorkersText(), " and not yet noticed")+" at "+seconds(fo.FailedS)+" and not noticed by the end")
+		}
 		d.Evidence = append(d.Evidence, note)
 		switch {
 		case r.JobState == JobFailed || r.JobState == JobLost:
@@ -427,7 +435,7 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 	// worker: the diagnosis says so instead of calling them OK
 	var waited []string
 	for i := range vs {
-		if shown[i].Status != StatusOK && vs[i].Status == StatusOK && fail[i] >= 0.005 {
+		if vs[i].Status == StatusOK && fail[i] >= 0.005 {
 			waited = append(waited, fmt.Sprintf("%s is %s, %s", vs[i].Name, shown[i].Status, bp(i)))
 		}
 	}
@@ -520,9 +528,9 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 			busiest, b = v.Name, v.Busy
 		}
 	}
-	msg := "no bottleneck: nothing is back-pressured, no queue grows, no vertex is saturated"
+	msg := "no bottleneck: nothing is back-pressured beyond OK (<= 10%), no queue grows, no vertex is saturated"
 	if failureNote != "" {
-		msg = "no bottleneck: " + strings.Join(waited, "; ") + ": the failure's doing; apart from that nothing is back-pressured, no queue grows, no vertex is saturated"
+		msg = "no bottleneck: " + strings.Join(waited, "; ") + ": the failure's doing; apart from that nothing is back-pressured beyond OK (<= 10%), no queue grows, no vertex is saturated"
 	}
 	if busiest != "" {
 		msg += fmt.Sprintf(" (the busiest, %s, is busy %s)", busiest, pct(b))
@@ -607,8 +615,16 @@ func skewed(d *Diagnosis, v VertexSummary) bool {
 	if v.Parallelism < 2 {
 		return false
 	}
-	hot, others := hottest(v.Subtasks)
-	if v.Subtasks[hot].Busy < busyThreshold || others >= skewIdleSiblings {
+	// busy while running: a failure's downtime is no subtask's idleness
+	up := make([]SubtaskSummary, len(v.Subtasks))
+	for i, st := range v.Subtasks {
+		up[i] = st
+		if run := 1 - st.Down; st.Down > 0 && run > 0.05 {
+			up[i].Busy = st.Busy / run
+		}
+	}
+	hot, others := hottest(up)
+	if up[hot].Busy < busyThreshold || others >= skewIdleSiblings {
 		return false
 	}
 	d.Kind = DiagnosisSkew
@@ -617,10 +633,14 @@ func skewed(d *Diagnosis, v VertexSummary) bool {
 	if v.InRate > 0 {
 		share = fmt.Sprintf("it takes %s of %s's records (an even share is %s) and ", pct(v.Subtasks[hot].InRate/v.InRate), v.Name, pct(1/float64(v.Parallelism)))
 	}
-	d.Evidence = append(d.Evidence, fmt.Sprintf("subtask %d is busy %s while its %d siblings average %s busy: the keys are skewed",
-		hot, pct(v.Subtasks[hot].Busy), v.Parallelism-1, pct(others)))
-	d.Message = fmt.Sprintf("skew: %s subtask %d is the bottleneck: %sis busy %s, its siblings %s: a hot key; more parallelism will not help, since one key stays on one subtask; split the hot key (salt it and aggregate twice) or pre-aggregate before the keyBy",
-		v.Name, hot, share, pct(v.Subtasks[hot].Busy), pct(others))
+	running := ""
+	if v.Subtasks[hot].Down > 0 {
+		running = fmt.Sprintf(" of the time it ran (down %s of the window)", pct(v.Subtasks[hot].Down))
+	}
+	d.Evidence = append(d.Evidence, fmt.Sprintf("subtask %d is busy %s%s while its %d siblings average %s busy: the keys are skewed",
+		hot, pct(up[hot].Busy), running, v.Parallelism-1, pct(others)))
+	d.Message = fmt.Sprintf("skew: %s subtask %d is the bottleneck: %sis busy %s%s, its siblings %s: a hot key; more parallelism will not help, since one key stays on one subtask; split the hot key (salt it and aggregate twice) or pre-aggregate before the keyBy",
+		v.Name, hot, share, pct(up[hot].Busy), running, pct(others))
 	return true
 }
 
