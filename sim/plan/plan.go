@@ -139,17 +139,6 @@ type Edge struct {
 	MaxParallelism int
 }
 
-// DefaultPartitioning returns the partitioning of an edge from up to down
-// subtasks that names none: forward when the parallelisms are equal, else
-// rebalance, as Flink's StreamGraph.addEdgeInternal chooses
-// (ForwardPartitioner, else RebalancePartitioner).
-func DefaultPartitioning(up, down int) string {
-	if up == down {
-		return scenario.PartitionForward
-	}
-	return scenario.PartitionRebalance
-}
-
 // Pointwise reports whether each sender of e has channels to a subset of
 // the receivers only, as Flink's DistributionPattern.POINTWISE: forward
 // (sender i to receiver i) and rescale. Every other partitioning is
@@ -382,7 +371,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 			u := decls[ui].v
 			e := &Edge{From: u, To: v, Partitioning: d.partitioning, MaxParallelism: d.maxP}
 			if e.Partitioning == "" {
-				e.Partitioning = DefaultPartitioning(u.Parallelism, v.Parallelism)
+				e.Partitioning = scenario.DefaultPartitioning(u.Parallelism, v.Parallelism)
 			}
 			if e.Partitioning == scenario.PartitionForward && u.Parallelism != v.Parallelism {
 				return nil, fmt.Errorf("plan: compiling %q: forward edge %s -> %s needs equal parallelism (%d != %d)",

@@ -97,7 +97,7 @@ func TestDefaultsOfAnEdge(t *testing.T) {
 	if e := p.Vertex("out").Inputs[0]; e.Partitioning != "forward" || e.MaxParallelism != 128 {
 		t.Errorf("out: %s, max parallelism %d; want forward, 128 (1 is below the parallelism)", e.Partitioning, e.MaxParallelism)
 	}
-	if DefaultPartitioning(4, 4) != scenario.PartitionForward || DefaultPartitioning(4, 5) != scenario.PartitionRebalance {
+	if scenario.DefaultPartitioning(4, 4) != scenario.PartitionForward || scenario.DefaultPartitioning(4, 5) != scenario.PartitionRebalance {
 		t.Error("DefaultPartitioning")
 	}
 	if sc.Workers.HeartbeatTimeout != 0 || p.Scenario.Workers.HeartbeatTimeout != 50*des.Second || p.Scenario.Workers.Memory != 1<<30 ||
@@ -220,6 +220,7 @@ sinks: [{name: out, input: enrich}, {name: log, input: audit}]
 	}
 	sc.Operators[2].Inputs = []string{"clicks"}
 	sc.Operators[2].Parallelism = 2
+	sc.Operators[2].Partitioning = scenario.PartitionForward
 	if _, err := Compile(sc); err == nil || !strings.Contains(err.Error(), "forward edge clicks -> filter needs equal parallelism (1 != 2)") {
 		t.Errorf("forward between unequal parallelisms: %v", err)
 	}
@@ -387,5 +388,38 @@ func TestTargets(t *testing.T) {
 		if got := e.Targets(c.ui); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s %d of %d->%d: %v, want %v", c.part, c.ui, c.pu, c.pd, got, c.want)
 		}
+	}
+}
+
+// TestDefaultPartitioningPerEdge: a file that names no partitioning for a
+// join gets Flink's default per input edge (forward from the input of
+// equal parallelism, rebalance from the other), as a scenario built in Go
+// does; Parse once chose one partitioning for the whole vertex (rebalance
+// for both), a second rule beside the plan's. A keyed join without keyBy
+// is refused naming both defaults.
+func TestDefaultPartitioningPerEdge(t *testing.T) {
+	const join = `name: j
+duration: 1s
+sources:
+  - {name: a, parallelism: 2, arrival: {process: constant, rate: 10/s}}
+  - {name: b, parallelism: 3, arrival: {process: constant, rate: 10/s}}
+operators:
+  - {name: j, inputs: [a, b], parallelism: 2, service_time: {mean: 1ms}}
+sinks:
+  - {name: out, input: j, parallelism: 2}
+`
+	p := compile(t, parse(t, join))
+	j := p.Vertex("j")
+	if got := []string{j.Inputs[0].Partitioning, j.Inputs[1].Partitioning}; !reflect.DeepEqual(got, []string{"forward", "rebalance"}) {
+		t.Errorf("the join's input edges: %v, want [forward rebalance]", got)
+	}
+	if got := p.Vertex("out").Inputs[0].Partitioning; got != "forward" {
+		t.Errorf("j -> out: %s, want forward", got)
+	}
+	keyed := strings.Replace(join, "service_time: {mean: 1ms}}", "service_time: {mean: 1ms}, state: {bytes_per_key: 8B}}", 1)
+	_, err := scenario.Parse("t.yaml", []byte(keyed))
+	want := "operators[0].state: keyed state needs keyBy (partitioning: hash), but the partitioning is forward and rebalance (the defaults of its inputs)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a keyed join without keyBy: %v, want %q", err, want)
 	}
 }

@@ -30,7 +30,7 @@ func (c *checker) fields(mp *Mapping, v reflect.Value, path string, base reflect
 		}
 		switch f.Kind {
 		case KindEnum:
-			if !(f.EmptyOK && fv.String() == "") {
+			if !(f.EmptyOK && fv.String() == "" && !c.s.given(p)) {
 				c.enum(p, f, fv.String())
 			}
 		case KindName:

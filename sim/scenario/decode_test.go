@@ -74,7 +74,7 @@ func TestParseDesignExample(t *testing.T) {
 			},
 		},
 		Sinks: []Sink{{
-			Name: "out", Inputs: []string{"enrich"}, Partitioning: PartitionForward,
+			Name: "out", Inputs: []string{"enrich"}, Partitioning: "",
 			Parallelism: 1, MaxParallelism: 128,
 			ServiceTime: ServiceTime{Distribution: DistConstant}, Network: net, Delivery: DeliveryAtLeastOnce,
 		}},
@@ -141,8 +141,13 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("source = %+v, want %+v", src, wantSrc)
 	}
 	same, wider := s.Operators[0], s.Operators[1]
-	if same.Partitioning != PartitionForward || wider.Partitioning != PartitionRebalance || s.Sinks[0].Partitioning != PartitionRebalance {
-		t.Errorf("default partitionings: %s, %s, %s", same.Partitioning, wider.Partitioning, s.Sinks[0].Partitioning)
+	// an unnamed partitioning stays unnamed: the plan resolves it per edge
+	// with DefaultPartitioning (sim/plan's tests check the edges)
+	if same.Partitioning != "" || wider.Partitioning != "" || s.Sinks[0].Partitioning != "" {
+		t.Errorf("default partitionings: %q, %q, %q, want them left to the plan", same.Partitioning, wider.Partitioning, s.Sinks[0].Partitioning)
+	}
+	if DefaultPartitioning(2, 2) != PartitionForward || DefaultPartitioning(2, 3) != PartitionRebalance {
+		t.Errorf("DefaultPartitioning(2, 2) = %s, (2, 3) = %s", DefaultPartitioning(2, 2), DefaultPartitioning(2, 3))
 	}
 	if same.Selectivity != 1 || same.MaxParallelism != 128 || same.Network != net {
 		t.Errorf("operator defaults: %+v", same)
@@ -249,10 +254,10 @@ sinks:
     input: b
 `)
 	a, b := s.Operators[0], s.Operators[1]
-	if a.Parallelism != 2 || a.ServiceTime.Mean != des.Millisecond || a.Partitioning != PartitionForward {
+	if a.Parallelism != 2 || a.ServiceTime.Mean != des.Millisecond || a.Partitioning != "" {
 		t.Errorf("a = %+v", a)
 	}
-	if b.Parallelism != 1 || b.Selectivity != 0.5 || b.ServiceTime.Mean != des.Millisecond || b.Partitioning != PartitionRebalance {
+	if b.Parallelism != 1 || b.Selectivity != 0.5 || b.ServiceTime.Mean != des.Millisecond || b.Partitioning != "" {
 		t.Errorf("b = %+v", b)
 	}
 }
@@ -423,8 +428,9 @@ func TestParseFeatures(t *testing.T) {
 	if got := s.Operators[3]; got.Partitioning != PartitionBroadcast || got.Selectivity != 2.5 || got.ServiceTime != (ServiceTime{Distribution: DistConstant, Mean: 100 * des.Microsecond}) {
 		t.Errorf("rules = %+v", got)
 	}
-	// rules has parallelism 3 and alerts 1: the default is rebalance.
-	if got := s.Sinks[1]; got.Partitioning != PartitionRebalance || !reflect.DeepEqual(got.Inputs, []string{"rules"}) || got.Parallelism != 1 {
+	// alerts names no partitioning: the plan gives its edge from rules
+	// (parallelism 3 into 1) rebalance.
+	if got := s.Sinks[1]; got.Partitioning != "" || !reflect.DeepEqual(got.Inputs, []string{"rules"}) || got.Parallelism != 1 {
 		t.Errorf("alerts = %+v", got)
 	}
 	if got, want := s.Checkpoint, (Checkpointing{Mode: CheckpointAligned, Interval: 10 * des.Second, Timeout: 90 * des.Second,

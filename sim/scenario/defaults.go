@@ -96,18 +96,9 @@ func deriveDefaults(s *Scenario, given func(string) bool) {
 	if !given(kStateBackend+"."+kGCPausePerGiB) && b.GCInterval > 0 {
 		b.GCPausePerGiB = defaultGCPausePerGiB
 	}
-	par := s.Parallelisms()
-	vertex := func(path string, inputs []string, p int, maxPar *int, partitioning *string, st *ServiceTime) {
+	vertex := func(path string, p int, maxPar *int, st *ServiceTime) {
 		if !given(path + "." + kMaxParallelism) {
 			*maxPar = DefaultMaxParallelism(p)
-		}
-		if !given(path + "." + kPartitioning) {
-			*partitioning = PartitionForward
-			for _, in := range inputs {
-				if q, ok := par[in]; !ok || q != p {
-					*partitioning = PartitionRebalance
-				}
-			}
 		}
 		if st.Distribution == DistUniform {
 			st.Mean = st.Min/2 + st.Max/2 + (st.Min%2+st.Max%2)/2
@@ -115,12 +106,27 @@ func deriveDefaults(s *Scenario, given func(string) bool) {
 	}
 	for i := range s.Operators {
 		op := &s.Operators[i]
-		vertex(strictyaml.Index(kOperators, i), op.Inputs, op.Parallelism, &op.MaxParallelism, &op.Partitioning, &op.ServiceTime)
+		vertex(strictyaml.Index(kOperators, i), op.Parallelism, &op.MaxParallelism, &op.ServiceTime)
 	}
 	for i := range s.Sinks {
 		sk := &s.Sinks[i]
-		vertex(strictyaml.Index(kSinks, i), sk.Inputs, sk.Parallelism, &sk.MaxParallelism, &sk.Partitioning, &sk.ServiceTime)
+		vertex(strictyaml.Index(kSinks, i), sk.Parallelism, &sk.MaxParallelism, &sk.ServiceTime)
 	}
+}
+
+// DefaultPartitioning is the partitioning of an edge from up to down
+// subtasks whose vertex names none: forward when the parallelisms are
+// equal, else rebalance, as Flink's StreamGraph.addEdgeInternal chooses
+// for an edge without a partitioner (ForwardPartitioner, else
+// RebalancePartitioner). It is decided per edge: a vertex with several
+// inputs may read one forward and another rebalanced. A vertex that names
+// no partitioning keeps it empty after Parse; the compiled plan
+// (sim/plan) resolves every edge with this rule, the one place it lives.
+func DefaultPartitioning(up, down int) string {
+	if up == down {
+		return PartitionForward
+	}
+	return PartitionRebalance
 }
 
 // Parallelisms returns the parallelism of every vertex, by name (the first

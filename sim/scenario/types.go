@@ -209,8 +209,9 @@ type Operator struct {
 	Name string
 	// Inputs names upstream vertices (`input:` gives one, `inputs:` several).
 	Inputs []string
-	// Partitioning of every input edge; default forward when parallelisms
-	// are equal, rebalance otherwise (Flink's default).
+	// Partitioning of every input edge; "" (not given) means each edge's
+	// default, forward when its parallelisms are equal and rebalance
+	// otherwise (Flink's default; see DefaultPartitioning).
 	Partitioning string
 	Parallelism  int // default 1
 	// MaxParallelism is the number of key groups for hash partitioning;

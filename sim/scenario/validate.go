@@ -182,11 +182,16 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 			c.errorf(p+"."+kKeys+"."+kCount, "must be at most %d for zipf (the simulator keeps a table of every key's share), got %d", MaxZipfKeys, k.Count)
 		}
 	}
+	par := s.Parallelisms()
 	for i, op := range s.Operators {
 		p := strictyaml.Index(kOperators, i)
 		c.vertex(p, op.Parallelism, op.MaxParallelism, op.ServiceTime)
-		if op.State != nil && op.Partitioning != PartitionHash && contains(partitionings(), op.Partitioning) && !c.isBad(p+"."+kPartitioning) {
-			c.errorf(p+"."+kState, "keyed state needs keyBy (partitioning: hash), but the partitioning is %s", c.shown(p+"."+kPartitioning, op.Partitioning))
+		if op.State != nil && op.Partitioning != PartitionHash && !c.isBad(p+"."+kPartitioning) {
+			if op.Partitioning == "" {
+				c.errorf(p+"."+kState, "keyed state needs keyBy (partitioning: hash), but the partitioning is %s", inputDefaults(op.Inputs, op.Parallelism, par))
+			} else if contains(partitionings(), op.Partitioning) {
+				c.errorf(p+"."+kState, "keyed state needs keyBy (partitioning: hash), but the partitioning is %s", c.shown(p+"."+kPartitioning, op.Partitioning))
+			}
 		}
 	}
 	for i, sk := range s.Sinks {
@@ -208,6 +213,23 @@ func partitionings() []string { return operatorMapping.Field(kPartitioning).valu
 
 // shown is how a value of an enum field appears in a message: with "(the
 // default)" when it was not written.
+// inputDefaults says which partitioning the input edges of a vertex of
+// parallelism p get when it names none (DefaultPartitioning per edge):
+// "forward (the default)", or "forward and rebalance (the defaults of its
+// inputs)" when its inputs differ.
+func inputDefaults(inputs []string, p int, par map[string]int) string {
+	var names []string
+	for _, in := range inputs {
+		if d := DefaultPartitioning(par[in], p); !slices.Contains(names, d) {
+			names = append(names, d)
+		}
+	}
+	if len(names) == 1 {
+		return names[0] + " (the default)"
+	}
+	return strings.Join(names, " and ") + " (the defaults of its inputs)"
+}
+
 func (c *checker) shown(path, v string) string {
 	if c.s.given(path) {
 		return v
