@@ -31,7 +31,18 @@ type Event struct {
 	Worker int
 }
 
-func statusMessage(vertex string, r Row) string {
+// statusMessage is the message of a back-pressure status change of a
+// vertex whose total row is r, with down of its n subtasks not running
+// at the end of the interval: a vertex with subtasks down says DOWN first
+// (as its row's status and the live view do), whatever its back-pressure.
+func statusMessage(vertex string, r Row, down, n int) string {
+	switch {
+	case down > 0 && down == n:
+		return fmt.Sprintf("%s is DOWN (all %d subtasks): not running, not back-pressured", vertex, n)
+	case down > 0:
+		return fmt.Sprintf("%s is DOWN (%d of %d subtasks), the rest %s: back-pressured %.0f ms/s, busy %.0f ms/s",
+			vertex, down, n, r.Status, r.Backpressured, r.Busy)
+	}
 	if r.Subtask < 0 && r.Busy+r.Backpressured > 1000.5 { // maxima of different subtasks
 		return fmt.Sprintf("%s is %s: its most back-pressured subtask waits %.0f ms/s for buffers; its busiest works %.0f ms/s",
 			vertex, r.Status, r.Backpressured, r.Busy)

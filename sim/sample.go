@@ -113,7 +113,7 @@ func (s *Sim) takeSample(now des.Time) {
 	for _, v := range s.vertices {
 		vr := Row{Vertex: v.name, Kind: v.kind, Subtask: -1, Idle: math.Inf(1),
 			LatencyP50: nan, LatencyP90: nan, LatencyP99: nan, LatencyMax: nan}
-		vdown := false
+		vdown, ndown := false, 0
 		for _, t := range v.subtasks {
 			t.account(now)
 			t.touchN(now)
@@ -130,7 +130,7 @@ func (s *Sim) takeSample(now des.Time) {
 			r.Status = Status(r.Backpressured / 1000)
 			if t.down {
 				r.Status = StatusDown
-				vdown = true
+				vdown, ndown = true, ndown+1
 			}
 			if t.gate != nil {
 				r.QueuedRecords, r.QueuedBuffers = t.gate.queuedRecs, t.gate.queuedBufs
@@ -179,7 +179,7 @@ func (s *Sim) takeSample(now des.Time) {
 			ev := vr
 			ev.Status = bpStatus
 			s.emit(Event{Type: EventStatusChanged, Vertex: v.name, From: v.status, To: bpStatus,
-				Message: statusMessage(v.name, ev)})
+				Message: statusMessage(v.name, ev, ndown, len(v.subtasks))})
 			v.status = bpStatus
 		}
 	}
