@@ -336,16 +336,16 @@ func (m model) vertexState(i int) VertexState {
 }
 
 // valuesText says which values the graph and the subtasks show: "10s
-// average" (less at the start of a run), or the last sample's.
+// average", or, shorter, what it averages since ("average since the
+// restart, 2s"), or the last sample's.
 func (m model) valuesText() string {
 	if m.instant {
-		return "last sample (i: 10s average)"
+		return "last sample (i: " + sim.FormatTime(SmoothWindow) + " average)"
 	}
-	span := SmoothWindow
-	if m.snap != nil && m.snap.Smoothed > 0 && m.snap.Smoothed < span {
-		span = m.snap.Smoothed
+	if m.snap != nil && m.snap.Smoothed > 0 && m.snap.Smoothed < SmoothWindow && m.snap.SmoothedSince != "" {
+		return "average since " + m.snap.SmoothedSince + ", " + sim.FormatTime(m.snap.Smoothed) + " (i: last sample)"
 	}
-	return sim.FormatTime(span) + " average (i: last sample)"
+	return sim.FormatTime(SmoothWindow) + " average (i: last sample)"
 }
 
 // graphTitle is the title of the job graph; scrolled says that not every
@@ -982,7 +982,7 @@ func (m model) helpBody(w, h int) []string {
 		"Status is back-pressured time, as in Flink's web UI: " +
 			st.ok.Render("OK") + " ≤ 10% < " + st.low.Render("LOW") + " ≤ 50% < " + st.high.Render("HIGH") +
 			"; the busy vertex after HIGH ones is the bottleneck. " + st.high.Render("DOWN") + ": not running.",
-		"Rates and times are averages over the last 10s, as Flink's web UI averages; i shows the last sample's. BUSY, BACKPR.: the most of any subtask (they may sum past 100%). BUFFERS: input buffers in use, fullest subtask (sources: lag). Charts: the last minute.",
+		"Rates and times: averages over the last 10s (or since the start, failover or restart), as Flink's web UI averages; i shows the last sample's. BUSY, BACKPR.: the most of any subtask (they may sum past 100%). BUFFERS: input buffers in use, fullest subtask (sources: lag). Charts: the last minute.",
 		"f fails the selected subtask, F its worker (noticed after heartbeat_timeout): the job restarts from the last completed checkpoint.",
 		"f, F and c are recorded: with --out DIR in actions.jsonl, which dspalab run --replay reads. A refused one changes nothing: it is only in this event log, not in events.jsonl or actions.jsonl.",
 	}, "\n")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -36,8 +37,12 @@ type Snapshot struct {
 	// in topological order.
 	Vertices, Instant []VertexState
 	// Smoothed is the simulated time Vertices average over (0 before the
-	// first sample).
+	// first sample): SmoothWindow, or less since SmoothedSince.
 	Smoothed des.Time
+	// SmoothedSince says where averages shorter than SmoothWindow begin:
+	// "the start" of the run, or "the failover" and "the restart" of the
+	// job, at which the averages begin again (as the job's figures do).
+	SmoothedSince string
 	// Throughput (records/s into the sinks) and P99 (the largest p99
 	// latency of the sinks, ms) over the last minute of simulated time up
 	// to SampleTime, in HistoryBuckets buckets, oldest first; NaN where
@@ -195,6 +200,7 @@ type collector struct {
 	events   []LogLine        // ring of at most maxLogLines
 	ckpts    []CheckpointMark // at most maxLogLines, oldest first
 	jobDown  bool             // failed over (restarting), failed or lost
+	since    string           // where the averages begin: Snapshot.SmoothedSince
 	down     []WorkerDown     // failed workers not noticed yet
 }
 
@@ -207,6 +213,7 @@ func (c *collector) reset() {
 	c.hist, c.head = c.hist[:0], 0
 	c.events, c.ckpts = nil, nil
 	c.jobDown, c.down = false, nil
+	c.since = ""
 }
 
 // Sample implements sim.Observer.
@@ -269,10 +276,10 @@ func (c *collector) Event(e sim.Event) {
 		// a global failover: every subtask is cancelled; the averages
 		// start again, as the job's figures do
 		c.jobDown, c.down = true, nil
-		c.recent = c.recent[:0]
+		c.recent, c.since = c.recent[:0], "the failover"
 	case sim.EventRecoveryCompleted:
 		c.jobDown, c.down = false, nil
-		c.recent = c.recent[:0]
+		c.recent, c.since = c.recent[:0], "the restart"
 	}
 	c.log(LogLine{Time: e.Time, Type: e.Type, Vertex: e.Vertex, To: e.To, Message: e.Message})
 }
@@ -323,6 +330,9 @@ func (c *collector) snapshot(d sim.DeliverySummary, r sim.RecoverySummary) *Snap
 	s.Instant = c.vertexStates(c.rows)
 	avg, span := c.averaged()
 	s.Vertices, s.Smoothed = c.vertexStates(avg), span
+	if span < SmoothWindow {
+		s.SmoothedSince = cmp.Or(c.since, "the start")
+	}
 	s.Throughput, s.P99 = c.buckets()
 	s.Events = append([]LogLine(nil), c.events...)
 	s.Checkpoints = append([]CheckpointMark(nil), c.ckpts...)

@@ -207,3 +207,58 @@ func TestSmoothedKeepsDown(t *testing.T) {
 		t.Errorf("averaged: vertex %s down %v, subtask %s down %v; want DOWN, 500 ms/s", v.Status, v.Down, v.Subtasks[0].Status, v.Subtasks[0].Down)
 	}
 }
+
+// TestSmoothedSinceSays checks that the JOB GRAPH title says what a
+// shorter average covers: since the start of the run, or since the job's
+// failover or restart (where the averages begin again), never "2s
+// average" beside the help's "averages over the last 10s".
+func TestSmoothedSinceSays(t *testing.T) {
+	m, _ := fakeModel(t)
+	m.width, m.height = 120, 40
+	c := newCollector(m.g)
+	sample := func(s int) {
+		rows := []sim.Row{{Vertex: "clicks", Kind: sim.KindSource, Subtask: 0, Status: sim.StatusOK},
+			{Vertex: "clicks", Kind: sim.KindSource, Subtask: -1, Status: sim.StatusOK}}
+		c.Sample(&sim.Sample{Time: des.Time(s) * des.Second, Interval: des.Second, Rows: rows})
+	}
+	title := func() string {
+		m.snap = c.snapshot(sim.DeliverySummary{}, sim.RecoverySummary{})
+		view := ansi.Strip(m.render())
+		for _, line := range strings.Split(view, "\n") {
+			if strings.HasPrefix(line, "JOB GRAPH") {
+				return line
+			}
+		}
+		t.Fatalf("no JOB GRAPH line:\n%s", view)
+		return ""
+	}
+	for s := 1; s <= 4; s++ {
+		sample(s)
+	}
+	if got := title(); !strings.Contains(got, "JOB GRAPH  average since the start, 4s (i: last sample)") {
+		t.Errorf("at 4s: %q", got)
+	}
+	for s := 5; s <= 20; s++ {
+		sample(s)
+	}
+	if got := title(); !strings.Contains(got, "JOB GRAPH  10s average (i: last sample)") {
+		t.Errorf("at 20s: %q", got)
+	}
+	c.Event(sim.Event{Time: 20 * des.Second, Type: sim.EventFailureDetected, Message: "worker 1 lost"})
+	sample(21)
+	if got := title(); !strings.Contains(got, "JOB GRAPH  average since the failover, 1s (i: last sample)") {
+		t.Errorf("after the failover: %q", got)
+	}
+	c.Event(sim.Event{Time: 22 * des.Second, Type: sim.EventRecoveryCompleted, Message: "recovered"})
+	sample(22)
+	sample(23)
+	if got := title(); !strings.Contains(got, "JOB GRAPH  average since the restart, 2s (i: last sample)") {
+		t.Errorf("after the restart: %q", got)
+	}
+	for s := 24; s <= 40; s++ {
+		sample(s)
+	}
+	if got := title(); !strings.Contains(got, "JOB GRAPH  10s average (i: last sample)") {
+		t.Errorf("10s after the restart: %q", got)
+	}
+}
