@@ -142,10 +142,12 @@ type RecoverySummary struct {
 	// down are lost or dropped instead.
 	SourcesReplayable bool `json:"sources_replayable"`
 	// WithoutEffect lists the scripted or random failures that hit
-	// nothing: a worker that runs no subtask, a task not running. They
-	// count in no failure above.
-	WithoutEffect []IneffectiveFailure `json:"failures_without_effect"`
-	Message       string               `json:"message,omitempty"`
+	// nothing: a worker that runs no subtask, a task not running (the
+	// first maxWithoutEffect of them; WithoutEffectCount counts them
+	// all). They count in no failure above.
+	WithoutEffect      []IneffectiveFailure `json:"failures_without_effect"`
+	WithoutEffectCount int                  `json:"failures_without_effect_count"`
+	Message            string               `json:"message,omitempty"`
 }
 
 // IneffectiveFailure is a failure that hit nothing the job runs
@@ -182,13 +184,14 @@ type failover struct {
 	preLag      uint64 // the sources' lag when the job last failed
 	log         []FailoverStats
 	message     string
-	partitions  map[int]des.Time // worker -> partitioned until
-	detecting   map[int]int      // workers whose loss is being detected -> gen then
-	gen         int              // failovers so far
-	lost        []int            // workers that died (before the JobManager noticed), in order
-	unnoticed   []string         // causes of the lost workers being detected now
-	noEffect    []IneffectiveFailure
-	attempts    int // restarts counted by the strategy (exponential-delay resets it)
+	partitions  map[int]des.Time     // worker -> partitioned until
+	detecting   map[int]int          // workers whose loss is being detected -> gen then
+	gen         int                  // failovers so far
+	lost        []int                // workers that died (before the JobManager noticed), in order
+	unnoticed   []string             // causes of the lost workers being detected now
+	noEffect    []IneffectiveFailure // the first maxWithoutEffect
+	noEffects   int                  // all of them
+	attempts    int                  // restarts counted by the strategy (exponential-delay resets it)
 }
 
 func newFailover(s *Sim) *failover {
@@ -374,7 +377,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 	switch c.kind {
 	case causeWorker, causePartition:
 		if !f.runsSubtasks(c.worker) {
-			f.noEffect = append(f.noEffect, IneffectiveFailure{AtS: secs(now), What: c.text + "; it ran no subtask, so the job carries on"})
+			f.withoutEffect(now, c.text+"; it ran no subtask, so the job carries on")
 			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text + "; it ran no subtask, so the job carries on"})
 			return
 		}
@@ -387,7 +390,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		}
 	case causeTask:
 		if c.t != nil && c.t.down {
-			f.noEffect = append(f.noEffect, IneffectiveFailure{AtS: secs(now), What: c.text + " while it was not running: nothing happens"})
+			f.withoutEffect(now, c.text+" while it was not running: nothing happens")
 			s.emit(Event{Type: EventFailure, Worker: c.worker, Message: c.text + " while it was not running: nothing happens"})
 			return
 		}
@@ -452,6 +455,18 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		return
 	}
 	f.failover(now, c, since)
+}
+
+// maxWithoutEffect bounds the failures without effect that summary.json
+// lists: random failures of idle workers may come by the thousand.
+const maxWithoutEffect = 100
+
+// withoutEffect records a failure that hit nothing.
+func (f *failover) withoutEffect(now des.Time, what string) {
+	f.noEffects++
+	if len(f.noEffect) < maxWithoutEffect {
+		f.noEffect = append(f.noEffect, IneffectiveFailure{AtS: secs(now), What: what})
+	}
 }
 
 // runsSubtasks reports whether worker w runs a subtask of the job.
@@ -730,7 +745,7 @@ func (s *Sim) replayableLag(now des.Time) uint64 {
 
 func (f *failover) summary(now des.Time) *RecoverySummary {
 	r := &RecoverySummary{JobState: f.state, Failures: f.failures, Restarts: f.restarts, Failovers: append([]FailoverStats{}, f.log...),
-		SourcesReplayable: f.s.hasReplayable(), WithoutEffect: append([]IneffectiveFailure{}, f.noEffect...), Message: f.message}
+		SourcesReplayable: f.s.hasReplayable(), WithoutEffect: append([]IneffectiveFailure{}, f.noEffect...), WithoutEffectCount: f.noEffects, Message: f.message}
 	if f.state == JobRunning && len(f.detecting) > 0 && f.outageFrom >= 0 {
 		// lost workers the JobManager has not noticed by the end: their
 		// subtasks are down since the first of them failed

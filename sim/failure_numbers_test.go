@@ -126,6 +126,34 @@ func TestFailureWithoutEffectIsShown(t *testing.T) {
 	wantIn(t, "table", b.String(), "\nnote: at 20s worker 3 failed; it ran no subtask, so the job carries on: the failure had no effect\n")
 }
 
+// Failures without effect by the hundred (a script, or random failures of
+// idle workers) are counted, listed up to a bound and printed in a few
+// notes.
+func TestManyFailuresWithoutEffect(t *testing.T) {
+	var y strings.Builder
+	y.WriteString("failures:\n")
+	for i := range 105 {
+		fmt.Fprintf(&y, "  - {kind: worker, at: %dms, worker: 3}\n", 1000+500*i)
+	}
+	sc, err := scenario.Parse("ft.yaml", []byte(strings.Replace(fmt.Sprintf(pipeline, 1, true, scenario.DeliveryAtLeastOnce), "count: 2, slots: 2", "count: 4, slots: 2", 1)+y.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res := runSim(t, sc, Options{})
+	r := res.Summary.Recovery
+	if r.Failures != 0 || r.WithoutEffectCount != 105 || len(r.WithoutEffect) != maxWithoutEffect {
+		t.Errorf("recovery: %d failures, %d without effect, %d listed: want 0, 105, %d", r.Failures, r.WithoutEffectCount, len(r.WithoutEffect), maxWithoutEffect)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, &res.Summary); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "\nnote: "); n != 4 {
+		t.Errorf("%d note lines, want 3 and one for the rest:\n%s", n, b.String())
+	}
+	wantIn(t, "table", b.String(), "\nnote: at 2s worker 3 failed;", "\nnote: and 102 failures more without effect (summary.json recovery.failures_without_effect)\n")
+}
+
 // rocksdb-vs-heap fails for good: the downtime's parts add up (the part
 // after the job failed for good has a field of its own), the diagnosis
 // names every part as the recovery line does, and the last failover,

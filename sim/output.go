@@ -252,7 +252,11 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 	}
 	if r := s.Recovery; r != nil {
-		for _, x := range r.WithoutEffect {
+		for i, x := range r.WithoutEffect {
+			if i == 3 {
+				fmt.Fprintf(&b, "\nnote: and %s more without effect (summary.json recovery.failures_without_effect)", plural(r.WithoutEffectCount-3, "failure"))
+				break
+			}
 			fmt.Fprintf(&b, "\nnote: at %s %s: the failure had no effect", seconds(x.AtS), x.What)
 		}
 	}
