@@ -1,0 +1,79 @@
+package sweep
+
+import (
+	"context"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestReadmeSweepNumbers checks the README's reading of its sweep example
+// (backpressure at 100/s, enrich's parallelism 1, 2, 4, five seeds): the
+// numbers it quotes are the means of the runs, 2 subtasks about halve
+// the p99 and double the deliveries, and 4 cut the p99 by only about a
+// third more while the deliveries nearly double again.
+func TestReadmeSweepNumbers(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Skip("no README:", err)
+	}
+	for _, want := range []string{"(28s to about 15s)", "(1196 to about 2370 records)", "(to about 10s)", "(about 4430)", "p99 425ms"} {
+		if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), want) {
+			t.Errorf("README.md's sweep text lacks %q", want)
+		}
+	}
+	dir := t.TempDir()
+	params := []Param{{Path: "operators.enrich.parallelism", Values: []string{"1", "2", "4"}}, {Path: "sources.sensors.arrival.rate", Values: []string{"5/s", "100/s"}}}
+	if err := Run(context.Background(), Options{Scenario: "backpressure", Params: params, Seeds: 5, OutDir: dir, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	p99, delivered := map[string]float64{}, map[string]float64{}
+	for _, r := range rows[1:] {
+		key := r[col["sources.sensors.arrival.rate"]] + " p" + r[col["operators.enrich.parallelism"]]
+		l, _ := strconv.ParseFloat(r[col["vertices.out.latency_p99_ms"]], 64)
+		d, _ := strconv.ParseFloat(r[col["totals.records_delivered"]], 64)
+		p99[key] += l / 1000 / 5
+		delivered[key] += d / 5
+	}
+	near := func(what string, got, want, tol float64) {
+		t.Helper()
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s = %.4g, the README says about %g", what, got, want)
+		}
+	}
+	for _, p := range []string{"1", "2", "4"} {
+		near("p99 at 5/s, p"+p+" (s)", p99["5/s p"+p], 0.425, 0.0005)
+	}
+	near("p99 at p1 (s)", p99["100/s p1"], 28, 0.5)
+	near("p99 at p2 (s)", p99["100/s p2"], 15, 0.5)
+	near("p99 at p4 (s)", p99["100/s p4"], 10, 0.5)
+	near("delivered at p1", delivered["100/s p1"], 1196, 0.5)
+	near("delivered at p2", delivered["100/s p2"], 2370, 25)
+	near("delivered at p4", delivered["100/s p4"], 4430, 45)
+	if r := p99["100/s p2"] / p99["100/s p1"]; r < 0.45 || r > 0.6 {
+		t.Errorf("p2 gives %.2f of p1's p99: not about half", r)
+	}
+	if r := p99["100/s p4"] / p99["100/s p2"]; r < 0.6 || r > 0.75 {
+		t.Errorf("p4 gives %.2f of p2's p99: not about two thirds (a third less)", r)
+	}
+	if r := delivered["100/s p4"] / delivered["100/s p2"]; r < 1.8 || r > 1.95 {
+		t.Errorf("p4 delivers %.2f times p2's: not 'nearly double'", r)
+	}
+}
