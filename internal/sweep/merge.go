@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/atomicfile"
 	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/internal/runfiles"
 )
@@ -29,13 +30,18 @@ type MergeOptions struct {
 	Stderr io.Writer
 }
 
-// shardOutput is one shard's files as read.
+// shardOutput is one shard: its manifest and the header of its
+// sweep.csv, read and checked before any row is copied, and the reader of
+// its rows, read one at a time by Merge.
 type shardOutput struct {
 	dir      string
 	manifest Manifest
 	shard    Shard
 	header   []string
-	rows     [][]string
+	csvPath  string
+	f        *os.File
+	rows     *csv.Reader
+	read     int // rows read
 }
 
 // Merge joins the outputs of the shards of one sweep into OutDir: the rows
@@ -43,8 +49,15 @@ type shardOutput struct {
 // result is byte for byte what the sweep run on one machine writes. It
 // returns an error, writing nothing, unless the shards are all of one
 // sweep (the same scenario text, parameters, seeds and dspalab version),
-// complete (not interrupted, every run of the shard present once), and
-// together every shard from 0 to N-1 once.
+// complete (not interrupted, every run of the shard present once, in run
+// order as sweep writes them), and together every shard from 0 to N-1
+// once.
+//
+// Memory does not grow with the runs: the manifests and headers are read
+// and compared first, then the rows are copied in run order, one at a
+// time, run r from shard r mod N (the shards' sweep.csv files read line by
+// line, each line at most regfile.MaxLine), into the merged sweep.csv;
+// the merged sweep.json, which lists the partial runs, is written last.
 func Merge(opts MergeOptions) error {
 	if len(opts.Dirs) == 0 {
 		return errors.New("sweep merge: no shard directories given")
@@ -54,6 +67,11 @@ func Merge(opts MergeOptions) error {
 	}
 	outAbs, _ := filepath.Abs(opts.OutDir)
 	var shards []*shardOutput
+	defer func() {
+		for _, s := range shards {
+			s.f.Close()
+		}
+	}()
 	for _, dir := range opts.Dirs {
 		if abs, _ := filepath.Abs(dir); abs == outAbs {
 			return fmt.Errorf("sweep merge: the output directory %s is also a shard; write the merged files elsewhere", dir)
@@ -88,30 +106,56 @@ func Merge(opts MergeOptions) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("sweep merge: shards %s are missing (%d of %d given)", strings.Join(missing, ", "), len(shards), n)
 	}
-	all := make([][]string, first.manifest.Runs)
-	for _, s := range shards {
-		for _, row := range s.rows {
-			r, _ := strconv.Atoi(row[0]) // checked by readShard
-			if r >= len(all) {
-				return fmt.Errorf("sweep merge: %s: run %d is past the %d runs of the sweep", s.dir, r, len(all))
-			}
-			all[r] = row
-		}
-	}
 	m := first.manifest
 	m.Shard = Shard{0, 1}.String()
 	m.ShardRuns, m.CompletedRuns, m.Partial = m.Runs, m.Runs, false
+	m.PartialRuns = []int{}
 	var descs []string
-	m.PartialRuns, descs = partialRuns(first.header, all)
-	csvData, err := encodeCSV(first.header, all)
-	if err != nil {
-		return fmt.Errorf("sweep merge: %w", err)
-	}
 	if err := os.MkdirAll(opts.OutDir, 0o777); err != nil {
 		return fmt.Errorf("sweep merge: creating output directory: %w", err)
 	}
-	if err := writeFiles(opts.OutDir, csvData, &m); err != nil {
+	o := &outputs{dir: opts.OutDir}
+	if err := o.check(); err != nil {
 		return fmt.Errorf("sweep merge: %w", err)
+	}
+	err := atomicfile.Write(o.path(runfiles.SweepFile), func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		if err := w.Write(first.header); err != nil {
+			return err
+		}
+		for r := range m.Runs {
+			// shards are sorted by index and all present: shard r mod n
+			row, err := shards[r%n].next(r)
+			if err != nil {
+				return err
+			}
+			if err := w.Write(row); err != nil {
+				return err
+			}
+			runs, d := partialRuns(first.header, [][]string{row})
+			m.PartialRuns, descs = append(m.PartialRuns, runs...), append(descs, d...)
+		}
+		for _, s := range shards {
+			if err := s.end(); err != nil {
+				return err
+			}
+		}
+		w.Flush()
+		return w.Error()
+	})
+	if err != nil {
+		var me *mergeError
+		if errors.As(err, &me) {
+			return me
+		}
+		return fmt.Errorf("sweep merge: writing outputs: %w", err)
+	}
+	manifest, err := encodeManifest(&m)
+	if err == nil {
+		err = writeAtomic(o.path(runfiles.SweepManifestFile), manifest)
+	}
+	if err != nil {
+		return fmt.Errorf("sweep merge: writing outputs: %w", err)
 	}
 	if opts.Stderr != nil {
 		fmt.Fprintf(opts.Stderr, "wrote %s, %s: %s from %s\n",
@@ -123,7 +167,14 @@ func Merge(opts MergeOptions) error {
 	return nil
 }
 
-// readShard reads and checks the files of one shard.
+// mergeError is a shard's row that Merge refuses, told apart from a
+// failure to write the merged file.
+type mergeError struct{ msg string }
+
+func (e *mergeError) Error() string { return e.msg }
+
+// readShard reads and checks the manifest of one shard and opens its
+// sweep.csv, reading its header; Merge reads the rows.
 func readShard(dir string) (*shardOutput, error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("sweep merge: %w", err)
@@ -137,7 +188,7 @@ func readShard(dir string) (*shardOutput, error) {
 		}
 		return nil, fmt.Errorf("sweep merge: %w", err)
 	}
-	s := &shardOutput{dir: dir}
+	s := &shardOutput{dir: dir, csvPath: filepath.Join(dir, runfiles.SweepFile)}
 	dec := json.NewDecoder(bytes.NewReader(mdata))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s.manifest); err != nil {
@@ -150,32 +201,64 @@ func readShard(dir string) (*shardOutput, error) {
 	if m.Partial || m.CompletedRuns != m.ShardRuns {
 		return nil, fmt.Errorf("sweep merge: %s holds a sweep that was interrupted (%d of %s); run shard %s again", dir, m.CompletedRuns, plural(m.ShardRuns, "run"), m.Shard)
 	}
-	f, err := regfile.Open(filepath.Join(dir, runfiles.SweepFile))
-	if err != nil {
+	if s.f, err = regfile.Open(s.csvPath); err != nil {
 		return nil, fmt.Errorf("sweep merge: %w", err)
 	}
-	defer f.Close()
-	r := csv.NewReader(regfile.LimitLines(f, filepath.Join(dir, runfiles.SweepFile), regfile.MaxLine))
-	recs, err := r.ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("sweep merge: %s: %w", filepath.Join(dir, runfiles.SweepFile), err)
+	s.rows = csv.NewReader(regfile.LimitLines(s.f, s.csvPath, regfile.MaxLine))
+	s.rows.ReuseRecord = true
+	header, err := s.rows.Read()
+	if err != nil && err != io.EOF {
+		s.f.Close()
+		return nil, fmt.Errorf("sweep merge: %s: %w", s.csvPath, err)
 	}
-	if len(recs) == 0 || len(recs[0]) == 0 || recs[0][0] != runfiles.SweepRunColumn {
-		return nil, fmt.Errorf("sweep merge: %s is not a sweep's CSV (its first column is not %q)", filepath.Join(dir, runfiles.SweepFile), runfiles.SweepRunColumn)
+	if len(header) == 0 || header[0] != runfiles.SweepRunColumn {
+		s.f.Close()
+		return nil, fmt.Errorf("sweep merge: %s is not a sweep's CSV (its first column is not %q)", s.csvPath, runfiles.SweepRunColumn)
 	}
-	s.header, s.rows = recs[0], recs[1:]
-	if len(s.rows) != m.ShardRuns {
-		return nil, fmt.Errorf("sweep merge: %s has %s, its %s says %d", filepath.Join(dir, runfiles.SweepFile), plural(len(s.rows), "run"), runfiles.SweepManifestFile, m.ShardRuns)
-	}
-	seen := map[int]bool{}
-	for _, row := range s.rows {
-		i, err := strconv.Atoi(row[0])
-		if err != nil || i < 0 || !s.shard.Has(i) || seen[i] {
-			return nil, fmt.Errorf("sweep merge: %s: run %q does not belong to shard %s, or appears twice", filepath.Join(dir, runfiles.SweepFile), row[0], m.Shard)
-		}
-		seen[i] = true
-	}
+	s.header = slices.Clone(header)
+	s.rows.FieldsPerRecord = len(header)
 	return s, nil
+}
+
+// next reads the shard's next row, which must be run r's. The row is
+// valid until the next call.
+func (s *shardOutput) next(r int) ([]string, error) {
+	row, err := s.rows.Read()
+	if err == io.EOF {
+		return nil, s.countErr()
+	}
+	if err != nil {
+		return nil, &mergeError{fmt.Sprintf("sweep merge: %s: %v", s.csvPath, err)}
+	}
+	s.read++
+	if row[0] != strconv.Itoa(r) {
+		line, _ := s.rows.FieldPos(0)
+		return nil, &mergeError{fmt.Sprintf("sweep merge: %s:%d: run %q where run %d was due: a shard's rows are its runs in order, each once (shard %s)", s.csvPath, line, row[0], r, s.manifest.Shard)}
+	}
+	return row, nil
+}
+
+// end checks that the shard has no row left and as many as its manifest
+// says.
+func (s *shardOutput) end() error {
+	row, err := s.rows.Read()
+	if err == nil {
+		line, _ := s.rows.FieldPos(0)
+		return &mergeError{fmt.Sprintf("sweep merge: %s:%d: run %q is past the %d runs of the sweep", s.csvPath, line, row[0], s.manifest.Runs)}
+	}
+	if err != io.EOF {
+		return &mergeError{fmt.Sprintf("sweep merge: %s: %v", s.csvPath, err)}
+	}
+	if s.read != s.manifest.ShardRuns {
+		return s.countErr()
+	}
+	return nil
+}
+
+// countErr says that the shard's rows are not as many as its manifest
+// says.
+func (s *shardOutput) countErr() error {
+	return &mergeError{fmt.Sprintf("sweep merge: %s has %s, its %s says %d", s.csvPath, plural(s.read, "run"), runfiles.SweepManifestFile, s.manifest.ShardRuns)}
 }
 
 // sameSweep checks that shard b is of the same sweep as shard a.

@@ -87,23 +87,9 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// writeFiles writes sweep.csv and sweep.json into dir atomically, each
-// through a temporary file in dir; sweep.json last.
-func writeFiles(dir string, csvData []byte, m *Manifest) error {
-	return writeNamed(dir, runfiles.SweepFile, runfiles.SweepManifestFile, csvData, m)
-}
-
-// writeNamed writes the CSV and the manifest as writeFiles does, under
-// the names given.
-func writeNamed(dir, csvName, manifestName string, csvData []byte, m *Manifest) error {
-	return writeStreamed(dir, csvName, manifestName, func(w io.Writer) error {
-		_, err := w.Write(csvData)
-		return err
-	}, m)
-}
-
-// writeStreamed writes the CSV that writeCSV writes and the manifest as
-// writeFiles does, under the names given.
+// writeStreamed writes the CSV that writeCSV writes and the manifest into
+// dir under the names given, atomically, each through a temporary file in
+// dir; the manifest last.
 func writeStreamed(dir, csvName, manifestName string, writeCSV func(io.Writer) error, m *Manifest) error {
 	manifest, err := encodeManifest(m)
 	if err != nil {

@@ -12,10 +12,8 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -504,17 +502,4 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 		row = append(row, cells[m])
 	}
 	return row, nil
-}
-
-// encodeCSV writes header and rows as CSV.
-func encodeCSV(header []string, rows [][]string) ([]byte, error) {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	if err := w.Write(header); err != nil {
-		return nil, err
-	}
-	if err := w.WriteAll(rows); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
