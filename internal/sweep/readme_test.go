@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,15 +30,7 @@ func TestReadmeSweepNumbers(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: "backpressure", Params: params, Seeds: 5, OutDir: dir, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, "sweep.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "sweep.csv"))
 	col := map[string]int{}
 	for i, h := range rows[0] {
 		col[h] = i
