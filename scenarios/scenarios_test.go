@@ -516,7 +516,7 @@ func TestWarmupsCoverTheTransient(t *testing.T) {
 	if err := sim.WriteTable(&b, &s); err != nil {
 		t.Fatal(err)
 	}
-	if want := "\ntrend: out's mean latency is 23.62s in 10s..65s and 27.67s in 65s..120s (17% higher): the statistics window still shows a trend"; !strings.Contains(b.String(), want) {
+	if want := "\ntrend: out's mean latency is 23.56s in 10s..65s and 27.57s in 65s..120s (17% higher): the statistics window still shows a trend"; !strings.Contains(b.String(), want) {
 		t.Errorf("the table does not say %q:\n%s", want, b.String())
 	}
 }

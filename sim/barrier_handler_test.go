@@ -14,6 +14,7 @@ func joinSim(t *testing.T, checkpoint string) (*Sim, *subtask) {
 	sc, err := scenario.Parse("join.yaml", []byte(`
 name: join
 duration: 60s
+chaining: false
 sources:
   - {name: a, arrival: {process: constant, rate: 10/s}, record_size: 100B, replayable: true}
   - {name: b, arrival: {process: constant, rate: 10/s}, record_size: 100B, replayable: true}

@@ -24,7 +24,7 @@ func (s *Sim) build() error {
 	}
 	for _, pv := range p.Vertices {
 		v := &vertex{name: pv.Name, kind: pv.Kind.String(), parallelism: pv.Parallelism, selectivity: pv.Selectivity,
-			net: pv.Network, s: s, ivLat: metrics.NewHistogram(), winLat: metrics.NewHistogram(), status: StatusOK}
+			net: pv.Network, pv: pv, s: s, ivLat: metrics.NewHistogram(), winLat: metrics.NewHistogram(), status: StatusOK}
 		switch pv.Kind {
 		case plan.Source:
 			kd := newKeyDist(pv.Source.Keys)
@@ -105,6 +105,18 @@ func (s *Sim) build() error {
 func (s *Sim) connect(e *edge, again bool) {
 	u, v := e.from, e.to
 	net := v.net
+	if e.plan.Chained {
+		for ui, ut := range u.subtasks {
+			p := &partition{s: s, owner: ut, edge: e, epoch: s.epoch, next: v.subtasks[ui]}
+			p.next.chain = chainLink{in: p}
+			ut.outs = append(ut.outs, p)
+			if !again {
+				ut.bpOut = append(ut.bpOut, 0)
+				ut.bpOutDown = append(ut.bpOutDown, 0)
+			}
+		}
+		return
+	}
 	unb := net.Capacity == scenario.Unbounded
 	for ui, ut := range u.subtasks {
 		p := &partition{s: s, owner: ut, edge: e, unbounded: unb, bufSize: net.BufferSize, bufTimeout: net.BufferTimeout, epoch: s.epoch}

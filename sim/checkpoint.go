@@ -336,7 +336,7 @@ func (c *coordinator) trigger(now des.Time) int64 {
 	}
 	for _, src := range c.s.sources {
 		src.pendingBarriers = append(src.pendingBarriers, id)
-		if src.t.state != stateBP || ck.unaligned {
+		if !src.t.held() || ck.unaligned {
 			src.emitBarriers(now)
 		}
 	}

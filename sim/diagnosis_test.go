@@ -42,6 +42,7 @@ sinks:
 `, sim.DiagnosisNetwork, "o2", "the network from bc to o2 is the limit"},
 		{"intermittent", `
 name: drain
+chaining: false
 duration: 120s
 sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 30s, rate: 10/s}]}}]
 operators: [{name: op, input: src, service_time: {mean: 10ms}}]
@@ -49,6 +50,7 @@ sinks: [{name: out, input: op}]
 `, sim.DiagnosisIntermittent, "op", "came and went"},
 		{"intermittent, two held back", `
 name: drain2
+chaining: false
 duration: 120s
 sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 30s, rate: 10/s}]}}]
 operators:
@@ -68,6 +70,7 @@ sinks: [{name: out, input: op}]
 `, sim.DiagnosisSkew, "op", "skew: op is the bottleneck by its key groups: 86 of its 170 subtasks own 2 of the 256 key groups, the other 84 own 1"},
 		{"overloaded", `
 name: unbounded
+chaining: false
 duration: 60s
 network: {capacity: unbounded}
 sources: [{name: src, arrival: {process: constant, rate: 150/s}}]
@@ -106,6 +109,7 @@ sinks: [{name: out, input: op}]
 func TestQueueLimitStopsRun(t *testing.T) {
 	sc := parse(t, "oom.yaml", []byte(`
 name: oom
+chaining: false
 duration: 4h
 network: {capacity: unbounded}
 sources: [{name: s, arrival: {process: constant, rate: 100000/s}}]

@@ -39,6 +39,15 @@
 //
 // # Modelled mechanisms and their sources
 //
+// Tasks: operators on a forward edge of equal parallelism, the edge the
+// downstream one's only input, are chained into one task by default
+// (Flink's StreamingJobGraphGenerator.isChainable; the chains are
+// computed in package plan): one thread runs the chain one record at a
+// time, each operator's processElement called by the one before it
+// (Flink's OperatorChain and ChainingOutput), with no buffer or channel
+// between them; busy and back-pressured time are the task's
+// (operator_chain.go).
+//
 // Network and back-pressure:
 //   - credit-based flow control: exclusive buffers per channel, floating
 //     buffers per task, backlog announcements ("Credit-based network flow
@@ -121,7 +130,12 @@
 // # Simplifications
 //
 // Stated so that nobody mistakes them for Flink:
-//   - every vertex is its own task (no operator chaining);
+//   - a chained operator is a subtask of its own inside its task (its
+//     records, latency and state are its own; busy and back-pressured
+//     time are the task's); a record handed to it is counted as emitted
+//     by a chained source only when the whole chain is done with it;
+//     unaligned barriers reach a chain between two records of its head
+//     but may pass a record the head has not yet handed on;
 //   - channels inside one worker use the same credit protocol as remote
 //     ones, with zero latency and no bandwidth limit; a connection between
 //     workers serializes whole buffers in the order they are sent (Netty

@@ -236,7 +236,7 @@ checkpoint: {mode: aligned, interval: 1s}
 		sc       *scenario.Scenario
 		channels int
 		min      int
-	}{{keyed, 2*3 + 3*2, 50}, {long, 2 + 2 + 1, 3}} {
+	}{{keyed, 2*3 + 3*2, 50}, {long, 2 + 2, 3}} { // checkpoint-aligned: enrich -> out is chained, no channel
 		s, err := New(c.sc, Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -151,19 +151,21 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	b.WriteString("\n\n")
 	rows := [][]string{{"VERTEX", "KIND", "P", "IN/s", "OUT/s", "BUSY", "BACKPRESSURED", "STATUS", "LAT p50", "LAT p99"}}
-	for _, v := range s.Vertices {
+	for _, r := range tableRows(s) {
+		v := r.VertexSummary
 		in, out := rate(v.InRate), rate(v.OutRate)
-		if v.Kind == KindSource {
+		if r.noIn {
 			in = "-"
 		}
-		if v.Kind == KindSink {
+		if r.noOut {
 			out = "-"
 		}
 		rows = append(rows, []string{v.Name, v.Kind, strconv.Itoa(v.Parallelism), in, out,
 			pct(v.Busy), pct(v.Backpressured), v.Status, latencyCell(v.LatencyP50), latencyCell(v.LatencyP99)})
 	}
 	writeColumns(&b, rows, 2) // names and kinds left, numbers right
-	for _, v := range s.Vertices {
+	for _, r := range tableRows(s) {
+		v := r.VertexSummary
 		if v.Parallelism < 2 || v.Parallelism > 16 || v.Busy-minBusy(v.Subtasks) < 0.2 {
 			continue
 		}

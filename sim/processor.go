@@ -57,7 +57,7 @@ func (f *operatorFunction) complete(now des.Time) {
 	}
 	st := stateIdle
 	if !t.emit(now) {
-		st = stateBP // the outputs wait for a buffer
+		st = t.blockedState() // the outputs wait for a buffer, or for a chained operator
 	}
 	t.setState(now, st)
 }

@@ -37,6 +37,18 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 		r := &w.pend[w.pi]
 		for w.pe < len(w.outs) {
 			p := w.outs[w.pe]
+			if p.next != nil { // a chained operator, served in this thread
+				x := r
+				if w.pe != 0 {
+					x = w.copyOf(r)
+				}
+				w.pe++
+				if !p.next.accept(now, x) {
+					w.blockedOn = p
+					return false
+				}
+				continue
+			}
 			if p.edge.part == partBroadcast {
 				for w.pc < len(p.chans) {
 					x := r
@@ -110,6 +122,10 @@ func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
 		ck.persist(ck.outState, t.gid, t.pend[t.pi:]...)
 	}
 	for _, p := range t.outs {
+		if p.next != nil {
+			p.next.chainedBarrier(now, id, ck)
+			continue
+		}
 		for _, c := range p.chans {
 			if ck.cuts != nil {
 				ck.cut(c).Sent = c.sent

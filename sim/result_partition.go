@@ -20,7 +20,8 @@ type partition struct {
 	rr         int
 	flushArmed bool
 	epoch      uint32
-	intoDown   bool // a receiver is down (a lost worker not noticed yet)
+	intoDown   bool     // a receiver is down (a lost worker not noticed yet)
+	next       *subtask // a chained edge's receiver, called in this thread (operator_chain.go); no chans
 }
 
 // HandleEvent flushes the partition when its buffer timeout expires.

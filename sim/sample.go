@@ -110,6 +110,17 @@ func (s *Sim) takeSample(now des.Time) {
 	smp.Time, smp.Interval = now, dt
 	smp.Rows = smp.Rows[:0]
 	nan := math.NaN()
+	// a chained operator shows its task's times (operator_chain.go),
+	// taken before any subtask's interval is reset
+	s.taskIv = s.taskIv[:0]
+	for _, t := range s.subtasks {
+		t.account(now)
+		if t.down {
+			t.addDown(now)
+		}
+		b, i, bp := s.taskTimes(t, false)
+		s.taskIv = append(s.taskIv, [3]des.Time{b, i, bp})
+	}
 	for _, v := range s.vertices {
 		vr := Row{Vertex: v.name, Kind: v.kind, Subtask: -1, Idle: math.Inf(1),
 			LatencyP50: nan, LatencyP90: nan, LatencyP99: nan, LatencyMax: nan}
@@ -122,9 +133,9 @@ func (s *Sim) takeSample(now des.Time) {
 			}
 			r := Row{Vertex: v.name, Kind: v.kind, Subtask: t.index,
 				InRate: float64(t.ivIn) / sec, OutRate: float64(t.ivOut) / sec,
-				Busy:          msPerS(t.iv[stateBusy], dt),
-				Idle:          msPerS(max(t.iv[stateIdle]-t.ivDown, 0), dt),
-				Backpressured: msPerS(t.iv[stateBP], dt),
+				Busy:          msPerS(s.taskIv[t.gid][0], dt),
+				Idle:          msPerS(s.taskIv[t.gid][1], dt),
+				Backpressured: msPerS(s.taskIv[t.gid][2], dt),
 				Down:          msPerS(t.ivDown, dt),
 				LatencyP50:    nan, LatencyP90: nan, LatencyP99: nan, LatencyMax: nan}
 			r.Status = Status(r.Backpressured / 1000)
@@ -143,7 +154,7 @@ func (s *Sim) takeSample(now des.Time) {
 				r.SourceLag = int64(src.lag(now))
 				r.Dropped = src.dropped
 			}
-			t.iv = [3]des.Time{}
+			t.iv = [4]des.Time{}
 			t.ivIn, t.ivOut, t.ivDown = 0, 0, 0
 			smp.Rows = append(smp.Rows, r)
 			vr.InRate += r.InRate

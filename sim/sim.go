@@ -179,6 +179,7 @@ type Sim struct {
 	netBufs   int64 // and their buffers (Options.MaxMemory)
 	workers   []*worker
 	conns     map[connKey]*connection // worker-to-worker links, made at their first channel
+	taskIv    [][3]des.Time           // busy, idle, back-pressured of each subtask's task this interval (takeSample)
 	epoch     uint32                  // incremented by every failover
 	halted    bool                    // a stop-the-world checkpoint holds the sources
 	pauses    bool                    // some worker has garbage-collection pauses
@@ -206,6 +207,7 @@ type vertex struct {
 	svc         serviceDist
 	selectivity float64
 	net         scenario.Network
+	pv          *plan.Vertex // the vertex in the plan (its task: Task)
 	keys        *keyDist
 	sink        *sinkState            // sinks: the external system written to
 	salt        uint64                // per-vertex hash salt (selectivity, copies)

@@ -120,6 +120,7 @@ func TestMM1Lesson(t *testing.T) {
 func TestMD1PollaczekKhinchine(t *testing.T) {
 	sc := parse(t, "md1.yaml", []byte(`
 name: md1
+chaining: false
 duration: 10000s
 warmup: 20s
 network: {capacity: unbounded, buffer_timeout: 0, latency: 0}

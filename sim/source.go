@@ -209,7 +209,7 @@ func (src *source) advance(now des.Time) {
 	if t.down || (t.s.pauses && t.paused(now)) {
 		return
 	}
-	for !src.fetchng && t.state != stateBP {
+	for !src.fetchng && !t.held() {
 		at, ok := src.available(now)
 		if !ok || t.s.halted {
 			t.setState(now, stateIdle)
@@ -271,7 +271,7 @@ func (src *source) emitNext(now des.Time) bool {
 		Key:       key,
 	})
 	if !t.emit(now) {
-		t.setState(now, stateBP)
+		t.setState(now, t.blockedState())
 		return false
 	}
 	src.emitted(now)
@@ -319,7 +319,7 @@ func (src *source) fetched(now des.Time) {
 // the arrival is dropped.
 func (src *source) arrive(now des.Time) {
 	held := src.fifo.len()
-	if src.t.state == stateBP {
+	if src.t.held() {
 		held++ // the record in hand
 	}
 	if held < src.limit && !src.t.down {
@@ -394,7 +394,7 @@ func (src *source) queued() int { return src.fifo.len() }
 // yet) and what is needed to read on from there.
 func (src *source) snapshot() sourceSnap {
 	sn := sourceSnap{next: src.next, vt: src.vt, ended: src.ended, keyPCG: *src.keyPCG}
-	if src.t.state == stateBP && src.mode != srcQueued {
+	if src.t.held() && src.mode != srcQueued {
 		// a record in hand (an unaligned barrier passed a back-pressured
 		// source) is not written yet: it comes after the barrier, and a
 		// restored source reads it again

@@ -26,6 +26,8 @@ type subtask struct {
 	recordWriter                   // the outputs
 	ioMetrics                      // records in and out, and the Little's law integrals
 	barriers       *barrierHandler // nil for a source (it has no input gate)
+
+	chain chainLink // its place in an operator chain
 }
 
 // setState accounts the time since the last change to the old state.
@@ -80,25 +82,29 @@ func (t *subtask) pull(now des.Time) {
 	if t.down || (t.s.pauses && t.paused(now)) {
 		return
 	}
-	for t.state == stateIdle {
-		if !t.gate.next(now, &t.cur, &t.curArrived) {
-			return
-		}
-		t.recordIn(now, t.s.warmup)
-		d := t.v.svc.sample(t.rng)
-		if t.keyed != nil {
-			d += t.keyed.access(now, t.s.workers[t.worker], t.cur.Key)
-		}
-		if t.slow > 1 {
-			d = des.Time(float64(d)*t.slow + 0.5)
-		}
-		if d > 0 {
-			t.setState(now, stateBusy)
-			t.after(d, (*serviceDone)(t))
-			return
-		}
-		t.proc.complete(now)
+	for t.state == stateIdle && t.gate.next(now, &t.cur, &t.curArrived) {
+		t.serve(now)
 	}
+	t.chainDone(now)
+}
+
+// serve starts the service of the record in hand (t.cur): busy for its
+// service time, or done at once.
+func (t *subtask) serve(now des.Time) {
+	t.recordIn(now, t.s.warmup)
+	d := t.v.svc.sample(t.rng)
+	if t.keyed != nil {
+		d += t.keyed.access(now, t.s.workers[t.worker], t.cur.Key)
+	}
+	if t.slow > 1 {
+		d = des.Time(float64(d)*t.slow + 0.5)
+	}
+	if d > 0 {
+		t.setState(now, stateBusy)
+		t.after(d, (*serviceDone)(t))
+		return
+	}
+	t.proc.complete(now)
 }
 
 // served ends the service of the record in hand: it leaves the task (the
@@ -114,7 +120,7 @@ func (t *subtask) resume(now des.Time) {
 
 // unblock resumes a subtask back-pressured on p now that p has a buffer.
 func (t *subtask) unblock(now des.Time, p *partition) {
-	if t.state != stateBP || t.blockedOn != p {
+	if !t.held() || t.blockedOn != p {
 		return
 	}
 	t.account(now)

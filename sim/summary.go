@@ -40,6 +40,10 @@ type Summary struct {
 	Window        Window          `json:"window"`
 	Totals        Totals          `json:"totals"`
 	Vertices      []VertexSummary `json:"vertices"`
+	// Tasks are the job's tasks, operator chains as Flink's web UI shows
+	// its job vertices ("enrich -> out"); a vertex that is not chained is
+	// a task of its own.
+	Tasks []TaskSummary `json:"tasks"`
 	// Trends are the sinks whose p99 latency differs between the two
 	// halves of the window by more than a margin: the window still shows
 	// a trend (a start-up transient, a failure, a growing backlog).
@@ -51,6 +55,31 @@ type Summary struct {
 	Delivery *DeliverySummary `json:"delivery"`
 	// Recovery sums up failures and restarts.
 	Recovery *RecoverySummary `json:"recovery"`
+}
+
+// TaskSummary is one task: an operator chain (plan.Task), whose vertices
+// run in one thread per subtask. Busy and back-pressured time belong to
+// the task, as Flink's busyTimeMsPerSecond and backPressuredTimeMsPerSecond
+// do: each of its vertices shows the same figures (VertexSummary), and
+// the records in and out and the latencies stay the vertices' own, as
+// Flink's per-operator numRecordsIn and numRecordsOut.
+type TaskSummary struct {
+	// Name is the chain's name as Flink's web UI shows it: "enrich -> out",
+	// the vertex's name for a task of one vertex.
+	Name string `json:"name"`
+	// Vertices are the names of the chained vertices, the head first.
+	Vertices    []string `json:"vertices"`
+	Parallelism int      `json:"parallelism"`
+	// InRate is the head's input (0 for a source); OutRate the records
+	// its vertices write to edges out of the task (0 when they all end in
+	// sinks).
+	InRate        float64 `json:"in_rate_rps"`
+	OutRate       float64 `json:"out_rate_rps"`
+	Busy          float64 `json:"busy_ratio"`
+	BusyMean      float64 `json:"busy_ratio_mean"`
+	Backpressured float64 `json:"backpressured_ratio"`
+	Status        string  `json:"status"`
+	leaves        bool    // some edge leaves the task (OutRate is meant)
 }
 
 // Window is the span the statistics cover, in simulated seconds.
@@ -71,8 +100,12 @@ type Totals struct {
 
 // VertexSummary holds one vertex's statistics over the window.
 type VertexSummary struct {
-	Name        string  `json:"name"`
-	Kind        string  `json:"kind"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Task is the name of the task (operator chain) the vertex runs in
+	// (TaskSummary.Name); its busy and back-pressured figures are the
+	// task's.
+	Task        string  `json:"task"`
 	Parallelism int     `json:"parallelism"`
 	InRate      float64 `json:"in_rate_rps"`
 	OutRate     float64 `json:"out_rate_rps"`
@@ -184,16 +217,16 @@ func (s *Sim) Result() *Result {
 	bpDown := map[string]float64{} // of the most back-pressured subtask: waiting for a lost worker
 	onNoFailure := map[string]map[string]float64{}
 	for _, v := range s.vertices {
-		vs := VertexSummary{Name: v.name, Kind: v.kind, Parallelism: v.parallelism, Subtasks: []SubtaskSummary{}}
+		vs := VertexSummary{Name: v.name, Kind: v.kind, Task: v.pv.Task.Name, Parallelism: v.parallelism, Subtasks: []SubtaskSummary{}}
 		for _, t := range v.subtasks {
 			if t.down {
 				t.addDown(now)
 			}
 			t.settleBP()
-			w := t.win
+			busy, idle, bp := s.taskTimes(t, true) // a chained operator shows its task's
 			ss := SubtaskSummary{Index: t.index, Worker: t.worker,
 				InRate: round6(float64(t.winIn) / winSec), OutRate: round6(float64(t.winOut) / winSec),
-				Busy: ratio(w[stateBusy]), Idle: ratio(max(w[stateIdle]-t.winDown, 0)), Backpressured: ratio(w[stateBP]),
+				Busy: ratio(busy), Idle: ratio(idle), Backpressured: ratio(bp),
 				Down: ratio(t.winDown)}
 			ss.Status = Status(ss.Backpressured)
 			ss.RecordsIn, ss.RecordsOut = t.totIn, t.totOut
@@ -216,7 +249,7 @@ func (s *Sim) Result() *Result {
 				bpDown[v.name] = ratio(t.winBPDown)
 			}
 			vs.Backpressured = max(vs.Backpressured, ss.Backpressured)
-			bpNoFailure[v.name] = max(bpNoFailure[v.name], ratio(w[stateBP]-t.winBPDown))
+			bpNoFailure[v.name] = max(bpNoFailure[v.name], ratio(bp-t.winBPDown))
 			for k, p := range t.outs {
 				if d := t.bpOut[k]; d > 0 {
 					if vs.BackpressuredOn == nil {
@@ -255,6 +288,8 @@ func (s *Sim) Result() *Result {
 			sum.Totals.SourceLag += vs.SourceLag
 		}
 	}
+	s.chainBackpressure(sum.Vertices, onNoFailure)
+	sum.Tasks = s.taskSummaries(sum.Vertices)
 	sum.Totals.Delivered = s.delivered
 	sum.Trends = s.trends()
 	sum.Totals.InFlight = s.inFlight()
@@ -345,6 +380,9 @@ func (s *Sim) inFlight() uint64 {
 	for _, t := range s.subtasks {
 		if t.asSource() == nil { // a source's record in hand is not emitted yet
 			n += int64(len(t.pend) - t.pi)
+		}
+		if t.state == stateChained {
+			n-- // its record in hand is the chained operator's, counted there
 		}
 		if t.gate != nil {
 			n += t.inSys

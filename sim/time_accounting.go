@@ -7,6 +7,10 @@ const (
 	stateIdle = iota // no input to process (or, for a source, no record yet)
 	stateBusy        // processing a record
 	stateBP          // holding output that no buffer can take: back-pressured
+	// stateChained: a chain's task waiting for the chained operator it
+	// handed a record to; the chained operator's own state says what
+	// the thread does (see operator_chain.go)
+	stateChained
 )
 
 // timeAccounting is a task's time accounting: every simulated nanosecond
@@ -19,8 +23,8 @@ type timeAccounting struct {
 	bpSettled des.Time // of win[stateBP], what settleBP has charged to edges
 	state     int
 	since     des.Time
-	iv        [3]des.Time // time per state in the current metrics interval
-	win       [3]des.Time // time per state inside the statistics window
+	iv        [4]des.Time // time per state in the current metrics interval
+	win       [4]des.Time // time per state inside the statistics window
 	bpOut     []des.Time  // back-pressured time inside the window, per output edge
 	// back-pressured time inside the window spent waiting for subtasks of
 	// a failed worker not noticed yet (left out of the diagnosis), in all

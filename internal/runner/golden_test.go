@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -116,4 +117,68 @@ func firstDiff(got, want []byte) string {
 		}
 	}
 	return "same lines"
+}
+
+// TestChainingOffIsToday runs every built-in scenario with chaining: false
+// and compares each output with its SHA-256 from before operator chaining
+// (testdata/unchained.sha256): turning chaining off gives the model as it
+// was, byte for byte, but for summary.json's new "tasks" list and each
+// vertex's "task" name, which are left out.
+func TestChainingOffIsToday(t *testing.T) {
+	taskFields := regexp.MustCompile(`(?m)^ *"task": .*\n|(?ms)^  "tasks": \[\n.*?^  \],\n`)
+	b, err := os.ReadFile(filepath.Join("testdata", "unchained.sha256"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && !strings.HasPrefix(line, "#") {
+			if want[f[0]] == nil {
+				want[f[0]] = map[string]string{}
+			}
+			want[f[0]][f[1]] = f[2]
+		}
+	}
+	for _, name := range scenarios.Names() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			text, err := scenarios.Get(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			file := filepath.Join(dir, name+".yaml")
+			if !bytes.Contains(text, []byte("\nchaining: false")) {
+				text = append(text, "\nchaining: false\n"...)
+			}
+			if err := os.WriteFile(file, text, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			var stdout bytes.Buffer
+			if err := Run(context.Background(), Options{Scenario: file, OutDir: out, Stdout: &stdout}); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]byte{"table.txt": stdout.Bytes()}
+			entries, err := os.ReadDir(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if got[e.Name()], err = os.ReadFile(filepath.Join(out, e.Name())); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(want[name]) == 0 {
+				t.Fatalf("%s: not in testdata/unchained.sha256", name)
+			}
+			got["summary.json"] = taskFields.ReplaceAll(got["summary.json"], nil)
+			for f, h := range want[name] {
+				sum := sha256.Sum256(got[f])
+				if hex.EncodeToString(sum[:]) != h {
+					t.Errorf("%s with chaining: false: %s differs from before chaining", name, f)
+				}
+			}
+		})
+	}
 }

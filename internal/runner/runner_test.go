@@ -606,6 +606,7 @@ func TestRunQueueLimit(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFile(t, dir, "over.yaml", `name: over
 duration: 60s
+chaining: false
 network: {capacity: unbounded}
 sources: [{name: src, arrival: {process: constant, rate: 100000/s}}]
 operators: [{name: slow, input: src, service_time: {mean: 1s}}]

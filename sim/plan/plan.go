@@ -22,6 +22,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -65,9 +66,35 @@ type Plan struct {
 	Vertices []*Vertex
 	// Edges in the order of their receivers in Vertices, then of the
 	// receiver's inputs as listed.
-	Edges  []*Edge
+	Edges []*Edge
+	// Tasks are the job's tasks (Flink's JobVertex): each a chain of
+	// vertices that run in one thread per subtask, in the order of their
+	// heads in Vertices. Without chaining, one task per vertex.
+	Tasks  []*Task
 	byName map[string]*Vertex
 }
+
+// Task is an operator chain: vertices joined by chained edges (see
+// Chainable), run by one thread per subtask with no network buffers
+// between them, as Flink's StreamingJobGraphGenerator.createChain fuses
+// them into one JobVertex.
+type Task struct {
+	// Name is the chain's name as Flink's web UI shows it
+	// (StreamingJobGraphGenerator.createChainedName): the vertex name
+	// for a task of one vertex, "enrich -> out" for a chain, and
+	// "src -> (a, b)" where the head has several chained outputs.
+	Name  string
+	Index int // position in Plan.Tasks
+	// Vertices of the chain, the head first, in topological order.
+	Vertices []*Vertex
+}
+
+// Head returns the first vertex of the chain: the one whose input edges
+// (or whose source) feed the task.
+func (t *Task) Head() *Vertex { return t.Vertices[0] }
+
+// Chained reports whether t runs more than one vertex.
+func (t *Task) Chained() bool { return len(t.Vertices) > 1 }
 
 // Vertex is a source, operator or sink of the job graph.
 type Vertex struct {
@@ -98,6 +125,10 @@ type Vertex struct {
 	// listed; Outputs the edges out of it, in the order of their receivers
 	// in Plan.Vertices.
 	Inputs, Outputs []*Edge
+	// Task is the task (operator chain) the vertex runs in.
+	Task *Task
+	// chain is false for a vertex with chain: false (never chained).
+	chain bool
 }
 
 // Emits reports whether the vertex sends records downstream: sources and
@@ -137,6 +168,24 @@ type Edge struct {
 	// scenario.DefaultMaxParallelism(To.Parallelism) when the scenario
 	// gives none (or one below the receiver's parallelism).
 	MaxParallelism int
+	// Chained is true for an edge inside a task (see Chainable): its
+	// records go from one operator to the next in the same thread, with
+	// no channel, buffer or network between them.
+	Chained bool
+}
+
+// Chainable reports whether e is fused into its sender's task, by the
+// rule of Flink's StreamingJobGraphGenerator.isChainable: the receiver
+// has this one input edge, the edge is forward (ForwardPartitioner) and
+// the parallelisms are equal, chaining is on for the job
+// (pipeline.operator-chaining.enabled; the scenario's chaining) and both
+// ends may chain (a vertex with chain: false is Flink's disableChaining,
+// ChainingStrategy.NEVER). A source chains to its successor (its
+// ChainingStrategy is HEAD); a sink has no successor. Every vertex here is
+// in Flink's default slot sharing group, so that condition always holds.
+func (p *Plan) Chainable(e *Edge) bool {
+	return p.Scenario.Chaining && len(e.To.Inputs) == 1 && e.Partitioning == scenario.PartitionForward &&
+		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source
 }
 
 // Pointwise reports whether each sender of e has channels to a subset of
@@ -319,7 +368,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	for i := range sc.Sources {
 		s := &sc.Sources[i]
 		v := &Vertex{Name: s.Name, Kind: Source, Decl: i, Parallelism: s.Parallelism, Source: s,
-			Network: sc.Network, Selectivity: 1}
+			Network: sc.Network, Selectivity: 1, chain: true}
 		if err := add(decl{v: v}); err != nil {
 			return nil, err
 		}
@@ -327,7 +376,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	for i := range sc.Operators {
 		o := &sc.Operators[i]
 		v := &Vertex{Name: o.Name, Kind: Operator, Decl: i, Parallelism: o.Parallelism, Network: o.Network,
-			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity}
+			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain}
 		if o.State != nil && o.State.BytesPerKey > 0 {
 			v.State = o.State
 		}
@@ -338,7 +387,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	for i := range sc.Sinks {
 		s := &sc.Sinks[i]
 		v := &Vertex{Name: s.Name, Kind: Sink, Decl: i, Parallelism: s.Parallelism, Network: s.Network,
-			ServiceTime: s.ServiceTime, Selectivity: 1, Delivery: s.Delivery}
+			ServiceTime: s.ServiceTime, Selectivity: 1, Delivery: s.Delivery, chain: s.Chain}
 		if err := add(decl{v, s.Inputs, s.Partitioning, s.MaxParallelism}); err != nil {
 			return nil, err
 		}
@@ -385,7 +434,50 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 			p.Edges = append(p.Edges, e)
 		}
 	}
+	p.chain()
 	return p, nil
+}
+
+// chain marks the chained edges and groups the vertices into tasks: a
+// vertex whose one input edge is chained joins its sender's task, every
+// other vertex heads a task of its own (Flink's createChain from each
+// chain head).
+func (p *Plan) chain() {
+	for _, e := range p.Edges {
+		e.Chained = p.Chainable(e)
+	}
+	for _, v := range p.Vertices { // topological: a sender's task exists first
+		if len(v.Inputs) == 1 && v.Inputs[0].Chained {
+			t := v.Inputs[0].From.Task
+			v.Task = t
+			t.Vertices = append(t.Vertices, v)
+			continue
+		}
+		v.Task = &Task{Index: len(p.Tasks), Vertices: []*Vertex{v}}
+		p.Tasks = append(p.Tasks, v.Task)
+	}
+	for _, t := range p.Tasks {
+		t.Name = chainedName(t.Head())
+	}
+}
+
+// chainedName names the chain from v on as Flink's
+// StreamingJobGraphGenerator.createChainedName does: v's name, then " -> "
+// and the name of its one chained output, or " -> (a, b)" for several.
+func chainedName(v *Vertex) string {
+	var next []string
+	for _, e := range v.Outputs {
+		if e.Chained {
+			next = append(next, chainedName(e.To))
+		}
+	}
+	switch len(next) {
+	case 0:
+		return v.Name
+	case 1:
+		return v.Name + " -> " + next[0]
+	}
+	return v.Name + " -> (" + strings.Join(next, ", ") + ")"
 }
 
 // topo returns the vertices (by declaration index) in topological order,

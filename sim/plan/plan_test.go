@@ -423,3 +423,56 @@ sinks:
 		t.Errorf("a keyed join without keyBy: %v, want %q", err, want)
 	}
 }
+
+// Operator chaining follows Flink's StreamingJobGraphGenerator.isChainable:
+// a forward edge of equal parallelism into a vertex with one input is
+// chained (a source chains to its successor); hash, rebalance, a second
+// input, chaining: false on the job or chain: false on a vertex end a
+// chain. The tasks are named as Flink's web UI names them.
+func TestChains(t *testing.T) {
+	const job = `duration: 1s
+CHAINING
+sources:
+  - {name: src, parallelism: 2, arrival: {process: constant, rate: 1/s}}
+  - {name: other, parallelism: 2, arrival: {process: constant, rate: 1/s}}
+operators:
+  - {name: parse, input: src, parallelism: 2, service_time: {mean: 1ms}}
+  - {name: enrich, input: parse, parallelism: 2, service_time: {mean: 1ms}CHAIN}
+  - {name: count, input: enrich, partitioning: hash, parallelism: 2, service_time: {mean: 1ms}}
+  - {name: join, inputs: [count, other], parallelism: 2, service_time: {mean: 1ms}}
+sinks:
+  - {name: out, input: count, parallelism: 2}
+  - {name: log, input: count, parallelism: 2}
+  - {name: joined, input: join, parallelism: 2}
+`
+	tasks := func(chaining, chain string) []string {
+		text := strings.NewReplacer("CHAINING", chaining, "CHAIN", chain).Replace(job)
+		var names []string
+		for _, tk := range compile(t, parse(t, text)).Tasks {
+			names = append(names, tk.Name)
+		}
+		return names
+	}
+	for _, c := range []struct {
+		chaining, chain string
+		want            []string
+	}{
+		{"", "", []string{"src -> parse -> enrich", "other", "count -> (out, log)", "join -> joined"}},
+		{"chaining: false", "", []string{"src", "other", "parse", "enrich", "count", "join", "out", "log", "joined"}},
+		{"", ", chain: false", []string{"src -> parse", "other", "enrich", "count -> (out, log)", "join -> joined"}},
+	} {
+		if got := tasks(c.chaining, c.chain); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q %q: tasks %q, want %q", c.chaining, c.chain, got, c.want)
+		}
+	}
+	p := compile(t, parse(t, strings.NewReplacer("CHAINING", "", "CHAIN", "").Replace(job)))
+	for _, e := range p.Edges {
+		want := map[string]bool{"src>parse": true, "parse>enrich": true, "count>out": true, "count>log": true, "join>joined": true}[e.From.Name+">"+e.To.Name]
+		if e.Chained != want {
+			t.Errorf("edge %s -> %s chained %v, want %v", e.From.Name, e.To.Name, e.Chained, want)
+		}
+	}
+	if v := p.Vertex("enrich"); v.Task != p.Vertex("src").Task || v.Task.Head() != p.Vertex("src") || !v.Task.Chained() {
+		t.Errorf("enrich runs in task %q, want src's", v.Task.Name)
+	}
+}

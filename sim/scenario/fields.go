@@ -210,6 +210,8 @@ func vertexFields(serviceRequired bool, own ...*Field) []*Field {
 			Doc:        "Number of key groups of hash partitioning, at least parallelism (Flink's pipeline.max-parallelism)."},
 		{Name: kServiceTime, Go: "ServiceTime", Kind: KindMapping, Sub: serviceTimeMapping, Required: serviceRequired,
 			Doc: "Time a subtask spends on one record."},
+		{Name: kChain, Go: "Chain", Kind: KindBool, Default: true,
+			Doc: "Whether the vertex may be chained with its input and its outputs into one task (false is Flink's disableChaining(): it runs as a task of its own)."},
 	}
 	return append(append(shared, own...), &Field{Name: kNetwork, Go: "Network", Kind: KindMapping, Sub: networkMapping,
 		DefaultDoc: "the scenario's network", Inherit: true, Doc: "Network settings of the input edges, overriding the scenario's."})
@@ -438,6 +440,8 @@ var topMapping = &Mapping{
 			Doc: "Simulated time to run, such as 120s or 10m."},
 		{Name: kWarmup, Go: "Warmup", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
 			Doc: "Simulated time at the start left out of summary statistics; shorter than duration."},
+		{Name: kChaining, Go: "Chaining", Kind: KindBool, Default: true,
+			Doc: "Operator chaining: a vertex on a forward edge with equal parallelism, as its only input, runs in the task of its input, one record at a time, with no network buffers between them (false is Flink's disableOperatorChaining(), pipeline.operator-chaining.enabled: false)."},
 		{Name: kWorkers, Go: "Workers", Kind: KindMapping, Sub: workersMapping, Doc: "The cluster."},
 		{Name: kNetwork, Go: "Network", Kind: KindMapping, Sub: networkMapping, Doc: "Network settings of every edge."},
 		{Name: kSources, Go: "Sources", Kind: KindList, Sub: sourceMapping, Doc: "Source vertices: at least one."},

@@ -17,6 +17,8 @@ const (
 	kBuffersPerChannel      = "buffers_per_channel"
 	kBytesPerKey            = "bytes_per_key"
 	kCapacity               = "capacity"
+	kChain                  = "chain"
+	kChaining               = "chaining"
 	kCheckpoint             = "checkpoint"
 	kColumns                = "columns"
 	kCount                  = "count"

@@ -28,8 +28,13 @@ type Scenario struct {
 	// Duration is the simulated time to run (required, > 0).
 	Duration des.Time
 	// Warmup is left out of summary statistics (default 0, < Duration).
-	Warmup  des.Time
-	Workers Workers
+	Warmup des.Time
+	// Chaining fuses forward edges of equal parallelism into one task
+	// (Flink's operator chaining, pipeline.operator-chaining.enabled;
+	// default true, false for a Scenario built in Go that leaves it
+	// zero); plan.Compile decides which edges are chained.
+	Chaining bool
+	Workers  Workers
 	// Network holds the defaults for every edge; Operator.Network and
 	// Sink.Network hold the resolved settings of their input edges.
 	Network   Network
@@ -226,6 +231,9 @@ type Operator struct {
 	// State is the keyed state the operator holds; nil for a stateless
 	// operator. Keyed state needs hash partitioning (keyBy).
 	State *KeyedState
+	// Chain is false for an operator that runs as a task of its own,
+	// never chained (Flink's disableChaining(); default true).
+	Chain bool
 }
 
 // KeyedState is the keyed state of an operator: BytesPerKey for every
@@ -247,6 +255,9 @@ type Sink struct {
 	// Delivery is how the sink writes to the outside world (default
 	// at-least-once).
 	Delivery string
+	// Chain is false for a sink that runs as a task of its own, never
+	// chained to its input (Flink's disableChaining(); default true).
+	Chain bool
 }
 
 // Sink delivery guarantees.

@@ -453,6 +453,9 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 			if len(v.inputs) != 1 || v.inputs[0] != m.g.vertices[i-1].name {
 				arrow += " from " + strings.Join(v.inputs, ", ")
 			}
+			if v.task != "" {
+				arrow += ", chained: one task " + v.task // busy and back-pressured are the task's
+			}
 			lines = append(lines, graphLine{text: st.faint.Render(ansi.Truncate(arrow, w, "…")), vertex: i, edge: true})
 		}
 		vs := m.vertexState(i)

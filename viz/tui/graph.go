@@ -28,6 +28,9 @@ type vertexInfo struct {
 	// for a source, and for capacity: unbounded.
 	capacity  []int
 	unbounded bool
+	// task is the name of the operator chain the vertex runs in when it
+	// is chained to its input ("enrich -> out"), else "".
+	task string
 }
 
 // newGraph reads the job graph of sc from its plan (plan.Compile): order,
@@ -47,6 +50,9 @@ func newGraph(sc *scenario.Scenario) graph {
 			for _, e := range pv.Inputs {
 				v.inputs = append(v.inputs, e.From.Name)
 				v.partitioning = e.Partitioning
+				if e.Chained {
+					v.task = pv.Task.Name
+				}
 			}
 			if !v.unbounded {
 				v.capacity = make([]int, pv.Parallelism)

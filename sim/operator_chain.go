@@ -1,0 +1,201 @@
+package sim
+
+import "github.com/dspalab/dspalab/sim/des"
+
+// chainLink is a subtask's place in an operator chain (plan.Task): the
+// vertices of a chain run their subtask i in one thread, as Flink's
+// OperatorChain calls the next operator's processElement from the
+// previous one's output (ChainingOutput), with no record writer, buffer
+// or channel between them. The chain's head takes records from its input
+// gate (or its source); each chained operator is handed its input record
+// by the operator before it and serves it while the head waits (state
+// stateChained), so the task is busy for the sum of the service times of
+// the chained operators on a record and its outputs.
+type chainLink struct {
+	in      *partition // the chained edge into the subtask; nil for a chain's head
+	holding bool       // serving a record handed over by in's owner
+}
+
+// heads reports whether t heads its task (it is not chained to an input).
+func (t *subtask) heads() bool { return t.chain.in == nil }
+
+// accept hands r to t, a chained operator, in its predecessor's thread:
+// t serves it at once. It reports whether t is done with r (its outputs
+// written); if not, t wakes its predecessor up (chainDone) when it is.
+func (t *subtask) accept(now des.Time, r *Record) bool {
+	t.cur = *r
+	t.curArrived = now
+	t.arrive(now, 1)
+	t.serve(now)
+	if t.state == stateIdle {
+		return true
+	}
+	t.chain.holding = true
+	return false
+}
+
+// chainDone resumes t's predecessor in the chain once t, idle again, is
+// done with the record it was handed.
+func (t *subtask) chainDone(now des.Time) {
+	if !t.chain.holding || t.state != stateIdle {
+		return
+	}
+	t.chain.holding = false
+	t.chain.in.owner.unblock(now, t.chain.in)
+}
+
+// blockedState is the state of a task whose record writer has stopped:
+// back-pressured on a partition with no buffer, or waiting for a chained
+// operator that serves the record it was handed.
+func (t *subtask) blockedState() int {
+	if t.blockedOn != nil && t.blockedOn.next != nil {
+		return stateChained
+	}
+	return stateBP
+}
+
+// held reports whether t holds output its record writer has not written
+// yet (back-pressured, or in a chained operator).
+func (t *subtask) held() bool { return t.state == stateBP || t.state == stateChained }
+
+// chainedBarrier takes checkpoint id's barrier into chained operator t at
+// once, in its predecessor's thread: t snapshots and forwards it, as
+// Flink's task snapshots all operators of its chain together.
+func (t *subtask) chainedBarrier(now des.Time, id int64, ck *checkpoint) int64 {
+	t.s.ckpt.started(now, t, id)
+	t.snapshot(now, ck, t.forwardBarrier(now, id, ck))
+	return 0
+}
+
+// taskTimes returns the busy, idle and back-pressured time of the task
+// that t runs in (t's subtask index of it), in the current metrics
+// interval or, with win, inside the window: its operators' busy and
+// back-pressured times summed (one thread runs them one after another),
+// idle the head's idle time less its down time (see setDown).
+func (s *Sim) taskTimes(t *subtask, win bool) (busy, idle, bp des.Time) {
+	pt := t.v.pv.Task
+	for k, pv := range pt.Vertices {
+		m := s.vertices[pv.Index].subtasks[t.index]
+		a, down := &m.iv, m.ivDown
+		if win {
+			a, down = &m.win, m.winDown
+		}
+		busy += a[stateBusy]
+		bp += a[stateBP]
+		if k == 0 {
+			idle = max(a[stateIdle]-down, 0)
+		}
+	}
+	return busy, idle, bp
+}
+
+// taskSummaries returns the tasks of the plan with their figures, from
+// the summaries of their vertices (vs, in the order of the plan's
+// vertices): busy and back-pressured as the head shows them (every
+// vertex of a chain shows its task's), in of the head, out of the
+// vertices with an edge out of the task.
+func (s *Sim) taskSummaries(vs []VertexSummary) []TaskSummary {
+	out := make([]TaskSummary, 0, len(s.plan.Tasks))
+	for _, pt := range s.plan.Tasks {
+		h := &vs[pt.Head().Index]
+		ts := TaskSummary{Name: pt.Name, Parallelism: h.Parallelism, InRate: h.InRate,
+			Busy: h.Busy, BusyMean: h.BusyMean, Backpressured: h.Backpressured, Status: h.Status}
+		for _, pv := range pt.Vertices {
+			ts.Vertices = append(ts.Vertices, pv.Name)
+			for _, e := range pv.Outputs {
+				if !e.Chained {
+					ts.OutRate += vs[pv.Index].OutRate
+					ts.leaves = true
+					break
+				}
+			}
+		}
+		ts.OutRate = round6(ts.OutRate)
+		out = append(out, ts)
+	}
+	return out
+}
+
+// tableRows returns the rows of the human table: one per task, as Flink's
+// web UI shows a job vertex. A task of one vertex is that vertex; a chain
+// is a row named after it ("enrich -> out") with its task's figures: the
+// head's input rate and kind when it is a source, the outputs that leave
+// the task (a sink's kind when none does), and the latency of its last
+// vertex.
+func tableRows(s *Summary) []tableRow {
+	row := func(v VertexSummary) tableRow {
+		return tableRow{VertexSummary: v, noIn: v.Kind == KindSource, noOut: v.Kind == KindSink}
+	}
+	var rows []tableRow
+	if len(s.Tasks) == 0 { // a summary written before tasks
+		for _, v := range s.Vertices {
+			rows = append(rows, row(v))
+		}
+		return rows
+	}
+	byName := make(map[string]*VertexSummary, len(s.Vertices))
+	for i := range s.Vertices {
+		byName[s.Vertices[i].Name] = &s.Vertices[i]
+	}
+	for _, t := range s.Tasks {
+		h, last := byName[t.Vertices[0]], byName[t.Vertices[len(t.Vertices)-1]]
+		if h == nil || last == nil {
+			continue
+		}
+		if len(t.Vertices) == 1 {
+			rows = append(rows, row(*h))
+			continue
+		}
+		r := row(*h)
+		r.Name, r.InRate, r.OutRate = t.Name, t.InRate, t.OutRate
+		r.LatencyP50, r.LatencyP99 = last.LatencyP50, last.LatencyP99
+		r.noOut = !t.leaves
+		if h.Kind != KindSource {
+			r.Kind = KindOperator
+			if r.noOut {
+				r.Kind = KindSink
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// tableRow is a row of the human table: a vertex or a task, with "-" for
+// a rate it has no edge for.
+type tableRow struct {
+	VertexSummary
+	noIn, noOut bool
+}
+
+// chainBackpressure gives every vertex of a chain its task's
+// back-pressured time per output edge (VertexSummary.BackpressuredOn, and
+// onNoFailure without the waits for a lost worker): the task waits on the
+// edges out of it, whichever of its operators holds the output, so the
+// diagnosis follows them from any vertex of the chain.
+func (s *Sim) chainBackpressure(vs []VertexSummary, onNoFailure map[string]map[string]float64) {
+	for _, pt := range s.plan.Tasks {
+		if !pt.Chained() {
+			continue
+		}
+		var on, noFail map[string]float64
+		for _, pv := range pt.Vertices {
+			for to, r := range vs[pv.Index].BackpressuredOn {
+				if on == nil {
+					on = map[string]float64{}
+				}
+				on[to] = max(on[to], r)
+			}
+			for to, r := range onNoFailure[pv.Name] {
+				if noFail == nil {
+					noFail = map[string]float64{}
+				}
+				noFail[to] = max(noFail[to], r)
+			}
+		}
+		for _, pv := range pt.Vertices {
+			vs[pv.Index].BackpressuredOn = on
+			onNoFailure[pv.Name] = noFail
+		}
+	}
+}
