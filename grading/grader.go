@@ -48,6 +48,15 @@ type Options struct {
 	// MaxQueued bounds the records queued in one run (default
 	// DefaultMaxQueued); past it the run stops and its checks get 0.
 	MaxQueued int64
+	// MaxMemory bounds the memory of one submission's simulation, in
+	// bytes (default: Isolate.MaxMemory with Isolate, which `dspalab
+	// grade --max-memory` sets, else runner.DefaultMaxMemory). A
+	// submission whose estimated structures need more is refused before
+	// it runs (runner.Limits.MaxMemory), and a run whose checkpoints and
+	// network buffers pile up past what it leaves beside them is stopped
+	// (sim.Options.MaxMemory): either way with a reason naming
+	// --max-memory, before the worker's hard limit kills it.
+	MaxMemory int64
 	// ShowTruth records each question's right answer in Item.Truth, for
 	// the instructor (feedback/ID.json, summary.md): `dspalab grade` sets
 	// it; `dspalab exercise check` does not, so that a student's own check
@@ -59,6 +68,21 @@ type Options struct {
 	// grade` sets it); nil runs them in process (`dspalab exercise
 	// check`, the pack tests).
 	Isolate *Isolation
+}
+
+func (o Options) maxMemory() int64 {
+	switch {
+	case o.MaxMemory > 0:
+		return o.MaxMemory
+	case o.Isolate != nil:
+		return o.Isolate.maxMemory()
+	}
+	return runner.DefaultMaxMemory
+}
+
+// limits are the runner's limits of one grading run.
+func (o Options) limits() runner.Limits {
+	return runner.Limits{MaxQueued: o.maxQueued(), MaxMemory: o.maxMemory()}
 }
 
 func (o Options) maxQueued() int64 {
@@ -307,7 +331,7 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 			return nil, nil
 		}
 	}
-	if err := runner.CheckLimits(f.scenarioLabel, first, runner.Limits{MaxQueued: g.opts.maxQueued()}); err != nil {
+	if err := runner.CheckLimits(f.scenarioLabel, first, g.opts.limits()); err != nil {
 		r.fail("refused before running: " + strings.ReplaceAll(err.Error(), "\n", "; "))
 		return nil, nil
 	}

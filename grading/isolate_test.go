@@ -25,9 +25,20 @@ const workerEnv = "DSPALAB_GRADING_TEST_WORKER"
 // which no recover catches.
 const crashMarker = "crash-the-worker"
 
+// oomMarker in a submission's description makes the test worker allocate
+// until its memory limit kills it, as a leak the model's memory
+// accounting does not see would.
+const oomMarker = "exhaust-the-worker"
+
+// hangMarker in a submission's description makes the test worker sleep
+// past any wall-clock limit, as a simulation that never ends would.
+const hangMarker = "hang-the-worker"
+
 // TestMain lets the test binary act as the grading worker, re-executed
 // with workerEnv set: it serves the request as dspalab's grade-worker
-// does, except that a scenario holding crashMarker crashes it.
+// does, except that a scenario holding crashMarker crashes it, one
+// holding oomMarker exhausts its memory and one holding hangMarker never
+// answers.
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) == "1" {
 		data, err := io.ReadAll(os.Stdin)
@@ -38,6 +49,18 @@ func TestMain(m *testing.M) {
 		if json.Unmarshal(data, &req) == nil && bytes.Contains(req.Scenario, []byte(crashMarker)) {
 			debug.SetMaxStack(1 << 20)
 			recurse(0)
+		}
+		if json.Unmarshal(data, &req) == nil && bytes.Contains(req.Scenario, []byte(oomMarker)) {
+			limitMemory(req.MaxMemory)
+			var hold [][]byte // past the limit where setrlimit applies; else bounded
+			for n := int64(0); n < 4*req.MaxMemory; n += 1 << 20 {
+				hold = append(hold, bytes.Repeat([]byte{1}, 1<<20))
+			}
+			_ = hold
+			os.Exit(3)
+		}
+		if bytes.Contains(req.Scenario, []byte(hangMarker)) {
+			time.Sleep(time.Hour)
 		}
 		if err := ServeWorker(context.Background(), bytes.NewReader(data), os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -102,6 +125,7 @@ editable:
   - sources[src].arrival.rate
   - operators[work].parallelism
   - operators[work].partitioning
+  - checkpoint
   - sinks[out].parallelism
   - sinks[out].partitioning
 limits:
@@ -142,11 +166,18 @@ checks:
 		// a faster operator: not an editable field
 		"forbidden": strings.Replace(starter, "mean: 25ms", "mean: 1ms", 1),
 		"crash":     strings.Replace(starter, "description: A 100", "description: "+crashMarker+" A 100", 1),
-		// a million channels, a few hundred MB: over the worker's memory
-		"oom": strings.NewReplacer("partitioning: rebalance\n    parallelism: 1\n", "partitioning: hash\n    parallelism: 1000\n",
+		// memory the model does not count: past the worker's limit
+		"oom": strings.Replace(starter, "description: A 100", "description: "+oomMarker+" A 100", 1),
+		// unaligned checkpoints that pile up (issue 13 F3): the running
+		// budget stops the run before the worker's limit
+		"pileup": strings.NewReplacer("sources:", "checkpoint: {mode: unaligned, interval: 100ms, max_concurrent: 1000000, timeout: 2m, storage: {bandwidth: 1B/s}}\nsources:",
+			"rate: 100/s", "rate: 1000/s", "duration: 20s", "duration: 10m").Replace(starter),
+		// a million channels, a few hundred MB: refused before it runs
+		"big": strings.NewReplacer("partitioning: rebalance\n    parallelism: 1\n", "partitioning: hash\n    parallelism: 1000\n",
 			"input: work\n    partitioning: rebalance\n", "input: work\n    partitioning: hash\n    parallelism: 1000\n").Replace(starter),
-		// a million records a second for 20 minutes: far over the wall-clock limit
-		"hang": strings.NewReplacer("rate: 100/s", "rate: 1000000/s", "duration: 20s", "duration: 20m", "parallelism: 1\n", "parallelism: 3\n").Replace(starter),
+		// a run that never ends (the simulator's speed varies with the
+		// machine's load: a long simulation is not a reliable hang)
+		"hang": strings.Replace(starter, "description: A 100", "description: "+hangMarker+" A 100", 1),
 	}
 	return e, subs
 }
@@ -160,7 +191,7 @@ checks:
 func TestIsolation(t *testing.T) {
 	e, texts := sturdy(t)
 	dir := filepath.Join(t.TempDir(), "class")
-	for _, id := range []string{"starter", "good", "crash", "oom", "hang"} {
+	for _, id := range []string{"starter", "good", "crash", "oom", "hang", "big", "pileup"} {
 		write(t, filepath.Join(dir, id, ScenarioFile), texts[id])
 	}
 	subs, err := Collect([]string{dir})
@@ -180,9 +211,11 @@ func TestIsolation(t *testing.T) {
 		byID[r.ID] = r
 	}
 	want := map[string]string{
-		"crash": "the simulation crashed (exit status 2: fatal error: stack overflow); please report it with the submission",
-		"oom":   "the simulation ran out of memory: it needs more than 128MiB, the limit per submission (--max-memory)",
-		"hang":  "the simulation was stopped after 8s of wall-clock time, the limit per submission (--timeout)",
+		"crash":  "the simulation crashed (exit status 2: fatal error: stack overflow); please report it with the submission",
+		"oom":    "the simulation ran out of memory: it needs more than 128MiB, the limit per submission (--max-memory)",
+		"hang":   "the simulation was stopped after 8s of wall-clock time, the limit per submission (--timeout)",
+		"big":    `refused before running: scenario "scenario.yaml": about 290.3MiB of memory before any record (1001000 channels, 0 zipf keys, 2001 subtasks) exceeds the limit of 128MiB; lower the parallelism of all-to-all edges, or raise --max-memory`,
+		"pileup": "the run on seed 1 was stopped: at 22.3s, the run holds about 30.13MiB (limit 30.05MiB): 223 checkpoints in progress, which persisted 781071 in-flight records; checkpoints that do not complete pile up (the checkpoint storage is too slow for what they upload, or max_concurrent and the timeout let too many run at once); beside the job's structures a run may hold 1/4 of the memory limit per submission (--max-memory 128MiB), the rest is the runtime's",
 	}
 	for id, reason := range want {
 		r := byID[id]

@@ -53,6 +53,9 @@ type runSpec struct {
 	MaxEvents int64 `json:"max_events"`
 	// MaxQueued bounds the records queued in one run (Options.MaxQueued).
 	MaxQueued int64 `json:"max_queued"`
+	// MaxMemory bounds the job's estimated structures and, beside them,
+	// what the run accumulates, in bytes (Options.MaxMemory).
+	MaxMemory int64 `json:"max_memory"`
 	// BaseDir is the exercise's folder on disk, where file traces are
 	// read ("" for the built-in pack).
 	BaseDir string `json:"base_dir,omitempty"`
@@ -64,15 +67,30 @@ func (g *Grader) spec() runSpec {
 	if maxEvents <= 0 {
 		maxEvents = exercises.DefaultMaxEvents
 	}
-	return runSpec{MaxEvents: maxEvents, MaxQueued: g.opts.maxQueued(), BaseDir: g.ex.BaseDir()}
+	l := g.opts.limits()
+	return runSpec{MaxEvents: maxEvents, MaxQueued: l.MaxQueued, MaxMemory: l.MaxMemory, BaseDir: g.ex.BaseDir()}
 }
+
+// runningShare divides the memory limit of a grading run (runSpec.MaxMemory,
+// --max-memory) for the simulator's running budget (sim.Options.MaxMemory,
+// runner's runBudget): what the run accumulates, as the simulator counts
+// it, stops at about a 1/runningShare of the limit, less the job's
+// structures. The simulator counts the bytes of its model's structures,
+// not the Go runtime's overhead (garbage between collections, spans, the
+// address space it reserves), which at least doubles them: measured on a
+// run whose unaligned checkpoints pile up, 148 MB resident when the
+// simulator counted 64 MiB. A budget of the whole limit would let the
+// worker's hard limit (Isolation.MaxMemory) kill the run first, with a
+// less precise reason. The up-front estimate (runner.CheckLimits) is
+// checked against the whole limit.
+const runningShare = 4
 
 // runScenario is simulate with the runSpec given.
 func runScenario(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any, error) {
 	maxEvents := spec.MaxEvents
 	prep, err := runner.Prepare(sc, runner.Setup{
 		Traces: runner.TraceEnv{Offline: true, BaseDir: spec.BaseDir},
-		Limits: runner.Limits{MaxQueued: spec.MaxQueued},
+		Limits: runner.Limits{MaxQueued: spec.MaxQueued, MaxMemory: spec.MaxMemory / runningShare},
 	})
 	if err != nil {
 		return nil, err
@@ -93,6 +111,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any,
 	runErr := s.RunUntil(runCtx, sc.Duration)
 	res := s.Result()
 	var qe *sim.QueueLimitError
+	var me *sim.MemoryLimitError
 	var te *sim.TraceError
 	switch {
 	case runErr == nil && res.Summary.Totals.Events > uint64(maxEvents):
@@ -104,6 +123,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any,
 		return nil, &RunError{Seed: sc.Seed, Msg: overBudget(maxEvents, res)}
 	case errors.As(runErr, &qe):
 		return nil, &RunError{Seed: sc.Seed, Msg: "was stopped: " + qe.Error()}
+	case errors.As(runErr, &me):
+		return nil, &RunError{Seed: sc.Seed, Msg: fmt.Sprintf("was stopped: %v; beside the job's structures a run may hold 1/%d of the memory limit per submission (--max-memory %s), the rest is the runtime's",
+			me, runningShare, scenario.FormatByteSize(spec.MaxMemory))}
 	case errors.As(runErr, &te):
 		return nil, &RunError{Seed: sc.Seed, Msg: "was stopped: " + (&runner.TraceStoppedError{Err: te}).Error()}
 	default:
