@@ -11,6 +11,11 @@ import (
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
+// maxMemoryUsage is the help of --max-memory, the same in run and sweep
+// (runner.Limits.MaxMemory: the up-front estimate, and the running budget
+// it leaves).
+const maxMemoryUsage = "refuse scenarios whose estimated structures (channels, subtasks, workers, key sets, checkpoints in flight) need more memory, and stop runs whose checkpoints pile up past it, e.g. 8GiB"
+
 // durationValue is a flag of simulated time written as in scenarios
 // ("30s", "2m", "1h30m"), parsed by scenario.ParseDuration; it must be
 // positive.

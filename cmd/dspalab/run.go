@@ -124,7 +124,7 @@ same.
 	f.Var(countValue{&maxEvents}, "max-events", "refuse scenarios with more estimated events (event rate x seconds)")
 	f.Var(countValue{&maxRate}, "max-event-rate", "refuse scenarios with more estimated events per simulated second (records through every vertex, plus metrics rows)")
 	f.Var(recordsValue{&opts.Limits.MaxQueued}, "max-queued", "stop the run when more records than this are queued at once (the outputs are then partial)")
-	f.Var(bytesValue{&opts.Limits.MaxMemory}, "max-memory", "refuse scenarios whose estimated structures (channels, subtasks, workers, key sets, checkpoints in flight) need more memory, and stop runs whose checkpoints pile up past it, e.g. 8GiB")
+	f.Var(bytesValue{&opts.Limits.MaxMemory}, "max-memory", maxMemoryUsage)
 	f.Var(countValue{&maxRows}, "max-rows", "with --out, refuse scenarios that would write more rows of timeseries.csv (or of checkpoint_subtasks.csv)")
 	live.flags(cmd)
 	return cmd

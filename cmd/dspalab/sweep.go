@@ -100,12 +100,13 @@ Plot the result with: dspalab plot DIR/sweep.csv -x PATH -y METRIC
 	f.StringVar(&shard, "shard", "", "run only shard `I/N` of the runs (I from 0 to N-1)")
 	f.IntVar(&opts.Workers, "workers", 0, "simulate `N` runs at once (default 0: all cores)")
 	f.StringVarP(&opts.OutDir, "out", "o", "", "write sweep.csv and sweep.json into `DIR` (created if missing)")
-	opts.Limits = runner.Limits{MaxSubtasks: runner.DefaultMaxSubtasks, MaxDuration: runner.DefaultMaxDuration, MaxQueued: runner.DefaultMaxQueued}
+	opts.Limits = runner.Limits{MaxSubtasks: runner.DefaultMaxSubtasks, MaxDuration: runner.DefaultMaxDuration, MaxQueued: runner.DefaultMaxQueued, MaxMemory: runner.DefaultMaxMemory}
 	f.IntVar(&opts.Limits.MaxSubtasks, "max-subtasks", runner.DefaultMaxSubtasks, "refuse runs with more subtasks in total")
 	f.Var(durationValue{&opts.Limits.MaxDuration}, "max-duration", "refuse runs that simulate longer")
 	f.Var(countValue{&maxEvents}, "max-events", "refuse runs with more estimated events (event rate x seconds)")
 	f.Var(countValue{&maxRate}, "max-event-rate", "refuse runs with more estimated events per simulated second")
 	f.Var(recordsValue{&opts.Limits.MaxQueued}, "max-queued", "stop a run when more records than this are queued at once (its row is then partial)")
+	f.Var(bytesValue{&opts.Limits.MaxMemory}, "max-memory", maxMemoryUsage)
 	cmd.AddCommand(newSweepMergeCmd())
 	return cmd
 }
