@@ -236,6 +236,23 @@ func TestEmittedCountsHaveTwoNames(t *testing.T) {
 		"delivery: "+strconv.FormatUint(d.Emitted, 10)+" distinct records emitted,")
 }
 
+// The records line counts every write that reached a sink, the delivery
+// line each record once, once visible: two numbers, two names, and
+// "delivered" only for the second.
+func TestDeliveredCountsHaveTwoNames(t *testing.T) {
+	res, table := runBuiltin(t, "exactly-once", 0, "")
+	d, tot := res.Summary.Delivery, res.Summary.Totals
+	if d.Replayed == 0 || tot.Delivered <= d.Delivered {
+		t.Fatalf("delivery %+v, totals %+v: want replays and more writes than distinct deliveries", d, tot)
+	}
+	wantIn(t, "table", table,
+		", "+strconv.FormatUint(tot.Delivered, 10)+" reached the sinks incl. replays, ",
+		", "+strconv.FormatUint(d.Delivered, 10)+" delivered, ")
+	if n := strings.Count(table, " delivered,"); n != 1 {
+		t.Errorf("table has %d counts called delivered, want 1:\n%s", n, table)
+	}
+}
+
 // "Nothing is back-pressured" next to an OK source back-pressured 8%:
 // the diagnosis says beyond what.
 func TestNoBottleneckSaysBeyondOK(t *testing.T) {

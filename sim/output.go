@@ -183,7 +183,13 @@ func WriteTable(w io.Writer, s *Summary) error {
 	if d := s.Delivery; d != nil && d.Replayed > 0 {
 		fmt.Fprintf(&b, " incl. %d replays", d.Replayed)
 	}
-	fmt.Fprintf(&b, ", %d delivered, %d in flight, %d dropped", t.Delivered, t.InFlight, t.Dropped)
+	// Every write, as the emitted count above: the delivery line's
+	// "delivered" counts each record once, once visible.
+	fmt.Fprintf(&b, ", %d reached the sinks", t.Delivered)
+	if d := s.Delivery; d != nil && d.Replayed > 0 {
+		b.WriteString(" incl. replays")
+	}
+	fmt.Fprintf(&b, ", %d in flight, %d dropped", t.InFlight, t.Dropped)
 	if t.SourceLag > 0 {
 		fmt.Fprintf(&b, "; source lag %d records", t.SourceLag)
 	}

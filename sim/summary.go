@@ -91,7 +91,7 @@ type Window struct {
 // Totals count records over the whole run (warmup included).
 type Totals struct {
 	Emitted   uint64 `json:"records_emitted"`   // written by sources, every emission (replays included)
-	Delivered uint64 `json:"records_delivered"` // processed by sinks
+	Delivered uint64 `json:"records_delivered"` // reached the sinks, every write (replays and duplicates included): the records line's "reached the sinks"
 	Dropped   uint64 `json:"records_dropped"`   // dropped by non-replayable sources
 	InFlight  uint64 `json:"records_in_flight"` // emitted and neither delivered nor filtered
 	SourceLag uint64 `json:"source_lag_records"`

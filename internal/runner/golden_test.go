@@ -176,7 +176,7 @@ func TestChainingOffIsToday(t *testing.T) {
 			for f, h := range want[name] {
 				sum := sha256.Sum256(got[f])
 				if hex.EncodeToString(sum[:]) != h {
-					t.Errorf("%s with chaining: false: %s differs from before chaining", name, f)
+					t.Errorf("%s with chaining: false: %s differs from before chaining (sha256 %x)", name, f, sum)
 				}
 			}
 		})

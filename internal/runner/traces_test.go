@@ -93,7 +93,7 @@ sinks: [{name: out, input: s}]
 	if stderr.String() != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
 	}
-	if !strings.Contains(stdout.String(), "records: 4 emitted, 4 delivered") {
+	if !strings.Contains(stdout.String(), "records: 4 emitted, 4 reached the sinks") {
 		t.Errorf("table:\n%s", stdout.String())
 	}
 
