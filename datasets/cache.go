@@ -16,10 +16,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/dspalab/dspalab/internal/regfile"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Cache is the local copy of fetched data sets, under Dir:
@@ -341,15 +342,7 @@ func globEscape(p string) string {
 // declares declared.
 func rowsMismatch(rows, declared int64, origin string) string {
 	return fmt.Sprintf("%s, but the %s registry declares %d (the limits estimate uses the declared rows): correct rows in the registry",
-		plural(rows, "row"), origin, declared)
-}
-
-// plural says "1 row" or "2 rows".
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.FormatInt(n, 10) + " " + word + "s"
+		plural.Count(rows, "row"), origin, declared)
 }
 
 // CountRows counts the lines of a CSV or CSV.gz file (malformed ones too)
@@ -402,9 +395,9 @@ func VerifySample(ds *Dataset) (VerifyResult, bool) {
 	case s.Rows > 0 && rows != s.Rows:
 		res.Status, res.Detail = VerifyMismatch, rowsMismatch(rows, s.Rows, ds.Origin)
 	case s.Rows > 0:
-		res.Status, res.Detail = VerifyOK, fmt.Sprintf("%s match the registry", plural(rows, "row"))
+		res.Status, res.Detail = VerifyOK, fmt.Sprintf("%s match the registry", plural.Count(rows, "row"))
 	default:
-		res.Status, res.Detail = VerifyNoSums, fmt.Sprintf("%s; the registry declares none", plural(rows, "row"))
+		res.Status, res.Detail = VerifyNoSums, fmt.Sprintf("%s; the registry declares none", plural.Count(rows, "row"))
 	}
 	return res, true
 }

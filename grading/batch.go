@@ -20,6 +20,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/dspalab/dspalab/internal/atomicfile"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Files written by WriteReports.
@@ -131,7 +133,7 @@ type InterruptedError struct {
 }
 
 func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("grading interrupted after %d of %d submission%s", e.Graded, e.Total, plural(e.Total))
+	return fmt.Sprintf("grading interrupted after %d of %s", e.Graded, plural.Count(e.Total, "submission"))
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
@@ -338,9 +340,9 @@ func (g *Grader) Summary(rs []*Result) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %s\n\n", ex.ID, mdText(ex.Title))
 	n := len(rs)
-	fmt.Fprintf(&b, "%d submission%s, graded on seed%s %s", n, plural(n), plural(len(ex.Seeds)), joinSeeds(ex.Seeds))
+	fmt.Fprintf(&b, "%s, graded on %s %s", plural.Count(n, "submission"), plural.For(len(ex.Seeds), "seed"), joinSeeds(ex.Seeds))
 	if g.opts.Hidden && len(ex.HiddenSeeds) > 0 {
-		fmt.Fprintf(&b, " and hidden seed%s %s", plural(len(ex.HiddenSeeds)), joinSeeds(ex.HiddenSeeds))
+		fmt.Fprintf(&b, " and hidden %s %s", plural.For(len(ex.HiddenSeeds), "seed"), joinSeeds(ex.HiddenSeeds))
 	}
 	fmt.Fprintf(&b, "; %s points at most.\n\n", points(ex.MaxPoints()))
 	if n > 0 {

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // sans is Liberation Sans, built into gonum/plot (as in viz/plot).
@@ -54,7 +56,7 @@ func Histogram(exercise string, results []*Result) (png []byte, err error) {
 		}
 	}
 	p := gplot.New()
-	p.Title.Text = fmt.Sprintf("%s: scores of %d submission%s", exercise, len(results), plural(len(results)))
+	p.Title.Text = fmt.Sprintf("%s: scores of %s", exercise, plural.Count(len(results), "submission"))
 	p.Title.TextStyle.Font = font.From(sans, 11)
 	p.X.Label.Text = "score (points)"
 	p.Y.Label.Text = "submissions"

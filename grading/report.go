@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/dspalab/dspalab/exercises"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // JSON returns r as indented JSON with a final newline: feedback/<id>.json.
@@ -41,7 +43,7 @@ func status(passed bool) string {
 func (r *Result) WriteText(w io.Writer, ex *exercises.Exercise) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", ex.ID, ex.Title)
-	fmt.Fprintf(&b, "graded on seed%s %s\n", plural(len(r.Seeds)), joinSeeds(r.Seeds))
+	fmt.Fprintf(&b, "graded on %s %s\n", plural.For(len(r.Seeds), "seed"), joinSeeds(r.Seeds))
 	for _, p := range r.Problems {
 		b.WriteString("\n" + hangingIndent("problem: "+p, "  ") + "\n")
 	}
@@ -96,9 +98,9 @@ func (r *Result) Markdown(ex *exercises.Exercise) []byte {
 			b.WriteString("- " + mdText(n) + "\n")
 		}
 	}
-	seeds := "seed" + plural(len(r.Seeds)) + " " + joinSeeds(r.Seeds)
+	seeds := plural.For(len(r.Seeds), "seed") + " " + joinSeeds(r.Seeds)
 	if r.HiddenRuns > 0 {
-		seeds += fmt.Sprintf(" and %d hidden seed%s", r.HiddenRuns, plural(r.HiddenRuns))
+		seeds += " and " + plural.Count(r.HiddenRuns, "hidden seed")
 	}
 	fmt.Fprintf(&b, "\nGraded on %s.\n", seeds)
 	return []byte(b.String())
@@ -122,13 +124,6 @@ func (r *Result) showsProblem(it Item) bool {
 		}
 	}
 	return false
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func joinSeeds(seeds []uint64) string {

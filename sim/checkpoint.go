@@ -494,9 +494,9 @@ func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
 	msg := fmt.Sprintf("checkpoint %d completed in %s (alignment up to %s, start delay up to %s", id, FormatTime(now-ck.trigger),
 		FormatTime(des.Time(ck.stats.Alignment*1e6)), FormatTime(des.Time(ck.stats.StartDelay*1e6)))
 	if ck.stats.StateSize > 0 || ck.stats.Persisted > 0 {
-		msg += fmt.Sprintf(", %s of state", formatBytes(ck.stats.StateSize))
+		msg += fmt.Sprintf(", %s of state", scenario.FormatByteSize(ck.stats.StateSize))
 		if ck.stats.Persisted > 0 {
-			msg += fmt.Sprintf(" and %s of in-flight data", formatBytes(ck.stats.Persisted))
+			msg += fmt.Sprintf(" and %s of in-flight data", scenario.FormatByteSize(ck.stats.Persisted))
 		}
 	}
 	c.s.emit(Event{Type: EventCheckpointCompleted, Checkpoint: id, Message: msg + ")"})

@@ -9,6 +9,8 @@ import (
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Event types of failures and recovery.
@@ -563,7 +565,7 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 		detail += fmt.Sprintf("; %d records lost", lost)
 	}
 	if dropped > 0 {
-		detail += fmt.Sprintf("; %s dropped (read by non-replayable sources, not yet emitted)", plural(int(dropped), "record"))
+		detail += fmt.Sprintf("; %s dropped (read by non-replayable sources, not yet emitted)", plural.Count(int(dropped), "record"))
 	}
 	s.emit(Event{Type: EventFailureDetected, Message: fmt.Sprintf("%s: global failover, %s", c.text, detail)})
 	f.pending = f.later(now+delay, f.restartJob)
@@ -651,9 +653,9 @@ func (f *failover) restartJob(now des.Time) {
 		if ck.stateSize+persisted > 0 {
 			done = s.ckpt.store.transfer(now, ck.stateSize+persisted)
 		}
-		msg = fmt.Sprintf("restarting from checkpoint %d: restoring %s of state", ck.id, formatBytes(ck.stateSize))
+		msg = fmt.Sprintf("restarting from checkpoint %d: restoring %s of state", ck.id, scenario.FormatByteSize(ck.stateSize))
 		if persisted > 0 {
-			msg += fmt.Sprintf(" and %s of in-flight data", formatBytes(persisted))
+			msg += fmt.Sprintf(" and %s of in-flight data", scenario.FormatByteSize(persisted))
 		}
 		msg += " takes " + FormatTime(done-now)
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // TimeseriesColumns are the columns of timeseries.csv, in order. Units are
@@ -213,9 +215,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 	}
 	if c := s.Checkpoints; c != nil && (c.LastSize > 0 || c.MaxPersisted > 0) {
-		fmt.Fprintf(&b, "; last size %s", formatBytes(c.LastSize))
+		fmt.Fprintf(&b, "; last size %s", scenario.FormatByteSize(c.LastSize))
 		if c.MaxPersisted > 0 {
-			fmt.Fprintf(&b, ", in-flight data persisted up to %s", formatBytes(c.MaxPersisted))
+			fmt.Fprintf(&b, ", in-flight data persisted up to %s", scenario.FormatByteSize(c.MaxPersisted))
 		}
 	}
 	if d := s.Delivery; d != nil && (len(d.Sinks) > 0) {
@@ -223,7 +225,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "\n%s", deliveryText(d, running))
 	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
-		fmt.Fprintf(&b, "\nrecovery: %s, %s; %s", plural(r.Failures, "failure"), plural(r.Restarts, "restart"), downtimeText(r))
+		fmt.Fprintf(&b, "\nrecovery: %s, %s; %s", plural.Count(r.Failures, "failure"), plural.Count(r.Restarts, "restart"), downtimeText(r))
 		if r.MaxRecoveryTime != 0 && !r.SourcesReplayable && r.Restarts > 0 {
 			b.WriteString("; no backlog to catch up: the source is not replayable")
 			if s.Delivery != nil && s.Delivery.Lost > 0 {
@@ -262,7 +264,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 	if r := s.Recovery; r != nil {
 		for i, x := range r.WithoutEffect {
 			if i == 3 {
-				fmt.Fprintf(&b, "\nnote: and %s more without effect (summary.json recovery.failures_without_effect)", plural(r.WithoutEffectCount-3, "failure"))
+				fmt.Fprintf(&b, "\nnote: and %s more without effect (summary.json recovery.failures_without_effect)", plural.Count(r.WithoutEffectCount-3, "failure"))
 				break
 			}
 			fmt.Fprintf(&b, "\nnote: at %s %s: the failure had no effect", seconds(x.AtS), x.What)
@@ -398,12 +400,4 @@ func FormatLatency(ms float64) string {
 	default:
 		return strconv.FormatFloat(ms*1000, 'f', 0, 64) + "µs"
 	}
-}
-
-// plural returns "1 failure", "2 failures".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/plan"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Result is the outcome of a run.
@@ -319,21 +321,21 @@ func (s *Sim) Result() *Result {
 		d := &res.Summary.Diagnosis
 		// the recovery line's words, so that the two never disagree
 		note := fmt.Sprintf("the job failed (%s) and was %s: these statistics include the downtime and the catch-up after each restart, when back-pressure comes from replaying the backlog",
-			plural(r.Failures, "failure"), downtimeText(r))
+			plural.Count(r.Failures, "failure"), downtimeText(r))
 		if !r.SourcesReplayable {
 			note = fmt.Sprintf("the job failed (%s) and was %s: these statistics include the downtime; no source is replayable, so a restart leaves no backlog to catch up with",
-				plural(r.Failures, "failure"), downtimeText(r))
+				plural.Count(r.Failures, "failure"), downtimeText(r))
 		}
 		if fo := r.unnoticed(); fo != nil {
 			note = fmt.Sprintf("the job failed (%s) and was %s: %s, so its subtasks are down and the job has not failed over yet; these statistics include that downtime",
-				plural(r.Failures, "failure"), downtimeText(r), strings.TrimSuffix(s.fo.lostWorkersText(), " and not yet noticed")+" at "+seconds(fo.FailedS)+" and not noticed by the end")
+				plural.Count(r.Failures, "failure"), downtimeText(r), strings.TrimSuffix(s.fo.lostWorkersText(), " and not yet noticed")+" at "+seconds(fo.FailedS)+" and not noticed by the end")
 		}
 		d.Evidence = append(d.Evidence, note)
 		switch {
 		case r.JobState == JobFailed || r.JobState == JobLost:
 			d.Message = r.Message + "; before that: " + d.Message
 		case d.Kind != DiagnosisNone:
-			d.Message += fmt.Sprintf(" (but the job failed: %s; the back-pressure may come from subtasks that were down or from the catch-up, see the evidence)", plural(r.Failures, "failure"))
+			d.Message += fmt.Sprintf(" (but the job failed: %s; the back-pressure may come from subtasks that were down or from the catch-up, see the evidence)", plural.Count(r.Failures, "failure"))
 		}
 	}
 	if s.ckpt != nil {

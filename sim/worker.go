@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // gcMinPause is the shortest garbage-collection pause.
@@ -37,7 +38,7 @@ func (w *worker) grow(now des.Time, n int64) {
 			}
 			s.fo.fail(now, failureCause{kind: causeOOM, worker: w.index,
 				text: fmt.Sprintf("worker %d ran out of memory: %d bytes (%s) of heap state exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space)",
-					w.index, w.heap, formatBytes(w.heap), w.memory, formatBytes(w.memory))})
+					w.index, w.heap, scenario.FormatByteSize(w.heap), w.memory, scenario.FormatByteSize(w.memory))})
 		})
 	}
 }
@@ -50,18 +51,4 @@ func (w *worker) HandleEvent(now des.Time, _ int64) {
 	if now+w.gcInterval <= w.s.duration {
 		w.s.eng.After(w.gcInterval, w, 0)
 	}
-}
-
-// formatBytes formats a byte count for people: "512B", "3.2MiB".
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%dB", n)
-	}
-	v, i := float64(n), -1
-	for v >= unit && i < 4 {
-		v /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f%ciB", v, "KMGTP"[i])
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Default limits. They keep a typo (a rate of 1e9/s, a duration of 30d)
@@ -209,7 +211,7 @@ func memoryParts(e Estimate) (parts, remedy string) {
 			"lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent)"})
 	}
 	if e.CheckpointBytes > 0 {
-		ps = append(ps, part{e.CheckpointBytes, fmt.Sprintf("%s for up to %s in flight", byteSize(float64(e.CheckpointBytes)), plural(e.CheckpointsInFlight, "checkpoint")),
+		ps = append(ps, part{e.CheckpointBytes, fmt.Sprintf("%s for up to %s in flight", byteSize(float64(e.CheckpointBytes)), plural.Count(e.CheckpointsInFlight, "checkpoint")),
 			"lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval"})
 	}
 	if e.FailoverBytes > 0 {

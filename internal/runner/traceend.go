@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/dspalab/dspalab/datasets"
 	"github.com/dspalab/dspalab/sim"
@@ -166,12 +165,4 @@ func roundEnd(end des.Time) des.Time {
 		return (end + des.Second/2) / des.Second * des.Second
 	}
 	return (end + 50*des.Millisecond) / (100 * des.Millisecond) * (100 * des.Millisecond)
-}
-
-// plural says "1 row" or "2 rows".
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.FormatInt(n, 10) + " " + word + "s"
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/dspalab/dspalab/datasets"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/scenario"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // traces are the trace sources of a run: what each replays (resolved
@@ -154,7 +156,7 @@ func (t *traces) report(w io.Writer, label string) error {
 			continue
 		}
 		rp := t.replays[s.Name]
-		fmt.Fprintf(&b, "trace of %s: %s read, %s", s.Name, plural(st.Lines, "row"), plural(st.Records, "record"))
+		fmt.Fprintf(&b, "trace of %s: %s read, %s", s.Name, plural.Count(st.Lines, "row"), plural.Count(st.Records, "record"))
 		var skipped []string
 		add := func(n int64, what string) {
 			if n > 0 {
@@ -174,7 +176,7 @@ func (t *traces) report(w io.Writer, label string) error {
 			b.WriteString("; skipped: " + strings.Join(skipped, ", "))
 		}
 		if st.OutOfOrder > 0 {
-			fmt.Fprintf(&b, "; %s out of timestamp order", plural(st.OutOfOrder, "row"))
+			fmt.Fprintf(&b, "; %s out of timestamp order", plural.Count(st.OutOfOrder, "row"))
 		}
 		b.WriteString("\n")
 		if !st.EOF {
@@ -184,11 +186,11 @@ func (t *traces) report(w io.Writer, label string) error {
 		case st.Lines == 0:
 			warnings = append(warnings, fmt.Sprintf("the trace of source %s has no rows: %s is empty", s.Name, rp.What))
 		case st.Records == 0:
-			warnings = append(warnings, fmt.Sprintf("the trace of source %s has no records: all %s were skipped", s.Name, plural(st.Lines, "row")))
+			warnings = append(warnings, fmt.Sprintf("the trace of source %s has no records: all %s were skipped", s.Name, plural.Count(st.Lines, "row")))
 		}
 		if rp.Lines > 0 && st.Lines != rp.Lines {
 			warnings = append(warnings, fmt.Sprintf("the trace of source %s has %s, but the %s registry declares %d for %s (the limits estimate used the declared rows): correct the registry",
-				s.Name, plural(st.Lines, "row"), rp.Registry, rp.Lines, rp.What))
+				s.Name, plural.Count(st.Lines, "row"), rp.Registry, rp.Lines, rp.What))
 		}
 		if _, known := t.knownEnd(s.Name); !known && st.Records > 0 && t.endsEarly(st.End) {
 			warnings = append(warnings, t.endMessage(s.Name, st.End, ""))

@@ -16,6 +16,8 @@ import (
 	"github.com/dspalab/dspalab/internal/atomicfile"
 	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/internal/runfiles"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // MergeOptions configure Merge.
@@ -159,7 +161,7 @@ func Merge(opts MergeOptions) error {
 	}
 	if opts.Stderr != nil {
 		fmt.Fprintf(opts.Stderr, "wrote %s, %s: %s from %s\n",
-			filepath.Join(opts.OutDir, runfiles.SweepFile), filepath.Join(opts.OutDir, runfiles.SweepManifestFile), plural(m.Runs, "run"), plural(n, "shard"))
+			filepath.Join(opts.OutDir, runfiles.SweepFile), filepath.Join(opts.OutDir, runfiles.SweepManifestFile), plural.Count(m.Runs, "run"), plural.Count(n, "shard"))
 	}
 	if len(descs) > 0 {
 		return &PartialRunsError{Runs: descs, Total: m.Runs}
@@ -199,7 +201,7 @@ func readShard(dir string) (*shardOutput, error) {
 		return nil, fmt.Errorf("sweep merge: %s: bad shard: %v", filepath.Join(dir, runfiles.SweepManifestFile), err)
 	}
 	if m.Partial || m.CompletedRuns != m.ShardRuns {
-		return nil, fmt.Errorf("sweep merge: %s holds a sweep that was interrupted (%d of %s); run shard %s again", dir, m.CompletedRuns, plural(m.ShardRuns, "run"), m.Shard)
+		return nil, fmt.Errorf("sweep merge: %s holds a sweep that was interrupted (%d of %s); run shard %s again", dir, m.CompletedRuns, plural.Count(m.ShardRuns, "run"), m.Shard)
 	}
 	if s.f, err = regfile.Open(s.csvPath); err != nil {
 		return nil, fmt.Errorf("sweep merge: %w", err)
@@ -258,7 +260,7 @@ func (s *shardOutput) end() error {
 // countErr says that the shard's rows are not as many as its manifest
 // says.
 func (s *shardOutput) countErr() error {
-	return &mergeError{fmt.Sprintf("sweep merge: %s has %s, its %s says %d", s.csvPath, plural(s.read, "run"), runfiles.SweepManifestFile, s.manifest.ShardRuns)}
+	return &mergeError{fmt.Sprintf("sweep merge: %s has %s, its %s says %d", s.csvPath, plural.Count(s.read, "run"), runfiles.SweepManifestFile, s.manifest.ShardRuns)}
 }
 
 // sameSweep checks that shard b is of the same sweep as shard a.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Document is a scenario's YAML as a node tree that Set edits. Aliases are
@@ -215,7 +217,7 @@ func element(n *yaml.Node, segs []string, at string) (*yaml.Node, int, error) {
 		if i >= 0 && i < len(n.Content) {
 			return n.Content[i], 1, nil
 		}
-		return nil, 0, fmt.Errorf("%s has %s (indexes 0 to %d), no element %d", at, plural(len(n.Content), "element"), len(n.Content)-1, i)
+		return nil, 0, fmt.Errorf("%s has %s (indexes 0 to %d), no element %d", at, plural.Count(len(n.Content), "element"), len(n.Content)-1, i)
 	}
 	what := "element"
 	if v, ok := vertexLists[at]; ok {

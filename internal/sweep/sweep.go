@@ -32,6 +32,8 @@ import (
 	"github.com/dspalab/dspalab/sim"
 	jobplan "github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Options configure Run.
@@ -109,7 +111,7 @@ type InterruptedError struct {
 }
 
 func (e *InterruptedError) Error() string {
-	msg := fmt.Sprintf("sweep interrupted after %d of %s", e.Done, plural(e.Total, "run"))
+	msg := fmt.Sprintf("sweep interrupted after %d of %s", e.Done, plural.Count(e.Total, "run"))
 	switch {
 	case e.Kept != "":
 		return msg + fmt.Sprintf("; %s holds those, marked partial (%s, of an earlier complete sweep, was kept)", e.CSV, e.Kept)
@@ -139,7 +141,7 @@ func (e *PartialRunsError) Error() string {
 	}
 	if len(e.Runs) == 1 {
 		return fmt.Sprintf("1 of %s was stopped early by a limit (--max-queued) and is partial: %s; its row in %s says partial=true and %s lists it in partial_runs",
-			plural(e.Total, "run"), list[0], runfiles.SweepFile, runfiles.SweepManifestFile)
+			plural.Count(e.Total, "run"), list[0], runfiles.SweepFile, runfiles.SweepManifestFile)
 	}
 	return fmt.Sprintf("%d of %d runs were stopped early by a limit (--max-queued) and are partial: %s%s; their rows in %s say partial=true and %s lists them in partial_runs",
 		len(e.Runs), e.Total, strings.Join(list, ", "), more, runfiles.SweepFile, runfiles.SweepManifestFile)
@@ -147,14 +149,6 @@ func (e *PartialRunsError) Error() string {
 
 // maxListed bounds the runs a message names.
 const maxListed = 10
-
-// plural returns "1 run", "2 runs".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
 
 // partialRuns returns the numbers of the rows whose partial column is
 // "true", with a description of each ("run 1 (path=value, seed 2)").
@@ -380,12 +374,12 @@ func Run(ctx context.Context, opts Options) error {
 	if m.Shard != "0/1" {
 		shard = fmt.Sprintf(" (shard %s of a sweep of %d)", m.Shard, m.Runs)
 	}
-	count := plural(done, "run")
+	count := plural.Count(done, "run")
 	if m.Partial {
-		count = fmt.Sprintf("%d of %s", done, plural(len(p.runs), "run"))
+		count = fmt.Sprintf("%d of %s", done, plural.Count(len(p.runs), "run"))
 	}
 	fmt.Fprintf(stderr, "wrote %s, %s: %s%s on %s in %s\n",
-		out.path(csvName), out.path(manifestName), count, shard, plural(workers, "worker"), elapsed.Round(time.Millisecond))
+		out.path(csvName), out.path(manifestName), count, shard, plural.Count(workers, "worker"), elapsed.Round(time.Millisecond))
 	if m.Partial {
 		return &InterruptedError{Done: done, Total: len(p.runs), Err: ctx.Err(), CSV: out.path(csvName), Kept: kept}
 	}

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // CDFMetrics are the columns of timeseries.csv that LatencyCDF reads.
@@ -80,7 +82,7 @@ func LatencyCDF(runs []*Run, o CDFOptions) (*Figure, error) {
 		}
 	}
 	if len(curves) == 0 {
-		return nil, &NoDataError{Msg: fmt.Sprintf("no latency values for %s after the warmup (no record left %s)", namesOf(sel), plural("vertex"))}
+		return nil, &NoDataError{Msg: fmt.Sprintf("no latency values for %s after the warmup (no record left %s)", namesOf(sel), plural.Of("vertex"))}
 	}
 	// the axis in the unit of its range: 20 s, not 20000 ms
 	factor, unit := timeUnit("ms", hi)

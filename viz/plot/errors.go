@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/dspalab/dspalab/sim/scenario"
+
+	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // UnknownError is a name asked for (a metric, vertex or parameter) that
@@ -32,9 +34,9 @@ func (e *UnknownError) Error() string {
 		fmt.Fprintf(&b, " in %s", e.In)
 	}
 	if len(e.Valid) == 0 {
-		fmt.Fprintf(&b, "; there are no %s", plural(e.What))
+		fmt.Fprintf(&b, "; there are no %s", plural.Of(e.What))
 	} else {
-		fmt.Fprintf(&b, "; %s: %s", plural(e.What), strings.Join(e.Valid, ", "))
+		fmt.Fprintf(&b, "; %s: %s", plural.Of(e.What), strings.Join(e.Valid, ", "))
 		names := e.Names
 		if names == nil {
 			names = e.Valid
@@ -49,13 +51,6 @@ func (e *UnknownError) Error() string {
 		b.WriteString("; " + e.Note)
 	}
 	return b.String()
-}
-
-func plural(what string) string {
-	if what == "vertex" {
-		return "vertices"
-	}
-	return what + "s"
 }
 
 // NoDataError says that there is nothing to draw: every value asked for
