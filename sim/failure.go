@@ -924,3 +924,29 @@ func (s *Sim) deliveredToReplay() uint64 {
 	}
 	return n
 }
+
+// AddBeyondEnd lists a scripted failure that a run shortened below its
+// time (dspalab run --duration) never reached, among the failures
+// without effect (with the same bound as those the run met), with the
+// reason: at the end of the run, the run stops before it acts; after
+// it, it never happens. Recovery counts neither.
+func (r *RecoverySummary) AddBeyondEnd(fl *scenario.Failure, end des.Time) {
+	what := fl.Kind + " failure"
+	switch fl.Kind {
+	case scenario.FailureTask:
+		what = fmt.Sprintf("task %s[%d] fails", fl.Vertex, fl.Subtask)
+	case scenario.FailureWorker:
+		what = fmt.Sprintf("worker %d fails", fl.Worker)
+	case scenario.FailureJobManager:
+		what = "the JobManager fails"
+	}
+	if fl.At == end {
+		what += " at the end of the run, which stops before the failure acts"
+	} else {
+		what += fmt.Sprintf(" after the end of the run (%s), so it never happens", FormatTime(end))
+	}
+	r.WithoutEffectCount++
+	if len(r.WithoutEffect) < maxWithoutEffect {
+		r.WithoutEffect = append(r.WithoutEffect, IneffectiveFailure{AtS: secs(fl.At), What: what})
+	}
+}

@@ -240,7 +240,7 @@ func TestDurationDropsLaterFailures(t *testing.T) {
 		{Kind: scenario.FailureWorker, MTBF: des.Minute},
 	}}
 	d := 30 * des.Second
-	if err := applyOverrides("x", sc, Options{Duration: &d}); err != nil {
+	if _, err := applyOverrides("x", sc, Options{Duration: &d}); err != nil {
 		t.Fatal(err)
 	}
 	if len(sc.Failures) != 2 || sc.Failures[0].At != 20*des.Second || sc.Failures[1].MTBF != des.Minute {
@@ -313,5 +313,37 @@ func TestReplayStopsWhereTheLiveRunQuit(t *testing.T) {
 	sum, _ := os.ReadFile(filepath.Join(replayed, runfiles.SummaryFile))
 	if !strings.Contains(string(sum), `"partial": true`) {
 		t.Errorf("the replay is not partial:\n%.400s", sum)
+	}
+}
+
+// A failure at exactly the end of a shortened run, or after it, leaves a
+// trace: listed among the failures without effect with the reason, and a
+// note under the table, not counted as a failure.
+func TestDurationAtFailureListsIt(t *testing.T) {
+	for _, tc := range []struct{ duration, want string }{
+		{"45s", "worker 1 fails at the end of the run, which stops before the failure acts"},
+		{"30s", "worker 1 fails after the end of the run (30s), so it never happens"},
+	} {
+		var stdout bytes.Buffer
+		dir := filepath.Join(t.TempDir(), "out")
+		if err := Run(context.Background(), Options{Scenario: "exactly-once", Duration: durationPtr(t, tc.duration), OutDir: dir, Stdout: &stdout}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum sim.Summary
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		r := sum.Recovery
+		if r.Failures != 0 || r.WithoutEffectCount != 1 || len(r.WithoutEffect) != 1 ||
+			r.WithoutEffect[0] != (sim.IneffectiveFailure{AtS: 45, What: tc.want}) {
+			t.Errorf("--duration %s: recovery %+v, want no failure and one without effect: %q", tc.duration, r, tc.want)
+		}
+		if note := "note: at 45s " + tc.want + ": the failure had no effect\n"; !strings.Contains(stdout.String(), note) {
+			t.Errorf("--duration %s: table lacks %q:\n%s", tc.duration, note, stdout.String())
+		}
 	}
 }

@@ -161,7 +161,8 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := applyOverrides(label, sc, opts); err != nil {
+	beyondEnd, err := applyOverrides(label, sc, opts)
+	if err != nil {
 		return err
 	}
 	prep, err := Prepare(sc, Setup{Label: label, Limits: opts.Limits, Actions: opts.Actions})
@@ -206,6 +207,12 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if prog != nil {
 		prog.finish()
+	}
+	if res != nil && res.Summary.Recovery != nil && !res.Summary.Partial {
+		r := res.Summary.Recovery
+		for i := range beyondEnd {
+			r.AddBeyondEnd(&beyondEnd[i], sc.Duration)
+		}
 	}
 	var stopped error // the run stopped early: report it after the partial results
 	var qe *sim.QueueLimitError
@@ -328,29 +335,33 @@ func checkpointing(sc *scenario.Scenario) bool {
 }
 
 // applyOverrides applies --seed and --duration to sc; a shorter duration
-// drops the scripted failures after its end.
-func applyOverrides(label string, sc *scenario.Scenario, opts Options) error {
+// drops the scripted failures at or after its end and returns them, for
+// the summary to list among the failures without effect.
+func applyOverrides(label string, sc *scenario.Scenario, opts Options) ([]scenario.Failure, error) {
 	if opts.Seed != nil {
 		sc.Seed = *opts.Seed
 	}
 	if opts.Duration != nil {
 		d := *opts.Duration
 		if d <= sc.Warmup {
-			return &OptionError{fmt.Errorf("--duration %s must be longer than the warmup of scenario %q (%s), which is left out of the statistics",
+			return nil, &OptionError{fmt.Errorf("--duration %s must be longer than the warmup of scenario %q (%s), which is left out of the statistics",
 				sim.FormatTime(d), label, sim.FormatTime(sc.Warmup))}
 		}
 		sc.Duration = d
 		// scripted failures after the new end cannot happen: leave them
 		// out rather than refuse the scenario
-		var keep []scenario.Failure
+		var keep, beyond []scenario.Failure
 		for _, f := range sc.Failures {
 			if f.MTBF > 0 || f.At < d {
 				keep = append(keep, f)
+			} else {
+				beyond = append(beyond, f)
 			}
 		}
 		sc.Failures = keep
+		return beyond, nil
 	}
-	return nil
+	return nil, nil
 }
 
 func orDiscard(w io.Writer) io.Writer {
