@@ -49,8 +49,10 @@
 // (operator_chain.go).
 //
 // Network and back-pressure:
-//   - credit-based flow control: exclusive buffers per channel, floating
-//     buffers per task, backlog announcements ("Credit-based network flow
+//   - credit-based flow control: exclusive buffers per channel, a pool of
+//     floating buffers per input gate (one gate per input edge, as Flink's
+//     SingleInputGateFactory gives every SingleInputGate its own buffer
+//     pool), backlog announcements ("Credit-based network flow
 //     control", Flink 1.5; "A Deep-Dive into Flink's Network Stack",
 //     flink.apache.org blog, 2019);
 //   - buffer timeout: a partly filled buffer is shipped at the latest one
@@ -145,11 +147,9 @@
 //     flush, not a free-running timer, and a flush closes the buffer (the
 //     next record takes a new one), where Flink's flush only hands the
 //     written part to the network;
-//   - one pool of floating_buffers serves all input gates of a task (in
-//     Flink each input gate has its own), and the union gate reads
-//     channels in the order their data arrived over all gates (Flink's
-//     UnionInputGate takes gates in that order, then each gate its
-//     channels);
+//   - the union gate reads channels in the order their data arrived over
+//     all gates (Flink's UnionInputGate takes gates in that order, then
+//     each gate its channels);
 //   - the sender of an edge has a buffer pool of
 //     channels*buffers_per_channel + floating_buffers buffers, and a sent
 //     buffer returns to it when it reaches the receiver;

@@ -7,14 +7,17 @@ import (
 
 // singleInputGate is the input of a task from one input edge, as Flink's
 // SingleInputGate: one input channel per sending subtask of the edge, and
-// the gate's floating buffers. Floating buffers per gate are part 2 of
-// issue 11: for now every gate of a task points at one pool, the
-// union's, as the model always had it (one floating pool per task).
+// the gate's own pool of floating_buffers, shared by its channels only.
+// Flink's SingleInputGateFactory.create gives every gate a buffer pool of
+// its own (createBufferPoolFactory, sized by GateBuffersSpec from
+// floatingNetworkBuffersPerGate, i.e.
+// taskmanager.network.memory.floating-buffers-per-gate), so a task with
+// two input edges has floating_buffers for each of them.
 type singleInputGate struct {
 	union     *unionInputGate
 	edge      *edge
 	chans     []*channel
-	floating  *bufferPool
+	floating  bufferPool
 	unbounded bool
 }
 
@@ -32,12 +35,12 @@ type unionInputGate struct {
 	avail ring[*channel]
 	cur   *buffer
 	curCh *channel
-	// floating is the floating buffer pool all gates share (see
-	// singleInputGate)
-	floating   bufferPool
-	unbounded  bool
-	queuedRecs int
-	queuedBufs int
+	// floatingPerGate is the floating buffers each single gate's pool
+	// starts with (floating_buffers of the task's network setting)
+	floatingPerGate int
+	unbounded       bool
+	queuedRecs      int
+	queuedBufs      int
 	// channel state restored by a recovery, to be processed first
 	// (unaligned checkpoints)
 	restored     []Record
@@ -45,18 +48,18 @@ type unionInputGate struct {
 }
 
 func newUnionInputGate(t *subtask) *unionInputGate {
-	return &unionInputGate{owner: t, floating: bufferPool{available: t.v.net.FloatingBuffers}, unbounded: t.v.net.Capacity == scenario.Unbounded}
+	return &unionInputGate{owner: t, floatingPerGate: t.v.net.FloatingBuffers, unbounded: t.v.net.Capacity == scenario.Unbounded}
 }
 
-// gateFor returns the single input gate of edge e, adding it at its first
-// channel.
+// gateFor returns the single input gate of edge e, adding it, with a
+// floating pool of its own, at its first channel.
 func (u *unionInputGate) gateFor(e *edge) *singleInputGate {
 	for _, g := range u.gates {
 		if g.edge == e {
 			return g
 		}
 	}
-	g := &singleInputGate{union: u, edge: e, floating: &u.floating, unbounded: u.unbounded}
+	g := &singleInputGate{union: u, edge: e, floating: bufferPool{available: u.floatingPerGate}, unbounded: u.unbounded}
 	u.gates = append(u.gates, g)
 	return g
 }
@@ -152,7 +155,7 @@ func (g *singleInputGate) recycle(now des.Time, c *channel) {
 	}
 	if c.floating > 0 && c.empty >= c.backlogSeen {
 		c.floating--
-		fp := g.floating
+		fp := &g.floating
 		fp.recycle()
 		for fp.available > 0 && fp.waiting.len() > 0 {
 			w := fp.waiting.peek()

@@ -139,21 +139,26 @@ func (v *Vertex) Emits() bool { return v.Kind != Sink }
 // (capacity: unbounded): its input queues grow without bound.
 func (v *Vertex) Unbounded() bool { return v.Network.Capacity == scenario.Unbounded }
 
-// GateCapacity returns the network buffers of the input gate of subtask d
-// of v: buffers_per_channel for every input channel into d, over all input
-// edges, plus floating_buffers (Flink's credit-based flow control:
-// exclusive buffers per channel and floating buffers per gate,
-// https://nightlies.apache.org/flink/flink-docs-stable/docs/deployment/memory/network_mem_tuning/).
-// It returns 0 for a source, which has no input gate.
+// GateCapacity returns the network buffers of the input gates of subtask d
+// of v: for each input edge (one SingleInputGate), buffers_per_channel for
+// every input channel of the edge into d plus the gate's own
+// floating_buffers (Flink's credit-based flow control: exclusive buffers
+// per channel and floating buffers per gate,
+// https://nightlies.apache.org/flink/flink-docs-stable/docs/deployment/memory/network_mem_tuning/;
+// SingleInputGateFactory.create gives every gate its own buffer pool).
+// A chained edge has no gate and counts nothing. It returns 0 for a
+// source, which has no input gate.
 func (v *Vertex) GateCapacity(d int) int {
 	if v.Kind == Source {
 		return 0
 	}
-	chans := 0
+	n := 0
 	for _, e := range v.Inputs {
-		chans += e.ChannelsInto(d)
+		if !e.Chained {
+			n += e.ChannelsInto(d)*v.Network.BuffersPerChannel + v.Network.FloatingBuffers
+		}
 	}
-	return chans*v.Network.BuffersPerChannel + v.Network.FloatingBuffers
+	return n
 }
 
 // Edge is a job-graph edge from one vertex to the next. Its network

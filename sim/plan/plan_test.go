@@ -113,8 +113,8 @@ func TestDefaultsOfAnEdge(t *testing.T) {
 }
 
 // Channels: pointwise for forward and rescale, all-to-all otherwise,
-// and the input gate of each receiver holds buffers_per_channel per
-// channel plus floating_buffers.
+// and each input gate (one per input edge) of a receiver holds
+// buffers_per_channel per channel plus its own floating_buffers.
 func TestChannels(t *testing.T) {
 	p := compile(t, parse(t, `duration: 1s
 workers: {count: 2, slots: 6}
@@ -165,8 +165,11 @@ sinks:
 			t.Errorf("%s -> %s: got %+v (%d targets in all), want %+v", e.From.Name, tc.to, got, total, tc.want)
 		}
 	}
-	if got := p.Vertex("keyed").GateCapacity(0); got != (2+6)*2+8 {
-		t.Errorf("gate of keyed[0]: %d buffers, want (2 + 6 channels) x 2 + 8 = 24", got)
+	if got := p.Vertex("keyed").GateCapacity(0); got != (2*2+8)+(6*2+8) {
+		t.Errorf("gates of keyed[0]: %d buffers, want (2 x 2 + 8) from down + (6 x 2 + 8) from same = 32", got)
+	}
+	if got := p.Vertex("same").GateCapacity(0); got != 0 || !p.Vertex("same").Inputs[0].Chained {
+		t.Errorf("same is chained to up: no input gate, got %d buffers", got)
 	}
 	if got := p.Vertex("down").GateCapacity(1); got != 3*2+8 {
 		t.Errorf("gate of down[1]: %d buffers, want 3 x 2 + 8 = 14", got)

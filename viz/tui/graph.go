@@ -23,9 +23,10 @@ type vertexInfo struct {
 	parallelism  int
 	inputs       []string
 	partitioning string // of its input edges
-	// capacity holds the network buffers of the input gate of each
-	// subtask (exclusive buffers per channel plus floating buffers); nil
-	// for a source, and for capacity: unbounded.
+	// capacity holds the network buffers of the input gates of each
+	// subtask (plan.Vertex.GateCapacity: exclusive buffers per channel
+	// plus each gate's floating buffers); nil for a source, and for
+	// capacity: unbounded.
 	capacity  []int
 	unbounded bool
 	// task is the name of the operator chain the vertex runs in when it
