@@ -18,9 +18,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dspalab/dspalab/internal/regfile"
-
 	"github.com/dspalab/dspalab/internal/plural"
+	"github.com/dspalab/dspalab/internal/regfile"
 )
 
 // Cache is the local copy of fetched data sets, under Dir:

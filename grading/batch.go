@@ -20,7 +20,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/dspalab/dspalab/internal/atomicfile"
-
 	"github.com/dspalab/dspalab/internal/plural"
 )
 

@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/dspalab/dspalab/exercises"
-
 	"github.com/dspalab/dspalab/internal/plural"
 )
 

@@ -22,7 +22,7 @@ network: {bandwidth: 100kbit/s, latency: 20ms}
 sources: [{name: src, parallelism: 2, arrival: {process: constant, rate: 1000/s}}]
 operators: [{name: op, input: src, partitioning: rebalance, parallelism: 2, service_time: {mean: 100us}}]
 sinks: [{name: out, input: op, parallelism: 2}]
-`, sim.DiagnosisNetwork, "op", "bandwidth 12.5kB/s"},
+`, sim.DiagnosisNetwork, "op", "bandwidth 100kbit/s between workers"},
 		{"fan-out: follow the edge that blocks", `
 name: edge
 duration: 30s

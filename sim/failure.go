@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
-
-	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Event types of failures and recovery.

@@ -4,8 +4,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/dspalab/dspalab/sim/des"
-	"github.com/dspalab/dspalab/sim/scenario"
 	"io"
 	"math"
 	"strconv"
@@ -13,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dspalab/dspalab/internal/plural"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // TimeseriesColumns are the columns of timeseries.csv, in order. Units are

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/plan"
-
-	"github.com/dspalab/dspalab/internal/plural"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // Result is the outcome of a run.
@@ -511,8 +511,8 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 				last, v.Name, last, v.Name, pct(v.Busy))
 			d.Evidence = append(d.Evidence,
 				fmt.Sprintf("%s is idle the rest of the time: it waits for records that the channels do not deliver fast enough", v.Name),
-				fmt.Sprintf("the edge into %s: latency %s, bandwidth %s/s between workers, %d exclusive buffers per channel, %d floating per gate, buffer timeout %s",
-					v.Name, FormatTime(net.Latency), bytesText(net.Bandwidth), net.BuffersPerChannel, net.FloatingBuffers, FormatTime(net.BufferTimeout)))
+				fmt.Sprintf("the edge into %s: latency %s, bandwidth %s between workers, %d exclusive buffers per channel, %d floating per gate, buffer timeout %s",
+					v.Name, FormatTime(net.Latency), scenario.FormatBandwidth(net.Bandwidth), net.BuffersPerChannel, net.FloatingBuffers, FormatTime(net.BufferTimeout)))
 		default:
 			// a local channel delivers at once: pressure that ends at a
 			// vertex that is not busy on average came and went
@@ -776,19 +776,6 @@ func rateText(r float64) string {
 		return strconv.FormatFloat(r, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(r, 'f', 1, 64)
-}
-
-// bytesText formats a byte count with a binary or decimal unit for people.
-func bytesText(b float64) string {
-	switch {
-	case b >= 1e9:
-		return strconv.FormatFloat(b/1e9, 'f', -1, 64) + "GB"
-	case b >= 1e6:
-		return strconv.FormatFloat(b/1e6, 'f', -1, 64) + "MB"
-	case b >= 1e3:
-		return strconv.FormatFloat(b/1e3, 'f', -1, 64) + "kB"
-	}
-	return strconv.FormatFloat(b, 'f', -1, 64) + "B"
 }
 
 // hottest returns the busiest subtask and the mean busy ratio of the others.

@@ -9,12 +9,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
-
-	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Default limits. They keep a typo (a rate of 1e9/s, a duration of 30d)

@@ -10,10 +10,9 @@ import (
 	"sync"
 
 	"github.com/dspalab/dspalab/datasets"
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/scenario"
-
-	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // traces are the trace sources of a run: what each replays (resolved

@@ -14,10 +14,9 @@ import (
 	"strings"
 
 	"github.com/dspalab/dspalab/internal/atomicfile"
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/internal/runfiles"
-
-	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // MergeOptions configure Merge.

@@ -27,13 +27,12 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
 	jobplan "github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
-
-	"github.com/dspalab/dspalab/internal/plural"
 )
 
 // Options configure Run.

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dspalab/dspalab/sim/scenario"
-
 	"github.com/dspalab/dspalab/internal/plural"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // UnknownError is a name asked for (a metric, vertex or parameter) that
