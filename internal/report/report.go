@@ -447,7 +447,7 @@ func checkpointTable(rd *runfiles.RunDir, run *plot.Run) (*table, error) {
 				t.More++
 				return nil
 			}
-			t.Rows = append(t.Rows, cells(h, rec))
+			t.Rows = append(t.Rows, unmeasured(h, rec, cells(h, rec)))
 			return nil
 		})
 		if errors.Is(err, runfiles.ErrEmpty) || err == nil && len(t.Rows) == 0 {
@@ -477,9 +477,41 @@ func checkpointTable(rd *runfiles.RunDir, run *plot.Run) (*table, error) {
 	return t, nil
 }
 
+// checkpointMeasures are the columns of checkpoints.csv that a
+// checkpoint measures only when it completes: in the file, a checkpoint
+// that failed or timed out has there the maxima over the subtasks that
+// had acknowledged it (as Flink's failed checkpoint statistics), which
+// are no figure of the checkpoint.
+var checkpointMeasures = []string{"start_delay_max_ms", "alignment_max_ms", "sync_max_ms", "async_max_ms",
+	"checkpointed_size_bytes", "full_state_size_bytes", "persisted_in_flight_bytes"}
+
+// unmeasured shows "–" in row, a checkpoint that did not complete, for
+// what it never measured (checkpointMeasures), and keeps the file's
+// value and what it covers in the cell's title.
+func unmeasured(header, rec []string, row []cell) []cell {
+	col := func(name string) string {
+		if i := slices.Index(header, name); i >= 0 && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	status := col("status")
+	if status == "" || status == "completed" {
+		return row
+	}
+	acked, of := col("acknowledged_subtasks"), col("subtasks")
+	for _, name := range checkpointMeasures {
+		if i := slices.Index(header, name); i >= 0 && i < len(row) {
+			row[i] = cell{Text: "–", Title: fmt.Sprintf("not measured: checkpoint %s (the file has %s, the longest or largest over the %s of %s subtasks that had acknowledged)", strings.ReplaceAll(status, "_", " "), rec[i], acked, of)}
+		}
+	}
+	return row
+}
+
 // cells formats one CSV row by the units in its header's names: _s
-// simulated seconds, _ms milliseconds, _bytes bytes; a column that is not
-// a number (status, vertex, failure_reason) is text.
+// simulated seconds, _ms milliseconds, _bytes bytes, with their unit
+// when 0 too; an empty cell (no failure reason) is "–"; a column that is
+// not a number (status, vertex, failure_reason) is text.
 func cells(header, rec []string) []cell {
 	row := make([]cell, len(rec))
 	for i, v := range rec {
@@ -491,12 +523,11 @@ func cells(header, rec []string) []cell {
 		x, err := strconv.ParseFloat(v, 64)
 		switch {
 		case v == "":
+			c.Text, c.Left = "–", true
 		case err != nil:
 			c.Left = true
 		case strings.HasSuffix(name, "_bytes"):
 			c.Text = scenario.FormatByteSize(int64(x))
-		case x == 0:
-			c.Text = "0"
 		case strings.HasSuffix(name, "_ms"):
 			c.Text = formatMs(x)
 		case strings.HasSuffix(name, "_s"):

@@ -318,3 +318,32 @@ failures:
 		}
 	}
 }
+
+// A checkpoint that failed shows "–" for what it never measured, with the
+// file's value in the title; zeros keep their unit; an empty failure
+// reason is "–".
+func TestCheckpointCells(t *testing.T) {
+	header := strings.Split("checkpoint_id,trigger_time_s,status,end_to_end_duration_ms,start_delay_max_ms,alignment_max_ms,sync_max_ms,async_max_ms,checkpointed_size_bytes,full_state_size_bytes,persisted_in_flight_bytes,unaligned,acknowledged_subtasks,subtasks,failure_reason", ",")
+	text := func(line string) string {
+		rec := strings.Split(line, ",")
+		row := unmeasured(header, rec, cells(header, rec))
+		var s []string
+		for _, c := range row {
+			s = append(s, c.Text)
+		}
+		return strings.Join(s, " | ")
+	}
+	for line, want := range map[string]string{
+		"5,50,failed,5000,0,0,0,0,0,0,0,false,1,6,the job failed over":            "5 | 50s | failed | 5s | – | – | – | – | – | – | – | false | 1 | 6 | the job failed over",
+		"3,30,completed,54.452,39.456,0,0.015,14.98,1024000,1024000,0,false,6,6,": "3 | 30s | completed | 54.452ms | 39.456ms | 0s | 15µs | 14.98ms | 1000KiB | 1000KiB | 0B | false | 6 | 6 | –",
+		"2,20,timed_out,600000,12,3,0.5,10,2048,2048,0,false,3,5,":                "2 | 20s | timed_out | 600s | – | – | – | – | – | – | – | false | 3 | 5 | –",
+	} {
+		if got := text(line); got != want {
+			t.Errorf("%s:\n got  %s\n want %s", line, got, want)
+		}
+	}
+	rec := strings.Split("5,50,failed,5000,0,0,0,0,0,0,0,false,1,6,the job failed over", ",")
+	if c := unmeasured(header, rec, cells(header, rec))[5]; c.Title != "not measured: checkpoint failed (the file has 0, the longest or largest over the 1 of 6 subtasks that had acknowledged)" {
+		t.Errorf("title %q", c.Title)
+	}
+}
