@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/spf13/cobra"
+
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
@@ -15,6 +17,26 @@ import (
 // (runner.Limits.MaxMemory: the up-front estimate, and the running budget
 // it leaves).
 const maxMemoryUsage = "refuse scenarios whose estimated structures (channels, subtasks, workers, key sets, checkpoints in flight) need more memory, and stop runs whose checkpoints pile up past it, e.g. 8GiB"
+
+// outputFlags adds -o/--output FILE to cmd, and --out as its synonym
+// (run, sweep and grade write with --out): both set *p, and
+// checkOutputFlags refuses them together. what names the file ("the
+// figure"); an existing file is replaced, only once the new one is
+// written whole.
+func outputFlags(cmd *cobra.Command, p *string, def, what string) {
+	f := cmd.Flags()
+	f.StringVarP(p, "output", "o", def, "write "+what+" to `FILE`, replacing an existing file once the new one is written whole")
+	f.StringVar(p, "out", def, "the same as --output `FILE` (as run, sweep and grade name it)")
+}
+
+// checkOutputFlags is the usage error of --out and --output given
+// together.
+func checkOutputFlags(cmd *cobra.Command) error {
+	if f := cmd.Flags(); f.Changed("out") && f.Changed("output") {
+		return &usageError{fmt.Errorf("--out and --output (-o) are the same flag: give one")}
+	}
+	return nil
+}
 
 // durationValue is a flag of simulated time written as in scenarios
 // ("30s", "2m", "1h30m"), parsed by scenario.ParseDuration; it must be

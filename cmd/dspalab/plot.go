@@ -53,6 +53,9 @@ valid ones.
   dspalab plot sw/sweep.csv -x operators.enrich.parallelism -y out.latency_p99_ms -o tradeoff.png`,
 		Args: usage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutputFlags(cmd); err != nil {
+				return err
+			}
 			opts.Inputs = args
 			opts.Stderr = cmd.ErrOrStderr()
 			err := report.Plot(opts)
@@ -72,6 +75,6 @@ valid ones.
 	f.StringVarP(&opts.X, "x", "x", "", "sweep: put the parameter `PATH` on the x axis")
 	f.StringSliceVarP(&opts.Y, "y", "y", nil, "sweep: draw the columns `METRIC[,METRIC...]` of sweep.csv, a panel each")
 	f.StringVar(&opts.Title, "title", "", "replace the figure's title with `TEXT`")
-	f.StringVarP(&opts.Output, "output", "o", report.DefaultPlotFile, "write the figure to `FILE` (.png, .svg or .pdf)")
+	outputFlags(cmd, &opts.Output, report.DefaultPlotFile, "the figure (.png, .svg or .pdf)")
 	return cmd
 }

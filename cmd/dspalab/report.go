@@ -25,13 +25,16 @@ into a PNG with scripts/render-report.sh (headless Chromium).
 		Example: `  dspalab run --out out && dspalab report out -o report.html`,
 		Args:    needArgs(1, 1, "a run directory, written by dspalab run --out DIR", ""),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutputFlags(cmd); err != nil {
+				return err
+			}
 			opts.RunDir = args[0]
 			opts.Version = version
 			opts.Stderr = cmd.ErrOrStderr()
 			return report.Write(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", report.DefaultReportFile, "write the page to `FILE`")
+	outputFlags(cmd, &opts.Output, report.DefaultReportFile, "the page")
 	cmd.Flags().StringVar(&opts.Title, "title", "", "replace the page's title (the scenario's name) with `TEXT`")
 	return cmd
 }
