@@ -259,3 +259,15 @@ func TestNoBottleneckSaysBeyondOK(t *testing.T) {
 	res, _ := runBuiltin(t, "mm1", 0, "")
 	wantIn(t, "diagnosis", res.Summary.Diagnosis.Message, "nothing is back-pressured beyond OK (<= 10%)")
 }
+
+// A source lag of one record is "1 record".
+func TestSourceLagPlural(t *testing.T) {
+	var b strings.Builder
+	for lag, want := range map[uint64]string{1: "; source lag 1 record\n", 2: "; source lag 2 records\n"} {
+		b.Reset()
+		if err := WriteTable(&b, &Summary{Scenario: "x", Totals: Totals{SourceLag: lag}, Vertices: []VertexSummary{}}); err != nil {
+			t.Fatal(err)
+		}
+		wantIn(t, "table", b.String(), want)
+	}
+}

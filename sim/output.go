@@ -193,7 +193,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	fmt.Fprintf(&b, ", %d in flight, %d dropped", t.InFlight, t.Dropped)
 	if t.SourceLag > 0 {
-		fmt.Fprintf(&b, "; source lag %d records", t.SourceLag)
+		fmt.Fprintf(&b, "; source lag %s", plural.Count(int64(t.SourceLag), "record"))
 	}
 	if c := s.Checkpoints; c != nil {
 		fmt.Fprintf(&b, "\ncheckpoints (%s, every %s, timeout %s): %d triggered, %d completed, %d failed",
