@@ -563,7 +563,7 @@ func TestDescribeMetric(t *testing.T) {
 	for name, want := range map[string]string{
 		"backpressured_ms_per_s":      "back-pressured time (ms per s)",
 		"vertices.out.latency_p99_ms": "out: latency p99 (ms)",
-		"totals.records_delivered":    "records delivered (records)",
+		"totals.records_delivered":    "records reached the sinks (records)",
 		"checkpoints.mean_duration_s": "checkpoints: mean duration (s)",
 		"state_bytes":                 "state (bytes)",
 		"diagnosis.kind":              "diagnosis: kind",

@@ -107,7 +107,7 @@ var metricNames = map[string][2]string{
 	"backpressured_ratio":    {"back-pressured", "fraction of time"},
 	"simulated_s":            {"simulated time", "s"},
 	"records_emitted":        {"records emitted", "records"},
-	"records_delivered":      {"records delivered", "records"},
+	"records_delivered":      {"records reached the sinks", "records"},
 	"records_dropped":        {"records dropped", "records"},
 	"records_in_flight":      {"records in flight", "records"},
 	"records_in":             {"records in", "records"},
