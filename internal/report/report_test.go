@@ -299,6 +299,8 @@ failures:
 		`<h2 id="delivery">Delivery<a class="self" href="#delivery">#</a></h2>`, "<b>Exactly once so far:</b> no record lost, none duplicated.",
 		`<td class="l"><b>out</b></td><td class="l">transactional</td>`,
 		`<h2 id="recovery">Recovery<a class="self" href="#recovery">#</a></h2>`, "job <b>running</b> at the end", "failures <b>1</b>",
+		// every write, as the table's records line: the Delivery table's delivered counts each record once
+		"</b> reached the sinks (every write, replays included), ",
 		`<td class="msg cause">worker 1 lost: no heartbeat for 5s</td><td>12s</td><td>17s</td><td>2s</td><td>19s</td>`,
 		// the sinks' future duplicates, not the delivery line's "to replay" (records left in a log)
 		`<th>lost</th><th>delivered, to be replayed</th></tr></thead>`,
