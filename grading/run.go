@@ -74,16 +74,18 @@ func (g *Grader) spec() runSpec {
 // runningShare divides the memory limit of a grading run (runSpec.MaxMemory,
 // --max-memory) for the simulator's running budget (sim.Options.MaxMemory,
 // runner's runBudget): what the run accumulates, as the simulator counts
-// it, stops at about a 1/runningShare of the limit, less the job's
+// it, stops at about 1/runningShare of the limit, less the job's
 // structures. The simulator counts the bytes of its model's structures,
-// not the Go runtime's overhead (garbage between collections, spans, the
-// address space it reserves), which at least doubles them: measured on a
-// run whose unaligned checkpoints pile up, 148 MB resident when the
-// simulator counted 64 MiB. A budget of the whole limit would let the
+// not the Go runtime's overhead (garbage between collections, the heap
+// arenas it reserves in 64 MiB steps, which RLIMIT_AS counts), which at
+// least doubles them: measured on a run whose unaligned checkpoints pile
+// up, 148 MB resident when the simulator counted 64 MiB, and under a
+// 128 MiB worker loaded by a parallel test suite the worker was killed at
+// 30 MiB counted (a quarter). A budget of the whole limit would let the
 // worker's hard limit (Isolation.MaxMemory) kill the run first, with a
 // less precise reason. The up-front estimate (runner.CheckLimits) is
 // checked against the whole limit.
-const runningShare = 4
+const runningShare = 8
 
 // runScenario is simulate with the runSpec given.
 func runScenario(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any, error) {

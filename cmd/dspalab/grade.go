@@ -59,7 +59,7 @@ Each submission's simulations run in a process of their own, under
 out of memory or out of time gets 0 on its checks, with the reason, and
 the batch goes on. --max-memory also bounds the estimated memory of the
 job's structures (over it the submission is refused before it runs) and,
-at a quarter of it, what a run accumulates (checkpoints in flight, network
+at an eighth of it, what a run accumulates (checkpoints in flight, network
 buffers: past it the run is stopped). A submission that cannot be read (over 1 MiB, not a
 regular file, a symbolic link, whether given on the command line or found
 in a folder), is not valid YAML or not a valid scenario, changes a field
