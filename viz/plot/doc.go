@@ -24,4 +24,6 @@
 // failed); failures and recoveries are the events whose type holds "fail"
 // or "recover" (a failure's detection and the end of the job it causes,
 // failure_detected and job_failed, aside: one marker per failure).
+// Of several overlaid runs, each run's markers are in its palette color
+// and its legend entries name it ("failure of runA").
 package plot

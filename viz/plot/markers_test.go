@@ -164,3 +164,33 @@ func TestHeatmapDrawsDownSubtasks(t *testing.T) {
 		t.Errorf("legend %v has no entry for down cells", fig.legend)
 	}
 }
+
+// TestOverlaidRunsMarkersByRun: of two overlaid runs, each run's failure
+// and recovery lines are in its own color and named by it in the legend
+// (issue 12), so that one sees which run failed when.
+func TestOverlaidRunsMarkersByRun(t *testing.T) {
+	a, _ := simRun(t, failuresYAML)
+	a.Label = "runA"
+	b, _ := simRun(t, strings.Replace(failuresYAML, "at: 10s, vertex", "at: 15s, vertex", 1))
+	b.Label = "runB"
+	d := decorations([]*Run{a, b}, false)
+	got := map[string]*vlines{}
+	for i, e := range d.legend {
+		if v, ok := d.plotters[i].(*vlines); ok {
+			got[e.name] = v
+		}
+	}
+	fa, fb := got["failure of runA"], got["failure of runB"]
+	if fa == nil || fb == nil || got["recovery of runA"] == nil || got["recovery of runB"] == nil {
+		t.Fatalf("legend %v: want failure and recovery of runA and of runB", d.legend)
+	}
+	if len(fa.X) == 0 || fa.X[0] != 10 || len(fb.X) == 0 || fb.X[0] != 15 {
+		t.Errorf("first failures: runA %v, runB %v; want 10 and 15", fa.X, fb.X)
+	}
+	if fa.Style.Color == fb.Style.Color {
+		t.Errorf("failures of both runs in one color %v", fa.Style.Color)
+	}
+	if fa.Style.Color != palette[0] || fb.Style.Color != palette[1] {
+		t.Errorf("failure colors %v, %v: want the runs' colors %v, %v", fa.Style.Color, fb.Style.Color, palette[0], palette[1])
+	}
+}

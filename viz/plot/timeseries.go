@@ -338,9 +338,14 @@ func decorations(runs []*Run, withSpans bool) decoration {
 	}
 	ok := &spans{Fill: checkpointFill}
 	bad := &spans{Fill: checkpointFailedFill}
-	fail := &vlines{Style: draw.LineStyle{Color: failureColor, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(5), vg.Points(2.5)}}}
-	rec := &vlines{Style: draw.LineStyle{Color: recoveryColor, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}}
-	for _, r := range runs {
+	// the failures and recoveries of each run; of several runs, each in
+	// its run's color and named by it, so that one sees which run failed
+	// when
+	failSty := draw.LineStyle{Color: failureColor, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(5), vg.Points(2.5)}}
+	recSty := draw.LineStyle{Color: recoveryColor, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}
+	var lines []*vlines
+	var names []string
+	for ri, r := range runs {
 		for _, c := range r.Checkpoints {
 			sp := ok
 			if c.Failed() {
@@ -348,11 +353,19 @@ func decorations(runs []*Run, withSpans bool) decoration {
 			}
 			sp.From, sp.To = append(sp.From, c.Start), append(sp.To, c.End)
 		}
+		fs, rs, of := failSty, recSty, ""
+		if len(runs) > 1 {
+			fs.Color, rs.Color = palette[ri%len(palette)], palette[ri%len(palette)]
+			of = " of " + r.Label
+		}
+		lines = append(lines, &vlines{Style: fs}, &vlines{Style: rs})
+		names = append(names, "failure"+of, "recovery"+of)
+		k := len(lines) - 2
 		for _, m := range r.Markers {
 			if m.Kind == MarkerFailure {
-				fail.X = append(fail.X, m.Time)
+				lines[k].X = append(lines[k].X, m.Time)
 			} else {
-				rec.X = append(rec.X, m.Time)
+				lines[k+1].X = append(lines[k+1].X, m.Time)
 			}
 		}
 	}
@@ -362,11 +375,10 @@ func decorations(runs []*Run, withSpans bool) decoration {
 	if withSpans && len(bad.From) > 0 {
 		d.add(bad, "checkpoint that failed", bad)
 	}
-	if len(fail.X) > 0 {
-		d.add(fail, "failure", fail)
-	}
-	if len(rec.X) > 0 {
-		d.add(rec, "recovery", rec)
+	for i, l := range lines {
+		if len(l.X) > 0 {
+			d.add(l, names[i], l)
+		}
 	}
 	return d
 }
