@@ -339,13 +339,22 @@ func (m model) vertexState(i int) VertexState {
 // average", or, shorter, what it averages since ("average since the
 // restart, 2s"), or the last sample's.
 func (m model) valuesText() string {
+	if !m.instant && m.anyVertexDown() {
+		return m.averageText() + " (DOWN*: not running now, averages; i: last sample)"
+	}
+	return m.averageText() + " (i: last sample)"
+}
+
+// averageText is what the values average over: "10s average", "average
+// since the failover, 2s"; or "last sample (i: 10s average)".
+func (m model) averageText() string {
 	if m.instant {
 		return "last sample (i: " + sim.FormatTime(SmoothWindow) + " average)"
 	}
 	if m.snap != nil && m.snap.Smoothed > 0 && m.snap.Smoothed < SmoothWindow && m.snap.SmoothedSince != "" {
-		return "average since " + m.snap.SmoothedSince + ", " + sim.FormatTime(m.snap.Smoothed) + " (i: last sample)"
+		return "average since " + m.snap.SmoothedSince + ", " + sim.FormatTime(m.snap.Smoothed)
 	}
-	return sim.FormatTime(SmoothWindow) + " average (i: last sample)"
+	return sim.FormatTime(SmoothWindow) + " average"
 }
 
 // graphTitle is the title of the job graph; scrolled says that not every
@@ -498,6 +507,9 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 		}
 		if m.vertexDown(v) {
 			status = statusDown
+			if !m.instant && vs.HaveTotal {
+				status += downAveraged // its figures: the average of before
+			}
 		}
 		cells := []string{marker + name}
 		add := func(width int, s string, right bool) {
@@ -512,7 +524,7 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 		add(l.busy, busy, true)
 		add(l.bp, bp, true)
 		add(l.buf, buf, false)
-		cells = append(cells, st.status(status).Render(status))
+		cells = append(cells, st.status(strings.TrimSuffix(status, downAveraged)).Render(status))
 		lines = append(lines, graphLine{text: strings.Join(cells, strings.Repeat(" ", colGap)), vertex: i})
 	}
 	return lines
@@ -521,6 +533,21 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 // statusDown replaces the back-pressure status of a vertex with a subtask
 // down, and of a subtask down.
 const statusDown = "DOWN"
+
+// downAveraged marks the status of a vertex down whose figures are
+// averages (over the last SmoothWindow or since the failover): "DOWN*",
+// which the job graph's title explains.
+const downAveraged = "*"
+
+// anyVertexDown says whether a vertex has a subtask down.
+func (m model) anyVertexDown() bool {
+	for _, v := range m.g.vertices {
+		if m.vertexDown(v) {
+			return true
+		}
+	}
+	return false
+}
 
 // vertexDown says whether a subtask of v is down.
 func (m model) vertexDown(v vertexInfo) bool {
@@ -595,6 +622,9 @@ func texts(lines []graphLine) []string {
 	return out
 }
 
+// downGlyph fills the down time of a subtask's bar.
+const downGlyph = "×"
+
 // pctText formats a percentage: "  7%", "100%".
 func pctText(p float64) string { return fmt.Sprintf("%3.0f%%", p) }
 
@@ -637,6 +667,9 @@ func (m model) subtasksOf(w, n, vi, sub int) []string {
 	}
 	title := st.title.Render("SUBTASKS of "+ansi.Truncate(v.name, 24, "…")) + st.faint.Render(where+hint) +
 		st.busy.Render("█") + st.faint.Render(" busy ") + st.bp.Render("▒") + st.faint.Render(" back-pressured ") + st.idle.Render("░") + st.faint.Render(" idle")
+	if m.anyVertexDown() {
+		title += st.high.Render(" "+downGlyph) + st.faint.Render(" down")
+	}
 	lines := []string{title}
 	idxW := len(strconv.Itoa(v.parallelism - 1))
 	wkW := len(strconv.Itoa(m.g.worker(v.parallelism - 1)))
@@ -669,6 +702,9 @@ func (m model) subtasksOf(w, n, vi, sub int) []string {
 		}
 		times := fmt.Sprintf("%s busy %s bp", pctText(r.Busy/10), pctText(r.Backpressured/10))
 		idle := fmt.Sprintf(" %s idle", pctText(r.Idle/10))
+		if down {
+			idle = "      down" // as wide as " 100% idle": not running now
+		}
 		stText := r.Status
 		if down {
 			stText = statusDown
@@ -687,20 +723,27 @@ func (m model) subtasksOf(w, n, vi, sub int) []string {
 			id = fmt.Sprintf("%s#%-*d", marker, idxW, i)
 		}
 		barW := min(max(w-fixed(), 6), 30)
-		lines = append(lines, fmt.Sprintf("%s %s %s%s  %s  %s", id, m.timeBar(r, barW), times, idle, status, extra))
+		bar := m.timeBar(r, barW)
+		if down { // not running now: the whole bar is down
+			bar = st.high.Render(strings.Repeat(downGlyph, barW))
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %s%s  %s  %s", id, bar, times, idle, status, extra))
 	}
 	return lines
 }
 
-// timeBar is a bar of w cells split into busy, back-pressured and idle
-// time.
+// timeBar is a bar of w cells split into busy, back-pressured, down (×)
+// and idle time.
 func (m model) timeBar(r sim.Row, w int) string {
 	nb := int(math.Round(r.Busy / 1000 * float64(w)))
 	np := int(math.Round(r.Backpressured / 1000 * float64(w)))
+	nd := int(math.Round(r.Down / 1000 * float64(w)))
 	nb = min(max(nb, 0), w)
 	np = min(max(np, 0), w-nb)
-	ni := w - nb - np
-	return m.st.busy.Render(strings.Repeat("█", nb)) + m.st.bp.Render(strings.Repeat("▒", np)) + m.st.idle.Render(strings.Repeat("░", ni))
+	nd = min(max(nd, 0), w-nb-np)
+	ni := w - nb - np - nd
+	return m.st.busy.Render(strings.Repeat("█", nb)) + m.st.bp.Render(strings.Repeat("▒", np)) +
+		m.st.high.Render(strings.Repeat(downGlyph, nd)) + m.st.idle.Render(strings.Repeat("░", ni))
 }
 
 // metricsLines are 2 × rows + 2 lines in two columns: charts of
@@ -984,7 +1027,7 @@ func (m model) helpBody(w, h int) []string {
 		st.title.Render("Reading the view"),
 		"Status is back-pressured time, as in Flink's web UI: " +
 			st.ok.Render("OK") + " ≤ 10% < " + st.low.Render("LOW") + " ≤ 50% < " + st.high.Render("HIGH") +
-			"; the busy vertex after HIGH ones is the bottleneck. " + st.high.Render("DOWN") + ": not running.",
+			"; the busy vertex after HIGH ones is the bottleneck. " + st.high.Render("DOWN") + ": not running (" + st.high.Render(downGlyph) + " in a subtask's bar); DOWN*: not running now, its figures are averages over the window (i shows the last sample's).",
 		"Rates and times: averages over the last 10s (or since the start, failover or restart), as Flink's web UI averages; i shows the last sample's. BUSY, BACKPR.: the most of any subtask (they may sum past 100%). BUFFERS: input buffers in use, fullest subtask (sources: lag). Charts: the last minute.",
 		"f fails the selected subtask, F its worker (noticed after heartbeat_timeout): the job restarts from the last completed checkpoint.",
 		"f, F and c are recorded: with --out DIR in actions.jsonl, which dspalab run --replay reads. A refused one changes nothing: it is only in this event log, not in events.jsonl or actions.jsonl.",

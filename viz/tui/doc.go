@@ -19,7 +19,8 @@
 // (failures, restarts, recoveries, failed checkpoints). f and F fail the
 // selected subtask or its worker; the header then says what the job is
 // going through (a worker down and not noticed yet, RESTARTING, JOB FAILED,
-// JOB LOST) and the subtasks that are not running show DOWN. q quits;
+// JOB LOST) and the subtasks that are not running show DOWN (a bar of
+// ×), their vertices DOWN* (their figures averages). q quits;
 // ctrl+c is an interrupt, as SIGINT is for dspalab run (Options.Interrupt).
 //
 // Files: engine.go (the simulation's goroutine), snapshot.go (the observer
