@@ -1049,12 +1049,7 @@ func sparklines(values []float64, w, rows int, peak bool) []string {
 	}
 	line := []rune(sparkline(values, w, peak)) // the columns' combined values, as levels
 	cols := combine(values, w, peak)
-	top := 0.0
-	for _, x := range cols {
-		if !math.IsNaN(x) {
-			top = max(top, x)
-		}
-	}
+	top := highest(cols)
 	ticks := []rune("▁▂▃▄▅▆▇█")
 	out := make([]string, rows)
 	for r := range rows {
@@ -1090,6 +1085,18 @@ func sparklines(values []float64, w, rows int, peak bool) []string {
 	return out
 }
 
+// highest is the largest measured value of cols (NaN: nothing measured),
+// 0 when none is positive: the top of a sparkline's scale.
+func highest(cols []float64) float64 {
+	top := 0.0
+	for _, x := range cols {
+		if !math.IsNaN(x) {
+			top = max(top, x)
+		}
+	}
+	return top
+}
+
 // sparkline draws values (NaN: nothing measured) as w cells of ▁..█ scaled
 // to their maximum, combining neighbours by their mean, or by their
 // maximum when peak is set.
@@ -1098,12 +1105,7 @@ func sparkline(values []float64, w int, peak bool) string {
 		return ""
 	}
 	cols := combine(values, w, peak)
-	top := 0.0
-	for _, x := range cols {
-		if !math.IsNaN(x) {
-			top = max(top, x)
-		}
-	}
+	top := highest(cols)
 	ticks := []rune("▁▂▃▄▅▆▇█")
 	var b strings.Builder
 	for _, x := range cols {
