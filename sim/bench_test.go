@@ -43,6 +43,23 @@ func BenchmarkTandemUnbounded(b *testing.B) {
 	benchRecords(b, sc)
 }
 
+// The same tandem (1000× faster) with credit-based flow control: bounded
+// buffers (2 exclusive per channel, 8 floating per gate), flushed after
+// every record (buffer_timeout: 0), so that every record also takes a
+// credit and returns one.
+func BenchmarkTandemCredit(b *testing.B) {
+	sc := load(b, "tandem")
+	for _, n := range []*scenario.Network{&sc.Network, &sc.Operators[0].Network, &sc.Operators[1].Network, &sc.Sinks[0].Network} {
+		n.Capacity, n.BufferTimeout = scenario.Bounded, 0
+	}
+	sc.Sources[0].Arrival.Rate *= 1000
+	sc.Operators[0].ServiceTime.Mean /= 1000
+	sc.Operators[1].ServiceTime.Mean /= 1000
+	sc.Duration = 20 * des.Second // 1.6 million records
+	sc.Warmup = des.Second
+	benchRecords(b, sc)
+}
+
 // The same tandem at the built-in's own time scale (80 records/s), where
 // per-second metrics sampling is part of the cost.
 func BenchmarkTandemUnboundedAsIs(b *testing.B) {
