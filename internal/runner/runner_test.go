@@ -331,27 +331,29 @@ scenario "m.yaml": about 4.8e9 rows of timeseries.csv (8002 subtasks and vertice
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckLimits =\n%v\nwant\n%s", err, want)
 	}
-	// a limit under 1GiB is shown in its own unit, not as 0GiB (F19)
+	// a limit under 1GiB is shown in its own unit, not as 0GiB (F19); the
+	// forward edge is chained (one task "s -> o"), so it has no channel
 	small := parse(t, `duration: 10s
 workers: {count: 10, slots: 100}
 sources: [{name: s, parallelism: 500, arrival: {process: constant, rate: 1/s}}]
 sinks: [{name: o, input: s, partitioning: forward, parallelism: 500}]
 `)
 	err = CheckLimits("small.yaml", small, Limits{MaxMemory: 1 << 20})
-	if want := `scenario "small.yaml": about 2.1MiB of memory before any record (500 channels, 0 zipf keys, 1000 subtasks) exceeds the limit of 1MiB; lower the parallelism, or raise --max-memory`; err == nil || err.Error() != want {
+	if want := `scenario "small.yaml": about 1.95MiB of memory before any record (0 channels, 0 zipf keys, 1000 subtasks) exceeds the limit of 1MiB; lower the parallelism, or raise --max-memory`; err == nil || err.Error() != want {
 		t.Errorf("CheckLimits with --max-memory 1MiB =\n%v\nwant\n%s", err, want)
 	}
 	// every structure the scenario sizes is counted, with what to lower
-	// (issue 13 F2, F3, F4, F5)
+	// (issue 13 F2, F3, F4, F5); a -> out is chained: the 4 channels are
+	// s -> a's
 	job := `sources: [{name: s, parallelism: 2, arrival: {process: poisson, rate: 500/s}, keys: {count: 1000}}]
 operators: [{name: a, input: s, partitioning: hash, parallelism: 2, service_time: {mean: 1ms}, state: {bytes_per_key: 1KiB}}]
 sinks: [{name: out, input: a, parallelism: 2}]
 `
 	for _, c := range []struct{ name, yaml, want string }{
 		{"F2", "duration: 120s\nworkers: {count: 1000000000, slots: 1000000000}\n" + job,
-			`scenario "F2": about 74.51GiB of memory before any record (6 channels, 0 zipf keys, 6 subtasks, 1000000000 workers, 384B of keyed state: 2 key sets of 2 keyed subtasks) exceeds the limit of 4GiB; lower workers.count, or raise --max-memory`},
+			`scenario "F2": about 74.51GiB of memory before any record (4 channels, 0 zipf keys, 6 subtasks, 1000000000 workers, 384B of keyed state: 2 key sets of 2 keyed subtasks) exceeds the limit of 4GiB; lower workers.count, or raise --max-memory`},
 		{"F3", "duration: 168h\nworkers: {count: 2, slots: 1}\n" + job + "checkpoint: {mode: unaligned, interval: 10ms, max_concurrent: 1000000, timeout: 100h, storage: {bandwidth: 1B/s}}\n",
-			`scenario "F3": about 2.56GiB of memory before any record (6 channels, 0 zipf keys, 6 subtasks, 366.21MiB of keyed state: 2000004 key sets of 2 keyed subtasks, 2.21GiB for up to 1000000 checkpoints in flight) exceeds the limit of 1GiB; lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval, or raise --max-memory`},
+			`scenario "F3": about 2.56GiB of memory before any record (4 channels, 0 zipf keys, 6 subtasks, 366.21MiB of keyed state: 2000004 key sets of 2 keyed subtasks, 2.21GiB for up to 1000000 checkpoints in flight) exceeds the limit of 1GiB; lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval, or raise --max-memory`},
 		{"F4", `duration: 60s
 workers: {count: 1000, slots: 4}
 sources: [{name: s, parallelism: 4, arrival: {process: constant, rate: 100/s}, keys: {count: 8388608}}]

@@ -84,8 +84,11 @@ type Estimate struct {
 	EventRate float64
 	// Events is EventRate times the duration in simulated seconds.
 	Events float64
-	// Channels are the subtask-to-subtask channels of all edges
-	// (Edge.Channels); ZipfKeys the keys of all zipf key tables.
+	// Channels are the subtask-to-subtask channels of all network edges
+	// (Edge.Channels): a chained edge (Edge.Chained) has none, nor the
+	// buffers, credit, barriers and rewiring a channel costs, since its
+	// records pass from one operator to the next in one thread, as in
+	// Flink's OperatorChain. ZipfKeys are the keys of all zipf key tables.
 	Channels, ZipfKeys int64
 	// Workers are the workers (TaskManagers) the simulator creates: the
 	// scenario's count, or more when a vertex needs more slots.
@@ -173,7 +176,9 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 		broadcast := false
 		for _, ed := range v.Inputs {
 			in = finite(in + out[ed.From.Index])
-			e.Channels += ed.Channels()
+			if !ed.Chained { // fused into its sender's task: no channel, buffer or barrier
+				e.Channels += ed.Channels()
+			}
 			broadcast = ed.Partitioning == scenario.PartitionBroadcast
 		}
 		if broadcast {

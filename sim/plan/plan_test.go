@@ -268,10 +268,10 @@ func TestBuiltinEstimates(t *testing.T) {
 var updateEstimates = flag.Bool("update-estimates", false, "rewrite testdata/estimates.golden")
 
 // The estimate follows the records: selectivity and broadcast multiply
-// them, the channels count as the edges have them, the checkpoint rows
-// come every interval.
+// them, the channels count as the network edges have them (a chained edge
+// has none), the checkpoint rows come every interval.
 func TestEstimate(t *testing.T) {
-	p := compile(t, parse(t, `duration: 100s
+	const job = `duration: 100s
 workers: {count: 2, slots: 4}
 sources:
   - {name: src, parallelism: 2, arrival: {process: bursty, rate: 100/s, off_rate: 20/s, on_time: 1s, off_time: 3s}, keys: {count: 50, distribution: zipf}}
@@ -281,24 +281,43 @@ operators:
 sinks: [{name: out, input: rules, parallelism: 1}]
 metrics: {interval: 500ms}
 checkpoint: {mode: aligned, interval: 30s}
-`))
-	e := p.Estimate(nil)
+`
 	// src 2 x (100/4 + 20 x 3/4) = 80; flat receives 80 and emits 200;
-	// rules receives 200 x 3 = 600; out 600. Channels 2 + 2x3 + 3x1.
-	// One checkpoint in flight (max_concurrent 1) and the latest: 2 x
-	// (1 KiB + 8 subtasks x 224 B); its events every 30s: barriers on the
-	// 11 channels (2 events each) and 3 per subtask.
-	ckEvents := (11*2 + 8*3) / 30.0
-	want := Estimate{Subtasks: 8, Vertices: 4, Duration: 100 * des.Second, Offered: 80, Records: 80 + 80 + 600 + 600,
-		Busiest: "rules", BusiestRate: 600, BySelectivity: true, ByBroadcast: true, MetricsRows: 24, CheckpointEvents: ckEvents, CheckpointEvery: 30 * des.Second,
-		EventRate: 1384 + ckEvents, Events: (1384 + ckEvents) * 100, Channels: 11, ZipfKeys: 50, Workers: 2,
-		CheckpointsInFlight: 1, CheckpointBytes: 2 * (1024 + 8*224),
-		Memory: 11*300 + 50*8 + 8*2048 + 2*80 + 2*(1024+8*224), Rows: 2400, CheckpointRows: 8 * 3}
-	if e != want {
-		t.Errorf("Estimate =\n%+v\nwant\n%+v", e, want)
+	// rules receives 200 x 3 = 600; out 600. src -> flat is forward at
+	// equal parallelism, so flat is chained to src (one task "src ->
+	// flat"): no channel; then 2x3 + 3x1 = 9 channels. One checkpoint in
+	// flight (max_concurrent 1) and the latest: 2 x (1 KiB + 8 subtasks x
+	// 224 B); its events every 30s: barriers on the 9 channels (2 events
+	// each) and 3 per subtask.
+	for _, tc := range []struct {
+		name     string
+		yaml     string
+		channels int64
+	}{
+		{"chained", job, 9},
+		// chaining: false: src -> flat is a network edge of 2 channels
+		{"chaining off", job + "chaining: false\n", 11},
+	} {
+		p := compile(t, parse(t, tc.yaml))
+		e := p.Estimate(nil)
+		ch := float64(tc.channels)
+		ckEvents := (ch*2 + 8*3) / 30.0
+		want := Estimate{Subtasks: 8, Vertices: 4, Duration: 100 * des.Second, Offered: 80, Records: 80 + 80 + 600 + 600,
+			Busiest: "rules", BusiestRate: 600, BySelectivity: true, ByBroadcast: true, MetricsRows: 24, CheckpointEvents: ckEvents, CheckpointEvery: 30 * des.Second,
+			EventRate: 1384 + ckEvents, Events: (1384 + ckEvents) * 100, Channels: tc.channels, ZipfKeys: 50, Workers: 2,
+			CheckpointsInFlight: 1, CheckpointBytes: 2 * (1024 + 8*224),
+			Memory: tc.channels*300 + 50*8 + 8*2048 + 2*80 + 2*(1024+8*224), Rows: 2400, CheckpointRows: 8 * 3}
+		if e != want {
+			t.Errorf("%s: Estimate =\n%+v\nwant\n%+v", tc.name, e, want)
+		}
+		if !p.Checkpointing() {
+			t.Error("mode aligned takes checkpoints")
+		}
 	}
-	if !p.Checkpointing() {
-		t.Error("mode aligned takes checkpoints")
+	// exact figures of the chained job: 9 channels of 300 bytes, not 11
+	e := compile(t, parse(t, job)).Estimate(nil)
+	if e.Channels != 9 || e.Memory != 2700+400+16384+160+5632 || e.CheckpointEvents != 1.4 {
+		t.Errorf("chained: %d channels, memory %d, %v checkpoint events/s; want 9, 25276, 1.4", e.Channels, e.Memory, e.CheckpointEvents)
 	}
 }
 
@@ -360,9 +379,10 @@ checkpoint: {mode: aligned, interval: 10ms}
 		t.Errorf("F5: %v checkpoint events/s, want %v; event rate %v", e.CheckpointEvents, want, e.EventRate)
 	}
 	// random worker failures: workers x duration / mtbf, each restarting
-	// every subtask and channel
+	// every subtask and rewiring every channel: the 2 x 2 of s -> a (a ->
+	// out is chained and has none)
 	e = est("duration: 100s\nworkers: {count: 100, slots: 1}\n" + job + "failures: [{kind: worker, mtbf: 10s}, {kind: task, at: 5s, vertex: a, subtask: 0}]\n")
-	if e.Failovers != 100*100/10+1 || e.FailoverBytes != 1001*512 || e.FailoverEvents != (100/10.0+1/100.0)*(6*1+6*4) {
+	if e.Failovers != 100*100/10+1 || e.FailoverBytes != 1001*512 || e.FailoverEvents != (100/10.0+1/100.0)*(4*1+6*4) {
 		t.Errorf("failovers: %v, %d bytes, %v events/s", e.Failovers, e.FailoverBytes, e.FailoverEvents)
 	}
 }
