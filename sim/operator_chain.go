@@ -98,8 +98,8 @@ func (s *Sim) taskSummaries(vs []VertexSummary) []TaskSummary {
 	out := make([]TaskSummary, 0, len(s.plan.Tasks))
 	for _, pt := range s.plan.Tasks {
 		h := &vs[pt.Head().Index]
-		ts := TaskSummary{Name: pt.Name, Parallelism: h.Parallelism, InRate: h.InRate,
-			Busy: h.Busy, BusyMean: h.BusyMean, Backpressured: h.Backpressured, Status: h.Status}
+		ts := TaskSummary{Name: pt.Name, Parallelism: h.Parallelism, Figures: h.Figures}
+		ts.OutRate = 0 // the task's: of the edges that leave it
 		for _, pv := range pt.Vertices {
 			ts.Vertices = append(ts.Vertices, pv.Name)
 			for _, e := range pv.Outputs {

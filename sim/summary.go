@@ -72,16 +72,30 @@ type TaskSummary struct {
 	// Vertices are the names of the chained vertices, the head first.
 	Vertices    []string `json:"vertices"`
 	Parallelism int      `json:"parallelism"`
-	// InRate is the head's input (0 for a source); OutRate the records
-	// its vertices write to edges out of the task (0 when they all end in
-	// sinks).
-	InRate        float64 `json:"in_rate_rps"`
-	OutRate       float64 `json:"out_rate_rps"`
+	// Figures are the task's: InRate the head's input (0 for a source),
+	// OutRate the records its vertices write to edges out of the task (0
+	// when they all end in sinks), busy and back-pressured time the
+	// task's thread's.
+	Figures
+	leaves bool // some edge leaves the task (OutRate is meant)
+}
+
+// Figures are the rates, times and status that a vertex (VertexSummary)
+// and a task (TaskSummary) both show, as Flink's web UI shows them for a
+// job vertex; embedded, their JSON fields are the vertex's and the task's
+// own.
+type Figures struct {
+	// InRate and OutRate are records per simulated second, summed over
+	// the subtasks.
+	InRate  float64 `json:"in_rate_rps"`
+	OutRate float64 `json:"out_rate_rps"`
+	// Busy and Backpressured are the maximum over subtasks (as Flink's web
+	// UI shows a vertex); BusyMean the mean. Status is the back-pressure
+	// status of Backpressured (see Status).
 	Busy          float64 `json:"busy_ratio"`
 	BusyMean      float64 `json:"busy_ratio_mean"`
 	Backpressured float64 `json:"backpressured_ratio"`
 	Status        string  `json:"status"`
-	leaves        bool    // some edge leaves the task (OutRate is meant)
 }
 
 // Window is the span the statistics cover, in simulated seconds.
@@ -107,16 +121,9 @@ type VertexSummary struct {
 	// Task is the name of the task (operator chain) the vertex runs in
 	// (TaskSummary.Name); its busy and back-pressured figures are the
 	// task's.
-	Task        string  `json:"task"`
-	Parallelism int     `json:"parallelism"`
-	InRate      float64 `json:"in_rate_rps"`
-	OutRate     float64 `json:"out_rate_rps"`
-	// Busy and Backpressured are the maximum over subtasks (as Flink's web
-	// UI shows a vertex); BusyMean the mean.
-	Busy          float64 `json:"busy_ratio"`
-	BusyMean      float64 `json:"busy_ratio_mean"`
-	Backpressured float64 `json:"backpressured_ratio"`
-	Status        string  `json:"status"`
+	Task        string `json:"task"`
+	Parallelism int    `json:"parallelism"`
+	Figures
 	// Latency from entry into the job to the end of processing here, in ms;
 	// null when no record left the vertex in the window.
 	LatencyMean *float64 `json:"latency_mean_ms"`
