@@ -203,7 +203,7 @@ func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
 	if t.Kind() != reflect.Struct {
 		return nil, false
 	}
-	for f := range t.Fields() {
+	for _, f := range jsonVisible(t) {
 		if n, ok := jsonName(f); ok && n == name {
 			return f.Type, true
 		}
@@ -217,12 +217,32 @@ func jsonFields(t reflect.Type) []string {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
-	for f := range t.Fields() {
+	for _, f := range jsonVisible(t) {
 		if n, ok := jsonName(f); ok {
 			names = append(names, n)
 		}
 	}
 	return names
+}
+
+// jsonVisible returns the fields of struct t as encoding/json sees them:
+// the fields of an embedded struct without a JSON name (sim.Figures in
+// VertexSummary and TaskSummary) in its place, not the struct itself.
+func jsonVisible(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if !inlined(f) && (len(f.Index) == 1 || !f.Anonymous) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// inlined reports whether encoding/json writes the fields of f in its
+// parent's place: an embedded struct without a JSON name.
+func inlined(f reflect.StructField) bool {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct
 }
 
 func jsonName(f reflect.StructField) (string, bool) {

@@ -50,6 +50,10 @@ func walkType(t reflect.Type, prefix string, vertices []string, cols *[]string, 
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if inlined(f) {
+				walkType(f.Type, prefix, vertices, cols, depth+1)
+				continue
+			}
 			name, ok := jsonName(f)
 			if !ok {
 				continue
@@ -76,6 +80,14 @@ func walkType(t reflect.Type, prefix string, vertices []string, cols *[]string, 
 			*cols = append(*cols, prefix)
 		}
 	}
+}
+
+// inlined reports whether encoding/json writes the fields of f in its
+// parent's place: an embedded struct without a JSON name (sim.Figures in
+// sim.VertexSummary).
+func inlined(f reflect.StructField) bool {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct
 }
 
 // jsonName returns the JSON name of a struct field, and false for fields
@@ -117,6 +129,10 @@ func walkValue(v reflect.Value, prefix string, out map[string]string, depth int)
 	case reflect.Struct:
 		t := v.Type()
 		for i := range t.NumField() {
+			if inlined(t.Field(i)) {
+				walkValue(v.Field(i), prefix, out, depth+1)
+				continue
+			}
 			name, ok := jsonName(t.Field(i))
 			if !ok {
 				continue
