@@ -117,14 +117,14 @@ func (s *Sim) subtaskOf(vertex string, i int) (*subtask, error) {
 	return nil, fmt.Errorf("sim: no vertex %q", vertex)
 }
 
-// fail injects a failure of subtask t, or of its whole worker, now.
+// fail injects a failure of subtask t's task (every operator chained
+// with it), or of its whole worker, now.
 func (s *Sim) fail(t *subtask, worker bool) error {
 	if worker {
 		s.fo.fail(s.eng.Now(), failureCause{kind: causeWorker, worker: t.worker,
-			text: fmt.Sprintf("worker %d (running %s[%d]) failed", t.worker, t.v.name, t.index)})
+			text: fmt.Sprintf("worker %d (running %s) failed", t.worker, t.taskText())})
 		return nil
 	}
-	s.fo.fail(s.eng.Now(), failureCause{kind: causeTask, t: t, worker: t.worker,
-		text: fmt.Sprintf("task %s[%d] failed", t.v.name, t.index)})
+	s.fo.fail(s.eng.Now(), taskFailure(t))
 	return nil
 }

@@ -102,7 +102,10 @@
 // Failures and recovery (failure.go, recovery.go; "Task Failure Recovery"
 // and "JobManager High Availability" in the Flink documentation):
 //   - task, worker (all its subtasks), JobManager, slowdown (a straggler),
-//     network partition and storage outage, scripted or random (mtbf);
+//     network partition and storage outage, scripted or random (mtbf); a
+//     task failure or slowdown of a chained operator is its task's, every
+//     operator of the chain with it (one thread), and a random task
+//     failure draws a task of the worker, a chain once;
 //   - a failed task is reported at once; a lost worker, or one cut off for
 //     longer than heartbeat_timeout, is noticed after heartbeat_timeout,
 //     and the rest of the job runs on meanwhile;

@@ -246,10 +246,11 @@ func (f *failover) startRandom(i int, fl *scenario.Failure, w int) {
 			target := *fl
 			target.Worker = max(w, 0)
 			if fl.Kind == scenario.FailureTask {
-				// a random subtask of the worker
+				// a random task of the worker: a chain is one task,
+				// drawn once, not once per operator
 				var on []*subtask
 				for _, t := range f.s.subtasks {
-					if t.worker == w {
+					if t.worker == w && t.heads() {
 						on = append(on, t)
 					}
 				}
@@ -274,8 +275,7 @@ func (f *failover) scripted(now des.Time, fl *scenario.Failure) {
 		if err != nil || t == nil {
 			return
 		}
-		f.fail(now, failureCause{kind: causeTask, t: t, worker: t.worker,
-			text: fmt.Sprintf("task %s[%d] failed", t.v.name, t.index)})
+		f.fail(now, taskFailure(t))
 	case scenario.FailureWorker:
 		f.fail(now, failureCause{kind: causeWorker, worker: fl.Worker, text: fmt.Sprintf("worker %d failed", fl.Worker)})
 	case scenario.FailureJobManager:
@@ -295,7 +295,9 @@ func (f *failover) scripted(now des.Time, fl *scenario.Failure) {
 	}
 }
 
-// slowdown makes a subtask (or every subtask of a worker) a straggler.
+// slowdown makes a task (or every task of a worker) a straggler: a
+// subtask slows down with every operator chained with it, since they run
+// in one thread.
 func (f *failover) slowdown(now des.Time, fl *scenario.Failure) {
 	var ts []*subtask
 	what := ""
@@ -304,7 +306,7 @@ func (f *failover) slowdown(now des.Time, fl *scenario.Failure) {
 		if err != nil {
 			return
 		}
-		ts, what = []*subtask{t}, fmt.Sprintf("%s[%d]", t.v.name, t.index)
+		ts, what = t.taskSubtasks(), t.taskText()
 	} else {
 		for _, t := range f.s.subtasks {
 			if t.worker == fl.Worker {

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/dspalab/dspalab/sim/des"
+import (
+	"fmt"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
 
 // chainLink is a subtask's place in an operator chain (plan.Task): the
 // vertices of a chain run their subtask i in one thread, as Flink's
@@ -18,6 +22,35 @@ type chainLink struct {
 
 // heads reports whether t heads its task (it is not chained to an input).
 func (t *subtask) heads() bool { return t.chain.in == nil }
+
+// taskSubtasks returns the subtasks that run in t's task, the head first:
+// subtask t.index of every vertex of its chain (one for an unchained
+// vertex). They are one Flink task (StreamTask with its OperatorChain):
+// one thread, so a failure or a slowdown of any of them is the task's.
+func (t *subtask) taskSubtasks() []*subtask {
+	pt := t.v.pv.Task
+	out := make([]*subtask, len(pt.Vertices))
+	for k, pv := range pt.Vertices {
+		out[k] = t.s.vertices[pv.Index].subtasks[t.index]
+	}
+	return out
+}
+
+// taskText names t's task subtask as Flink's web UI names a chain:
+// "aggregate -> out[0]", "aggregate[0]" for an unchained vertex.
+func (t *subtask) taskText() string { return fmt.Sprintf("%s[%d]", t.v.pv.Task.Name, t.index) }
+
+// taskFailure is the failure of the task that runs t (Flink's
+// Task.failExternally, or an exception out of any operator of its chain:
+// the task fails as a whole, every operator of the chain with it).
+func taskFailure(t *subtask) failureCause {
+	text := "task " + t.taskText() + " failed"
+	if t.v.pv.Task.Chained() {
+		text += " in " + t.v.name // which operator of the chain threw
+	}
+	head := t.taskSubtasks()[0]
+	return failureCause{kind: causeTask, t: head, worker: head.worker, text: text}
+}
 
 // accept hands r to t, a chained operator, in its predecessor's thread:
 // t serves it at once. It reports whether t is done with r (its outputs

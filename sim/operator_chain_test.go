@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -83,4 +84,107 @@ sinks:
 			t.Errorf("%q %q: a busy %.4f, b busy %.4f; want 0.2 and 0.3, two tasks", c[0], c[1], ga, gb)
 		}
 	}
+}
+
+// A chain is one task, one thread (Flink's StreamTask running its
+// OperatorChain): a failure of any of its operators fails the task, and a
+// straggler slows every operator of it.
+func TestChainFailsAsOneTask(t *testing.T) {
+	const job = `
+name: chain
+duration: 60s
+warmup: 10s
+workers: {count: 1, slots: 1}
+sources:
+  - {name: src, arrival: {process: constant, rate: 50/s}}
+operators:
+  - {name: a, input: src, partitioning: rebalance, service_time: {distribution: constant, mean: 2ms}}
+  - {name: b, input: a, service_time: {distribution: constant, mean: 3ms}}
+sinks:
+  - {name: out, input: b, partitioning: rebalance}
+`
+	type run struct {
+		s      *Sim
+		sum    Summary
+		events []Event
+	}
+	exec := func(failures string) run {
+		t.Helper()
+		var r run
+		s, err := New(mustParse(t, job+failures), Options{Observer: &countingObserver{onSample: func(*Sample) {}, onEvent: func(e Event) { r.events = append(r.events, e) }}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.RunUntil(t.Context(), 60*des.Second)
+		r.s, r.sum = s, s.Result().Summary
+		return r
+	}
+	of := func(r run, typ string) []string {
+		var out []string
+		for _, e := range r.events {
+			if e.Type == typ {
+				out = append(out, e.Message)
+			}
+		}
+		return out
+	}
+	// a straggler b[0], service times x2 over the whole window: the
+	// task's thread serves a and b twice as slowly, 50/s x (2ms + 3ms) x 2
+	// = 50% busy (slowing b alone would give 50/s x (2ms + 6ms) = 40%)
+	r := exec("failures: [{kind: slowdown, at: 10s, duration: 50s, vertex: b, factor: 2}]\n")
+	for _, v := range r.sum.Vertices[1:3] {
+		if v.Busy != 0.5 {
+			t.Errorf("slowdown of b[0]: %s busy %v, want the task's 0.5", v.Name, v.Busy)
+		}
+	}
+	if got := of(r, EventSlowdown); len(got) != 2 || got[0] != "a -> b[0] slows down: service times ×2 for 50s" || got[1] != "a -> b[0] is back to normal speed" {
+		t.Errorf("slowdown events %q, want two naming the task a -> b[0]", got)
+	}
+	// a failure of b[0] is one failure of the task a -> b[0], the same as
+	// one of a[0]: one failure event, one failover, one restart, and the
+	// same figures but for the operator named
+	ra := exec("failures: [{kind: task, at: 30s, vertex: a}]\n")
+	rb := exec("failures: [{kind: task, at: 30s, vertex: b}]\n")
+	for _, c := range []struct {
+		r  run
+		in string
+	}{{ra, "a"}, {rb, "b"}} {
+		want := "task a -> b[0] failed in " + c.in
+		if got := of(c.r, EventFailure); len(got) != 1 || got[0] != want {
+			t.Errorf("failure of %s[0]: failure events %q, want one %q", c.in, got, want)
+		}
+		rec := c.r.sum.Recovery
+		if rec.Failures != 1 || rec.Restarts != 1 || len(rec.Failovers) != 1 || rec.Failovers[0].Cause != want {
+			t.Errorf("failure of %s[0]: %d failures, %d restarts, failovers %+v; want 1, 1 and one caused by %q", c.in, rec.Failures, rec.Restarts, rec.Failovers, want)
+		}
+	}
+	fa, fb := *ra.sum.Recovery, *rb.sum.Recovery
+	fa.Failovers = append([]FailoverStats(nil), fa.Failovers...)
+	fa.Failovers[0].Cause = fb.Failovers[0].Cause
+	if !reflect.DeepEqual(fa, fb) || ra.sum.Totals != rb.sum.Totals || !reflect.DeepEqual(ra.sum.Delivery, rb.sum.Delivery) {
+		t.Errorf("a failure of a[0] and of b[0] differ:\n%+v %+v\n%+v %+v", fa, ra.sum.Totals, fb, rb.sum.Totals)
+	}
+	for _, v := range rb.sum.Vertices[1:3] {
+		if d := v.Subtasks[0].Down; d != ra.sum.Vertices[1].Subtasks[0].Down || d <= 0 {
+			t.Errorf("failure of b[0]: %s[0] down %v, want the task's %v", v.Name, d, ra.sum.Vertices[1].Subtasks[0].Down)
+		}
+	}
+	// random task failures draw a task of the worker, a chain once: the
+	// failures name the tasks src[0], a -> b[0] (drawn at its head, a) and
+	// out[0], never b on its own
+	r = exec("failures: [{kind: task, mtbf: 2s}]\nrestart: {type: fixed-delay, attempts: -1, delay: 100ms}\n")
+	got := of(r, EventFailure)
+	if len(got) != r.sum.Recovery.Failures || len(got) < 10 {
+		t.Fatalf("random task failures: %d failure events, %d failures", len(got), r.sum.Recovery.Failures)
+	}
+	n := map[string]int{}
+	for _, m := range got {
+		n[m]++
+	}
+	for m := range n {
+		if m != "task src[0] failed" && m != "task a -> b[0] failed in a" && m != "task out[0] failed" {
+			t.Errorf("random task failure %q: want one of the three tasks, drawn at their heads", m)
+		}
+	}
+	t.Logf("random task failures: %v", n)
 }

@@ -392,8 +392,8 @@ const (
 
 // Failure is one scripted failure (At) or a random failure process (MTBF:
 // each worker fails independently with exponential times between failures
-// of that mean, drawn from the seed; kind task fails a random subtask of
-// the worker, kind jobmanager the JobManager). Only kinds task, worker and
+// of that mean, drawn from the seed; kind task fails a random task of the
+// worker, an operator chain counting once, kind jobmanager the JobManager). Only kinds task, worker and
 // jobmanager may be random, and a random failure has no Vertex, Subtask or
 // Worker.
 type Failure struct {
