@@ -23,33 +23,50 @@ type EventID uint64
 // ErrPast is returned by Schedule for a time before Now.
 var ErrPast = errors.New("des: event scheduled in the past")
 
-const (
-	posFree = -2 // the node is on the free list
-	posNow  = -1 // the node waits in the now-queue
-)
-
-// hent is a heap entry: the ordering key is kept inline so that sifting
-// compares without touching the slab.
-type hent struct {
-	at  Time
-	seq uint64
-	i   int32
+// entry is a queued event: its ordering key (time, sequence number) and the
+// slab node that holds its handler, with the node's generation when it was
+// scheduled. Entries hold no pointers, so moving them costs no write
+// barrier, and nothing in the slab records where an entry is: sifting
+// moves entries only. An entry whose generation is no longer its node's
+// was cancelled (lazy cancel): it is dropped when it reaches the front.
+type entry struct {
+	at   Time
+	seq  uint64
+	slot uint32
+	gen  uint32
 }
 
+// before reports whether a fires before b: by time, then by the order of
+// scheduling.
+func (a *entry) before(b *entry) bool {
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
+}
+
+// node holds what a scheduled event does. gen counts the events the node
+// has held, and grows again when its event is cancelled, so that neither
+// the cancelled event's EventID nor its entry match the node any more.
 type node struct {
-	at  Time
-	seq uint64
-	h   Handler
-	arg int64
-	pos int32 // index in heap, posNow or posFree
-	gen uint32
+	h    Handler // nil while the node is free
+	arg  int64
+	gen  uint32
+	next uint32 // while free: the next free node + 1 (0 ends the list)
 }
 
-// Engine is the event loop: a binary min-heap of events ordered by (time,
+// arity is the number of children of a heap node: a 4-ary heap is half as
+// deep as a binary one, and its four children sit in one or two cache
+// lines.
+const arity = 4
+
+// Engine is the event loop: a 4-ary min-heap of events ordered by (time,
 // sequence number), with a FIFO for events due at the current instant.
 // Events at the same time fire in the order they were scheduled, which makes
-// every run deterministic. Event nodes are kept in a slab and reused, so a
-// steady state of scheduling and firing allocates nothing.
+// every run deterministic. Every event scheduled for a time after Now goes
+// to the heap; one scheduled for Now goes to the FIFO, behind the heap's
+// events at Now (they were all scheduled earlier, while time was before
+// Now, so their sequence numbers are lower). Event nodes are kept in a slab
+// and reused, so a steady state of scheduling and firing allocates nothing.
+// Cancel frees the node at once and leaves the queued entry, which no
+// longer matches its node's generation, to be dropped when it comes first.
 //
 // The zero Engine is ready to use at time 0. An Engine is not safe for
 // concurrent use; run one engine per goroutine.
@@ -57,10 +74,11 @@ type Engine struct {
 	now     Time
 	seq     uint64
 	nodes   []node
-	free    []int32
-	heap    []hent
-	nowq    []int32
+	free    uint32 // the first free node + 1 (0: none)
+	heap    []entry
+	nowq    []entry
 	nowHead int
+	dead    int // cancelled entries still queued (heap or FIFO)
 	fired   uint64
 	stopped bool
 }
@@ -72,9 +90,8 @@ func (e *Engine) Now() Time { return e.now }
 func (e *Engine) Fired() uint64 { return e.fired }
 
 // Pending returns how many events are scheduled and not yet fired or
-// cancelled (cancelled events waiting in the current instant's FIFO may
-// still be counted until the engine passes them).
-func (e *Engine) Pending() int { return len(e.heap) + len(e.nowq) - e.nowHead }
+// cancelled.
+func (e *Engine) Pending() int { return len(e.heap) + len(e.nowq) - e.nowHead - e.dead }
 
 // Schedule arranges for h.HandleEvent(at, arg) to be called when simulated
 // time reaches at. It returns ErrPast (and schedules nothing) when at is
@@ -99,27 +116,25 @@ func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
 }
 
 func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
-	var i int32
-	if n := len(e.free); n > 0 {
-		i = e.free[n-1]
-		e.free = e.free[:n-1]
+	var i uint32
+	if e.free != 0 {
+		i = e.free - 1
+		e.free = e.nodes[i].next
 	} else {
+		i = uint32(len(e.nodes))
 		e.nodes = append(e.nodes, node{})
-		i = int32(len(e.nodes) - 1)
 	}
 	nd := &e.nodes[i]
-	nd.at, nd.seq, nd.h, nd.arg = at, e.seq, h, arg
+	nd.h, nd.arg = h, arg
 	nd.gen++
+	en := entry{at: at, seq: e.seq, slot: i, gen: nd.gen}
 	e.seq++
 	if at == e.now {
-		nd.pos = posNow
-		e.nowq = append(e.nowq, i)
+		e.nowq = append(e.nowq, en)
 	} else {
-		nd.pos = int32(len(e.heap))
-		e.heap = append(e.heap, hent{at, nd.seq, i})
-		e.up(len(e.heap) - 1)
+		e.push(en)
 	}
-	return EventID(uint64(nd.gen)<<32 | uint64(uint32(i)+1))
+	return EventID(uint64(en.gen)<<32 | uint64(i+1))
 }
 
 // Cancel removes a scheduled event. It reports whether the event was still
@@ -128,68 +143,90 @@ func (e *Engine) Cancel(id EventID) bool {
 	if id == 0 {
 		return false
 	}
-	i := int32(uint32(id) - 1)
-	gen := uint32(id >> 32)
+	i := uint32(id) - 1
 	if int(i) >= len(e.nodes) {
 		return false
 	}
 	nd := &e.nodes[i]
-	if nd.gen != gen || nd.pos == posFree || nd.h == nil {
+	if nd.gen != uint32(id>>32) || nd.h == nil {
 		return false
 	}
-	if nd.pos == posNow {
-		nd.h = nil // skipped and freed when the FIFO reaches it
-		return true
-	}
-	e.removeAt(int(nd.pos))
-	e.release(i)
+	nd.gen++ // its entry no longer matches: dropped when it comes first
+	e.dead++
+	nd.h, nd.next = nil, e.free
+	e.free = i + 1
 	return true
-}
-
-func (e *Engine) release(i int32) {
-	nd := &e.nodes[i]
-	nd.h = nil
-	nd.pos = posFree
-	e.free = append(e.free, i)
 }
 
 // Step fires the next event, advancing Now to its time. It reports false
 // when no event is left.
 func (e *Engine) Step() bool {
-	for {
-		var i int32
+	if e.dead > 0 {
+		e.dropDead()
+	}
+	var en entry
+	switch {
+	case len(e.heap) > 0 && e.heap[0].at == e.now:
+		en = e.pop()
+	case e.nowHead < len(e.nowq):
+		en = e.nowq[e.nowHead]
+		e.nowHead++
+		if e.nowHead == len(e.nowq) {
+			e.nowq, e.nowHead = e.nowq[:0], 0
+		}
+	case len(e.heap) > 0:
+		en = e.pop()
+	default:
+		return false
+	}
+	nd := &e.nodes[en.slot]
+	h, arg := nd.h, nd.arg
+	nd.h, nd.next = nil, e.free
+	e.free = en.slot + 1
+	e.now = en.at
+	e.fired++
+	h.HandleEvent(en.at, arg)
+	return true
+}
+
+// dropDead drops the cancelled entries at the front of the queues, so that
+// the next entry is a live event.
+func (e *Engine) dropDead() {
+	for e.dead > 0 {
+		var en *entry
 		switch {
 		case len(e.heap) > 0 && e.heap[0].at == e.now:
-			i = e.popHeap()
+			en = &e.heap[0]
 		case e.nowHead < len(e.nowq):
-			i = e.nowq[e.nowHead]
-			e.nowHead++
-			if e.nowHead == len(e.nowq) {
-				e.nowq, e.nowHead = e.nowq[:0], 0
-			}
+			en = &e.nowq[e.nowHead]
 		case len(e.heap) > 0:
-			i = e.popHeap()
+			en = &e.heap[0]
 		default:
-			return false
+			return
 		}
-		nd := &e.nodes[i]
-		h, arg, at := nd.h, nd.arg, nd.at
-		e.release(i)
-		if h == nil { // cancelled while in the now-queue
+		if e.nodes[en.slot].gen == en.gen {
+			return
+		}
+		e.dead-- // cancelled: its node was freed then
+		if en == &e.heap[0] {
+			e.pop()
 			continue
 		}
-		e.now = at
-		e.fired++
-		h.HandleEvent(at, arg)
-		return true
+		e.nowHead++
+		if e.nowHead == len(e.nowq) {
+			e.nowq, e.nowHead = e.nowq[:0], 0
+		}
 	}
 }
 
 // NextTime returns the time of the next pending event, or Never.
 func (e *Engine) NextTime() Time { return e.peek() }
 
-// peek returns the time of the next event, or Never.
+// peek returns the time of the next pending event, or Never.
 func (e *Engine) peek() Time {
+	if e.dead > 0 {
+		e.dropDead()
+	}
 	if e.nowHead < len(e.nowq) {
 		return e.now
 	}
@@ -219,67 +256,54 @@ func (e *Engine) RunUntil(t Time) bool {
 // Stop makes a running RunUntil return after the current event.
 func (e *Engine) Stop() { e.stopped = true }
 
-func (e *Engine) less(a, b int) bool {
-	ha, hb := &e.heap[a], &e.heap[b]
-	if ha.at != hb.at {
-		return ha.at < hb.at
-	}
-	return ha.seq < hb.seq
-}
-
-func (e *Engine) popHeap() int32 {
-	top := e.heap[0].i
-	e.removeAt(0)
-	return top
-}
-
-func (e *Engine) removeAt(k int) {
-	last := len(e.heap) - 1
-	if k != last {
-		e.swap(k, last)
-	}
-	e.heap = e.heap[:last]
-	if k != last {
-		if !e.down(k) {
-			e.up(k)
-		}
-	}
-}
-
-func (e *Engine) swap(a, b int) {
-	e.heap[a], e.heap[b] = e.heap[b], e.heap[a]
-	e.nodes[e.heap[a].i].pos = int32(a)
-	e.nodes[e.heap[b].i].pos = int32(b)
-}
-
-func (e *Engine) up(k int) {
+// push adds en to the heap, moving it up from the end (a hole moves up;
+// each parent it passes moves down one level).
+func (e *Engine) push(en entry) {
+	e.heap = append(e.heap, en)
+	h := e.heap
+	k := len(h) - 1
 	for k > 0 {
-		p := (k - 1) / 2
-		if !e.less(k, p) {
+		p := (k - 1) / arity
+		if !en.before(&h[p]) {
 			break
 		}
-		e.swap(k, p)
+		h[k] = h[p]
 		k = p
 	}
+	h[k] = en
 }
 
-func (e *Engine) down(k int) bool {
-	start := k
-	n := len(e.heap)
+// pop removes and returns the heap's first entry: the last entry moves
+// down from the root (into the hole, the smallest child moves up).
+func (e *Engine) pop() entry {
+	h := e.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	e.heap = h[:n]
+	if n == 0 {
+		return top
+	}
+	h = h[:n]
+	k := 0
 	for {
-		l := 2*k + 1
-		if l >= n {
+		c := arity*k + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && e.less(r, l) {
-			m = r
+		m := c
+		end := min(c+arity, n)
+		for j := c + 1; j < end; j++ {
+			if h[j].before(&h[m]) {
+				m = j
+			}
 		}
-		if !e.less(m, k) {
+		if !h[m].before(&last) {
 			break
 		}
-		e.swap(k, m)
+		h[k] = h[m]
 		k = m
 	}
-	return k > start
+	h[k] = last
+	return top
 }

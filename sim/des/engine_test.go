@@ -248,3 +248,28 @@ func BenchmarkEngineHold(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// A cancelled event stays queued until it comes first (lazy cancel); it
+// must not make RunUntil fire a later event, nor NextTime report its time.
+func TestCancelledFrontIsSkipped(t *testing.T) {
+	var e Engine
+	r := &recorder{}
+	a := e.After(10, r, 1)
+	e.After(20, r, 2)
+	now := e.After(0, r, 3) // in the now-queue
+	e.Cancel(a)
+	e.Cancel(now)
+	if got := e.NextTime(); got != 20 {
+		t.Fatalf("NextTime = %d, want 20 (the cancelled events at 0 and 10 skipped)", got)
+	}
+	if e.Pending() != 1 {
+		t.Fatalf("Pending = %d, want 1", e.Pending())
+	}
+	if !e.RunUntil(15) || len(r.got) != 0 || e.Now() != 15 {
+		t.Fatalf("RunUntil(15) fired %v, now %d; want nothing fired, now 15", r.got, e.Now())
+	}
+	e.RunUntil(30)
+	if len(r.got) != 1 || r.got[0] != 2 || e.Pending() != 0 {
+		t.Fatalf("fired %v, pending %d; want [2] and 0", r.got, e.Pending())
+	}
+}
