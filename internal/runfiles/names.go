@@ -12,6 +12,7 @@
 //	events.jsonl             one JSON event a line (sim.Event)
 //	checkpoints.csv          with checkpointing: one row per checkpoint that ended (sim.CheckpointColumns)
 //	checkpoint_subtasks.csv  with checkpointing: one row per subtask acknowledgement (sim.CheckpointSubtaskColumns)
+//	batches.csv              of a micro-batch run: one row per batch or trigger (microbatch.BatchColumns)
 //	actions.jsonl            of a live or replayed run: its actions, for --replay
 //	run.json                 the manifest: which of these files the run wrote, and whether it was complete
 //
@@ -36,6 +37,9 @@ const (
 	// CheckpointSubtasksFile holds one row per subtask that acknowledged a
 	// checkpoint (sim.CheckpointSubtaskColumns), beside CheckpointsFile.
 	CheckpointSubtasksFile = "checkpoint_subtasks.csv"
+	// BatchesFile holds one row per completed batch or trigger of a
+	// micro-batch run (microbatch.BatchColumns).
+	BatchesFile = "batches.csv"
 	// ManifestFile is the manifest of a run (Manifest), written last: the
 	// files the run wrote, which are the only ones a later run into the
 	// same directory may remove, and the only ones plot and report read.
@@ -63,7 +67,11 @@ var OutputFiles = []string{SummaryFile, TimeseriesFile, EventsFile}
 
 // optionalFiles are the files only some runs write: ActionsFile for a live
 // or replayed run, the checkpoint files with checkpointing.
-var optionalFiles = []string{ActionsFile, CheckpointsFile, CheckpointSubtasksFile}
+var optionalFiles = []string{ActionsFile, CheckpointsFile, CheckpointSubtasksFile, BatchesFile}
+
+// MicroBatchNames are the files of a micro-batch run (engine
+// spark-streaming or structured-streaming): OutputFiles and BatchesFile.
+func MicroBatchNames() []string { return append(slices.Clone(OutputFiles), BatchesFile) }
 
 // Names are the files of a run: OutputFiles, ActionsFile for a live or
 // replayed run (actions), CheckpointsFile and CheckpointSubtasksFile

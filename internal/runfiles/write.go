@@ -223,6 +223,33 @@ func (o *fileObserver) flush() error {
 // the file system can cause (reported in the error; run.json is then
 // still the old one, or missing).
 func (w *Writer) Commit(sum *sim.Summary, actions []sim.Action, keepComplete bool) (string, error) {
+	return w.commit(func(f io.Writer) error { return sim.WriteSummaryJSON(f, sum) }, sum.Partial, actions, keepComplete)
+}
+
+// File returns the file name of w (one of the names given to Create)
+// for an engine that writes its own rows (a micro-batch run writes
+// timeseries.csv, events.jsonl and batches.csv so, and no sim.Observer);
+// nil for a name w does not write.
+func (w *Writer) File(name string) io.Writer {
+	switch name {
+	case TimeseriesFile:
+		return w.ts
+	case EventsFile:
+		return w.ev
+	}
+	if f, ok := w.files[name]; ok {
+		return f
+	}
+	return nil
+}
+
+// CommitSummary is Commit for a run whose summary.json another engine
+// writes (writeSummary), partial as that summary says.
+func (w *Writer) CommitSummary(writeSummary func(io.Writer) error, partial, keepComplete bool) (string, error) {
+	return w.commit(writeSummary, partial, nil, keepComplete)
+}
+
+func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, actions []sim.Action, keepComplete bool) (string, error) {
 	err := w.obs.flush()
 	if err == nil {
 		err = w.ts.Flush()
@@ -234,7 +261,7 @@ func (w *Writer) Commit(sum *sim.Summary, actions []sim.Action, keepComplete boo
 		err = WriteActions(f, actions)
 	}
 	if err == nil {
-		err = sim.WriteSummaryJSON(w.files[SummaryFile], sum)
+		err = writeSummary(w.files[SummaryFile])
 	}
 	for _, name := range w.names {
 		f := w.files[name]
@@ -267,7 +294,7 @@ func (w *Writer) Commit(sum *sim.Summary, actions []sim.Action, keepComplete boo
 		w.Abort()
 		return "", err
 	}
-	m := &Manifest{Format: ManifestFormat, Files: w.names, Partial: sum.Partial}
+	m := &Manifest{Format: ManifestFormat, Files: w.names, Partial: partial}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		w.Abort()

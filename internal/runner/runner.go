@@ -165,6 +165,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if sc.IsMicroBatch() {
+		return runMicroBatch(ctx, opts, label, sc, stdout, stderr)
+	}
 	prep, err := Prepare(sc, Setup{Label: label, Limits: opts.Limits, Actions: opts.Actions})
 	if err != nil {
 		return err

@@ -62,7 +62,7 @@ sinks:
     input: src
 `,
 		[]string{
-			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, chaining, workers, network, sources, operators, sinks, metrics, checkpoint, state_backend, restart, high_availability, failures`,
+			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, engine, spark, chaining, workers, network, sources, operators, sinks, metrics, checkpoint, state_backend, restart, high_availability, failures`,
 		}},
 	{"case and dash typos", `Duration: 10s
 sources:

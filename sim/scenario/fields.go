@@ -440,18 +440,114 @@ var topMapping = &Mapping{
 			Doc: "Simulated time to run, such as 120s or 10m."},
 		{Name: kWarmup, Go: "Warmup", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
 			Doc: "Simulated time at the start left out of summary statistics; shorter than duration."},
-		{Name: kChaining, Go: "Chaining", Kind: KindBool, Default: true,
+		{Name: kEngine, Go: "Engine", Kind: KindEnum, Default: EngineFlink, ZeroDefault: true, Values: engineValues,
+			Doc: "The execution model that runs the job: Flink's pipelined runtime, or Spark's micro-batches (the same sources, operators and sinks run on either)."},
+		{Name: kSpark, Go: "Spark", Kind: KindMapping, Sub: sparkMapping, Only: sparkEngines, Doc: "Spark's settings of the micro-batch engines."},
+		{Name: kChaining, Go: "Chaining", Only: flinkEngine, Kind: KindBool, Default: true,
 			Doc: "Operator chaining: a vertex on a forward edge with equal parallelism, as its only input, runs in the task of its input, one record at a time, with no network buffers between them (false is Flink's disableOperatorChaining(), pipeline.operator-chaining.enabled: false)."},
 		{Name: kWorkers, Go: "Workers", Kind: KindMapping, Sub: workersMapping, Doc: "The cluster."},
-		{Name: kNetwork, Go: "Network", Kind: KindMapping, Sub: networkMapping, Doc: "Network settings of every edge."},
+		{Name: kNetwork, Go: "Network", Only: flinkEngine, Kind: KindMapping, Sub: networkMapping, Doc: "Network settings of every edge."},
 		{Name: kSources, Go: "Sources", Kind: KindList, Sub: sourceMapping, Doc: "Source vertices: at least one."},
 		{Name: kOperators, Go: "Operators", Kind: KindList, Sub: operatorMapping, Doc: "Processing vertices, each reading from input (or inputs); may be empty."},
 		{Name: kSinks, Go: "Sinks", Kind: KindList, Sub: sinkMapping, Doc: "Sink vertices: at least one."},
 		{Name: kMetrics, Go: "Metrics", Kind: KindMapping, Sub: metricsMapping, Doc: "Metric sampling."},
-		{Name: kCheckpoint, Go: "Checkpoint", Kind: KindMapping, Sub: checkpointMapping, Doc: "Periodic checkpoints."},
+		{Name: kCheckpoint, Go: "Checkpoint", Only: flinkEngine, Kind: KindMapping, Sub: checkpointMapping, Doc: "Periodic checkpoints."},
 		{Name: kStateBackend, Go: "StateBackend", Kind: KindMapping, Sub: backendMapping, Former: []string{"backend"}, Doc: "The state backend."},
-		{Name: kRestart, Go: "Restart", Kind: KindMapping, Sub: restartMapping, Former: []string{"restart_strategy"}, Doc: "The restart strategy."},
-		{Name: kHighAvailability, Go: "HighAvailability", Kind: KindMapping, Sub: haMapping, Former: []string{"ha"}, Doc: "JobManager high availability."},
+		{Name: kRestart, Go: "Restart", Only: flinkEngine, Kind: KindMapping, Sub: restartMapping, Former: []string{"restart_strategy"}, Doc: "The restart strategy."},
+		{Name: kHighAvailability, Go: "HighAvailability", Only: flinkEngine, Kind: KindMapping, Sub: haMapping, Former: []string{"ha"}, Doc: "JobManager high availability."},
 		{Name: kFailures, Go: "Failures", Kind: KindList, Sub: failureMapping, Example: "[{kind: worker, at: 30s, worker: 1}]", Doc: "Failures to inject, in the order given; default none."},
+	},
+}
+
+// The engines, and the conditions of the fields one of them owns.
+var (
+	engineValues = []Value{
+		val(EngineFlink, "Flink's pipelined runtime: records flow one at a time through tasks linked by network buffers with credit-based back-pressure"),
+		val(EngineSparkStreaming, "Spark Streaming (DStreams): every batch_interval a batch of the records received becomes a job of stages and tasks on the executors' cores"),
+		val(EngineStructuredStreaming, "Spark Structured Streaming: a streaming query run as micro-batches by its trigger, writing its result table to the sink by its output mode"),
+	}
+	flinkEngine  = &Cond{Field: kEngine, Values: []string{EngineFlink}, Owner: true}
+	sparkEngines = &Cond{Field: kEngine, Values: []string{EngineSparkStreaming, EngineStructuredStreaming}, Owner: true}
+	receiverOnly = &Cond{Field: kInputStream, Values: []string{InputReceiver}}
+	backOn       = &Cond{Field: kBackpressure, Values: []string{"true"}, Text: "backpressure: true"}
+	sparkCkpt    = &Cond{Field: kCheckpoint, Values: []string{"true"}, Text: "checkpoint: true"}
+	timedTrigger = &Cond{Field: kTrigger, Values: []string{TriggerProcessingTime, TriggerContinuous}}
+)
+
+// sparkMapping is Spark's configuration of the micro-batch engines; which
+// fields apply to which engine is checked in spark.go (the engine is a key
+// of the scenario, outside this mapping).
+var sparkMapping = &Mapping{
+	Path:        kSpark,
+	Doc:         "Spark's settings (https://spark.apache.org/docs/latest/configuration.html#spark-streaming). The executors are the workers: workers.count executors with workers.slots cores each; an operator's service_time is its cost per record in a task, and a hash edge is a shuffle that starts a new stage.",
+	ZeroDefault: true,
+	Fields: []*Field{
+		{Name: kBatchInterval, Go: "BatchInterval", Kind: KindDuration, ZeroDefault: true, Bounds: Bounds{Positive: true, Min: MinBatchInterval, MinWhy: "Spark's batch duration is in milliseconds"},
+			Doc: "spark-streaming: the batch interval of the StreamingContext (new StreamingContext(conf, Seconds(1))); required."},
+		{Name: kJobOverhead, Go: "JobOverhead", Kind: KindDuration, Default: "10ms", Bounds: Bounds{Min: 0}, ZeroDefault: true,
+			Doc: "The driver's cost per batch or trigger: generating the job and scheduling its stages."},
+		{Name: kTaskOverhead, Go: "TaskOverhead", Kind: KindDuration, Default: "2ms", Bounds: Bounds{Min: 0}, ZeroDefault: true,
+			Doc: "The cost of launching one task on an executor core (serialization, scheduling)."},
+		{Name: kShuffleBandwidth, Go: "ShuffleBandwidth", Kind: KindBandwidth, Default: "1Gbit/s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
+			Doc: "How fast a task of a stage after a shuffle reads its shuffle blocks."},
+		{Name: kInputStream, Go: "Input", Kind: KindEnum, Default: InputDirect, ZeroDefault: true, Values: []Value{
+			val(InputDirect, "KafkaUtils.createDirectStream: each batch reads an offset range of every Kafka partition (a source subtask), one task per partition"),
+			val(InputReceiver, "a receiver per source subtask runs as a long task on one executor core and stores a block every block_interval; each block is a task"),
+		}, Doc: "spark-streaming: how the sources are read."},
+		{Name: kMaxRatePerPartition, Go: "MaxRatePerPartition", Kind: KindRate, Default: "0/s", Bounds: Bounds{Min: 0}, ZeroDefault: true,
+			Doc: "The most records per second read from one Kafka partition (a source subtask) into a batch; 0 is no limit (spark.streaming.kafka.maxRatePerPartition)."},
+		{Name: kMinRatePerPartition, Go: "MinRatePerPartition", Kind: KindRate, Default: "1/s", Bounds: Bounds{Min: 0}, ZeroDefault: true,
+			Doc: "The fewest records per second a rate limit leaves a partition (spark.streaming.kafka.minRatePerPartition)."},
+		{Name: kReceiverMaxRate, Go: "ReceiverMaxRate", Kind: KindRate, Default: "0/s", Bounds: Bounds{Min: 0}, Only: receiverOnly,
+			Doc: "The most records per second one receiver stores; 0 is no limit (spark.streaming.receiver.maxRate)."},
+		{Name: kBlockInterval, Go: "BlockInterval", Kind: KindDuration, Default: "200ms", Bounds: Bounds{Positive: true}, ZeroDefault: true, Only: receiverOnly,
+			Doc: "A receiver cuts a block of what it received every block_interval; a batch has batch_interval / block_interval tasks per receiver (spark.streaming.blockInterval)."},
+		{Name: kWriteAheadLog, Go: "WriteAheadLog", Kind: KindBool, Default: false, Only: receiverOnly,
+			Doc: "Receivers write every block to a write-ahead log before acknowledging it, so a driver failure loses nothing received (spark.streaming.receiver.writeAheadLog.enable)."},
+		{Name: kWALBandwidth, Go: "WALBandwidth", Kind: KindBandwidth, Default: "100MiB/s", Bounds: Bounds{Positive: true}, ZeroDefault: true, Only: receiverOnly,
+			Doc: "How fast a receiver writes its write-ahead log (a replicated file system)."},
+		{Name: kBackpressure, Go: "Backpressure", Kind: KindBool, Default: false,
+			Doc: "The rate of each batch is limited by the PIDRateEstimator from the last batch's processing time and scheduling delay (spark.streaming.backpressure.enabled)."},
+		{Name: kPIDProportional, Go: "PIDProportional", Kind: KindRatio, Default: 1.0, Bounds: Bounds{Min: 0.0}, Only: backOn,
+			Doc: "Proportional gain of the PID rate estimator (spark.streaming.backpressure.pid.proportional)."},
+		{Name: kPIDIntegral, Go: "PIDIntegral", Kind: KindRatio, Default: 0.2, Bounds: Bounds{Min: 0.0}, Only: backOn,
+			Doc: "Integral gain, on the error that the scheduling delay accumulates (spark.streaming.backpressure.pid.integral)."},
+		{Name: kPIDDerived, Go: "PIDDerived", Kind: KindRatio, Default: 0.0, Bounds: Bounds{Min: 0.0}, Only: backOn,
+			Doc: "Derivative gain (spark.streaming.backpressure.pid.derived)."},
+		{Name: kPIDMinRate, Go: "PIDMinRate", Kind: KindRate, Default: "100/s", Bounds: Bounds{Positive: true}, ZeroDefault: true, Only: backOn,
+			Doc: "The lowest rate the estimator sets, over the whole stream (spark.streaming.backpressure.pid.minRate)."},
+		{Name: kInitialRate, Go: "InitialRate", Kind: KindRate, Default: "0/s", Bounds: Bounds{Min: 0}, Only: backOn,
+			Doc: "The rate of the batches before the estimator has one; 0 is no limit then (spark.streaming.backpressure.initialRate)."},
+		{Name: kStateOperation, Go: "StateOperation", Kind: KindEnum, Default: StateUpdateStateByKey, ZeroDefault: true, Values: []Value{
+			val(StateUpdateStateByKey, "updateStateByKey: every batch cogroups the whole state with the batch, so every key held costs state access every batch"),
+			val(StateMapWithState, "mapWithState: only the keys of the batch's records are touched; keys idle for state_timeout are removed"),
+		}, Doc: "spark-streaming: the stateful operation of operators with state."},
+		{Name: kStateTimeout, Go: "StateTimeout", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+			Only: &Cond{Field: kStateOperation, Values: []string{StateMapWithState}},
+			Doc:  "StateSpec.timeout of mapWithState: a key with no record for this long is removed; 0 is never."},
+		{Name: kCheckpoint, Go: "Checkpoint", Kind: KindBool, Default: false,
+			Doc: "ssc.checkpoint(dir): metadata every batch, state every checkpoint_interval; lineage is truncated at each state checkpoint."},
+		{Name: kCheckpointInterval, Go: "CheckpointInterval", Kind: KindDuration, Bounds: Bounds{Positive: true}, ZeroDefault: true, Only: sparkCkpt,
+			DefaultDoc: "batch_interval × ceil(10s / batch_interval), as DStream.initialize sets it",
+			Doc:        "Simulated time between checkpoints of the state RDDs (dstream.checkpoint(interval)); a multiple of batch_interval."},
+		{Name: kCheckpointBandwidth, Go: "CheckpointBandwidth", Kind: KindBandwidth, Default: "100MiB/s", Bounds: Bounds{Positive: true}, ZeroDefault: true, Only: sparkCkpt,
+			Doc: "How fast a checkpoint writes state to the checkpoint directory (a replicated file system)."},
+		{Name: kTrigger, Go: "Trigger", Kind: KindEnum, Default: TriggerDefault, ZeroDefault: true, Values: []Value{
+			val(TriggerDefault, "the next micro-batch starts as soon as the previous one ends (no trigger set)"),
+			val(TriggerProcessingTime, "Trigger.ProcessingTime(trigger_interval): a micro-batch every interval, or at once when the previous one overran"),
+			val(TriggerAvailableNow, "Trigger.AvailableNow(): process what is available at the start in micro-batches, then stop"),
+			val(TriggerContinuous, "Trigger.Continuous(trigger_interval): long-running tasks process records as they come, epoch markers every interval (map-like queries only)"),
+		}, Doc: "structured-streaming: when micro-batches run (DataStreamWriter.trigger)."},
+		{Name: kTriggerInterval, Go: "TriggerInterval", Kind: KindDuration, ZeroDefault: true, Bounds: Bounds{Positive: true}, Only: timedTrigger, RequiredWhen: timedTrigger,
+			Doc: "structured-streaming: the interval of a processing-time or continuous trigger."},
+		{Name: kOutputMode, Go: "OutputMode", Kind: KindEnum, Default: OutputUpdate, ZeroDefault: true, Values: []Value{
+			val(OutputAppend, "only rows that will not change any more: for an aggregation, a window once the watermark passes its end (needs watermark)"),
+			val(OutputUpdate, "only the rows of the result table updated by the trigger"),
+			val(OutputComplete, "the whole result table every trigger (aggregations only)"),
+		}, Doc: "structured-streaming: what each trigger writes to the sink (DataStreamWriter.outputMode)."},
+		{Name: kWatermark, Go: "Watermark", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+			Doc: "structured-streaming: withWatermark's delay threshold: the watermark is the largest event time seen minus this; 0 is no watermark."},
+		{Name: kWindow, Go: "Window", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+			Doc: "structured-streaming: the tumbling event-time window of the aggregation by key (groupBy(window(...), key)); 0 aggregates by key alone."},
 	},
 }

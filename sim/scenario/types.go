@@ -29,6 +29,13 @@ type Scenario struct {
 	Duration des.Time
 	// Warmup is left out of summary statistics (default 0, < Duration).
 	Warmup des.Time
+	// Engine is the execution model that runs the job: EngineFlink
+	// (default; "" in a Scenario built in Go), EngineSparkStreaming or
+	// EngineStructuredStreaming.
+	Engine string
+	// Spark configures the micro-batch engines (engine spark-streaming
+	// or structured-streaming); see Spark.
+	Spark Spark
 	// Chaining fuses forward edges of equal parallelism into one task
 	// (Flink's operator chaining, pipeline.operator-chaining.enabled;
 	// default true, false for a Scenario built in Go that leaves it
@@ -410,4 +417,105 @@ type Failure struct {
 	Duration des.Time
 	// Factor multiplies service times during a slowdown (default 10).
 	Factor float64
+}
+
+// Engines: the execution model of a job.
+const (
+	EngineFlink               = "flink"                // pipelined, a record at a time (Flink's runtime)
+	EngineSparkStreaming      = "spark-streaming"      // micro-batches of DStreams (Spark Streaming)
+	EngineStructuredStreaming = "structured-streaming" // micro-batches of a streaming query (Spark Structured Streaming)
+)
+
+// Input streams of Spark Streaming.
+const (
+	InputDirect   = "direct"   // KafkaUtils.createDirectStream: each batch reads an offset range per Kafka partition
+	InputReceiver = "receiver" // a long-running receiver per source subtask stores blocks; each block is a task
+)
+
+// Stateful DStream operations.
+const (
+	StateUpdateStateByKey = "update-state-by-key" // updateStateByKey: every key held is touched every batch
+	StateMapWithState     = "map-with-state"      // mapWithState: only the keys of the batch's records, with timeouts
+)
+
+// Triggers of Structured Streaming (DataStreamWriter.trigger).
+const (
+	TriggerDefault        = "default"         // the next micro-batch starts as soon as the previous one ends
+	TriggerProcessingTime = "processing-time" // Trigger.ProcessingTime(interval)
+	TriggerAvailableNow   = "available-now"   // Trigger.AvailableNow(): what is available at the start, then stop
+	TriggerContinuous     = "continuous"      // Trigger.Continuous(interval): long-running tasks, epochs every interval
+)
+
+// Output modes of Structured Streaming (DataStreamWriter.outputMode).
+const (
+	OutputAppend   = "append"   // only rows that will never change again (final windows)
+	OutputUpdate   = "update"   // the rows changed since the last trigger
+	OutputComplete = "complete" // the whole result table every trigger
+)
+
+// Spark configures the micro-batch engines, as Spark's configuration
+// (https://spark.apache.org/docs/latest/configuration.html#spark-streaming)
+// and the Streaming programming guides name it. Executors are the workers:
+// workers.count executors with workers.slots cores each. Operators' service
+// times are per record of a task; a hash (keyBy) edge is a shuffle, a new
+// stage. A Scenario built in Go may leave it zero: see the defaults in
+// fields.go.
+type Spark struct {
+	// BatchInterval is the batch duration of the StreamingContext
+	// (spark-streaming; required, > 0).
+	BatchInterval des.Time
+	// JobOverhead is the driver's cost per batch (job generation and
+	// scheduling), default 10ms; TaskOverhead the cost of launching one
+	// task, default 2ms.
+	JobOverhead, TaskOverhead des.Time
+	// ShuffleBandwidth is how fast a task reads its shuffle input, in
+	// bytes per simulated second (default 1 Gbit/s).
+	ShuffleBandwidth float64
+	// Input is how sources are read: InputDirect (default) or
+	// InputReceiver.
+	Input string
+	// MaxRatePerPartition is spark.streaming.kafka.maxRatePerPartition
+	// (direct; records/s per partition, 0 = unlimited);
+	// MinRatePerPartition spark.streaming.kafka.minRatePerPartition
+	// (default 1).
+	MaxRatePerPartition, MinRatePerPartition float64
+	// ReceiverMaxRate is spark.streaming.receiver.maxRate (records/s per
+	// receiver, 0 = unlimited); BlockInterval spark.streaming.blockInterval
+	// (default 200ms); WriteAheadLog
+	// spark.streaming.receiver.writeAheadLog.enable, with WALBandwidth the
+	// rate at which it writes (bytes/s, default 100 MiB/s).
+	ReceiverMaxRate float64
+	BlockInterval   des.Time
+	WriteAheadLog   bool
+	WALBandwidth    float64
+	// Backpressure is spark.streaming.backpressure.enabled; the PID
+	// estimator's gains and minimum rate are
+	// spark.streaming.backpressure.pid.{proportional,integral,derived,minRate}
+	// (defaults 1, 0.2, 0, 100) and InitialRate
+	// spark.streaming.backpressure.initialRate (0 = none).
+	Backpressure                             bool
+	PIDProportional, PIDIntegral, PIDDerived float64
+	PIDMinRate, InitialRate                  float64
+	// StateOperation is the stateful operation of operators with state:
+	// StateUpdateStateByKey (default) or StateMapWithState, whose
+	// StateTimeout (0 = none) removes keys idle that long.
+	StateOperation string
+	StateTimeout   des.Time
+	// Checkpoint turns on ssc.checkpoint: metadata every batch, state
+	// every CheckpointInterval (default batch interval × ceil(10s / batch
+	// interval), as DStream.initialize), written at CheckpointBandwidth
+	// (bytes/s, default 100 MiB/s).
+	Checkpoint          bool
+	CheckpointInterval  des.Time
+	CheckpointBandwidth float64
+	// Trigger, TriggerInterval, OutputMode, Watermark and Window are
+	// Structured Streaming's: the trigger (default TriggerDefault), its
+	// interval (processing-time, continuous), the output mode (default
+	// OutputUpdate), withWatermark's delay threshold (0 = none) and the
+	// tumbling window of the aggregation by key (0 = no window).
+	Trigger         string
+	TriggerInterval des.Time
+	OutputMode      string
+	Watermark       des.Time
+	Window          des.Time
 }

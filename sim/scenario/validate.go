@@ -159,6 +159,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	s = s.zeroDefaults(fillZero)
 	c := &checker{s: s, bad: bad, reported: map[string]bool{}}
 	c.fields(topMapping, reflect.ValueOf(s).Elem(), "", reflect.Value{})
+	c.validateSpark()
 	if s.Duration > 0 && s.Warmup > 0 && s.Warmup >= s.Duration && !c.isBad(kDuration) {
 		c.errorf(kWarmup, "must be shorter than duration (%s), got %s", FormatDuration(s.Duration), FormatDuration(s.Warmup))
 	}
@@ -340,7 +341,9 @@ func (c *checker) graph() {
 	if len(s.Sinks) == 0 {
 		c.errorf(kSinks, "the job has no sink; add one under sinks")
 	}
-	if s.Workers.Count >= 1 && s.Workers.Slots >= 1 {
+	// a micro-batch job runs its partitions' tasks in waves on the
+	// executor cores: any parallelism fits
+	if s.Workers.Count >= 1 && s.Workers.Slots >= 1 && !s.IsMicroBatch() {
 		slots := int64(s.Workers.Count) * int64(s.Workers.Slots)
 		var top *vertex
 		for _, v := range vs {

@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dspalab/dspalab/internal/runfiles"
+	"github.com/dspalab/dspalab/sim/microbatch"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// runMicroBatch is Run for a scenario of a micro-batch engine
+// (scenario.Scenario.IsMicroBatch): it simulates sc with sim/microbatch,
+// writes runfiles.MicroBatchNames into opts.OutDir and prints the table
+// (or the summary JSON). The live view and replayed actions drive Flink
+// runs only.
+func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario.Scenario, stdout, stderr io.Writer) error {
+	if opts.Live != nil || opts.Actions != nil {
+		return &OptionError{fmt.Errorf("scenario %q runs on engine %s: the live view and --replay show Flink runs only; use dspalab run", label, sc.Engine)}
+	}
+	var out *runfiles.Writer
+	var dir *runfiles.Dir
+	names := runfiles.MicroBatchNames()
+	if opts.OutDir != "" {
+		d, err := runfiles.Lock(opts.OutDir)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		if out, err = d.Create(names); err != nil {
+			return err
+		}
+		defer out.Abort()
+		dir = d
+	}
+	mo := microbatch.Options{MaxQueued: opts.Limits.MaxQueued}
+	var prog *progress
+	if opts.Progress {
+		prog = newProgress(stderr, label, sc.Duration)
+		mo.Progress = prog.update
+	}
+	s, err := microbatch.New(sc, mo)
+	if err != nil {
+		var el scenario.ErrorList
+		var e *scenario.Error
+		if errors.As(err, &el) || errors.As(err, &e) {
+			return err
+		}
+		return fmt.Errorf("simulating %s: %w", label, err)
+	}
+	runErr := s.RunUntil(ctx, sc.Duration)
+	if prog != nil {
+		prog.finish()
+	}
+	res := s.Result()
+	var stopped error
+	var qe *microbatch.QueueLimitError
+	switch {
+	case runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()):
+		stopped = &InterruptedError{Reached: s.Now(), Duration: sc.Duration, Err: runErr}
+	case errors.As(runErr, &qe):
+		stopped = fmt.Errorf("run stopped: %v; the outputs are partial (raise --max-queued to let the queue grow further)", qe)
+	case runErr != nil:
+		return fmt.Errorf("simulating %s: %w", label, runErr)
+	}
+	if out != nil {
+		w := []struct {
+			name  string
+			write func(io.Writer) error
+		}{
+			{runfiles.TimeseriesFile, func(f io.Writer) error { return microbatch.WriteTimeseriesCSV(f, res.Timeseries) }},
+			{runfiles.EventsFile, func(f io.Writer) error { return microbatch.WriteEventsJSONL(f, res.Events) }},
+			{runfiles.BatchesFile, func(f io.Writer) error { return microbatch.WriteBatchesCSV(f, res.Batches) }},
+		}
+		for _, x := range w {
+			if err := x.write(out.File(x.name)); err != nil {
+				return errors.Join(fmt.Errorf("writing outputs: %w", err), stopped)
+			}
+		}
+		_, interrupted := stopped.(*InterruptedError)
+		if _, err := out.CommitSummary(func(f io.Writer) error { return microbatch.WriteSummaryJSON(f, &res.Summary) }, res.Summary.Partial, interrupted); err != nil {
+			return errors.Join(err, stopped)
+		}
+	}
+	if opts.JSON {
+		err = microbatch.WriteSummaryJSON(stdout, &res.Summary)
+	} else {
+		err = microbatch.WriteTable(stdout, &res.Summary)
+	}
+	if err != nil {
+		return errors.Join(fmt.Errorf("printing the summary: %w", err), stopped)
+	}
+	if dir != nil && !opts.JSON {
+		var ps []string
+		for _, n := range names {
+			ps = append(ps, dir.Path()+"/"+n)
+		}
+		if _, err := fmt.Fprintf(stderr, "wrote %s\n", strings.Join(ps, ", ")); err != nil {
+			return errors.Join(err, stopped)
+		}
+	}
+	return stopped
+}

@@ -1,0 +1,169 @@
+package microbatch
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+func parse(t *testing.T, y string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("t.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func run(t *testing.T, sc *scenario.Scenario) *Result {
+	t.Helper()
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunUntil(context.Background(), sc.Duration); err != nil {
+		t.Fatal(err)
+	}
+	return s.Result()
+}
+
+// job is a job of two partitions of rate 500/s each and a map of service
+// time mean per record: a batch of interval I holds 500·I records per
+// partition, so its processing time is job overhead + task overhead +
+// 500·I·mean (one stage: source, map and sink are narrow), plus a sink
+// task overhead of nothing (the sink is in the stage).
+func job(interval, mean string) string {
+	return `
+engine: spark-streaming
+duration: 60s
+spark: {batch_interval: ` + interval + `, job_overhead: 10ms, task_overhead: 2ms}
+workers: {count: 1, slots: 4}
+sources: [{name: in, parallelism: 2, arrival: {process: constant, rate: 500/s}}]
+operators: [{name: parse, input: in, parallelism: 2, service_time: {mean: ` + mean + `}}]
+sinks: [{name: out, input: parse}]
+`
+}
+
+// Stable exactly when the processing time is under the batch interval:
+// then every batch starts at its batch time, and a record's mean latency
+// is interval/2 + processing time (uniform arrivals over the interval);
+// over it, the scheduling delay of batch k is (k−1)·(P − I).
+func TestStabilityClosedForm(t *testing.T) {
+	// P = 10ms + 2ms + 500 × 1.5ms = 762ms < 1s
+	r := run(t, parse(t, job("1s", "1.5ms")))
+	st := r.Summary.Streaming
+	if st.ProcessingTime.MeanMs != 762 || st.SchedulingDelay.MaxMs != 0 || !st.Stable {
+		t.Errorf("stable: processing %v ms, scheduling max %v, stable %v; want 762, 0, true", st.ProcessingTime.MeanMs, st.SchedulingDelay.MaxMs, st.Stable)
+	}
+	want := 500 + 762.0 + 0
+	if got := r.Summary.Latency.MeanMs; math.Abs(got-want)/want > 0.03 {
+		t.Errorf("mean latency %v ms, want interval/2 + P + S = %v within 3%%", got, want)
+	}
+	if r.Summary.Diagnosis.Kind != DiagnosisStable {
+		t.Errorf("diagnosis %q", r.Summary.Diagnosis.Kind)
+	}
+
+	// P = 12ms + 500 × 2.6ms = 1.312s > 1s: each batch waits 312ms more
+	r = run(t, parse(t, job("1s", "2.6ms")))
+	st = r.Summary.Streaming
+	if st.ProcessingTime.MeanMs != 1312 || st.Stable {
+		t.Fatalf("unstable: processing %v ms, stable %v", st.ProcessingTime.MeanMs, st.Stable)
+	}
+	for k, b := range r.Batches {
+		if want := float64(k) * 312; math.Abs(b.SchedulingDelayMs-want) > 1e-6 {
+			t.Fatalf("batch %d: scheduling delay %v ms, want (k−1)(P−I) = %v", b.Batch, b.SchedulingDelayMs, want)
+		}
+		if b.TotalDelayMs != b.SchedulingDelayMs+b.ProcessingMs {
+			t.Fatalf("batch %d: total delay %v != scheduling + processing", b.Batch, b.TotalDelayMs)
+		}
+	}
+	if st.SchedulingDelayGrowthMs != 312 {
+		t.Errorf("growth %v ms per batch, want 312", st.SchedulingDelayGrowthMs)
+	}
+	d := r.Summary.Diagnosis
+	if d.Kind != DiagnosisFallingBehind || d.Message != "falls behind: processing time 1.312 s > batch interval 1 s: the job falls behind, scheduling delay grows 312 ms per batch" {
+		t.Errorf("diagnosis %q: %q", d.Kind, d.Message)
+	}
+	// the k-th job ends at 1s + k × 1.312s: 44 end by 60s
+	if n := len(r.Batches); n != 44 {
+		t.Errorf("%d batches completed, want floor((60 − 1) / 1.312) = 44", n)
+	}
+	if r.Summary.Totals.Read != 60000 || r.Summary.Totals.Appended != 60000 {
+		t.Errorf("records read %d, appended %d, want 60000 each", r.Summary.Totals.Read, r.Summary.Totals.Appended)
+	}
+}
+
+// A hash edge is a shuffle: a second stage, whose tasks read their shuffle
+// blocks; more partitions than cores run in waves.
+func TestStagesAndWaves(t *testing.T) {
+	sc := parse(t, `
+engine: spark-streaming
+duration: 10s
+spark: {batch_interval: 1s, job_overhead: 0s, task_overhead: 1ms, shuffle_bandwidth: 1MB/s}
+workers: {count: 1, slots: 2}
+sources: [{name: in, parallelism: 4, arrival: {process: constant, rate: 100/s}, record_size: 100B}]
+operators: [{name: count, input: in, partitioning: hash, parallelism: 2, service_time: {mean: 1ms}}]
+sinks: [{name: out, input: count}]
+`)
+	r := run(t, sc)
+	if len(r.Summary.Stages) != 2 || r.Summary.Stages[0].Tasks != 4 || !r.Summary.Stages[1].Shuffle {
+		t.Fatalf("stages %+v", r.Summary.Stages)
+	}
+	// stage 0: 4 tasks of 1ms on 2 cores: 2ms; stage 1: keys uniform over
+	// 1000, so about 200 records per partition: 1ms + 200 × (1ms + 100B
+	// at 1MB/s = 0.1ms)
+	b := r.Batches[0]
+	if b.Stages[0] != 2 {
+		t.Errorf("stage 0 makespan %v ms, want 2 (two waves of 1ms)", b.Stages[0])
+	}
+	if b.Stages[1] < 180 || b.Stages[1] > 260 {
+		t.Errorf("stage 1 makespan %v ms, want about 1 + 200 × 1.1", b.Stages[1])
+	}
+}
+
+// Outputs are byte-identical per seed and differ with another seed.
+func TestDeterminism(t *testing.T) {
+	y := `
+engine: spark-streaming
+duration: 30s
+spark: {batch_interval: 500ms, backpressure: true}
+sources: [{name: in, parallelism: 3, arrival: {process: poisson, rate: 400/s}, keys: {count: 100, distribution: zipf}}]
+operators: [{name: f, input: in, partitioning: hash, parallelism: 2, service_time: {distribution: exponential, mean: 1ms}}]
+sinks: [{name: out, input: f}]
+`
+	out := func(seed string) []byte {
+		sc := parse(t, "seed: "+seed+"\n"+y)
+		r := run(t, sc)
+		var b bytes.Buffer
+		for _, err := range []error{WriteSummaryJSON(&b, &r.Summary), WriteBatchesCSV(&b, r.Batches), WriteTimeseriesCSV(&b, r.Timeseries), WriteEventsJSONL(&b, r.Events)} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b.Bytes()
+	}
+	a, b, c := out("7"), out("7"), out("8")
+	if !bytes.Equal(a, b) {
+		t.Error("the same seed gave different outputs")
+	}
+	if bytes.Equal(a, c) {
+		t.Error("another seed gave the same outputs")
+	}
+}
+
+// Spark's default checkpoint interval of a stateful DStream:
+// slide × ceil(10s / slide).
+func TestDefaultCheckpointInterval(t *testing.T) {
+	for _, c := range []struct{ batch, want des.Time }{
+		{des.Second, 10 * des.Second}, {3 * des.Second, 12 * des.Second}, {15 * des.Second, 15 * des.Second},
+		{300 * des.Millisecond, 10200 * des.Millisecond}, {10 * des.Second, 10 * des.Second},
+	} {
+		if got := scenario.DefaultSparkCheckpointInterval(c.batch); got != c.want {
+			t.Errorf("batch %s: %s, want %s", c.batch, got, c.want)
+		}
+	}
+}

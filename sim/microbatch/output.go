@@ -1,0 +1,552 @@
+package microbatch
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// BatchInfo is one completed batch (or trigger), with StreamingListener's
+// figures (BatchInfo in org.apache.spark.streaming.scheduler): one row of
+// batches.csv. Times are in milliseconds of simulated time.
+type BatchInfo struct {
+	Batch   int64   `json:"batch"`        // 1, 2, ... in batch order
+	TimeS   float64 `json:"batch_time_s"` // the batch time (the trigger time)
+	Records int64   `json:"records"`      // records read by the batch (numRecords)
+	// RateLimit is the rate controller's rate the batch was cut under
+	// (records/s over all partitions), -1 for none.
+	RateLimit         float64   `json:"rate_limit_rps"`
+	SchedulingDelayMs float64   `json:"scheduling_delay_ms"` // processing start − batch time
+	ProcessingMs      float64   `json:"processing_time_ms"`  // processing end − start
+	TotalDelayMs      float64   `json:"total_delay_ms"`      // processing end − batch time
+	Tasks             int       `json:"tasks"`
+	Stages            []float64 `json:"-"`                 // each stage's makespan, ms
+	Delivered         int64     `json:"delivered_records"` // records that reached the sinks
+	// RowsWritten and BytesWritten are what the trigger wrote to the sink
+	// (structured streaming: by the output mode; otherwise the records).
+	RowsWritten  int64   `json:"rows_written"`
+	BytesWritten int64   `json:"bytes_written"`
+	WatermarkS   float64 `json:"watermark_s"` // the event-time watermark the trigger ran with (0: none)
+	// Lineage is the batches since the last state checkpoint, this one
+	// included (0 without checkpointing); CheckpointBytes the state a
+	// checkpoint batch wrote.
+	Lineage         int   `json:"lineage_batches"`
+	CheckpointBytes int64 `json:"checkpoint_bytes"`
+
+	time, start, end des.Time
+}
+
+// BatchColumns are the columns of batches.csv, in order.
+var BatchColumns = []string{
+	"batch", "batch_time_s", "records", "rate_limit_rps", "scheduling_delay_ms", "processing_time_ms", "total_delay_ms",
+	"tasks", "delivered_records", "rows_written", "bytes_written", "watermark_s", "lineage_batches", "checkpoint_bytes",
+}
+
+// TimeseriesColumns are the columns of a micro-batch run's timeseries.csv:
+// one row per metrics interval for the whole job. A delay column is empty
+// for an interval in which no batch completed.
+var TimeseriesColumns = []string{
+	"time_s", "input_rate_rps", "processing_rate_rps", "batches_completed", "queued_batches",
+	"scheduling_delay_ms", "processing_time_ms", "total_delay_ms", "rate_limit_rps",
+	"source_lag_records", "latency_p50_ms", "latency_p99_ms", "state_keys", "state_bytes",
+}
+
+// TimeseriesRow is one row of timeseries.csv (see TimeseriesColumns);
+// the delays are means over the batches completed in the interval, NaN
+// when none did.
+type TimeseriesRow struct {
+	TimeS                               float64
+	InputRate, ProcessingRate           float64
+	Completed, Queued                   int
+	SchedulingMs, ProcessingMs, TotalMs float64
+	RateLimit                           float64
+	Lag                                 int64
+	LatencyP50Ms, LatencyP99Ms          float64
+	StateKeys, StateBytes               int64
+}
+
+// onSample closes a metrics interval.
+func (s *Sim) onSample(now des.Time, _ int64) {
+	iv := (now - s.lastRow).Seconds()
+	r := TimeseriesRow{TimeS: now.Seconds(), InputRate: float64(s.ivRead) / iv, ProcessingRate: float64(s.ivDone) / iv,
+		Completed: len(s.ivBatch), Queued: len(s.queue), RateLimit: -1,
+		SchedulingMs: math.NaN(), ProcessingMs: math.NaN(), TotalMs: math.NaN(), LatencyP50Ms: math.NaN(), LatencyP99Ms: math.NaN()}
+	if s.running != nil {
+		r.Queued++
+	}
+	if s.pid != nil && s.rate > 0 {
+		r.RateLimit = s.rate
+	}
+	if n := len(s.ivBatch); n > 0 {
+		r.SchedulingMs, r.ProcessingMs, r.TotalMs = 0, 0, 0
+		for _, i := range s.ivBatch {
+			b := &s.batches[i]
+			r.SchedulingMs += b.SchedulingDelayMs / float64(n)
+			r.ProcessingMs += b.ProcessingMs / float64(n)
+			r.TotalMs += b.TotalDelayMs / float64(n)
+		}
+	}
+	if s.latIv.Count() > 0 {
+		r.LatencyP50Ms, r.LatencyP99Ms = ms(s.latIv.Quantile(0.5)), ms(s.latIv.Quantile(0.99))
+	}
+	for _, pt := range s.parts {
+		pt.appendUntil(now)
+		r.Lag += pt.appended - pt.offset
+	}
+	r.StateKeys, r.StateBytes = s.stateKeys()
+	s.tsRows = append(s.tsRows, r)
+	s.lastRow, s.ivRead, s.ivDone, s.ivBatch = now, 0, 0, s.ivBatch[:0]
+	s.latIv.Reset()
+	if now == s.sc.Warmup && now > 0 {
+		s.events = append(s.events, sim.Event{Time: now, Type: sim.EventWarmupEnded, Worker: -1, Message: "warmup ended: the statistics start here"})
+	}
+	if next := now + s.sc.Metrics.Interval; next <= s.sc.Duration {
+		s.mustSchedule(next, s.sample, 0)
+	}
+}
+
+func ms(t des.Time) float64 { return round3(t.Seconds() * 1000) }
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// Summary is summary.json of a micro-batch run: the run, the job's stages,
+// the totals, StreamingListener's delays over the window (batches whose
+// batch time is at or after the warmup), record latencies, back-pressure,
+// state, checkpoints and the diagnosis.
+type Summary struct {
+	Scenario      string     `json:"scenario"`
+	Description   string     `json:"description,omitempty"`
+	Seed          uint64     `json:"seed"`
+	Engine        string     `json:"engine"`
+	DurationS     float64    `json:"duration_s"`
+	WarmupS       float64    `json:"warmup_s"`
+	SimulatedS    float64    `json:"simulated_s"`
+	Partial       bool       `json:"partial"`
+	PartialReason string     `json:"partial_reason,omitempty"`
+	Window        sim.Window `json:"window"`
+	// BatchIntervalS is the batch interval (spark-streaming) or the
+	// trigger interval (structured-streaming; 0 for the default trigger).
+	BatchIntervalS float64        `json:"batch_interval_s"`
+	Trigger        string         `json:"trigger,omitempty"`
+	OutputMode     string         `json:"output_mode,omitempty"`
+	ExecutorCores  int            `json:"executor_cores"`
+	Stages         []StageSummary `json:"stages"`
+	Totals         Totals         `json:"totals"`
+	Streaming      Streaming      `json:"streaming"`
+	Latency        Latency        `json:"latency"`
+	Backpressure   *Backpressure  `json:"backpressure,omitempty"`
+	State          *StateSummary  `json:"state,omitempty"`
+	Checkpoints    *Checkpoints   `json:"checkpoints,omitempty"`
+	Diagnosis      sim.Diagnosis  `json:"diagnosis"`
+}
+
+// StageSummary is one stage of the job: its vertices, tasks per batch and
+// mean duration per batch over the window.
+type StageSummary struct {
+	Name     string   `json:"name"` // "parse -> enrich"
+	Vertices []string `json:"vertices"`
+	Tasks    int      `json:"tasks"`
+	Shuffle  bool     `json:"shuffle"` // reads a shuffle
+	MeanMs   float64  `json:"mean_ms"`
+}
+
+// Totals count over the whole run.
+type Totals struct {
+	Appended  uint64 `json:"records_emitted"`   // appended to the sources' logs (arrived)
+	Read      uint64 `json:"records_read"`      // read into batches
+	Delivered uint64 `json:"records_delivered"` // reached the sinks (or the aggregation) in completed batches
+	SourceLag uint64 `json:"source_lag_records"`
+	Batches   int    `json:"batches_completed"`
+	Queued    int    `json:"batches_queued"` // waiting or running at the end
+	Rows      int64  `json:"rows_written"`
+	Events    uint64 `json:"events"`
+}
+
+// Streaming holds StreamingListener's figures over the window.
+type Streaming struct {
+	Batches         int     `json:"batches"`
+	InputRate       float64 `json:"input_rate_rps"`      // records read per second of batch time
+	ProcessingRate  float64 `json:"processing_rate_rps"` // records per second of processing time
+	SchedulingDelay Stat    `json:"scheduling_delay"`
+	ProcessingTime  Stat    `json:"processing_time"`
+	TotalDelay      Stat    `json:"total_delay"`
+	// SchedulingDelayGrowthMs is the scheduling delay's growth per batch
+	// over the window: (last − first) / (batches − 1).
+	SchedulingDelayGrowthMs float64 `json:"scheduling_delay_growth_ms_per_batch"`
+	// Stable: the mean processing time is under the batch interval (for
+	// spark-streaming), so batches do not queue.
+	Stable bool `json:"stable"`
+}
+
+// Stat is a mean, max and last value in milliseconds.
+type Stat struct {
+	MeanMs float64 `json:"mean_ms"`
+	MaxMs  float64 `json:"max_ms"`
+	LastMs float64 `json:"last_ms"`
+}
+
+// Latency is the records' end-to-end latency over the window: from the
+// arrival in the source's log to the end of the job of their batch.
+type Latency struct {
+	Count  uint64  `json:"count"`
+	MeanMs float64 `json:"mean_ms"`
+	P50Ms  float64 `json:"p50_ms"`
+	P90Ms  float64 `json:"p90_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	MaxMs  float64 `json:"max_ms"`
+}
+
+// Backpressure sums up the PID rate estimator's rates.
+type Backpressure struct {
+	FinalRate float64 `json:"final_rate_rps"` // -1 before the first estimate
+	MinRate   float64 `json:"min_rate_rps"`
+	MaxRate   float64 `json:"max_rate_rps"`
+}
+
+// StateSummary is the state held at the end.
+type StateSummary struct {
+	Operation string `json:"operation,omitempty"`
+	Keys      int64  `json:"keys"`
+	Bytes     int64  `json:"bytes"`
+}
+
+// Checkpoints sums up ssc.checkpoint.
+type Checkpoints struct {
+	IntervalS  float64 `json:"interval_s"`
+	Written    int     `json:"state_checkpoints"`
+	Bytes      int64   `json:"bytes_written"`
+	MaxLineage int     `json:"max_lineage_batches"`
+}
+
+// Result is what a run measured.
+type Result struct {
+	Summary    Summary
+	Batches    []BatchInfo
+	Timeseries []TimeseriesRow
+	Events     []sim.Event
+}
+
+// Result returns what the run measured so far; partial when it has not
+// reached its duration.
+func (s *Sim) Result() *Result {
+	sc := s.sc
+	now := s.eng.Now()
+	sum := Summary{Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, Engine: sc.Engine,
+		DurationS: sc.Duration.Seconds(), WarmupS: sc.Warmup.Seconds(), SimulatedS: now.Seconds(),
+		Window: sim.Window{FromS: sc.Warmup.Seconds(), ToS: now.Seconds()}, BatchIntervalS: s.interval.Seconds(),
+		ExecutorCores: s.cores}
+	if now < sc.Duration {
+		sum.Partial = true
+		if s.stopped != nil {
+			sum.PartialReason = s.stopped.Error()
+		}
+	}
+	if s.ss != nil {
+		sum.Trigger, sum.OutputMode = s.sp.Trigger, s.sp.OutputMode
+	}
+	var win []*BatchInfo
+	for i := range s.batches {
+		if s.batches[i].time >= sc.Warmup {
+			win = append(win, &s.batches[i])
+		}
+	}
+	for _, st := range s.stages {
+		ss := StageSummary{Tasks: st.parts, Shuffle: st.Shuffle}
+		for _, v := range st.Vertices {
+			ss.Vertices = append(ss.Vertices, v.Name)
+		}
+		ss.Name = strings.Join(ss.Vertices, " -> ")
+		for _, b := range win {
+			ss.MeanMs += b.Stages[st.Index] / float64(len(win))
+		}
+		ss.MeanMs = round3(ss.MeanMs)
+		sum.Stages = append(sum.Stages, ss)
+	}
+	t := &sum.Totals
+	for _, pt := range s.parts {
+		pt.appendUntil(now)
+		t.Appended += uint64(pt.appended)
+		t.SourceLag += uint64(pt.appended - pt.offset)
+	}
+	t.Read, t.Delivered, t.Batches, t.Queued, t.Events = s.read, s.deliver, len(s.batches), len(s.queue), s.eng.Fired()
+	if s.running != nil {
+		t.Queued++
+	}
+	for i := range s.batches {
+		t.Rows += s.batches[i].RowsWritten
+	}
+	st := &sum.Streaming
+	st.Batches = len(win)
+	var recs int64
+	var procS float64
+	for _, b := range win {
+		recs += b.Records
+		procS += b.ProcessingMs / 1000
+		acc(&st.SchedulingDelay, b.SchedulingDelayMs, len(win))
+		acc(&st.ProcessingTime, b.ProcessingMs, len(win))
+		acc(&st.TotalDelay, b.TotalDelayMs, len(win))
+	}
+	if n := len(win); n > 0 {
+		if span := win[n-1].TimeS - win[0].TimeS + s.interval.Seconds(); span > 0 {
+			st.InputRate = round3(float64(recs) / span)
+		}
+		if procS > 0 {
+			st.ProcessingRate = round3(float64(recs) / procS)
+		}
+		if n > 1 {
+			st.SchedulingDelayGrowthMs = round3((win[n-1].SchedulingDelayMs - win[0].SchedulingDelayMs) / float64(n-1))
+		}
+	}
+	for _, x := range []*Stat{&st.SchedulingDelay, &st.ProcessingTime, &st.TotalDelay} {
+		x.MeanMs, x.MaxMs, x.LastMs = round3(x.MeanMs), round3(x.MaxMs), round3(x.LastMs)
+	}
+	st.Stable = s.interval == 0 || st.ProcessingTime.MeanMs < s.interval.Seconds()*1000
+	if h := s.lat; h.Count() > 0 {
+		sum.Latency = Latency{Count: h.Count(), MeanMs: round3(h.Mean() / 1e6), P50Ms: ms(h.Quantile(0.5)),
+			P90Ms: ms(h.Quantile(0.9)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max())}
+	}
+	if s.pid != nil {
+		bp := &Backpressure{FinalRate: s.rate, MinRate: -1, MaxRate: -1}
+		for i := range s.batches {
+			if r := s.batches[i].RateLimit; r > 0 {
+				if bp.MinRate < 0 || r < bp.MinRate {
+					bp.MinRate = r
+				}
+				bp.MaxRate = max(bp.MaxRate, r)
+			}
+		}
+		sum.Backpressure = bp
+	}
+	if k, b := s.stateKeys(); s.plan.Stateful() {
+		sum.State = &StateSummary{Keys: k, Bytes: b}
+		if s.ss == nil {
+			sum.State.Operation = s.sp.StateOperation
+		}
+	}
+	if s.ckpt.interval > 0 {
+		c := &Checkpoints{IntervalS: s.ckpt.interval.Seconds(), Written: s.ckpt.written, Bytes: s.ckpt.bytes}
+		for i := range s.batches {
+			c.MaxLineage = max(c.MaxLineage, s.batches[i].Lineage)
+		}
+		sum.Checkpoints = c
+	}
+	sum.Diagnosis = s.diagnose(&sum)
+	evs := append([]sim.Event(nil), s.events...)
+	typ, msg := sim.EventRunFinished, "run finished"
+	if sum.Partial {
+		typ, msg = sim.EventRunStopped, "run stopped before its end: the outputs are partial"
+	}
+	evs = append(evs, sim.Event{Time: now, Type: typ, Worker: -1, Message: msg})
+	return &Result{Summary: sum, Batches: s.batches, Timeseries: s.tsRows, Events: evs}
+}
+
+func acc(x *Stat, v float64, n int) {
+	x.MeanMs += v / float64(n)
+	x.MaxMs = max(x.MaxMs, v)
+	x.LastMs = v
+}
+
+// Diagnosis kinds of a micro-batch run (sim.Diagnosis.Kind).
+const (
+	DiagnosisStable        = "stable"         // processing time < batch interval
+	DiagnosisFallingBehind = "falling-behind" // processing time > batch interval: batches queue
+	DiagnosisNone          = "none"           // nothing to judge (no batch completed)
+)
+
+// diagnose says what a student should look at first, in Spark's terms.
+func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
+	d := sim.Diagnosis{Kind: DiagnosisStable, Evidence: []string{}}
+	st := sum.Streaming
+	iv := s.interval
+	say := func(f string, a ...any) {
+		if d.Message == "" {
+			d.Message = fmt.Sprintf(f, a...)
+		} else {
+			d.Evidence = append(d.Evidence, fmt.Sprintf(f, a...))
+		}
+	}
+	if st.Batches == 0 {
+		d.Kind = DiagnosisNone
+		say("no batch completed in the window")
+		return d
+	}
+	proc := des.FromSeconds(st.ProcessingTime.MeanMs / 1000)
+	switch {
+	case s.ss != nil:
+		if iv > 0 && proc > iv {
+			d.Kind = DiagnosisFallingBehind
+			say("falls behind its trigger: processing time %s > trigger interval %s, so each micro-batch starts at the next interval after the last one ended and grows", secs(proc), secs(iv))
+		} else {
+			say("keeps up: processing time %s per micro-batch (trigger %s)", secs(proc), s.sp.Trigger)
+		}
+	case !st.Stable:
+		d.Kind = DiagnosisFallingBehind
+		say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
+			secs(proc), secs(iv), secs(des.FromSeconds(st.SchedulingDelayGrowthMs/1000)))
+	default:
+		say("stable: processing time %s < batch interval %s, so every batch starts at its batch time (scheduling delay %s)",
+			secs(proc), secs(iv), secs(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)))
+	}
+	if iv > 0 && s.ss == nil {
+		say("latency floor: a record waits on average half the batch interval (%s) for its batch, then the total delay (%s): mean record latency %s",
+			secs(iv/2), secs(des.FromSeconds(st.TotalDelay.MeanMs/1000)), secs(des.FromSeconds(sum.Latency.MeanMs/1000)))
+	}
+	if bp := sum.Backpressure; bp != nil && bp.FinalRate > 0 {
+		say("back-pressure: the PID rate estimator holds the input at %.0f records/s (from %.0f to %.0f over the run)", bp.FinalRate, bp.MinRate, bp.MaxRate)
+	}
+	if sum.Totals.SourceLag > 0 && s.ss == nil {
+		say("source lag %d records: the batches read less than arrives", sum.Totals.SourceLag)
+	}
+	return d
+}
+
+// secs formats a duration as "1.3 s", "250 ms".
+func secs(t des.Time) string {
+	if t >= des.Second || t <= -des.Second {
+		return strconv.FormatFloat(math.Round(t.Seconds()*1000)/1000, 'f', -1, 64) + " s"
+	}
+	return strconv.FormatFloat(math.Round(t.Seconds()*1e6)/1000, 'f', -1, 64) + " ms"
+}
+
+// WriteSummaryJSON writes s as indented JSON (summary.json).
+func WriteSummaryJSON(w io.Writer, s *Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("microbatch: encoding summary: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteBatchesCSV writes batches.csv: a header (BatchColumns) and one row
+// per completed batch.
+func WriteBatchesCSV(w io.Writer, bs []BatchInfo) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(BatchColumns); err != nil {
+		return err
+	}
+	for i := range bs {
+		b := &bs[i]
+		if err := cw.Write([]string{
+			strconv.FormatInt(b.Batch, 10), num(b.TimeS), strconv.FormatInt(b.Records, 10), num(b.RateLimit),
+			num(b.SchedulingDelayMs), num(b.ProcessingMs), num(b.TotalDelayMs), strconv.Itoa(b.Tasks),
+			strconv.FormatInt(b.Delivered, 10), strconv.FormatInt(b.RowsWritten, 10), strconv.FormatInt(b.BytesWritten, 10),
+			num(b.WatermarkS), strconv.Itoa(b.Lineage), strconv.FormatInt(b.CheckpointBytes, 10),
+		}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteTimeseriesCSV writes timeseries.csv (TimeseriesColumns).
+func WriteTimeseriesCSV(w io.Writer, rows []TimeseriesRow) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(TimeseriesColumns); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := cw.Write([]string{
+			num(r.TimeS), num(r.InputRate), num(r.ProcessingRate), strconv.Itoa(r.Completed), strconv.Itoa(r.Queued),
+			num(r.SchedulingMs), num(r.ProcessingMs), num(r.TotalMs), num(r.RateLimit), strconv.FormatInt(r.Lag, 10),
+			num(r.LatencyP50Ms), num(r.LatencyP99Ms), strconv.FormatInt(r.StateKeys, 10), strconv.FormatInt(r.StateBytes, 10),
+		}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteEventsJSONL writes events.jsonl as sim's runs do.
+func WriteEventsJSONL(w io.Writer, evs []sim.Event) error {
+	sw := sim.NewStreamWriter(nil, w)
+	for _, e := range evs {
+		sw.Event(e)
+	}
+	return sw.Flush()
+}
+
+// num formats a value for CSV: "" for NaN, at most 6 decimals.
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(math.Round(x*1e6)/1e6, 'f', -1, 64)
+}
+
+// WriteTable writes the human summary of a run.
+func WriteTable(w io.Writer, s *Summary) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %s (engine %s, seed %d): %s simulated", s.Scenario, s.Engine, s.Seed, secs(des.FromSeconds(s.SimulatedS)))
+	if s.Partial {
+		b.WriteString(" (partial)")
+	}
+	b.WriteString("\n")
+	switch {
+	case s.Engine == scenario.EngineSparkStreaming:
+		fmt.Fprintf(&b, "batch interval %s, %d executor cores\n", secs(des.FromSeconds(s.BatchIntervalS)), s.ExecutorCores)
+	case s.BatchIntervalS > 0:
+		fmt.Fprintf(&b, "trigger %s every %s, output mode %s, %d executor cores\n", s.Trigger, secs(des.FromSeconds(s.BatchIntervalS)), s.OutputMode, s.ExecutorCores)
+	default:
+		fmt.Fprintf(&b, "trigger %s, output mode %s, %d executor cores\n", s.Trigger, s.OutputMode, s.ExecutorCores)
+	}
+	b.WriteString("\nSTAGE                          TASKS  SHUFFLE  MEAN/BATCH\n")
+	for _, st := range s.Stages {
+		sh := "no"
+		if st.Shuffle {
+			sh = "yes"
+		}
+		fmt.Fprintf(&b, "%-30s %5d  %-7s  %s\n", st.Name, st.Tasks, sh, secs(des.FromSeconds(st.MeanMs/1000)))
+	}
+	st := s.Streaming
+	fmt.Fprintf(&b, "\nbatches %d in the window (from %gs); input %.1f records/s, processed at %.1f records/s of processing time\n",
+		st.Batches, s.Window.FromS, st.InputRate, st.ProcessingRate)
+	b.WriteString("                     MEAN        MAX         LAST\n")
+	for _, r := range []struct {
+		name string
+		x    Stat
+	}{{"scheduling delay", st.SchedulingDelay}, {"processing time", st.ProcessingTime}, {"total delay", st.TotalDelay}} {
+		fmt.Fprintf(&b, "%-20s %-11s %-11s %s\n", r.name, secs(des.FromSeconds(r.x.MeanMs/1000)), secs(des.FromSeconds(r.x.MaxMs/1000)), secs(des.FromSeconds(r.x.LastMs/1000)))
+	}
+	l := s.Latency
+	fmt.Fprintf(&b, "record latency: mean %s, p50 %s, p99 %s, max %s\n", secs(des.FromSeconds(l.MeanMs/1000)),
+		secs(des.FromSeconds(l.P50Ms/1000)), secs(des.FromSeconds(l.P99Ms/1000)), secs(des.FromSeconds(l.MaxMs/1000)))
+	t := s.Totals
+	fmt.Fprintf(&b, "records: %d arrived, %d read into batches, %d delivered, source lag %d; %d batches completed, %d queued or running at the end",
+		t.Appended, t.Read, t.Delivered, t.SourceLag, t.Batches, t.Queued)
+	if s.OutputMode != "" {
+		fmt.Fprintf(&b, "; %d rows written", t.Rows)
+	}
+	b.WriteString("\n")
+	if bp := s.Backpressure; bp != nil {
+		fmt.Fprintf(&b, "back-pressure: PID rate %.0f records/s at the end (min %.0f, max %.0f)\n", bp.FinalRate, bp.MinRate, bp.MaxRate)
+	}
+	if st := s.State; st != nil {
+		fmt.Fprintf(&b, "state: %d keys, %s", st.Keys, scenario.FormatByteSize(st.Bytes))
+		if st.Operation != "" {
+			fmt.Fprintf(&b, " (%s)", st.Operation)
+		}
+		b.WriteString("\n")
+	}
+	if c := s.Checkpoints; c != nil {
+		fmt.Fprintf(&b, "checkpoints: state every %s, %d written (%s), lineage at most %d batches\n",
+			secs(des.FromSeconds(c.IntervalS)), c.Written, scenario.FormatByteSize(c.Bytes), c.MaxLineage)
+	}
+	b.WriteString("\ndiagnosis:\n")
+	fmt.Fprintf(&b, "  %s\n", s.Diagnosis.Message)
+	for _, f := range s.Diagnosis.Evidence {
+		fmt.Fprintf(&b, "  - %s\n", f)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,198 @@
+package microbatch
+
+import (
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// pollingDelay is spark.sql.streaming.pollingDelay: how long a query with
+// the default trigger waits before it looks for new data again after a
+// micro-batch found none.
+const pollingDelay = 10 * des.Millisecond
+
+// structured is Structured Streaming's MicroBatchExecution: a trigger
+// decides when the next micro-batch starts; each reads every offset
+// available (the offset log), runs, writes its result to the sink by the
+// output mode, and commits (the commit log). A micro-batch never queues
+// behind another: a slow one delays the next trigger instead, so the
+// scheduling delay is 0 and the batches grow.
+type structured struct {
+	s         *Sim
+	trigger   string
+	interval  des.Time
+	watermark des.Time // the event-time watermark of the running batch (-1: none yet)
+	maxEvent  des.Time // largest event time seen
+	agg       *vert    // the aggregation (the first vertex with state), nil for a map-like query
+	sink      *vert    // the sink the aggregation writes to
+	finished  bool     // available-now: done
+}
+
+func newStructured(s *Sim) *structured {
+	ss := &structured{s: s, trigger: s.sp.Trigger, interval: s.sp.TriggerInterval, watermark: -1}
+	for _, vt := range s.verts {
+		if vt.state != nil && ss.agg == nil {
+			ss.agg = vt
+		}
+	}
+	if ss.agg != nil {
+		for _, e := range ss.agg.v.Outputs {
+			if e.To.Kind == plan.Sink {
+				ss.sink = s.verts[e.To.Index]
+				break
+			}
+		}
+	}
+	s.interval = ss.interval
+	return ss
+}
+
+// start schedules the first micro-batch: for processing-time and
+// continuous at the first interval, for the default trigger after the
+// polling delay, for available-now at the end of the warmup (the query is
+// started on what arrived by then).
+func (ss *structured) start() {
+	switch ss.trigger {
+	case scenario.TriggerProcessingTime, scenario.TriggerContinuous:
+		ss.s.mustSchedule(ss.interval, ss.s.gen, 0)
+	case scenario.TriggerAvailableNow:
+		ss.s.mustSchedule(max(ss.s.sc.Warmup, pollingDelay), ss.s.gen, 0)
+	default:
+		ss.s.mustSchedule(pollingDelay, ss.s.gen, 0)
+	}
+}
+
+// ended schedules the next trigger after the micro-batch that ended at
+// now: ProcessingTimeExecutor's nextBatchTime (the next multiple of the
+// interval after now: an overrunning batch skips to it), at once for the
+// default trigger when data is waiting (else after the polling delay),
+// never again for available-now once it has read what it found.
+func (ss *structured) ended(now des.Time) {
+	s := ss.s
+	if ss.agg != nil && ss.s.sp.Watermark > 0 && ss.maxEvent > 0 {
+		ss.watermark = max(ss.watermark, ss.maxEvent-s.sp.Watermark)
+	}
+	switch ss.trigger {
+	case scenario.TriggerProcessingTime, scenario.TriggerContinuous:
+		s.mustSchedule(now/ss.interval*ss.interval+ss.interval, s.gen, 1)
+	case scenario.TriggerAvailableNow:
+		ss.finished = true
+	default:
+		waiting := false
+		for _, pt := range s.parts {
+			pt.appendUntil(now)
+			waiting = waiting || pt.appended > pt.offset
+		}
+		if waiting {
+			s.mustSchedule(now, s.gen, 1)
+		} else {
+			s.mustSchedule(now+pollingDelay, s.gen, 1)
+		}
+	}
+}
+
+// trigger cuts and starts the micro-batch of time now (onBatchTime for
+// structured streaming): every offset available, no rate limit.
+func (ss *structured) triggerAt(now des.Time) {
+	if ss.finished {
+		return
+	}
+	s := ss.s
+	b := s.cut(now, nil)
+	if ss.trigger == scenario.TriggerContinuous {
+		// continuous processing: records are processed as they arrive by
+		// long-running tasks; the epoch is only a commit marker, so a
+		// record's latency is its own processing, not the epoch
+		b.continuous = true
+		b.recLatency = s.sp.TaskOverhead
+		for _, vt := range s.verts {
+			if vt.v.Kind != plan.Source {
+				b.recLatency += vt.service.Mean()
+			}
+		}
+	}
+	s.submit(b)
+}
+
+// touch updates the result table of the aggregation for a record of key
+// with event time at (the arrival time): a row per key, or per (window,
+// key) with a window; rows of windows the watermark has passed are late
+// and dropped, as Spark drops them from a windowed aggregation.
+func (ss *structured) touch(vt *vert, part int, key uint32, at des.Time) {
+	s := ss.s
+	vt.work[part] += s.sc.StateBackend.AccessTime
+	ss.maxEvent = max(ss.maxEvent, at)
+	row := uint64(key)
+	end := des.Never
+	if w := s.sp.Window; w > 0 {
+		idx := at / w
+		end = (idx + 1) * w
+		if ss.watermark >= 0 && end <= ss.watermark {
+			return // late: its window is final already
+		}
+		row |= uint64(idx) << 32
+	}
+	vt.state[part][row] = end
+	vt.updated[part][row] = struct{}{}
+}
+
+// emit writes the aggregation's result to its sink by the output mode:
+// complete the whole table, update the rows changed by this trigger,
+// append the rows of windows the watermark has passed (final: written
+// once, then removed from the state store). With a watermark, update and
+// complete also remove state the watermark has passed. The rows are the
+// sink's records of the batch (its cost, BatchInfo.RowsWritten).
+func (ss *structured) emit(b *batch) {
+	vt := ss.agg
+	if vt == nil {
+		b.info.RowsWritten = int64(len(b.arrivals))
+		return
+	}
+	s := ss.s
+	wm := ss.watermark
+	var rows int64
+	for i, m := range vt.state {
+		var n int64
+		switch s.sp.OutputMode {
+		case scenario.OutputComplete:
+			n = int64(len(m))
+		case scenario.OutputUpdate:
+			n = int64(len(vt.updated[i]))
+		case scenario.OutputAppend:
+			for row, end := range m {
+				if wm >= 0 && end <= wm {
+					n++
+					delete(m, row)
+				}
+			}
+		}
+		if wm >= 0 && s.sp.OutputMode != scenario.OutputAppend {
+			for row, end := range m {
+				if end <= wm {
+					delete(m, row)
+				}
+			}
+		}
+		clear(vt.updated[i])
+		rows += n
+		if sk := ss.sink; sk != nil && n > 0 {
+			q := i % sk.st.parts
+			sk.in[q] += n
+			sk.total += n
+			if sk.service.Constant() {
+				sk.work[q] += des.Time(n) * sk.service.Mean()
+			} else {
+				for range n {
+					sk.work[q] += sk.service.Sample(sk.rng)
+				}
+			}
+		}
+	}
+	b.info.RowsWritten = rows
+	if vt.v.State != nil {
+		b.info.BytesWritten = rows * vt.v.State.BytesPerKey
+	}
+	if wm >= 0 {
+		b.info.WatermarkS = wm.Seconds()
+	}
+}

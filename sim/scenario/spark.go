@@ -1,0 +1,91 @@
+package scenario
+
+import "github.com/dspalab/dspalab/sim/des"
+
+// MinBatchInterval is the shortest spark.batch_interval: Spark's batch
+// duration is a whole number of milliseconds (Durations.milliseconds).
+const MinBatchInterval = des.Millisecond
+
+// DefaultSparkCheckpointInterval is Spark's checkpoint interval of a
+// stateful DStream when none is set: the slide (batch) interval times
+// ceil(10s / slide), "the slideDuration or 10 seconds, whichever is larger"
+// rounded up to a multiple of the slide (DStream.initialize in
+// org.apache.spark.streaming.dstream.DStream).
+func DefaultSparkCheckpointInterval(batch des.Time) des.Time {
+	if batch <= 0 {
+		return 0
+	}
+	n := (10*des.Second + batch - 1) / batch
+	return batch * n
+}
+
+// IsMicroBatch reports whether the scenario runs on one of Spark's
+// micro-batch engines.
+func (s *Scenario) IsMicroBatch() bool {
+	return s.Engine == EngineSparkStreaming || s.Engine == EngineStructuredStreaming
+}
+
+// sparkOnly lists the keys of spark that only one micro-batch engine
+// takes.
+var sparkOnly = map[string]string{
+	kBatchInterval: EngineSparkStreaming, kInputStream: EngineSparkStreaming,
+	kMaxRatePerPartition: EngineSparkStreaming, kMinRatePerPartition: EngineSparkStreaming,
+	kReceiverMaxRate: EngineSparkStreaming, kBlockInterval: EngineSparkStreaming,
+	kWriteAheadLog: EngineSparkStreaming, kWALBandwidth: EngineSparkStreaming,
+	kBackpressure: EngineSparkStreaming, kPIDProportional: EngineSparkStreaming,
+	kPIDIntegral: EngineSparkStreaming, kPIDDerived: EngineSparkStreaming,
+	kPIDMinRate: EngineSparkStreaming, kInitialRate: EngineSparkStreaming,
+	kStateOperation: EngineSparkStreaming, kStateTimeout: EngineSparkStreaming,
+	kCheckpointInterval: EngineSparkStreaming,
+	kTrigger:            EngineStructuredStreaming, kTriggerInterval: EngineStructuredStreaming,
+	kOutputMode: EngineStructuredStreaming, kWatermark: EngineStructuredStreaming,
+	kWindow: EngineStructuredStreaming,
+}
+
+// validateSpark relates the fields of the micro-batch engines to the
+// engine and the job: a field of one engine given for the other, the batch
+// interval spark-streaming needs, append mode without a watermark, and a
+// continuous trigger on a query it cannot run.
+func (c *checker) validateSpark() {
+	s := c.s
+	if !s.IsMicroBatch() {
+		return
+	}
+	for _, f := range sparkMapping.Fields {
+		p := kSpark + "." + f.Name
+		if eng, ok := sparkOnly[f.Name]; ok && eng != s.Engine && c.s.given(p) {
+			c.errorf(p, "this field belongs to engine: %s, not %s", eng, s.Engine)
+		}
+	}
+	sp := s.Spark
+	stateful := false
+	for _, op := range s.Operators {
+		stateful = stateful || op.State != nil
+	}
+	switch s.Engine {
+	case EngineSparkStreaming:
+		if sp.BatchInterval <= 0 && !c.s.given(kSpark+"."+kBatchInterval) {
+			c.errorf(kSpark, "engine spark-streaming needs batch_interval, the batch duration of the StreamingContext (such as batch_interval: 1s)")
+		}
+		if stateful && !sp.Checkpoint && sp.BatchInterval > 0 {
+			c.errorf(kSpark, "updateStateByKey and mapWithState need checkpoint: true (Spark: \"The checkpoint directory has not been set. Please set it by StreamingContext.checkpoint()\")")
+		}
+		if sp.Checkpoint && sp.CheckpointInterval > 0 && sp.BatchInterval > 0 && sp.CheckpointInterval%sp.BatchInterval != 0 {
+			c.errorf(kSpark+"."+kCheckpointInterval, "must be a multiple of batch_interval (%s), got %s (Spark refuses it: \"the checkpoint interval must be a multiple of the slide duration\")",
+				FormatDuration(sp.BatchInterval), FormatDuration(sp.CheckpointInterval))
+		}
+	case EngineStructuredStreaming:
+		if sp.OutputMode == OutputAppend && stateful && sp.Watermark == 0 {
+			c.errorf(kSpark+"."+kOutputMode, "append mode on an aggregation needs a watermark (Spark refuses it: \"Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark\"); set watermark, or use output_mode update or complete")
+		}
+		if sp.OutputMode == OutputComplete && !stateful {
+			c.errorf(kSpark+"."+kOutputMode, "complete mode needs an aggregation (an operator with state): Spark refuses it on a query without one (\"Complete output mode not supported when there are no streaming aggregations\")")
+		}
+		if sp.Trigger == TriggerContinuous && stateful {
+			c.errorf(kSpark+"."+kTrigger, "a continuous trigger supports only map-like operations (select, map, filter), not the aggregation of an operator with state (Spark: \"Continuous processing does not support Aggregate operations\"); use trigger processing-time")
+		}
+		if sp.Window > 0 && !stateful {
+			c.errorf(kSpark+"."+kWindow, "a window needs an aggregation: give an operator state (partitioning: hash)")
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+// Fields of one engine given to the other are refused with file:line:col,
+// saying which engine takes them; so are a missing batch interval, append
+// mode on an aggregation without a watermark, and a continuous trigger on
+// an aggregation.
+func TestSparkErrors(t *testing.T) {
+	const job = "duration: 10s\nsources: [{name: in, arrival: {process: constant, rate: 10/s}}]\noperators: [{name: agg, input: in, partitioning: hash, service_time: {mean: 1ms}, state: {bytes_per_key: 64B}}]\nsinks: [{name: out, input: agg}]\n"
+	for _, c := range []struct{ head, want string }{
+		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\nnetwork: {buffer_timeout: 10ms}\n",
+			"t.yaml:3:1: network: this field belongs to engine: flink, not spark-streaming"},
+		{"spark: {batch_interval: 1s}\n", "t.yaml:1:1: spark: this field belongs to engine: spark-streaming or structured-streaming, not flink (the default)"},
+		{"engine: spark-streaming\nspark: {batch_interval: 0s, checkpoint: true}\n", "t.yaml:2:25: spark.batch_interval: must be greater than 0, got 0s"},
+		{"engine: spark-streaming\nspark: {checkpoint: true}\n", "t.yaml:2:8: spark: engine spark-streaming needs batch_interval"},
+		{"engine: structured-streaming\nspark: {batch_interval: 1s}\n", "t.yaml:2:25: spark.batch_interval: this field belongs to engine: spark-streaming, not structured-streaming"},
+		{"engine: structured-streaming\nspark: {output_mode: append}\n", "t.yaml:2:22: spark.output_mode: append mode on an aggregation needs a watermark"},
+		{"engine: structured-streaming\nspark: {trigger: continuous, trigger_interval: 1s}\n", "t.yaml:2:18: spark.trigger: a continuous trigger supports only map-like operations"},
+		{"engine: spark-streaming\nspark: {batch_interval: 1s}\n", "t.yaml:2:8: spark: updateStateByKey and mapWithState need checkpoint: true"},
+		{"engine: sparkstreaming\n", `t.yaml:1:9: engine: unknown engine "sparkstreaming"; did you mean "spark-streaming"?`},
+	} {
+		_, err := Parse("t.yaml", []byte(c.head+job))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant %s...", c.head, err, c.want)
+		}
+	}
+	if _, err := Parse("t.yaml", []byte("engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\n"+job)); err != nil {
+		t.Errorf("valid: %v", err)
+	}
+}
