@@ -58,14 +58,23 @@ func (s *Sim) build() error {
 				t.gate = newUnionInputGate(t)
 				t.barriers = newBarrierHandler(t, sc.Checkpoint)
 			}
-			switch pv.Kind {
-			case plan.Operator:
+			switch {
+			case pv.Window != nil:
+				if v.win == nil {
+					v.win = newWindowStats()
+				}
+				t.proc = newWindowOperator(t, pv.Window, p.Vertices[0].Source.RecordSize, 0, v.win)
+			case pv.Kind == plan.Operator:
 				t.proc = &operatorFunction{t: t}
-			case plan.Sink:
+			case pv.Kind == plan.Sink:
 				t.proc = &sinkWriter{t: t}
 			} // a source's reader is made below
 			if pv.State != nil {
 				t.keyed = newKeyedState(pv.State, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)
+			}
+			if _, ok := t.proc.(*windowOperator); ok && t.keyed == nil {
+				// window state is keyed state (its access costs access_time)
+				t.keyed = newKeyedState(&scenario.KeyedState{}, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)
 			}
 			v.subtasks = append(v.subtasks, t)
 			s.subtasks = append(s.subtasks, t)
@@ -93,6 +102,14 @@ func (s *Sim) build() error {
 			s.recSize = append(s.recSize, int64(src.size))
 			t.proc = src
 			s.sources = append(s.sources, src)
+		}
+	}
+	s.newEventTimeLag()
+	// window results: an id space (record size) of their own per subtask
+	for _, t := range s.subtasks {
+		if w, ok := t.proc.(*windowOperator); ok {
+			w.seq = len(s.recSize)
+			s.recSize = append(s.recSize, s.recSize[0])
 		}
 	}
 	return nil

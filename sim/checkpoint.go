@@ -555,6 +555,9 @@ func (c *coordinator) release(now des.Time) {
 
 // isUnaligned reports whether checkpoint id's barriers overtake data.
 func (c *coordinator) isUnaligned(id int64) bool {
+	if c == nil {
+		return false // no checkpoints: an event buffer is a watermark
+	}
 	ck := c.pending[id]
 	return ck != nil && ck.unaligned
 }

@@ -132,6 +132,25 @@
 // TwoPhaseCommitSinkFunction), and the run counts emitted, delivered,
 // duplicated and lost records against the ids the sources emitted.
 //
+// Event time (watermark.go, window_operator.go, timer.go; Flink's
+// "Timely Stream Processing", "Generating Watermarks" and "Windows"): a
+// source record's event time is its arrival less a delay drawn per record
+// (event_delay; a trace source's from its timestamp column and
+// max_delay); each source subtask runs a watermark generator
+// (BoundedOutOfOrdernessWatermarks: max − B − 1ns; monotonous; punctuated)
+// every auto_watermark_interval, with WatermarksWithIdleness' IdlenessTimer;
+// a watermark is an event buffer that finishes the partly filled buffer,
+// goes to every output channel behind the data and needs credit; the
+// input watermark is StatusWatermarkValve's minimum over the active
+// channels. A window operator assigns records to tumbling, sliding,
+// session or global windows, fires on its EventTimeTrigger's timers as
+// the watermark passes a window's maxTimestamp (or on the clock, or every
+// count records), fires again for a late record within allowed_lateness,
+// drops and counts later ones (numLateRecordsDropped), and clears a
+// window at maxTimestamp + allowed_lateness; its windows count in the
+// task's keyed state. A result record's id is derived from (operator,
+// key, window, firing).
+//
 // # Simplifications
 //
 // Stated so that nobody mistakes them for Flink:
@@ -161,5 +180,16 @@
 //   - state is a set of keys of one size each; its access time does not
 //     depend on its size;
 //   - an unaligned snapshot's synchronous part is counted, not waited
-//     for.
+//     for;
+//   - a source is one partition: its watermark is its subtask's (no
+//     per-partition watermarks of a Kafka source until partitions exist);
+//     a watermark event needs credit, as an aligned barrier does (Flink
+//     sends events without credit);
+//   - an edge into a window operator is never chained; a window's
+//     contents are not part of a snapshot: after a failover the restarted
+//     window operator starts empty and rebuilds its windows from what the
+//     sources replay (a checkpoint's state size counts them);
+//   - late records are dropped and counted, there is no side output yet;
+//     window joins, interval joins and timers as an operator of their own
+//     are not modelled yet.
 package sim

@@ -45,6 +45,9 @@ type unionInputGate struct {
 	// (unaligned checkpoints)
 	restored     []Record
 	restoredNext int
+	// valve is the input watermark over the channels (watermark.go),
+	// made at the first watermark that comes
+	valve *watermarkValve
 }
 
 func newUnionInputGate(t *subtask) *unionInputGate {
@@ -114,11 +117,17 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 		}
 		b := c.queue.pop()
 		barrier := b.barrierID()
-		if barrier != 0 {
+		wm := b.isWatermark()
+		if barrier != 0 || wm {
+			ev := b.event
 			g.queuedBufs--
 			g.owner.s.freeBuffer(b)
 			c.gate.recycle(now, c)
-			g.owner.barriers.barrierReceived(now, c, barrier)
+			if wm {
+				g.owner.inputEvent(now, c, ev)
+			} else {
+				g.owner.barriers.barrierReceived(now, c, barrier)
+			}
 		} else {
 			g.cur, g.curCh = b, c
 		}
@@ -126,8 +135,8 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 			c.inAvail = true
 			g.avail.push(c)
 		}
-		if barrier != 0 && g.owner.state != stateIdle {
-			return false // the snapshot's synchronous part blocks the task
+		if (barrier != 0 || wm) && g.owner.state != stateIdle {
+			return false // the snapshot's synchronous part (or a window's firing) blocks the task
 		}
 	}
 	b := g.cur

@@ -33,6 +33,9 @@ type keyedState struct {
 	accessTime  des.Time
 	keys        *keySet
 	dirty       *keySet // incremental: keys touched since the last snapshot
+	// extra is state held beside the per-key bytes: a window operator's
+	// windows (window_operator.go)
+	extra int64
 }
 
 func newKeyedState(ks *scenario.KeyedState, sb scenario.StateBackend, incremental bool, maxKeys int) *keyedState {
@@ -126,7 +129,7 @@ func (k *keyedState) access(now des.Time, w *worker, key uint32) des.Time {
 }
 
 // bytes returns the state size in bytes.
-func (k *keyedState) bytes() int64 { return int64(k.keys.len()) * k.bytesPerKey }
+func (k *keyedState) bytes() int64 { return int64(k.keys.len())*k.bytesPerKey + k.extra }
 
 // snapshotCost returns the bytes a snapshot uploads (the changed state
 // when incremental, all of it otherwise) and its synchronous duration;

@@ -66,12 +66,26 @@ const (
 	noEvent eventKind = iota
 	// checkpointBarrier is Flink's CheckpointBarrier.
 	checkpointBarrier
+	// watermarkEvent is Flink's Watermark: event time has advanced to
+	// event.watermark on this channel (watermark.go).
+	watermarkEvent
+	// watermarkStatusEvent is Flink's WatermarkStatus: the channel goes
+	// idle (event.idle) or active again.
+	watermarkStatusEvent
 )
 
 // event is an event carried in a buffer, inline (no allocation).
 type event struct {
 	kind       eventKind
-	checkpoint int64 // checkpointBarrier: the checkpoint's id
+	idle       bool     // watermarkStatusEvent: IDLE (true) or ACTIVE
+	checkpoint int64    // checkpointBarrier: the checkpoint's id
+	watermark  des.Time // watermarkEvent: its timestamp
+}
+
+// isWatermark reports whether b carries a watermark or a watermark
+// status.
+func (b *buffer) isWatermark() bool {
+	return b.event.kind == watermarkEvent || b.event.kind == watermarkStatusEvent
 }
 
 // isBuffer reports whether b holds records (Flink's Buffer.isBuffer).

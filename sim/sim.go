@@ -210,6 +210,8 @@ type vertex struct {
 	pv          *plan.Vertex // the vertex in the plan (its task: Task)
 	keys        *keyDist
 	sink        *sinkState            // sinks: the external system written to
+	win         *windowStats          // window operators: their metrics
+	etLag       *metrics.Histogram    // sinks of a job with event time: processing time − event time
 	salt        uint64                // per-vertex hash salt (selectivity, copies)
 	ivLat       *metrics.Histogram    // end-to-end latency at this vertex, this interval
 	winLat      *metrics.Histogram    // the same inside the statistics window

@@ -26,6 +26,7 @@ func (w *sinkWriter) complete(now des.Time) {
 	t := w.t
 	t.served(now)
 	t.s.delivered++
+	t.v.observeEventTimeLag(now, &t.cur)
 	w.write(now, &t.cur)
 	t.setState(now, stateIdle)
 }

@@ -76,6 +76,10 @@ type source struct {
 
 	pendingBarriers []int64  // checkpoints triggered, whose barriers go out once the record in hand is written
 	keyBefore       rand.PCG // the key stream before the last key was drawn
+
+	delay *eventDelay         // out-of-orderness of a generated source (event_delay); nil: none
+	wmGen *watermarkGenerator // watermark generation (watermarks); nil: none
+	et    des.Time            // event time of the record in hand (wmGen)
 }
 
 // sourceSnap is a source subtask's checkpointed position: its offset
@@ -149,6 +153,14 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	if sc.MaxRate > 0 {
 		src.readCost = des.FromSeconds(1 / sc.MaxRate)
 	}
+	if sc.EventDelay != nil && src.trace == nil {
+		src.delay = newEventDelay(sc.EventDelay, t.v.salt)
+	}
+	if sc.Watermarks != nil {
+		t.wm = newTaskWatermarks(t.s.epoch)
+		src.wmGen = newWatermarkGenerator(t, sc.Watermarks)
+		t.wm.gen = src.wmGen
+	}
 	return src, nil
 }
 
@@ -162,8 +174,11 @@ func (src *source) traceErr() error {
 	return nil
 }
 
-// start schedules the first arrival.
+// start schedules the first arrival (and watermark emission).
 func (src *source) start() {
+	if src.wmGen != nil {
+		src.wmGen.start()
+	}
 	if src.mode == srcQueued {
 		src.scheduleArrival()
 		return
@@ -263,6 +278,10 @@ func (src *source) emitNext(now des.Time) bool {
 		key = src.keys.sample(src.keyRng)
 	}
 	id := sourceID(src.seq, src.next)
+	if src.delay != nil {
+		et -= src.delay.draw(id)
+	}
+	src.et = et
 	src.next++
 	t.pend = append(t.pend, Record{
 		ID:        id,
@@ -297,6 +316,9 @@ func (src *source) emitted(now des.Time) {
 		src.draw()
 	case srcLog:
 		src.draw()
+	}
+	if src.wmGen != nil {
+		src.wmGen.onEvent(now, src.et)
 	}
 }
 

@@ -27,7 +27,8 @@ type subtask struct {
 	ioMetrics                      // records in and out, and the Little's law integrals
 	barriers       *barrierHandler // nil for a source (it has no input gate)
 
-	chain chainLink // its place in an operator chain
+	chain chainLink       // its place in an operator chain
+	wm    *taskWatermarks // event-time progress (watermark.go); nil while no watermark has come
 }
 
 // setState accounts the time since the last change to the old state.
@@ -128,6 +129,7 @@ func (t *subtask) unblock(now des.Time, p *partition) {
 	if !t.emit(now) {
 		return
 	}
+	t.flushWatermarks(now) // the watermarks that waited behind what was written
 	t.proc.written(now)
 }
 

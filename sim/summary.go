@@ -57,6 +57,9 @@ type Summary struct {
 	Delivery *DeliverySummary `json:"delivery"`
 	// Recovery sums up failures and restarts.
 	Recovery *RecoverySummary `json:"recovery"`
+	// EventTime is the event-time progress (absent without watermarks
+	// and windows; watermark_summary.go).
+	EventTime *EventTimeSummary `json:"event_time,omitempty"`
 }
 
 // TaskSummary is one task: an operator chain (plan.Task), whose vertices
@@ -363,6 +366,7 @@ func (s *Sim) Result() *Result {
 		res.Summary.Checkpoints = &cs
 		res.Checkpoints = append([]CheckpointStats(nil), s.ckpt.stats...)
 	}
+	res.Summary.EventTime = s.eventTimeSummary(now)
 	return res
 }
 

@@ -121,6 +121,8 @@ type Vertex struct {
 	State *scenario.KeyedState
 	// Delivery is a sink's delivery guarantee, "" for other kinds.
 	Delivery string
+	// Window is the window of a window operator, else nil.
+	Window *scenario.Window
 	// Inputs are the edges into the vertex, in the order its inputs are
 	// listed; Outputs the edges out of it, in the order of their receivers
 	// in Plan.Vertices.
@@ -185,12 +187,14 @@ type Edge struct {
 // the parallelisms are equal, chaining is on for the job
 // (pipeline.operator-chaining.enabled; the scenario's chaining) and both
 // ends may chain (a vertex with chain: false is Flink's disableChaining,
-// ChainingStrategy.NEVER). A source chains to its successor (its
+// ChainingStrategy.NEVER). An edge into a window operator is not chained
+// (a simplification: its firings write outside the thread of a record
+// handed in, see sim/doc.go). A source chains to its successor (its
 // ChainingStrategy is HEAD); a sink has no successor. Every vertex here is
 // in Flink's default slot sharing group, so that condition always holds.
 func (p *Plan) Chainable(e *Edge) bool {
 	return p.Scenario.Chaining && len(e.To.Inputs) == 1 && e.Partitioning == scenario.PartitionForward &&
-		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source
+		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source && e.To.Window == nil
 }
 
 // Pointwise reports whether each sender of e has channels to a subset of
@@ -381,7 +385,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	for i := range sc.Operators {
 		o := &sc.Operators[i]
 		v := &Vertex{Name: o.Name, Kind: Operator, Decl: i, Parallelism: o.Parallelism, Network: o.Network,
-			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain}
+			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain, Window: o.Window}
 		if o.State != nil && o.State.BytesPerKey > 0 {
 			v.State = o.State
 		}

@@ -1267,6 +1267,48 @@ sinks:
 			`t.yaml:2:16: sources[0].paralelism: unknown field "paralelism"; did you mean "parallelism"?`,
 			`t.yaml:10:10: sinks[0]: << expects a mapping or a list of mappings, got 1`,
 		}},
+	{"event time: delays, watermarks and windows", `duration: 10s
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: constant, rate: 10/s}
+    event_delay: {distribution: uniform, min: 2s, max: 1s}
+    watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 1s, idleness: 100ms}
+operators:
+  - name: win
+    input: src
+    parallelism: 2
+    service_time: {mean: 1ms}
+    window: {kind: sliding, size: 1s, slide: 2s, time: processing, allowed_lateness: 1s}
+  - name: zero
+    input: src
+    partitioning: hash
+    parallelism: 2
+    service_time: {mean: 1ms}
+    window: {kind: tumbling, size: 0s}
+  - name: glob
+    input: src
+    partitioning: hash
+    service_time: {mean: 1ms}
+    window: {kind: global, count: 0, sise: 1s}
+sinks:
+  - name: out
+    input: win
+  - name: out2
+    input: zero
+  - name: out3
+    input: glob
+`,
+		[]string{
+			`t.yaml:6:56: sources[0].event_delay.max: must not be less than min (2s), got 1s`,
+			`t.yaml:7:94: sources[0].watermarks.idleness: must be at least auto_watermark_interval (200ms): idleness is checked at every watermark emission, got 100ms`,
+			`t.yaml:13:13: operators[0].window: a keyed window needs keyBy (partitioning: hash), but the partitioning is forward (the default); a window without keyBy (windowAll) runs at parallelism 1`,
+			`t.yaml:13:46: operators[0].window.slide: must not be larger than size (1s), got 2s`,
+			`t.yaml:13:86: operators[0].window.allowed_lateness: applies to event-time windows only (no record is late in processing time), but time is processing`,
+			`t.yaml:19:36: operators[1].window.size: must be greater than 0, got 0s`,
+			`t.yaml:24:35: operators[2].window.count: must be at least 1, got 0`,
+			`t.yaml:24:38: operators[2].window.sise: unknown field "sise"; did you mean "size"?`,
+		}},
 }
 
 func TestParseErrors(t *testing.T) {

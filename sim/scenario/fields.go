@@ -147,6 +147,58 @@ var sourceMapping = &Mapping{
 		{Name: kBufferLimit, Go: "BufferLimit", Kind: KindInteger, Default: 10000, Bounds: Bounds{Min: 1},
 			Only: &Cond{Field: kOnBackpressure, Values: []string{OnBackpressureBuffer}, Text: "on_backpressure: buffer"},
 			Doc:  "Records the buffer of on_backpressure: buffer holds."},
+		{Name: kEventDelay, Go: "EventDelay", Kind: KindMapping, Sub: eventDelayMapping, DefaultDoc: "no delay: event time = arrival",
+			Only: &Cond{Field: kArrival + "." + kProcess, Values: []string{ArrivalTrace}, Not: true,
+				Why: "a trace source takes its delay from trace.max_delay"},
+			Doc: "Out-of-orderness: each record's event time is its arrival at the source less a delay drawn from this distribution."},
+		{Name: kWatermarks, Go: "Watermarks", Kind: KindMapping, Sub: watermarksMapping, DefaultDoc: "no watermarks",
+			Doc: "Watermark generation of each subtask (Flink's WatermarkStrategy); needed by event-time windows downstream."},
+	},
+}
+
+var (
+	delayMeanOnly = &Cond{Field: kDistribution, Values: []string{DelayConstant, DelayExponential, DelayNormal}}
+	delayMaxOnly  = &Cond{Field: kDistribution, Values: []string{DelayUniform, DelayNormal}}
+	delayUniform  = &Cond{Field: kDistribution, Values: []string{DelayUniform}}
+	delayNormal   = &Cond{Field: kDistribution, Values: []string{DelayNormal}}
+)
+
+var eventDelayMapping = &Mapping{
+	Path: kSources + "[]." + kEventDelay,
+	Doc:  "The delay of a record's arrival after its event time, drawn per record (decided by a hash of the record id, so a replay has the same event time), as the course's sources drew maxEventDelaySecs.",
+	Fields: []*Field{
+		{Name: kDistribution, Go: "Distribution", Kind: KindEnum, Required: true, Values: []Value{
+			val(DelayConstant, "always mean"), val(DelayUniform, "between min and max"),
+			val(DelayExponential, "exponential with mean"), val(DelayNormal, "normal with mean and stddev, truncated to [0, max]"),
+		}, Doc: "The delay distribution."},
+		{Name: kMean, Go: "Mean", Kind: KindDuration, Bounds: Bounds{Min: 0}, Only: delayMeanOnly, RequiredWhen: delayMeanOnly,
+			Doc: "Mean delay (of normal: before truncation)."},
+		{Name: kMin, Go: "Min", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0}, Only: delayUniform, Doc: "Least delay of uniform."},
+		{Name: kMax, Go: "Max", Kind: KindDuration, Bounds: Bounds{Positive: true}, Only: delayMaxOnly, RequiredWhen: delayMaxOnly,
+			Doc: "Greatest delay of uniform (at least min) and of normal."},
+		{Name: kStddev, Go: "Stddev", Kind: KindDuration, Bounds: Bounds{Positive: true}, Only: delayNormal, RequiredWhen: delayNormal,
+			Doc: "Standard deviation of normal (before truncation)."},
+	},
+}
+
+var boundedOnly = &Cond{Field: kStrategy, Values: []string{WatermarksBounded, WatermarksPunctuated}}
+
+var watermarksMapping = &Mapping{
+	Path: kSources + "[]." + kWatermarks,
+	Doc:  "Watermark generation per source subtask, as Flink's WatermarkStrategy (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/event-time/generating_watermarks/). Watermarks travel through the network buffers behind the records, to every output channel; a task's input watermark is the minimum over its input channels that are not idle.",
+	Fields: []*Field{
+		{Name: kStrategy, Go: "Strategy", Kind: KindEnum, Required: true, Values: []Value{
+			val(WatermarksBounded, "forBoundedOutOfOrderness: the largest event time seen − bounded_out_of_orderness − 1ns, every auto_watermark_interval"),
+			val(WatermarksMonotonous, "forMonotonousTimestamps: the largest event time seen − 1ns, every auto_watermark_interval"),
+			val(WatermarksPunctuated, "a punctuated generator: every record carries the watermark largest event time seen − bounded_out_of_orderness − 1ns"),
+		}, Doc: "The watermark strategy."},
+		{Name: kBoundedOutOfOrderness, Go: "BoundedOutOfOrderness", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0}, Only: boundedOnly,
+			Doc: "How far behind the largest event time seen the watermark stays (B of forBoundedOutOfOrderness)."},
+		{Name: kAutoWatermarkInterval, Go: "AutoWatermarkInterval", Kind: KindDuration, Default: "200ms", FillZero: true,
+			Bounds: Bounds{Positive: true},
+			Doc:    "Period of watermark emission (pipeline.auto-watermark-interval); punctuated also checks idleness at this period."},
+		{Name: kIdleness, Go: "Idleness", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+			Doc: "withIdleness: a subtask that read no record for this long is marked idle and no longer holds the watermark back downstream (Flink's IdlenessTimer, checked at every emission); 0 is never idle."},
 	},
 }
 
@@ -226,6 +278,47 @@ var keyedStateMapping = &Mapping{
 	},
 }
 
+var (
+	sizedWindow   = &Cond{Field: kKind, Values: []string{WindowTumbling, WindowSliding}}
+	slidingWindow = &Cond{Field: kKind, Values: []string{WindowSliding}}
+	sessionWindow = &Cond{Field: kKind, Values: []string{WindowSession}}
+	globalWindow  = &Cond{Field: kKind, Values: []string{WindowGlobal}}
+	timedWindow   = &Cond{Field: kKind, Values: []string{WindowTumbling, WindowSliding, WindowSession}}
+)
+
+var windowMapping = &Mapping{
+	Path: kOperators + "[]." + kWindow,
+	Doc:  "A window operator (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/windows/): keyed with partitioning: hash (keyBy().window()), or windowAll at parallelism 1. Each record costs service_time; its window state is counted in the keyed state, snapshotted by checkpoints and cleared at the window's end plus allowed_lateness. A firing emits one result record per key and window.",
+	Fields: []*Field{
+		{Name: kKind, Go: "Kind", Kind: KindEnum, Required: true, Values: []Value{
+			val(WindowTumbling, "fixed windows of size, aligned to the epoch (TumblingEventTimeWindows, TumblingProcessingTimeWindows)"),
+			val(WindowSliding, "windows of size starting every slide: a record is in size/slide of them (SlidingEventTimeWindows)"),
+			val(WindowSession, "per key, records closer than gap form one window, merged as records come (EventTimeSessionWindows)"),
+			val(WindowGlobal, "one window per key, fired and purged every count records (GlobalWindows with a CountTrigger, countWindow)"),
+		}, Doc: "The window assigner."},
+		{Name: kTime, Go: "Time", Kind: KindEnum, Default: TimeEvent, Only: timedWindow, Values: []Value{
+			val(TimeEvent, "windows by the records' event time, fired by watermarks (EventTimeTrigger)"),
+			val(TimeProcessing, "windows by the operator's clock at the record's arrival, fired by it (ProcessingTimeTrigger)"),
+		}, Doc: "Event or processing time."},
+		{Name: kSize, Go: "Size", Kind: KindDuration, Bounds: Bounds{Positive: true}, Only: sizedWindow, RequiredWhen: sizedWindow,
+			Doc: "Length of each window."},
+		{Name: kSlide, Go: "Slide", Kind: KindDuration, Bounds: Bounds{Positive: true}, Only: slidingWindow, RequiredWhen: slidingWindow,
+			Doc: "Time between the starts of sliding windows, at most size."},
+		{Name: kGap, Go: "Gap", Kind: KindDuration, Bounds: Bounds{Positive: true}, Only: sessionWindow, RequiredWhen: sessionWindow,
+			Doc: "Session gap: a key's window closes when no record of it came for this long."},
+		{Name: kCount, Go: "Count", Kind: KindInteger, Bounds: Bounds{Min: 1}, Only: globalWindow, RequiredWhen: globalWindow,
+			Doc: "Records per key between firings of a global window (CountTrigger.of(count))."},
+		{Name: kFunction, Go: "Function", Kind: KindEnum, Default: FunctionAggregate, Values: []Value{
+			val(FunctionAggregate, "incremental (reduce, aggregate): one accumulator per key and window in state, a firing emits it"),
+			val(FunctionProcess, "full (ProcessWindowFunction): every record of the window is kept in state, and a firing costs service_time per record kept"),
+		}, Doc: "The window function."},
+		{Name: kAllowedLateness, Go: "AllowedLateness", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
+			Doc: "Event time only: a window is kept this long past its end; a late record within it fires the window again (a late firing that updates the result); records later than that are dropped and counted (numLateRecordsDropped)."},
+		{Name: kAccumulatorSize, Go: "AccumulatorSize", Kind: KindSize, Default: "64B", Bounds: Bounds{Positive: true},
+			Doc: "State of one key and window of an aggregate window function (its accumulator); process keeps record_size per record instead."},
+	},
+}
+
 var operatorMapping = &Mapping{
 	Path: kOperators + "[]",
 	Doc:  "A processing vertex: one record at a time per subtask.",
@@ -234,6 +327,7 @@ var operatorMapping = &Mapping{
 			Bounds: Bounds{Min: 0, MinWhy: "output records per input record", Max: float64(MaxSelectivity), MaxWhy: "each input record emits that many output records"},
 			Doc:    "Output records per input record: a filter 0.3, a flatMap 2.5."},
 		&Field{Name: kState, Go: "State", Kind: KindMapping, Sub: keyedStateMapping, DefaultDoc: "stateless", Doc: "Keyed state."},
+		&Field{Name: kWindow, Go: "Window", Kind: KindMapping, Sub: windowMapping, DefaultDoc: "no window", Doc: "Makes the operator a window operator."},
 	),
 	Custom:  decodeInputs,
 	Prefill: inheritNetwork,

@@ -105,6 +105,22 @@ const (
 	kWarmup                 = "warmup"
 	kWorker                 = "worker"
 	kWorkers                = "workers"
+
+	// event time (issue 14)
+	kAccumulatorSize       = "accumulator_size"
+	kAllowedLateness       = "allowed_lateness"
+	kAutoWatermarkInterval = "auto_watermark_interval"
+	kBoundedOutOfOrderness = "bounded_out_of_orderness"
+	kEventDelay            = "event_delay"
+	kFunction              = "function"
+	kGap                   = "gap"
+	kIdleness              = "idleness"
+	kSize                  = "size"
+	kSlide                 = "slide"
+	kStrategy              = "strategy"
+	kTime                  = "time"
+	kWatermarks            = "watermarks"
+	// kWindow ("window") is declared with the micro-batch keys below
 )
 
 // Keys of the micro-batch engines (engine and spark).

@@ -188,6 +188,100 @@ type Source struct {
 	// of the back-pressure lesson: behind a bottleneck of rate μ it is
 	// back-pressured 1 − μ/MaxRate of the time.
 	MaxRate float64
+	// EventDelay is the out-of-orderness of a generated source: each
+	// record's event time is its arrival time less a delay drawn from
+	// this distribution; nil (the default) is no delay, event time =
+	// arrival. A trace source takes its delay from trace.max_delay.
+	EventDelay *EventDelay
+	// Watermarks is the source's WatermarkStrategy; nil (the default)
+	// generates no watermarks (and no windows may fire in event time).
+	Watermarks *Watermarks
+}
+
+// Event-delay distributions (out-of-orderness).
+const (
+	DelayConstant    = "constant"
+	DelayUniform     = "uniform"
+	DelayExponential = "exponential"
+	DelayNormal      = "normal" // truncated at 0 and at Max
+)
+
+// EventDelay is the distribution of the delay between a record's event
+// time and its arrival at the source, as the course's sources drew it
+// (maxEventDelaySecs): constant Mean, uniform in [Min, Max], exponential
+// with Mean, or normal with Mean and Stddev truncated to [0, Max].
+type EventDelay struct {
+	Distribution string
+	Mean         des.Time
+	Min, Max     des.Time
+	Stddev       des.Time
+}
+
+// Watermark strategies (Flink's WatermarkStrategy:
+// https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/event-time/generating_watermarks/).
+const (
+	// WatermarksBounded is forBoundedOutOfOrderness(B): the watermark is
+	// the largest event time seen − B − 1ns, emitted periodically.
+	WatermarksBounded = "bounded_out_of_orderness"
+	// WatermarksMonotonous is forMonotonousTimestamps(): B = 0.
+	WatermarksMonotonous = "monotonous"
+	// WatermarksPunctuated emits the bounded watermark with every record
+	// (a punctuated WatermarkGenerator whose onEvent emits).
+	WatermarksPunctuated = "punctuated"
+)
+
+// Watermarks is the watermark generation of each subtask of a source.
+type Watermarks struct {
+	Strategy string
+	// BoundedOutOfOrderness is B of bounded_out_of_orderness and
+	// punctuated (default 0).
+	BoundedOutOfOrderness des.Time
+	// AutoWatermarkInterval is the period of watermark emission
+	// (pipeline.auto-watermark-interval, default 200ms).
+	AutoWatermarkInterval des.Time
+	// Idleness marks a subtask without records for that long idle
+	// (withIdleness); 0, the default, never.
+	Idleness des.Time
+}
+
+// Window kinds (Flink's window assigners:
+// https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/windows/).
+const (
+	WindowTumbling = "tumbling"
+	WindowSliding  = "sliding"
+	WindowSession  = "session"
+	WindowGlobal   = "global" // GlobalWindows with a CountTrigger
+)
+
+// Window time characteristics.
+const (
+	TimeEvent      = "event"
+	TimeProcessing = "processing"
+)
+
+// Window functions.
+const (
+	FunctionAggregate = "aggregate" // incremental: reduce/aggregate, one accumulator per key and window
+	FunctionProcess   = "process"   // full: ProcessWindowFunction, buffers every record of the window
+)
+
+// Window makes an operator a keyed window operator (keyBy().window()), or,
+// without hash partitioning at parallelism 1, windowAll.
+type Window struct {
+	Kind string
+	Time string // event (default) or processing
+	// Size of tumbling and sliding windows, Slide of sliding ones, Gap of
+	// session windows, Count of a global window's CountTrigger.
+	Size, Slide, Gap des.Time
+	Count            int
+	Function         string // aggregate (default) or process
+	// AllowedLateness keeps event-time windows for late firings that long
+	// past their end (default 0).
+	AllowedLateness des.Time
+	// AccumulatorSize is the state of one key and window of aggregate
+	// (default 64 B). A result record has the record size of the job's
+	// first source.
+	AccumulatorSize int64
 }
 
 // Service-time distributions.
@@ -241,6 +335,8 @@ type Operator struct {
 	// Chain is false for an operator that runs as a task of its own,
 	// never chained (Flink's disableChaining(); default true).
 	Chain bool
+	// Window makes the operator a window operator; nil for a plain one.
+	Window *Window
 }
 
 // KeyedState is the keyed state of an operator: BytesPerKey for every

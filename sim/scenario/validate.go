@@ -182,6 +182,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		if k := src.Keys; k.Distribution == KeysZipf && k.Count > MaxZipfKeys && src.Arrival.Process != ArrivalTrace {
 			c.errorf(p+"."+kKeys+"."+kCount, "must be at most %d for zipf (the simulator keeps a table of every key's share), got %d", MaxZipfKeys, k.Count)
 		}
+		c.eventTime(p, src)
 	}
 	par := s.Parallelisms()
 	for i, op := range s.Operators {
@@ -193,6 +194,9 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 			} else if contains(partitionings(), op.Partitioning) {
 				c.errorf(p+"."+kState, "keyed state needs keyBy (partitioning: hash), but the partitioning is %s", c.shown(p+"."+kPartitioning, op.Partitioning))
 			}
+		}
+		if op.Window != nil {
+			c.window(p, op, par)
 		}
 	}
 	for i, sk := range s.Sinks {
@@ -495,5 +499,42 @@ func (c *checker) failedWorker(p string, f Failure) {
 	n := c.s.Workers.Count
 	if n >= 1 && (f.Worker < 0 || f.Worker >= n) && !c.isBad(kWorkers+"."+kCount) {
 		c.errorf(p+"."+kWorker, "%s, got %d", rangeText(n, fmt.Sprintf("workers.count is %d", n)), f.Worker)
+	}
+}
+
+// eventTime checks the event-time settings of source src at path p
+// against each other.
+func (c *checker) eventTime(p string, src Source) {
+	if d := src.EventDelay; d != nil && d.Distribution == DelayUniform && d.Max > 0 && d.Max < d.Min && !c.isBad(p+"."+kEventDelay+"."+kMin) {
+		c.errorf(p+"."+kEventDelay+"."+kMax, "must not be less than min (%s), got %s", FormatDuration(d.Min), FormatDuration(d.Max))
+	}
+	if w := src.Watermarks; w != nil && w.Idleness > 0 && w.AutoWatermarkInterval > 0 && w.Idleness < w.AutoWatermarkInterval {
+		c.errorf(p+"."+kWatermarks+"."+kIdleness, "must be at least auto_watermark_interval (%s): idleness is checked at every watermark emission, got %s",
+			FormatDuration(w.AutoWatermarkInterval), FormatDuration(w.Idleness))
+	}
+}
+
+// window checks the window of operator op at path p against its other
+// fields: Flink requires keyBy before window() (windowAll is the
+// non-keyed form, at parallelism 1), a slide of at most the size, and
+// allowed lateness only in event time.
+func (c *checker) window(p string, op Operator, par map[string]int) {
+	w := op.Window
+	wp := p + "." + kWindow
+	if op.Partitioning != PartitionHash && op.Parallelism > 1 && !c.isBad(p+"."+kPartitioning) {
+		got := c.shown(p+"."+kPartitioning, op.Partitioning)
+		if op.Partitioning == "" {
+			got = inputDefaults(op.Inputs, op.Parallelism, par)
+		}
+		c.errorf(wp, "a keyed window needs keyBy (partitioning: hash), but the partitioning is %s; a window without keyBy (windowAll) runs at parallelism 1", got)
+	}
+	if w.Kind == WindowSliding && w.Slide > w.Size && w.Size > 0 && !c.isBad(wp+"."+kSize) {
+		c.errorf(wp+"."+kSlide, "must not be larger than size (%s), got %s", FormatDuration(w.Size), FormatDuration(w.Slide))
+	}
+	if w.Time == TimeProcessing && w.AllowedLateness > 0 {
+		c.errorf(wp+"."+kAllowedLateness, "applies to event-time windows only (no record is late in processing time), but time is processing")
+	}
+	if w.Kind == WindowGlobal && w.AllowedLateness > 0 {
+		c.errorf(wp+"."+kAllowedLateness, "applies to event-time windows only, but a global window fires by count")
 	}
 }

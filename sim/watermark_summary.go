@@ -1,0 +1,146 @@
+package sim
+
+import (
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/metrics"
+)
+
+// EventTimeSummary is a run's event-time progress (summary.json
+// "event_time"), present when a source generates watermarks or an
+// operator is a window: per vertex, Flink's watermark metrics and the
+// window operators' figures.
+type EventTimeSummary struct {
+	Vertices []VertexEventTime `json:"vertices"`
+}
+
+// VertexEventTime is the event-time progress of one vertex at the end of
+// the run. Watermarks are in seconds of event time (the simulated clock
+// the sources stamp); a vertex that has seen no watermark has null.
+type VertexEventTime struct {
+	Vertex string `json:"vertex"`
+	// CurrentInputWatermarkS and CurrentOutputWatermarkS are Flink's
+	// currentInputWatermark and currentOutputWatermark: the least over
+	// the vertex's subtasks (sources: the watermark they generated).
+	CurrentInputWatermarkS  *float64 `json:"current_input_watermark_s"`
+	CurrentOutputWatermarkS *float64 `json:"current_output_watermark_s"`
+	// WatermarkLagS is processing time − CurrentInputWatermarkS (sources:
+	// − the output watermark) at the end of the run.
+	WatermarkLagS *float64 `json:"watermark_lag_s"`
+	// Window operators: records dropped as late (numLateRecordsDropped),
+	// results emitted (firings, of which late firings within the allowed
+	// lateness), the delay of a window's first firing after its end
+	// (processing time of the firing − window end, ms), the records of a
+	// window at its first firing, and the window state held at the end
+	// and at most (bytes, over the subtasks).
+	NumLateRecordsDropped *uint64  `json:"num_late_records_dropped,omitempty"`
+	Firings               *uint64  `json:"firings,omitempty"`
+	LateFirings           *uint64  `json:"late_firings,omitempty"`
+	FiringDelayMeanMs     *float64 `json:"firing_delay_mean_ms,omitempty"`
+	FiringDelayP50Ms      *float64 `json:"firing_delay_p50_ms,omitempty"`
+	FiringDelayP90Ms      *float64 `json:"firing_delay_p90_ms,omitempty"`
+	FiringDelayP99Ms      *float64 `json:"firing_delay_p99_ms,omitempty"`
+	RecordsPerWindowMean  *float64 `json:"records_per_window_mean,omitempty"`
+	WindowStateBytes      *int64   `json:"window_state_bytes,omitempty"`
+	MaxWindowStateBytes   *int64   `json:"max_window_state_bytes,omitempty"`
+	// Sinks: event-time lag of the records written (processing time −
+	// event time), after the warmup, ms.
+	EventTimeLagP50Ms *float64 `json:"event_time_lag_p50_ms,omitempty"`
+	EventTimeLagP99Ms *float64 `json:"event_time_lag_p99_ms,omitempty"`
+}
+
+// eventTimeOn reports whether the job has event time: a source with
+// watermarks or a window operator.
+func (s *Sim) eventTimeOn() bool {
+	for _, v := range s.plan.Vertices {
+		if v.Window != nil || v.Source != nil && v.Source.Watermarks != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// eventTimeSummary returns the event-time summary at now, or nil for a
+// job without event time.
+func (s *Sim) eventTimeSummary(now des.Time) *EventTimeSummary {
+	if !s.eventTimeOn() {
+		return nil
+	}
+	es := &EventTimeSummary{Vertices: []VertexEventTime{}}
+	for _, v := range s.vertices {
+		ve := VertexEventTime{Vertex: v.name}
+		in, out, seen := des.Time(0), des.Time(0), false
+		for i, t := range v.subtasks {
+			if t.wm == nil || t.wm.epoch != s.epoch {
+				seen = false
+				break
+			}
+			ti, to := t.wm.in, t.wm.out
+			if v.kind == KindSource {
+				ti = to
+			}
+			if i == 0 || ti < in {
+				in = ti
+			}
+			if i == 0 || to < out {
+				out = to
+			}
+			seen = true
+		}
+		if seen && in != minWatermark {
+			ve.CurrentInputWatermarkS = ptr(in.Seconds())
+			ve.WatermarkLagS = ptr(round6((now - in).Seconds()))
+		}
+		if seen && out != minWatermark && v.kind != KindSink {
+			ve.CurrentOutputWatermarkS = ptr(out.Seconds())
+		}
+		if w := v.win; w != nil {
+			ve.NumLateRecordsDropped, ve.Firings, ve.LateFirings = ptr(w.lateDropped), ptr(w.firings), ptr(w.lateFirings)
+			if h := w.fireDelay; h.Count() > 0 {
+				ve.FiringDelayMeanMs = ptr(round6(h.Mean() / 1e6))
+				ve.FiringDelayP50Ms = ptr(h.Quantile(0.50).Milliseconds())
+				ve.FiringDelayP90Ms = ptr(h.Quantile(0.90).Milliseconds())
+				ve.FiringDelayP99Ms = ptr(h.Quantile(0.99).Milliseconds())
+			}
+			if h := w.perWindow; h.Count() > 0 {
+				ve.RecordsPerWindowMean = ptr(round6(h.Mean()))
+			}
+			var held int64
+			for _, t := range v.subtasks {
+				if wo, ok := t.proc.(*windowOperator); ok {
+					held += wo.stateBytes()
+				}
+			}
+			ve.WindowStateBytes, ve.MaxWindowStateBytes = ptr(held), ptr(w.maxState)
+		}
+		if h := v.etLag; h != nil && h.Count() > 0 {
+			ve.EventTimeLagP50Ms = ptr(h.Quantile(0.50).Milliseconds())
+			ve.EventTimeLagP99Ms = ptr(h.Quantile(0.99).Milliseconds())
+		}
+		es.Vertices = append(es.Vertices, ve)
+	}
+	return es
+}
+
+func ptr[T any](x T) *T { return &x }
+
+// observeEventTimeLag records the event-time lag of a record a sink of v
+// writes at now (after the warmup).
+func (v *vertex) observeEventTimeLag(now des.Time, r *Record) {
+	if v.etLag == nil || now <= v.s.warmup {
+		return
+	}
+	v.etLag.Add(max(now-r.EventTime, 0))
+}
+
+// newEventTimeLag gives the sinks of a job with event time their lag
+// histogram.
+func (s *Sim) newEventTimeLag() {
+	if !s.eventTimeOn() {
+		return
+	}
+	for _, v := range s.vertices {
+		if v.kind == KindSink {
+			v.etLag = metrics.NewHistogram()
+		}
+	}
+}

@@ -1,0 +1,498 @@
+package sim
+
+import (
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/metrics"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// windowOperator is the record processor of a window operator, as Flink's
+// WindowOperator
+// (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/windows/):
+//
+//   - the assigner puts each record into windows by its event time (or,
+//     in processing time, by the clock at its service): tumbling,
+//     sliding (size/slide windows), session (merged per key, as
+//     MergingWindowSet) or one global window per key;
+//   - a window whose end plus allowed lateness the watermark has passed
+//     is late: a record that falls only into late windows is dropped and
+//     counted (numLateRecordsDropped);
+//   - the EventTimeTrigger registers a timer at the window's
+//     maxTimestamp (end − 1) and fires when the watermark reaches it; a
+//     record for a window the watermark has passed but within the
+//     allowed lateness fires it again at once (a late firing, which
+//     updates the result); a cleanup timer at maxTimestamp + allowed
+//     lateness clears the window's state (WindowOperator.registerCleanupTimer);
+//   - processing-time windows fire on the clock (ProcessingTimeTrigger); a
+//     global window fires and purges every count records of a key
+//     (PurgingTrigger of a CountTrigger, countWindow).
+//
+// An aggregate window function keeps one accumulator per key and window
+// (accumulator_size); a process function keeps every record
+// (record_size each) and a firing costs service_time per record kept.
+// Each firing emits one result record per key and window, whose id is
+// derived from (operator, key, window, firing), so delivery accounting
+// sees duplicated and lost results. The result's event time is the
+// window's maxTimestamp, as Flink's windowed stream stamps it. The
+// window state counts in the task's keyed state (state_bytes, snapshot
+// sizes, heap memory).
+type windowOperator struct {
+	t        *subtask
+	kind     string
+	event    bool // event time (else processing time)
+	process  bool // full window function
+	size     des.Time
+	slide    des.Time
+	gap      des.Time
+	count    int64
+	lateness des.Time
+	accBytes int64
+	recBytes int64
+	seq      int // the result records' id space (Sim.recSize)
+
+	windows  map[winID]*winState
+	sessions map[uint32][]des.Time // session windows: the starts of each key's open windows
+	timers   timerQueue            // event-time timers, or processing-time ones
+	armedAt  des.Time              // processing time: when the timer event is due (0: none)
+	procDue  bool                  // processing-time timers due while the task was not idle
+	epoch    uint32
+
+	pendWM   des.Time // a watermark to forward once the results it fired are written
+	hasWM    bool
+	firing   bool // busy with a firing's cost
+	fireCost des.Time
+
+	stats *windowStats
+}
+
+// winID names a window of a key: its start (for a global window, 0).
+type winID struct {
+	key   uint32
+	start des.Time
+}
+
+// winState is the state of one key's window.
+type winState struct {
+	end     des.Time // exclusive; maxTimestamp is end − 1
+	records int64    // records in the window
+	ingest  des.Time // the latest entry into the job of a record in it (the result's latency)
+	firings uint32
+	bytes   int64 // state held
+	fired   bool  // fired on time (a later firing is late)
+}
+
+// windowStats are a window vertex's metrics, shared by its subtasks.
+type windowStats struct {
+	lateDropped uint64             // numLateRecordsDropped
+	firings     uint64             // results emitted
+	lateFirings uint64             // of them, late firings (allowed lateness)
+	fireDelay   *metrics.Histogram // processing time of a firing − the window's end
+	perWindow   *metrics.Histogram // records per window at its first firing (counts as nanoseconds)
+	maxState    int64              // the largest window state of a subtask seen, bytes
+}
+
+func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, stats *windowStats) *windowOperator {
+	o := &windowOperator{t: t, kind: w.Kind, event: w.Time != scenario.TimeProcessing && w.Kind != scenario.WindowGlobal,
+		process: w.Function == scenario.FunctionProcess, size: w.Size, slide: w.Slide, gap: w.Gap, count: int64(w.Count),
+		lateness: w.AllowedLateness, accBytes: w.AccumulatorSize, recBytes: recBytes, seq: seq,
+		windows: map[winID]*winState{}, epoch: t.s.epoch, stats: stats}
+	if o.kind == scenario.WindowTumbling {
+		o.slide = o.size
+	}
+	if o.accBytes <= 0 {
+		o.accBytes = 64
+	}
+	if o.kind == scenario.WindowSession {
+		o.sessions = map[uint32][]des.Time{}
+	}
+	return o
+}
+
+func newWindowStats() *windowStats {
+	return &windowStats{fireDelay: metrics.NewHistogram(), perWindow: metrics.NewHistogram()}
+}
+
+// fresh drops the windows of an older epoch (a failover: the restarted
+// task rebuilds them from the records replayed).
+func (w *windowOperator) fresh() {
+	if w.epoch == w.t.s.epoch {
+		return
+	}
+	w.epoch = w.t.s.epoch
+	clear(w.windows)
+	if w.sessions != nil {
+		clear(w.sessions)
+	}
+	w.timers.reset()
+	w.armedAt, w.procDue, w.hasWM, w.firing = 0, false, false, false
+}
+
+// stateBytes returns the window state held.
+func (w *windowOperator) stateBytes() int64 {
+	if w.t.keyed == nil {
+		return 0
+	}
+	return w.t.keyed.extra
+}
+
+// grow adds n bytes of window state to the task's keyed state (and, on
+// the heap backend, to its worker's heap).
+func (w *windowOperator) grow(now des.Time, n int64) {
+	k := w.t.keyed
+	k.extra += n
+	if k.backend == scenario.BackendHeap {
+		w.t.s.workers[w.t.worker].grow(now, n)
+	}
+	w.stats.maxState = max(w.stats.maxState, k.extra)
+}
+
+// run takes input records while the task is idle.
+func (w *windowOperator) run(now des.Time) { w.t.pull(now) }
+
+// complete assigns the record in hand to its windows.
+func (w *windowOperator) complete(now des.Time) {
+	t := w.t
+	if w.firing {
+		w.firing = false
+		w.write(now)
+		return
+	}
+	w.fresh()
+	t.served(now)
+	r := &t.cur
+	ts := r.EventTime
+	if !w.event {
+		ts = now
+	}
+	switch w.kind {
+	case scenario.WindowGlobal:
+		w.addGlobal(now, r)
+	case scenario.WindowSession:
+		w.addSession(now, r, ts)
+	default:
+		w.addSliding(now, r, ts)
+	}
+	w.afterFirings(now)
+}
+
+// currentWatermark is the task's input watermark (event time).
+func (w *windowOperator) currentWatermark() des.Time {
+	if w.t.wm == nil {
+		return minWatermark
+	}
+	return w.t.wm.in
+}
+
+// late reports whether window [.., end) is past its allowed lateness
+// (WindowOperator.isWindowLate: maxTimestamp + allowedLateness <=
+// currentWatermark).
+func (w *windowOperator) late(end des.Time) bool {
+	return w.event && end-1+w.lateness <= w.currentWatermark()
+}
+
+// addSliding puts r into every tumbling or sliding window of ts
+// (SlidingEventTimeWindows.assignWindows: starts from
+// TimeWindow.getWindowStartWithOffset down, every slide, while the window
+// still holds ts).
+func (w *windowOperator) addSliding(now des.Time, r *Record, ts des.Time) {
+	last := ts - mod(ts, w.slide)
+	added := false
+	for start := last; start > ts-w.size; start -= w.slide {
+		end := start + w.size
+		if w.late(end) {
+			continue
+		}
+		added = true
+		w.add(now, winID{r.Key, start}, end, r)
+	}
+	if !added {
+		w.stats.lateDropped++
+	}
+}
+
+// addSession puts r into its session window [ts, ts+gap), merged with
+// every window of its key it overlaps (MergingWindowSet).
+func (w *windowOperator) addSession(now des.Time, r *Record, ts des.Time) {
+	start, end := ts, ts+w.gap
+	starts := w.sessions[r.Key]
+	var merged *winState
+	keep := starts[:0]
+	for _, s := range starts {
+		st := w.windows[winID{r.Key, s}]
+		if st == nil || !(s < end && start < st.end) {
+			if st != nil {
+				keep = append(keep, s)
+			}
+			continue
+		}
+		// merge st into the new window
+		start, end = min(start, s), max(end, st.end)
+		delete(w.windows, winID{r.Key, s})
+		if merged == nil {
+			merged = st
+			continue
+		}
+		merged.records += st.records
+		merged.bytes += st.bytes
+		merged.ingest = max(merged.ingest, st.ingest)
+		merged.firings = max(merged.firings, st.firings)
+	}
+	if w.late(end) {
+		if merged != nil { // the windows merged with a late one stay as they were: put them back
+			merged.end = max(merged.end, end)
+			w.windows[winID{r.Key, start}] = merged
+			keep = append(keep, start)
+		}
+		w.sessions[r.Key] = keep
+		w.stats.lateDropped++
+		return
+	}
+	id := winID{r.Key, start}
+	if merged != nil {
+		merged.end = end
+		w.windows[id] = merged
+		w.register(id, merged)
+	}
+	w.sessions[r.Key] = append(keep, start)
+	w.add(now, id, end, r)
+}
+
+// addGlobal counts r into its key's global window and fires and purges
+// it every count records.
+func (w *windowOperator) addGlobal(now des.Time, r *Record) {
+	id := winID{r.Key, 0}
+	st := w.add(now, id, des.Never, r)
+	if st.records >= w.count {
+		w.fire(now, id, st)
+		w.purge(now, id, st)
+	}
+}
+
+// add puts r into window id (ending at end), making its state (and its
+// timers) if it is new; a window whose trigger time the watermark has
+// passed fires again at once (EventTimeTrigger.onElement: a late firing).
+func (w *windowOperator) add(now des.Time, id winID, end des.Time, r *Record) *winState {
+	st := w.windows[id]
+	if st == nil {
+		st = &winState{end: end}
+		w.windows[id] = st
+		if !w.process {
+			st.bytes = w.accBytes
+			w.grow(now, w.accBytes)
+		}
+		if w.kind != scenario.WindowGlobal {
+			w.register(id, st)
+		}
+	}
+	st.records++
+	st.ingest = max(st.ingest, r.Ingest)
+	if w.process {
+		st.bytes += w.recBytes
+		w.grow(now, w.recBytes)
+	}
+	if w.event && st.end-1 <= w.currentWatermark() {
+		w.fire(now, id, st) // late, within the allowed lateness
+	}
+	return st
+}
+
+// register sets the trigger's timer of window st (at its maxTimestamp)
+// and, with allowed lateness, its cleanup timer.
+func (w *windowOperator) register(id winID, st *winState) {
+	w.timers.push(timer{at: st.end - 1, key: id.key, ns: id.start})
+	if w.lateness > 0 {
+		w.timers.push(timer{at: st.end - 1 + w.lateness, key: id.key, ns: id.start})
+	}
+	if !w.event {
+		w.armProcessing(st.end - 1)
+	}
+}
+
+// fire emits the result of window id: one record whose id is derived
+// from (operator, key, window, firing).
+func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
+	t := w.t
+	firing := st.firings
+	st.firings++
+	off := mix64(t.v.salt^uint64(id.key)<<20^mix64(uint64(id.start))) ^ uint64(firing)*0x9e3779b97f4a7c15
+	et := st.end - 1
+	if w.kind == scenario.WindowGlobal {
+		et = t.cur.EventTime
+	}
+	t.pend = append(t.pend, Record{ID: sourceID(w.seq, off), EventTime: et, Ingest: st.ingest, Key: id.key})
+	if w.process {
+		w.fireCost += des.Time(st.records) * t.v.svc.mean
+	}
+	s := w.stats
+	s.firings++
+	if st.fired {
+		s.lateFirings++
+	} else {
+		st.fired = true
+		if w.kind != scenario.WindowGlobal {
+			s.fireDelay.Add(now - st.end)
+		}
+		s.perWindow.Add(des.Time(st.records))
+	}
+}
+
+// purge clears the state of window id.
+func (w *windowOperator) purge(now des.Time, id winID, st *winState) {
+	delete(w.windows, id)
+	w.grow(now, -st.bytes)
+}
+
+// onTimer handles a timer: the trigger's fires the window, the cleanup
+// timer (the same one without allowed lateness) clears it; a timer of a
+// window that no longer ends there is skipped.
+func (w *windowOperator) onTimer(now des.Time, x timer) {
+	id := winID{x.key, x.ns}
+	st := w.windows[id]
+	if st == nil {
+		return
+	}
+	if x.at == st.end-1 {
+		w.fire(now, id, st)
+	}
+	if x.at == st.end-1+w.lateness {
+		w.purge(now, id, st)
+		if w.sessions != nil {
+			starts := w.sessions[id.key]
+			for i, s := range starts {
+				if s == id.start {
+					w.sessions[id.key] = append(starts[:i], starts[i+1:]...)
+					break
+				}
+			}
+			if len(w.sessions[id.key]) == 0 {
+				delete(w.sessions, id.key)
+			}
+		}
+	}
+}
+
+// processWatermark fires the event-time timers the watermark has reached
+// (InternalTimerServiceImpl.advanceWatermark), in time order, and
+// forwards the watermark once their results are written.
+func (w *windowOperator) processWatermark(now, wm des.Time) {
+	w.fresh()
+	if w.event {
+		for w.timers.len() > 0 && w.timers.peek().at <= wm {
+			w.onTimer(now, w.timers.pop())
+		}
+	}
+	w.pendWM, w.hasWM = wm, true
+	w.afterFirings(now)
+}
+
+// afterFirings writes the results fired, after the firing's cost (a
+// process function reads every record of the window), then forwards a
+// pending watermark; the task is idle again when all is written.
+func (w *windowOperator) afterFirings(now des.Time) {
+	t := w.t
+	if w.fireCost > 0 {
+		d := w.fireCost
+		w.fireCost = 0
+		if t.slow > 1 {
+			d = des.Time(float64(d)*t.slow + 0.5)
+		}
+		w.firing = true
+		t.setState(now, stateBusy)
+		t.after(d, (*serviceDone)(t))
+		return
+	}
+	w.write(now)
+}
+
+// write writes the results in hand; blocked, the task is back-pressured
+// until written resumes it.
+func (w *windowOperator) write(now des.Time) {
+	t := w.t
+	for _, r := range t.pend[t.pi:] {
+		t.v.observeLatency(now - r.Ingest)
+	}
+	if !t.emit(now) {
+		t.setState(now, t.blockedState())
+		return
+	}
+	w.written0(now)
+}
+
+// written0 forwards the pending watermark and makes the task idle.
+func (w *windowOperator) written0(now des.Time) {
+	t := w.t
+	if w.hasWM {
+		w.hasWM = false
+		t.emitWatermarkEvent(now, event{kind: watermarkEvent, watermark: w.pendWM})
+	}
+	t.setState(now, stateIdle)
+	if w.procDue {
+		w.procDue = false
+		w.fireProcessing(now)
+	}
+}
+
+// written goes on once the results held back are written.
+func (w *windowOperator) written(now des.Time) {
+	w.written0(now)
+	if w.t.state == stateIdle {
+		w.t.pull(now)
+	}
+}
+
+// armProcessing schedules the processing-time timer event for at, unless
+// one is due no later.
+func (w *windowOperator) armProcessing(at des.Time) {
+	now := w.t.s.eng.Now()
+	if w.armedAt > now && w.armedAt <= at {
+		return
+	}
+	w.armedAt = max(at, now)
+	w.t.at(w.armedAt, (*processingTimer)(w))
+}
+
+// fireProcessing fires the processing-time timers due by now.
+func (w *windowOperator) fireProcessing(now des.Time) {
+	w.fresh()
+	for w.timers.len() > 0 && w.timers.peek().at <= now {
+		w.onTimer(now, w.timers.pop())
+	}
+	if w.timers.len() > 0 {
+		w.armProcessing(w.timers.peek().at)
+	}
+	w.afterFirings(now)
+}
+
+// processingTimer fires a window operator's processing-time timers
+// (ProcessingTimeTrigger), when the task is idle; otherwise once it is.
+type processingTimer windowOperator
+
+// HandleEvent fires the processing-time timers due.
+func (e *processingTimer) HandleEvent(now des.Time, epoch int64) {
+	w := (*windowOperator)(e)
+	t := w.t
+	if !t.runs(now, epoch, e) {
+		return
+	}
+	if now == w.armedAt {
+		w.armedAt = 0
+	}
+	if t.state != stateIdle || t.holding() {
+		w.procDue = true
+		return
+	}
+	w.fireProcessing(now)
+	if t.state == stateIdle {
+		t.pull(now)
+	}
+}
+
+// mod is x mod m in [0, m) (TimeWindow.getWindowStartWithOffset for
+// negative timestamps too).
+func mod(x, m des.Time) des.Time {
+	r := x % m
+	if r < 0 {
+		r += m
+	}
+	return r
+}
