@@ -421,6 +421,7 @@ func (s *Sim) cut(now des.Time, limits []int64) *batch {
 		s.ss.emit(b)
 	}
 	b.proc = s.jobTime(b)
+	b.info.StateKeys, _ = s.stateKeys()
 	b.info.ProcessingMs = b.proc.Seconds() * 1000
 	return b
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -166,4 +167,12 @@ func TestDefaultCheckpointInterval(t *testing.T) {
 			t.Errorf("batch %s: %s, want %s", c.batch, got, c.want)
 		}
 	}
+}
+
+func replace(t *testing.T, s, old, new string) string {
+	t.Helper()
+	if strings.Count(s, old) != 1 {
+		t.Fatalf("%q is not in the text exactly once", old)
+	}
+	return strings.Replace(s, old, new, 1)
 }

@@ -35,11 +35,16 @@ type BatchInfo struct {
 	RowsWritten  int64   `json:"rows_written"`
 	BytesWritten int64   `json:"bytes_written"`
 	WatermarkS   float64 `json:"watermark_s"` // the event-time watermark the trigger ran with (0: none)
-	// Lineage is the batches since the last state checkpoint, this one
-	// included (0 without checkpointing); CheckpointBytes the state a
+	// Lineage is the batches of lineage behind the batch's state: since
+	// the last state checkpoint, this one included, which a lost state
+	// partition is recomputed from; 0 for a batch that checkpoints its
+	// state (and without checkpointing). CheckpointBytes is the state a
 	// checkpoint batch wrote.
 	Lineage         int   `json:"lineage_batches"`
 	CheckpointBytes int64 `json:"checkpoint_bytes"`
+	// StateKeys is the keys held by the stateful operators after the
+	// batch.
+	StateKeys int64 `json:"state_keys"`
 
 	time, start, end des.Time
 }
@@ -47,7 +52,7 @@ type BatchInfo struct {
 // BatchColumns are the columns of batches.csv, in order.
 var BatchColumns = []string{
 	"batch", "batch_time_s", "records", "rate_limit_rps", "scheduling_delay_ms", "processing_time_ms", "total_delay_ms",
-	"tasks", "delivered_records", "rows_written", "bytes_written", "watermark_s", "lineage_batches", "checkpoint_bytes",
+	"tasks", "delivered_records", "rows_written", "bytes_written", "watermark_s", "lineage_batches", "checkpoint_bytes", "state_keys",
 }
 
 // TimeseriesColumns are the columns of a micro-batch run's timeseries.csv:
@@ -332,9 +337,14 @@ func (s *Sim) Result() *Result {
 		}
 	}
 	if s.ckpt.interval > 0 {
-		c := &Checkpoints{IntervalS: s.ckpt.interval.Seconds(), Written: s.ckpt.written, Bytes: s.ckpt.bytes}
+		c := &Checkpoints{IntervalS: s.ckpt.interval.Seconds()}
 		for i := range s.batches {
-			c.MaxLineage = max(c.MaxLineage, s.batches[i].Lineage)
+			b := &s.batches[i]
+			c.MaxLineage = max(c.MaxLineage, b.Lineage)
+			if b.Lineage == 0 {
+				c.Written++
+				c.Bytes += b.CheckpointBytes
+			}
 		}
 		sum.Checkpoints = c
 	}
@@ -439,7 +449,7 @@ func WriteBatchesCSV(w io.Writer, bs []BatchInfo) error {
 			strconv.FormatInt(b.Batch, 10), num(b.TimeS), strconv.FormatInt(b.Records, 10), num(b.RateLimit),
 			num(b.SchedulingDelayMs), num(b.ProcessingMs), num(b.TotalDelayMs), strconv.Itoa(b.Tasks),
 			strconv.FormatInt(b.Delivered, 10), strconv.FormatInt(b.RowsWritten, 10), strconv.FormatInt(b.BytesWritten, 10),
-			num(b.WatermarkS), strconv.Itoa(b.Lineage), strconv.FormatInt(b.CheckpointBytes, 10),
+			num(b.WatermarkS), strconv.Itoa(b.Lineage), strconv.FormatInt(b.CheckpointBytes, 10), strconv.FormatInt(b.StateKeys, 10),
 		}); err != nil {
 			return err
 		}

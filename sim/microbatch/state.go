@@ -69,8 +69,6 @@ func (s *Sim) stateKeys() (keys, bytes int64) {
 type ckptState struct {
 	interval des.Time // 0: checkpointing off
 	lineage  int      // batches since the last state checkpoint
-	written  int      // state checkpoints written
-	bytes    int64    // bytes written by them
 }
 
 // due reports whether the batch of time t checkpoints its state: Spark's
@@ -96,8 +94,7 @@ func (s *Sim) checkpoint(b *batch) des.Time {
 	}
 	_, bytes := s.stateKeys()
 	c.lineage = 0
-	c.written++
-	c.bytes += bytes
+	b.info.Lineage = 0
 	b.info.CheckpointBytes = bytes
 	s.events = append(s.events, sim.Event{Time: b.info.time, Type: EventCheckpoint, Worker: -1,
 		Message: fmt.Sprintf("batch %s checkpoints %s of state; lineage truncated", sim.FormatTime(b.info.time), scenario.FormatByteSize(bytes))})

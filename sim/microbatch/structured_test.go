@@ -1,0 +1,100 @@
+package microbatch
+
+import (
+	"math"
+	"testing"
+)
+
+func query(mode, extra string) string {
+	return `
+engine: structured-streaming
+duration: 60s
+spark: {trigger: processing-time, trigger_interval: 1s, output_mode: ` + mode + extra + `}
+sources: [{name: in, arrival: {process: constant, rate: 1000/s}, keys: {count: 1000}}]
+operators: [{name: counts, input: in, partitioning: hash, parallelism: 2, service_time: {mean: 10us}, state: {bytes_per_key: 64B}}]
+sinks: [{name: out, input: counts}]
+`
+}
+
+// complete writes the whole result table every trigger: the distinct
+// keys seen so far.
+func TestOutputComplete(t *testing.T) {
+	r := run(t, parse(t, query("complete", "")))
+	for _, b := range r.Batches {
+		if b.RowsWritten != b.StateKeys || b.BytesWritten != 64*b.RowsWritten {
+			t.Fatalf("trigger %v: %d rows (%d bytes), the table has %d keys", b.TimeS, b.RowsWritten, b.BytesWritten, b.StateKeys)
+		}
+	}
+	if last := r.Batches[len(r.Batches)-1]; last.StateKeys != 1000 {
+		t.Errorf("the table holds %d keys after 59000 records over 1000 keys", last.StateKeys)
+	}
+}
+
+// update writes the keys changed since the last trigger: with n uniform
+// records over N keys per trigger, N(1 − (1 − 1/N)^n) on average.
+func TestOutputUpdate(t *testing.T) {
+	r := run(t, parse(t, query("update", "")))
+	var rows float64
+	for _, b := range r.Batches {
+		if b.Records != 1000 {
+			t.Fatalf("trigger %v read %d records, want 1000", b.TimeS, b.Records)
+		}
+		rows += float64(b.RowsWritten)
+	}
+	mean := rows / float64(len(r.Batches))
+	want := 1000 * (1 - math.Pow(1-1.0/1000, 1000))
+	if math.Abs(mean-want)/want > 0.03 {
+		t.Errorf("update writes %.1f rows per trigger, want N(1 − (1 − 1/N)^n) = %.1f within 3%%", mean, want)
+	}
+}
+
+// append writes each final window once: a 10s window of the 10 keys is
+// final when the watermark (the largest event time − 5s) reaches its end,
+// at the trigger after the one that saw event time end + 5s.
+func TestOutputAppend(t *testing.T) {
+	sc := parse(t, replace(t, query("append", ", watermark: 5s, window: 10s"), "keys: {count: 1000}", "keys: {count: 10}"))
+	r := run(t, sc)
+	var total int64
+	for _, b := range r.Batches {
+		total += b.RowsWritten
+		want := int64(0)
+		if int(b.TimeS)%10 == 6 && b.TimeS > 10 {
+			want = 10 // window [t−16, t−6) is final
+		}
+		if b.RowsWritten != want {
+			t.Errorf("trigger %v: %d rows (watermark %v s), want %d", b.TimeS, b.RowsWritten, b.WatermarkS, want)
+		}
+	}
+	if total != 50 {
+		t.Errorf("%d rows in all, want 5 final windows × 10 keys", total)
+	}
+}
+
+// A processing-time trigger whose micro-batch overruns the interval
+// starts the next one at the next multiple of the interval after it
+// ended (ProcessingTimeExecutor.nextBatchTime): no queue, bigger batches.
+func TestProcessingTimeTriggerOverrun(t *testing.T) {
+	sc := parse(t, replace(t, query("update", ", job_overhead: 0s, task_overhead: 0s"), "mean: 10us", "mean: 2ms"))
+	r := run(t, sc)
+	// the first trigger at 1s reads 1000 records, 500 per partition: 1s
+	// of work plus state access, so it ends just after 2s, and the next
+	// starts at 3s with 2000 records, ends after 5s, ...
+	for i, b := range r.Batches {
+		if b.SchedulingDelayMs != 0 {
+			t.Fatalf("trigger %v: scheduling delay %v", b.TimeS, b.SchedulingDelayMs)
+		}
+		if i > 0 {
+			prev := r.Batches[i-1]
+			end := prev.TimeS + prev.ProcessingMs/1000
+			if want := math.Floor(end) + 1; b.TimeS != want {
+				t.Fatalf("trigger %d at %v s, want the next second after %v s: %v", i, b.TimeS, end, want)
+			}
+			if b.Records != int64(1000*(b.TimeS-prev.TimeS)) {
+				t.Fatalf("trigger %v read %d records", b.TimeS, b.Records)
+			}
+		}
+	}
+	if r.Summary.Diagnosis.Kind != DiagnosisFallingBehind {
+		t.Errorf("diagnosis %q: %s", r.Summary.Diagnosis.Kind, r.Summary.Diagnosis.Message)
+	}
+}
