@@ -51,6 +51,7 @@ type windowOperator struct {
 	seq      int // the result records' id space (Sim.recSize)
 
 	windows  map[winID]*winState
+	free     []*winState           // states of purged windows, for reuse
 	sessions map[uint32][]des.Time // session windows: the starts of each key's open windows
 	timers   timerQueue            // event-time timers, or processing-time ones
 	armedAt  des.Time              // processing time: when the timer event is due (0: none)
@@ -274,7 +275,13 @@ func (w *windowOperator) addGlobal(now des.Time, r *Record) {
 func (w *windowOperator) add(now des.Time, id winID, end des.Time, r *Record) *winState {
 	st := w.windows[id]
 	if st == nil {
-		st = &winState{end: end}
+		if n := len(w.free); n > 0 {
+			st = w.free[n-1]
+			w.free = w.free[:n-1]
+			*st = winState{end: end}
+		} else {
+			st = &winState{end: end}
+		}
 		w.windows[id] = st
 		if !w.process {
 			st.bytes = w.accBytes
@@ -340,6 +347,7 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 func (w *windowOperator) purge(now des.Time, id winID, st *winState) {
 	delete(w.windows, id)
 	w.grow(now, -st.bytes)
+	w.free = append(w.free, st)
 }
 
 // onTimer handles a timer: the trigger's fires the window, the cleanup
