@@ -209,6 +209,10 @@ func memoryParts(e Estimate) (parts, remedy string) {
 		ps = append(ps, part{e.KeySetBytes, fmt.Sprintf("%s of keyed state: %d key sets of %d keyed subtasks", byteSize(float64(e.KeySetBytes)), e.KeySets, e.KeyedSubtasks),
 			"lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent)"})
 	}
+	if e.WindowBytes > 0 {
+		ps = append(ps, part{e.WindowBytes, fmt.Sprintf("%s of open windows: about %s of one key at once", byteSize(float64(e.WindowBytes)), Sci(e.WindowStates, 1)),
+			"shorten the windows (size, gap, allowed_lateness), lower the key count or the bound of the watermarks"})
+	}
 	if e.CheckpointBytes > 0 {
 		ps = append(ps, part{e.CheckpointBytes, fmt.Sprintf("%s for up to %s in flight", byteSize(float64(e.CheckpointBytes)), plural.Count(e.CheckpointsInFlight, "checkpoint")),
 			"lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval"})

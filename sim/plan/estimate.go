@@ -22,6 +22,9 @@ const (
 	bytesPerSubtaskCheckpoint = 224
 	bytesPerKeySet            = 64  // a key set's own structure, beside its bits
 	bytesPerFailover          = 512 // a failover's statistics, events and restart
+	// BytesPerWindowState is an open window of one key in a window
+	// operator: its state, map entry and timers.
+	BytesPerWindowState = 160
 	// denseKeys is the largest key space the simulator holds in a plain
 	// bitset (1 MiB per key set); larger ones use a compressed bitmap,
 	// up to 2 bytes a key or 1 bit of the key space, whichever is less.
@@ -116,11 +119,16 @@ type Estimate struct {
 	// FailoverBytes their memory (statistics and events).
 	Failovers     float64
 	FailoverBytes int64
+	// WindowStates is the most windows of one key open at once over the
+	// window operators (see estimateWindows), WindowBytes their memory in
+	// the simulator (BytesPerWindowState each).
+	WindowStates float64
+	WindowBytes  int64
 	// Memory is the estimated bytes of the job's structures before any
 	// record: channels (about 300 bytes each), zipf key tables (8 bytes a
 	// key), subtasks (about 2 KiB each), workers (80 bytes each), key sets
-	// (KeySetBytes), checkpoints in flight (CheckpointBytes) and failovers
-	// (FailoverBytes).
+	// (KeySetBytes), checkpoints in flight (CheckpointBytes), failovers
+	// (FailoverBytes) and open windows (WindowBytes).
 	Memory int64
 	// Rows is the number of rows of timeseries.csv: one per subtask and
 	// per vertex at every metrics sample.
@@ -191,6 +199,9 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 			out[v.Index] = finite(in * v.Selectivity)
 		}
 		e.Records = finite(e.Records + in)
+		if v.Window != nil {
+			e.WindowStates = finite(e.WindowStates + p.windowStates(v, in))
+		}
 		if e.Busiest == "" || in > e.BusiestRate {
 			e.Busiest, e.BusiestRate = v.Name, in
 		}
@@ -204,8 +215,9 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	e.Workers = p.Workers()
 	p.estimateCheckpoints(&e)
 	p.estimateFailovers(&e)
+	e.WindowBytes = satMul(int64(min(e.WindowStates, float64(math.MaxInt64/BytesPerWindowState))), BytesPerWindowState)
 	e.Memory = satAdd(e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
-		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes)
+		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes)
 	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e
@@ -369,4 +381,53 @@ func meanRate(a scenario.Arrival, d des.Time) float64 {
 	default:
 		return a.Rate
 	}
+}
+
+// windowStates estimates the windows of one key that window operator v,
+// receiving in records per second, holds open at once. A window lives
+// from its start until the watermark passes its end plus the allowed
+// lateness: about span = size + lag + allowed lateness, where lag is how
+// far the watermark trails the clock (the largest bounded out-of-orderness
+// and event delay of the sources, plus a watermark interval). Tumbling and
+// sliding windows hold span/slide windows per key, each with the keys of
+// size of input (at most the key count); a session holds one window per
+// key seen within gap + lag + lateness; a global window one per key.
+func (p *Plan) windowStates(v *Vertex, in float64) float64 {
+	w := v.Window
+	keys, lag := 1, des.Time(0)
+	for _, s := range p.Vertices {
+		if s.Kind != Source {
+			continue
+		}
+		keys = max(keys, s.Source.Keys.Count)
+		if s.Source.Arrival.Process == scenario.ArrivalTrace {
+			keys = max(keys, int(math.MaxInt32)) // a trace's key column: unknown
+			if t := s.Source.Arrival.Trace; t != nil {
+				lag = max(lag, t.MaxDelay)
+			}
+		}
+		if wm := s.Source.Watermarks; wm != nil {
+			l := wm.BoundedOutOfOrderness + wm.AutoWatermarkInterval
+			if d := s.Source.EventDelay; d != nil {
+				l += max(d.Max, 5*d.Mean) // exponential: past 5 means is under 1%
+			}
+			lag = max(lag, l)
+		}
+	}
+	distinct := func(d des.Time) float64 { return min(float64(keys), finite(in*d.Seconds())+1) }
+	switch w.Kind {
+	case scenario.WindowGlobal:
+		return float64(keys)
+	case scenario.WindowSession:
+		return distinct(w.Gap + lag + w.AllowedLateness)
+	}
+	slide := w.Slide
+	if w.Kind == scenario.WindowTumbling || slide <= 0 {
+		slide = w.Size
+	}
+	if slide <= 0 {
+		return 0
+	}
+	span := w.Size + lag + w.AllowedLateness
+	return finite(math.Ceil(float64(span)/float64(slide)) * distinct(w.Size))
 }
