@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,26 +16,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"cloud.google.com/go/storage"
-	"github.com/googleapis/gax-go/v2"
-	"google.golang.org/api/googleapi"
-	"google.golang.org/api/iterator"
-	"google.golang.org/api/option"
-
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // FetchOptions configure Fetch and ListObjects.
 type FetchOptions struct {
-	// Auth uses Application Default Credentials (gcloud auth
-	// application-default login) for private buckets; without it requests
-	// are anonymous, which public buckets such as clusterdata-2011-2
-	// allow.
-	Auth bool
-	// Endpoint replaces the GCS endpoint (https://storage.googleapis.com),
-	// e.g. http://localhost:4443 for an emulator; "/storage/v1/" is added
-	// when the URL has no path. STORAGE_EMULATOR_HOST is honoured too.
-	Endpoint string
+	// Open connects to the object store that holds the data sets:
+	// (gcs.Options).Open of package datasets/gcs for Google Cloud
+	// Storage. Fetch calls it only when a part is not in the cache.
+	Open func(ctx context.Context) (Store, error)
 	// Jobs is how many parts download at once (default 4).
 	Jobs int
 	// Force downloads parts that are already in the cache again.
@@ -53,12 +41,48 @@ type FetchOptions struct {
 	// attempts, and the .part file keeps them for the next fetch.
 	StallTimeout time.Duration
 
-	// retryDelay and attempts tune retries (tests make them short):
-	// the client retries each request up to attempts times, waiting
-	// retryDelay, then twice as long, and so on; Fetch itself resumes a
-	// part up to attempts times after the client gave up.
-	retryDelay time.Duration
-	attempts   int
+	// RetryDelay and Attempts tune Fetch's resumption of a part after
+	// the store gave it up: up to Attempts times (default 4), waiting
+	// RetryDelay (default 500ms), then twice as long, and so on. Give the
+	// store the same (gcs.Options).
+	RetryDelay time.Duration
+	Attempts   int
+}
+
+// ObjectAttrs are what a Store tells of an object.
+type ObjectAttrs struct {
+	Name       string
+	Size       int64  // bytes
+	Generation int64  // the object's version; 0 when the store has none
+	CRC32C     uint32 // Castagnoli, as GCS gives every object
+	MD5        []byte // none for composite objects
+}
+
+// A Store reads the objects of a bucket for Fetch and ListObjects.
+// Package datasets/gcs gives the one of Google Cloud Storage; it is kept
+// out of this package so that what only reads the cache (the runner, the
+// grader) does not link the storage client.
+type Store interface {
+	// Attrs returns the attributes of an object.
+	Attrs(ctx context.Context, bucket, object string) (ObjectAttrs, error)
+	// NewRangeReader reads an object's bytes as stored, from offset to
+	// the end, of the given generation (0: the newest), without checking
+	// a checksum (Fetch checks the whole download).
+	NewRangeReader(ctx context.Context, bucket, object string, generation, offset int64) (io.ReadCloser, error)
+	// List returns the objects whose names begin with prefix, in name
+	// order, up to limit (0: all).
+	List(ctx context.Context, bucket, prefix string, limit int) ([]ObjectAttrs, error)
+	// Retryable reports whether a failed request may succeed if tried
+	// again.
+	Retryable(err error) bool
+	// Explain turns an error of the store that a person can act on (a
+	// missing object or bucket, access denied) into a message naming
+	// uri, and returns any other error as it is.
+	Explain(err error, uri string) error
+	// Host names the server the requests go to, for messages.
+	Host() string
+	// Close releases the store.
+	Close() error
 }
 
 // FetchResult is what Fetch did with one part.
@@ -73,47 +97,6 @@ type FetchResult struct {
 	Err     error
 }
 
-// endpointURL turns a host URL into the JSON API endpoint the client
-// wants ("http://localhost:4443" -> "http://localhost:4443/storage/v1/").
-func endpointURL(e string) string {
-	if !strings.Contains(e, "://") {
-		e = "https://" + e
-	}
-	u, err := url.Parse(e)
-	if err != nil || u.Path != "" && u.Path != "/" {
-		return e
-	}
-	u.Path = "/storage/v1/"
-	return u.String()
-}
-
-// newClient returns a storage client: anonymous unless opts.Auth, on
-// opts.Endpoint if set, retrying a failed request a few times only (the
-// default retries until the context ends, so "no network" would hang).
-func newClient(ctx context.Context, opts FetchOptions) (*storage.Client, error) {
-	var o []option.ClientOption
-	if !opts.Auth {
-		o = append(o, option.WithoutAuthentication())
-	}
-	if opts.Endpoint != "" {
-		o = append(o, option.WithEndpoint(endpointURL(opts.Endpoint)))
-	}
-	c, err := storage.NewClient(ctx, o...)
-	if err != nil {
-		if opts.Auth {
-			return nil, fmt.Errorf("datasets: no Application Default Credentials for --auth (run gcloud auth application-default login): %w", err)
-		}
-		return nil, fmt.Errorf("datasets: creating the storage client: %w", err)
-	}
-	delay := cmpOr(opts.retryDelay, 500*time.Millisecond)
-	c.SetRetry(
-		storage.WithBackoff(gax.Backoff{Initial: delay, Max: 8 * delay, Multiplier: 2}),
-		storage.WithMaxAttempts(cmpOr(opts.attempts, 4)),
-		storage.WithPolicy(storage.RetryAlways),
-	)
-	return c, nil
-}
-
 func cmpOr[T comparable](v, def T) T {
 	var zero T
 	if v == zero {
@@ -122,48 +105,34 @@ func cmpOr[T comparable](v, def T) T {
 	return v
 }
 
-// host is the storage host the requests go to, for messages.
-func host(opts FetchOptions) string {
-	if opts.Endpoint != "" {
-		if u, err := url.Parse(endpointURL(opts.Endpoint)); err == nil {
-			return u.Host
-		}
-		return opts.Endpoint
-	}
-	if h := os.Getenv("STORAGE_EMULATOR_HOST"); h != "" {
-		return strings.TrimPrefix(strings.TrimPrefix(h, "http://"), "https://")
-	}
-	return "storage.googleapis.com"
-}
-
-// explain turns a storage error into a message for a person: no network,
+// explain turns an error of st into a message for a person: no network,
 // a missing object or bucket, access denied.
-func explain(err error, uri string, opts FetchOptions) error {
-	var gerr *googleapi.Error
+func explain(err error, uri string, st Store) error {
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
-	switch {
-	case errors.Is(err, context.Canceled):
+	if errors.Is(err, context.Canceled) {
 		return err
-	case errors.Is(err, storage.ErrObjectNotExist):
-		return fmt.Errorf("%s does not exist (is the part number right?)", uri)
-	case errors.Is(err, storage.ErrBucketNotExist):
-		return fmt.Errorf("the bucket of %s does not exist", uri)
-	case errors.As(err, &gerr) && (gerr.Code == 401 || gerr.Code == 403):
-		if opts.Auth {
-			return fmt.Errorf("access to %s denied (HTTP %d): your credentials may not read this bucket", uri, gerr.Code)
-		}
-		return fmt.Errorf("access to %s denied (HTTP %d): the bucket is not public; for a private bucket log in with gcloud auth application-default login and add --auth", uri, gerr.Code)
-	case errors.As(err, &gerr) && gerr.Code == 404:
-		return fmt.Errorf("%s does not exist (HTTP 404)", uri)
+	}
+	if e := st.Explain(err, uri); e != err {
+		return e
+	}
+	switch {
 	case errors.As(err, &dnsErr):
-		return fmt.Errorf("cannot reach %s (no network?): lookup %s: %s", host(opts), dnsErr.Name, dnsErr.Err)
+		return fmt.Errorf("cannot reach %s (no network?): lookup %s: %s", st.Host(), dnsErr.Name, dnsErr.Err)
 	case errors.As(err, &opErr):
-		return fmt.Errorf("cannot reach %s (no network?): %v", host(opts), opErr)
+		return fmt.Errorf("cannot reach %s (no network?): %v", st.Host(), opErr)
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("no answer from %s in time (no network?): %v", host(opts), err)
+		return fmt.Errorf("no answer from %s in time (no network?): %v", st.Host(), err)
 	}
 	return err
+}
+
+// openStore opens the store of opts, or says that there is none.
+func openStore(ctx context.Context, opts FetchOptions) (Store, error) {
+	if opts.Open == nil {
+		return nil, errors.New("datasets: no object store to fetch from (FetchOptions.Open is not set)")
+	}
+	return opts.Open(ctx)
 }
 
 // DefaultStallTimeout is how long Fetch waits for a byte from the server
@@ -220,7 +189,7 @@ func Fetch(ctx context.Context, c Cache, ds *Dataset, parts []int, opts FetchOpt
 	if len(todo) == 0 {
 		return results, nil
 	}
-	client, err := newClient(ctx, opts)
+	client, err := openStore(ctx, opts)
 	if err != nil {
 		for _, i := range todo {
 			results[i].Err = err // none of them was fetched
@@ -244,7 +213,7 @@ func Fetch(ctx context.Context, c Cache, ds *Dataset, parts []int, opts FetchOpt
 				r.Took = time.Since(start)
 				switch {
 				case r.Err != nil:
-					r.Err = fmt.Errorf("%s: %w", ds.Name, explain(r.Err, r.URI, opts))
+					r.Err = fmt.Errorf("%s: %w", ds.Name, explain(r.Err, r.URI, client))
 					continue
 				case r.Cached:
 					logf(opts.Log, "%s: another fetch cached it meanwhile (%s)\n", r.URI, r.Path)
@@ -324,14 +293,14 @@ func (pw progressWriter) Write(b []byte) (int, error) {
 // fetchPart downloads one part into the cache (see Fetch) and sets r's
 // Size, Resumed and, when another fetch cached the part while this one
 // waited for its lock, Cached.
-func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset, r *FetchResult, opts FetchOptions, prog *progress) error {
+func fetchPart(ctx context.Context, client Store, c Cache, ds *Dataset, r *FetchResult, opts FetchOptions, prog *progress) error {
 	n, dst := r.Part, r.Path
 	stall := cmpOr(opts.StallTimeout, DefaultStallTimeout)
-	obj := client.Bucket(ds.Bucket).Object(ds.ObjectName(n))
+	object := ds.ObjectName(n)
 	wd := newWatchdog(ctx, stall)
-	attrs, err := obj.Attrs(wd.ctx)
+	attrs, err := client.Attrs(wd.ctx, ds.Bucket, object)
 	if wd.stop() && ctx.Err() == nil {
-		return fmt.Errorf("no answer from %s for %s asking for %s (the server stalls; --stall-timeout sets how long to wait)", host(opts), stall, r.URI)
+		return fmt.Errorf("no answer from %s for %s asking for %s (the server stalls; --stall-timeout sets how long to wait)", client.Host(), stall, r.URI)
 	}
 	if err != nil {
 		return err
@@ -379,15 +348,12 @@ func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset
 	r.Resumed = offset
 	prog.add(offset, attrs.Size)
 
-	read := obj.ReadCompressed(true)
-	if attrs.Generation > 0 {
-		read = read.Generation(attrs.Generation) // resume the same object, not a newer one
-	}
-	attempts := cmpOr(opts.attempts, 4)
+	attempts := cmpOr(opts.Attempts, 4)
 	stalls := 0
 	for try := 1; offset < attrs.Size; try++ {
 		wd := newWatchdog(ctx, stall)
-		rd, err := read.NewRangeReader(wd.ctx, offset, -1, storage.WithDisableReaderChecksum())
+		// of attrs.Generation: resume the same object, not a newer one
+		rd, err := client.NewRangeReader(wd.ctx, ds.Bucket, object, attrs.Generation, offset)
 		if err == nil {
 			var got int64
 			got, err = io.Copy(io.MultiWriter(progressWriter{f, prog}, sums), wd.watch(rd))
@@ -398,7 +364,7 @@ func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset
 		if stalled {
 			stalls++
 			err = fmt.Errorf("no bytes from %s for %s%s (the server stalls; --stall-timeout sets how long to wait)",
-				host(opts), stall, map[bool]string{true: "", false: fmt.Sprintf(", %d times", stalls)}[stalls == 1])
+				client.Host(), stall, map[bool]string{true: "", false: fmt.Sprintf(", %d times", stalls)}[stalls == 1])
 		}
 		if err == nil && offset < attrs.Size {
 			err = io.ErrUnexpectedEOF
@@ -406,7 +372,7 @@ func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset
 		if err == nil {
 			break
 		}
-		if ctx.Err() != nil || try >= attempts || !stalled && !storage.ShouldRetry(err) {
+		if ctx.Err() != nil || try >= attempts || !stalled && !client.Retryable(err) {
 			if offset > 0 {
 				return fmt.Errorf("%w (the %d bytes received are kept in %s; fetch again to resume)", err, offset, part)
 			}
@@ -415,7 +381,7 @@ func fetchPart(ctx context.Context, client *storage.Client, c Cache, ds *Dataset
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(cmpOr(opts.retryDelay, 500*time.Millisecond) << (try - 1)):
+		case <-time.After(cmpOr(opts.RetryDelay, 500*time.Millisecond) << (try - 1)):
 		}
 	}
 	if err := f.Sync(); err != nil {
@@ -561,7 +527,7 @@ type ObjectInfo struct {
 // objects (for clusterdata-2011-2/task_events, task_events/), up to limit
 // objects (0: all).
 func ListObjects(ctx context.Context, ds *Dataset, limit int, opts FetchOptions) ([]ObjectInfo, error) {
-	client, err := newClient(ctx, opts)
+	client, err := openStore(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -572,21 +538,17 @@ func ListObjects(ctx context.Context, ds *Dataset, limit int, opts FetchOptions)
 	} else {
 		prefix = ""
 	}
-	it := client.Bucket(ds.Bucket).Objects(ctx, &storage.Query{Prefix: prefix})
-	var out []ObjectInfo
-	for limit <= 0 || len(out) < limit {
-		a, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			break
-		}
-		if err != nil {
-			return out, fmt.Errorf("%s: listing gs://%s/%s: %w", ds.Name, ds.Bucket, prefix, explain(err, "gs://"+ds.Bucket+"/"+prefix, opts))
-		}
+	objs, err := client.List(ctx, ds.Bucket, prefix, limit)
+	out := make([]ObjectInfo, 0, len(objs))
+	for _, a := range objs {
 		info := ObjectInfo{Name: a.Name, Size: a.Size, CRC32C: encodeCRC32C(a.CRC32C)}
 		if len(a.MD5) > 0 {
 			info.MD5 = encodeMD5(a.MD5)
 		}
 		out = append(out, info)
+	}
+	if err != nil {
+		return out, fmt.Errorf("%s: listing gs://%s/%s: %w", ds.Name, ds.Bucket, prefix, explain(err, "gs://"+ds.Bucket+"/"+prefix, client))
 	}
 	return out, nil
 }

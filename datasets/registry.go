@@ -4,8 +4,11 @@
 //   - A registry (Registry) names the data sets: the built-in one
 //     (registry.yaml, embedded: the Google cluster trace 2011) extended by
 //     a user file for instructors' own buckets.
-//   - Fetch downloads parts of a data set with cloud.google.com/go/storage
-//     into a local cache (Cache): anonymously by default, parts in
+//   - Fetch downloads parts of a data set from its bucket (a Store:
+//     package datasets/gcs gives the one of Google Cloud Storage, with
+//     cloud.google.com/go/storage, kept out of this package so that what
+//     only reads the cache does not link the storage client) into a local
+//     cache (Cache): anonymously by default, parts in
 //     parallel, resuming interrupted downloads with range reads, and
 //     verifying size, CRC32C and MD5 against the object's attributes before
 //     a file enters the cache.
@@ -155,12 +158,12 @@ func DefaultRegistryFile() (path string, explicit bool) {
 	return filepath.Join(dir, "dspalab", "datasets.yaml"), false
 }
 
-// LoadRegistry returns the built-in registry extended by the user registry
-// file: file if not empty (it must exist), else DefaultRegistryFile (which
 // maxRegistryBytes bounds a registry file: 4 MiB (a registry is a
 // short YAML file).
 const maxRegistryBytes = 4 << 20
 
+// LoadRegistry returns the built-in registry extended by the user registry
+// file: file if not empty (it must exist), else DefaultRegistryFile (which
 // may be missing). A user data set may not reuse a built-in name.
 func LoadRegistry(file string) (*Registry, error) {
 	explicit := file != ""

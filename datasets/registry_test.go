@@ -254,3 +254,20 @@ func TestFormatParts(t *testing.T) {
 		}
 	}
 }
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func taskEvents(t testing.TB) *Dataset {
+	ds, err := Builtin().Lookup("clusterdata-2011-2/task_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}

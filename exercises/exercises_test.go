@@ -1,7 +1,6 @@
 package exercises
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -381,21 +380,6 @@ func TestStart(t *testing.T) {
 	}
 	if _, err := ReadMarker(t.TempDir()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no marker: %v", err)
-	}
-}
-
-func TestRenderMarkdown(t *testing.T) {
-	md := []byte("# Title\n\nSome *text* and `code`.\n")
-	var plain bytes.Buffer
-	if err := RenderMarkdown(&plain, md, RenderOptions{}); err != nil || !bytes.Equal(plain.Bytes(), md) {
-		t.Errorf("plain: %q %v", plain.String(), err)
-	}
-	var styled bytes.Buffer
-	if err := RenderMarkdown(&styled, md, RenderOptions{Styled: true, Width: 40}); err != nil {
-		t.Fatal(err)
-	}
-	if s := styled.String(); !strings.Contains(s, "Title") || strings.Contains(s, "*text*") {
-		t.Errorf("styled: %q", s)
 	}
 }
 

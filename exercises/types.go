@@ -19,7 +19,7 @@
 // instructor's pack.
 //
 // Grading (package grading) runs the submissions; this package only reads
-// and checks the packs, and renders their instructions (RenderMarkdown).
+// and checks the packs; package exercises/render prints their instructions.
 package exercises
 
 import (

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dspalab/dspalab/datasets"
+	"github.com/dspalab/dspalab/datasets/gcs"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -31,6 +32,14 @@ type datasetsFlags struct {
 	registry string // --registry FILE
 	parts    string // --parts SEL
 	fetch    datasets.FetchOptions
+	gcs      gcs.Options // --auth, --endpoint
+}
+
+// fetchOptions are the options of a fetch from GCS with the flags given.
+func (f *datasetsFlags) fetchOptions() datasets.FetchOptions {
+	opts := f.fetch
+	opts.Open = f.gcs.Open
+	return opts
 }
 
 func (f *datasetsFlags) load() (*datasets.Registry, datasets.Cache, error) {
@@ -111,8 +120,8 @@ a scenario replays the data set's embedded offline sample, if it has one;
 		c.Flags().StringVar(&f.parts, "parts", "", "the parts "+what+": 1, 0-2, 0,3-5 or all")
 	}
 	remoteFlags := func(c *cobra.Command) {
-		c.Flags().BoolVar(&f.fetch.Auth, "auth", false, "use Application Default Credentials (gcloud auth application-default login) for a private bucket; default: anonymous")
-		c.Flags().StringVar(&f.fetch.Endpoint, "endpoint", "", "GCS endpoint `URL`, e.g. http://localhost:4443 for an emulator (STORAGE_EMULATOR_HOST works too)")
+		c.Flags().BoolVar(&f.gcs.Auth, "auth", false, "use Application Default Credentials (gcloud auth application-default login) for a private bucket; default: anonymous")
+		c.Flags().StringVar(&f.gcs.Endpoint, "endpoint", "", "GCS endpoint `URL`, e.g. http://localhost:4443 for an emulator (STORAGE_EMULATOR_HOST works too)")
 	}
 
 	list := &cobra.Command{
@@ -143,7 +152,7 @@ a scenario replays the data set's embedded offline sample, if it has one;
 			// is printed, not after it
 			var objs []datasets.ObjectInfo
 			if remote {
-				if objs, err = datasets.ListObjects(cmd.Context(), ds, 0, f.fetch); err != nil {
+				if objs, err = datasets.ListObjects(cmd.Context(), ds, 0, f.fetchOptions()); err != nil {
 					return err
 				}
 			}
@@ -187,7 +196,7 @@ clash: the second waits for the first.`,
 			if f.fetch.StallTimeout <= 0 {
 				return usagef("--stall-timeout must be longer than 0, got %s", f.fetch.StallTimeout)
 			}
-			return runFetch(cmd, ds, parts, c, f.fetch)
+			return runFetch(cmd, ds, parts, c, f.fetchOptions())
 		},
 	}
 	partsFlag(fetch, "to fetch (default: the data set's default parts)")

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/exercises/render"
 	"github.com/dspalab/dspalab/grading"
 	"github.com/dspalab/dspalab/internal/runner"
 )
@@ -133,8 +134,8 @@ terminal; piped or with NO_COLOR set, as plain Markdown.`,
 			}
 			md = append(md, fmt.Sprintf("\n---\n\nStart with `%s`; check your work with `dspalab exercise check %s`.\n", start, e.ID)...)
 			out := cmd.OutOrStdout()
-			opts := exercises.RenderOptions{Styled: isTerminal(out) && os.Getenv("NO_COLOR") == "", Width: termWidth(out)}
-			return exercises.RenderMarkdown(out, md, opts)
+			opts := render.Options{Styled: isTerminal(out) && os.Getenv("NO_COLOR") == "", Width: termWidth(out)}
+			return render.Markdown(out, md, opts)
 		},
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
@@ -53,30 +54,34 @@ const (
 //go:embed report.html.tmpl
 var pageTemplate string
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":     func(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" },
-	"rate":    formatRate,
-	"latency": formatLatency,
-	"ms":      formatMs,
-	// msOrDash: a duration in ms, or a dash when there is none (nil)
-	"msOrDash": func(ms *float64) string {
-		if ms == nil {
-			return "–"
-		}
-		return formatMs(*ms)
-	},
-	"time": func(s float64) string { return sim.FormatTime(des.FromSeconds(s)) },
-	// at: simulated seconds, or a dash for a step that did not happen (-1)
-	"at": func(s float64) string {
-		if s < 0 {
-			return "–"
-		}
-		return sim.FormatTime(des.FromSeconds(s))
-	},
-	"bytes":  scenario.FormatByteSize,
-	"lower":  strings.ToLower,
-	"anchor": anchor,
-}).Parse(pageTemplate))
+// page is the parsed template, parsed on first use: parsing it takes a few
+// thousand allocations that every dspalab command would pay at start-up.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"pct":     func(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" },
+		"rate":    formatRate,
+		"latency": formatLatency,
+		"ms":      formatMs,
+		// msOrDash: a duration in ms, or a dash when there is none (nil)
+		"msOrDash": func(ms *float64) string {
+			if ms == nil {
+				return "–"
+			}
+			return formatMs(*ms)
+		},
+		"time": func(s float64) string { return sim.FormatTime(des.FromSeconds(s)) },
+		// at: simulated seconds, or a dash for a step that did not happen (-1)
+		"at": func(s float64) string {
+			if s < 0 {
+				return "–"
+			}
+			return sim.FormatTime(des.FromSeconds(s))
+		},
+		"bytes":  scenario.FormatByteSize,
+		"lower":  strings.ToLower,
+		"anchor": anchor,
+	}).Parse(pageTemplate))
+})
 
 // anchor makes an id for a heading of the page: "Checkpoint summary" is
 // "checkpoint-summary".
@@ -285,7 +290,7 @@ func Write(opts Options) error {
 	}
 
 	var b bytes.Buffer
-	if err := page.Execute(&b, pd); err != nil {
+	if err := page().Execute(&b, pd); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	out := opts.Output

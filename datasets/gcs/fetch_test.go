@@ -1,10 +1,11 @@
-package datasets
+package gcs
 
 import (
 	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -13,12 +14,21 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/dspalab/dspalab/datasets"
+)
+
+// The part files of the cluster trace in package datasets' testdata.
+const (
+	taskFile = "testdata/task_events-part-00001-of-00500.csv.gz"
+	jobFile  = "testdata/job_events-part-00001-of-00500.csv.gz"
 )
 
 // publicHost is the XML API host the fake server answers downloads for;
@@ -135,8 +145,13 @@ func (p *gcsProxy) set(f func(p *gcsProxy)) {
 	f(p)
 }
 
+// readTestdata reads a file: name is relative to package datasets'
+// directory (its testdata), or absolute.
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
+	if !filepath.IsAbs(name) {
+		name = filepath.Join("..", name)
+	}
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +162,7 @@ func readTestdata(t testing.TB, name string) []byte {
 // fakeGCS serves the real part files of the cluster trace (and extra
 // objects) from fake-gcs-server, behind a gcsProxy. It returns the proxy
 // and the options to reach it.
-func fakeGCS(t *testing.T, extra ...fakestorage.Object) (*gcsProxy, FetchOptions) {
+func fakeGCS(t *testing.T, extra ...fakestorage.Object) (*gcsProxy, datasets.FetchOptions, *Options) {
 	t.Helper()
 	objects := append([]fakestorage.Object{
 		{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "clusterdata-2011-2", Name: "task_events/part-00001-of-00500.csv.gz"}, Content: readTestdata(t, taskFile)},
@@ -163,19 +178,21 @@ func fakeGCS(t *testing.T, extra ...fakestorage.Object) (*gcsProxy, FetchOptions
 	p := &gcsProxy{target: srv.URL(), cut: map[string]int64{}, stall: map[string]int64{}}
 	ts := httptest.NewServer(p)
 	t.Cleanup(ts.Close)
-	return p, FetchOptions{Endpoint: ts.URL, retryDelay: 5 * time.Millisecond, attempts: 3}
+	g := &Options{Endpoint: ts.URL, RetryDelay: 5 * time.Millisecond, Attempts: 3}
+	open := func(ctx context.Context) (datasets.Store, error) { return g.Open(ctx) } // sees later changes of g
+	return p, datasets.FetchOptions{Open: open, RetryDelay: g.RetryDelay, Attempts: g.Attempts}, g
 }
 
-func taskEvents(t testing.TB) *Dataset {
-	ds, err := Builtin().Lookup("clusterdata-2011-2/task_events")
+func taskEvents(t testing.TB) *datasets.Dataset {
+	ds, err := datasets.Builtin().Lookup("clusterdata-2011-2/task_events")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ds
 }
 
-func jobEvents(t testing.TB) *Dataset {
-	ds, err := Builtin().Lookup("clusterdata-2011-2/job_events")
+func jobEvents(t testing.TB) *datasets.Dataset {
+	ds, err := datasets.Builtin().Lookup("clusterdata-2011-2/job_events")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +201,7 @@ func jobEvents(t testing.TB) *Dataset {
 
 // cacheHolds checks that the cache holds exactly want for part n (nil:
 // nothing, and no download left over).
-func cacheHolds(t *testing.T, c Cache, ds *Dataset, n int, want []byte) {
+func cacheHolds(t *testing.T, c datasets.Cache, ds *datasets.Dataset, n int, want []byte) {
 	t.Helper()
 	got, err := os.ReadFile(c.Path(ds, n))
 	switch {
@@ -205,14 +222,14 @@ func cacheHolds(t *testing.T, c Cache, ds *Dataset, n int, want []byte) {
 // Fetch downloads real files, verifies them and caches them with their
 // attributes; a second fetch finds them cached; Verify checks them again.
 func TestFetchAndVerify(t *testing.T) {
-	p, opts := fakeGCS(t)
-	c := Cache{Dir: t.TempDir()}
+	p, opts, _ := fakeGCS(t)
+	c := datasets.Cache{Dir: t.TempDir()}
 	var log bytes.Buffer
 	opts.Log = &log
 	var done, total int64
 	opts.Progress = func(d, tot int64) { done, total = d, tot }
-	for _, ds := range []*Dataset{taskEvents(t), jobEvents(t)} {
-		res, err := Fetch(context.Background(), c, ds, []int{1}, opts)
+	for _, ds := range []*datasets.Dataset{taskEvents(t), jobEvents(t)} {
+		res, err := datasets.Fetch(context.Background(), c, ds, []int{1}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,16 +245,13 @@ func TestFetchAndVerify(t *testing.T) {
 	if !strings.Contains(log.String(), "gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz: fetched 924634 bytes in ") {
 		t.Errorf("log:\n%s", log.String())
 	}
-	m, err := readMeta(c.Path(taskEvents(t), 1))
-	if err != nil || m.CRC32C != "01jBPA==" || m.MD5 != "H0zmR2yxGwh0SgOLK/4dRQ==" || m.Size != 924634 {
-		t.Errorf("sidecar %+v, %v", m, err)
-	}
-	if v := c.Verify(taskEvents(t), 1); v.Status != VerifyOK ||
+	// Verify reads what the fetch recorded beside the file
+	if v := c.Verify(taskEvents(t), 1); v.Status != datasets.VerifyOK ||
 		v.Detail != "924634 bytes, CRC32C 01jBPA==, MD5 H0zmR2yxGwh0SgOLK/4dRQ== match the object's attributes and the registry" {
 		t.Errorf("verify: %+v", v)
 	}
 	n := len(p.log())
-	res, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
+	res, err := datasets.Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
 	if err != nil || !res[0].Cached || len(p.log()) != n {
 		t.Errorf("a second fetch: %+v, %v, %d requests", res, err, len(p.log())-n)
 	}
@@ -247,10 +261,10 @@ func TestFetchAndVerify(t *testing.T) {
 	b := readTestdata(t, path)
 	b[10] ^= 1
 	os.WriteFile(path, b, 0o644)
-	if v := c.Verify(jobEvents(t), 1); v.Status != VerifyCorrupt || !strings.Contains(v.Detail, "CRC32C") {
+	if v := c.Verify(jobEvents(t), 1); v.Status != datasets.VerifyCorrupt || !strings.Contains(v.Detail, "CRC32C") {
 		t.Errorf("verify a damaged file: %+v", v)
 	}
-	if v := c.Verify(jobEvents(t), 2); v.Status != VerifyMissing {
+	if v := c.Verify(jobEvents(t), 2); v.Status != datasets.VerifyMissing {
 		t.Errorf("verify a missing part: %+v", v)
 	}
 	files, bytes, err := c.Remove(jobEvents(t), []int{1, 2})
@@ -260,8 +274,9 @@ func TestFetchAndVerify(t *testing.T) {
 }
 
 // parts is a user data set of three objects, for parallel fetches.
-func partsDataset(t *testing.T) (*Dataset, []fakestorage.Object, [][]byte) {
-	reg, err := parseRegistry("test.yaml", ".", []byte(`datasets:
+func partsDataset(t *testing.T) (*datasets.Dataset, []fakestorage.Object, [][]byte) {
+	file := filepath.Join(t.TempDir(), "test.yaml")
+	if err := os.WriteFile(file, []byte(`datasets:
   - name: course/parts
     bucket: course-bucket
     object: data/p{part}.csv.gz
@@ -269,7 +284,10 @@ func partsDataset(t *testing.T) (*Dataset, []fakestorage.Object, [][]byte) {
     columns: [timestamp, missing_info, job_id, event_type, user, scheduling_class, job_name, logical_job_name]
     time_column: timestamp
     time_unit: us
-`))
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := datasets.LoadRegistry(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,17 +296,21 @@ func partsDataset(t *testing.T) (*Dataset, []fakestorage.Object, [][]byte) {
 	for i, b := range contents {
 		objs = append(objs, fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "course-bucket", Name: fmt.Sprintf("data/p%d.csv.gz", i)}, Content: b})
 	}
-	return reg.sets[0], objs, contents
+	ds, err := reg.Lookup("course/parts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds, objs, contents
 }
 
 // Parts download in parallel.
 func TestFetchParallelParts(t *testing.T) {
 	ds, objs, contents := partsDataset(t)
-	p, opts := fakeGCS(t, objs...)
+	p, opts, _ := fakeGCS(t, objs...)
 	p.slow = 50 * time.Millisecond
-	c := Cache{Dir: t.TempDir()}
+	c := datasets.Cache{Dir: t.TempDir()}
 	opts.Jobs = 3
-	res, err := Fetch(context.Background(), c, ds, []int{0, 1, 2}, opts)
+	res, err := datasets.Fetch(context.Background(), c, ds, []int{0, 1, 2}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,15 +328,15 @@ func TestFetchParallelParts(t *testing.T) {
 // A connection cut in the middle of an object is resumed with a range
 // read, and the file is complete and verified.
 func TestFetchResumeAfterCut(t *testing.T) {
-	p, opts := fakeGCS(t)
+	p, opts, _ := fakeGCS(t)
 	obj := "/clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz"
 	p.cut[obj] = 300000
-	c := Cache{Dir: t.TempDir()}
-	if _, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts); err != nil {
+	c := datasets.Cache{Dir: t.TempDir()}
+	if _, err := datasets.Fetch(context.Background(), c, taskEvents(t), []int{1}, opts); err != nil {
 		t.Fatal(err)
 	}
 	cacheHolds(t, c, taskEvents(t), 1, readTestdata(t, taskFile))
-	if !contains(p.log(), "GET "+obj+" 300000-") {
+	if !slices.Contains(p.log(), "GET "+obj+" 300000-") {
 		t.Errorf("no range read from the cut: %v", p.log())
 	}
 }
@@ -322,9 +344,9 @@ func TestFetchResumeAfterCut(t *testing.T) {
 // An interrupted fetch keeps what it received; the next one resumes from
 // there with a range read.
 func TestFetchResumeAcrossRuns(t *testing.T) {
-	p, opts := fakeGCS(t)
+	p, opts, _ := fakeGCS(t)
 	obj := "/clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz"
-	c := Cache{Dir: t.TempDir()}
+	c := datasets.Cache{Dir: t.TempDir()}
 	// the network goes down after 400000 bytes
 	p.cut[obj] = 400000
 	var once sync.Once
@@ -333,7 +355,7 @@ func TestFetchResumeAcrossRuns(t *testing.T) {
 			once.Do(func() { p.set(func(p *gcsProxy) { p.down = true }) })
 		}
 	}
-	_, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
+	_, err := datasets.Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
 	if err == nil || !strings.Contains(err.Error(), "(the 400000 bytes received are kept in ") || !strings.Contains(err.Error(), "; fetch again to resume)") {
 		t.Fatalf("err = %v", err)
 	}
@@ -348,11 +370,11 @@ func TestFetchResumeAcrossRuns(t *testing.T) {
 
 	p.set(func(p *gcsProxy) { p.down, p.requests = false, nil })
 	opts.Progress = nil
-	res, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
+	res, err := datasets.Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].Resumed != 400000 || !contains(p.log(), "GET "+obj+" 400000-") {
+	if res[0].Resumed != 400000 || !slices.Contains(p.log(), "GET "+obj+" 400000-") {
 		t.Errorf("resumed %d bytes; requests %v", res[0].Resumed, p.log())
 	}
 	cacheHolds(t, c, taskEvents(t), 1, readTestdata(t, taskFile))
@@ -360,17 +382,17 @@ func TestFetchResumeAcrossRuns(t *testing.T) {
 
 // fetchWithin runs Fetch and fails the test if it has not returned after
 // d: a guard against a hang, not a speed assertion.
-func fetchWithin(t *testing.T, d time.Duration, c Cache, ds *Dataset, parts []int, opts FetchOptions) ([]FetchResult, error) {
+func fetchWithin(t *testing.T, d time.Duration, c datasets.Cache, ds *datasets.Dataset, parts []int, opts datasets.FetchOptions) ([]datasets.FetchResult, error) {
 	t.Helper()
 	type out struct {
-		res []FetchResult
+		res []datasets.FetchResult
 		err error
 	}
 	done := make(chan out, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		res, err := Fetch(ctx, c, ds, parts, opts)
+		res, err := datasets.Fetch(ctx, c, ds, parts, opts)
 		done <- out{res, err}
 	}()
 	select {
@@ -389,11 +411,11 @@ func fetchWithin(t *testing.T, d time.Duration, c Cache, ds *Dataset, parts []in
 // download; the bytes received are kept in the .part file, and the next
 // fetch resumes from them.
 func TestFetchStall(t *testing.T) {
-	p, opts := fakeGCS(t)
+	p, opts, g := fakeGCS(t)
 	obj := "/clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz"
-	c := Cache{Dir: t.TempDir()}
+	c := datasets.Cache{Dir: t.TempDir()}
 	opts.StallTimeout = 200 * time.Millisecond
-	host := strings.TrimPrefix(opts.Endpoint, "http://")
+	host := strings.TrimPrefix(g.Endpoint, "http://")
 
 	p.set(func(p *gcsProxy) { p.stallMeta = true })
 	_, err := fetchWithin(t, 20*time.Second, c, taskEvents(t), []int{1}, opts)
@@ -417,7 +439,7 @@ func TestFetchStall(t *testing.T) {
 	if fi, err := os.Stat(left[0]); err != nil || fi.Size() != 300000 {
 		t.Fatalf("the partial download: %v %v", fi, err)
 	}
-	if got := p.log(); !contains(got, "GET "+obj+" 100000-") || !contains(got, "GET "+obj+" 200000-") {
+	if got := p.log(); !slices.Contains(got, "GET "+obj+" 100000-") || !slices.Contains(got, "GET "+obj+" 200000-") {
 		t.Errorf("no resumed range reads after the stalls: %v", got)
 	}
 
@@ -426,7 +448,7 @@ func TestFetchStall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].Resumed != 300000 || !contains(p.log(), "GET "+obj+" 300000-") {
+	if res[0].Resumed != 300000 || !slices.Contains(p.log(), "GET "+obj+" 300000-") {
 		t.Errorf("resumed %d bytes; requests %v", res[0].Resumed, p.log())
 	}
 	cacheHolds(t, c, taskEvents(t), 1, readTestdata(t, taskFile))
@@ -436,12 +458,12 @@ func TestFetchStall(t *testing.T) {
 // cache" (F14): fetch checks its size and CRC32C against the sidecar and
 // the registry and downloads it again.
 func TestFetchRepairsDamagedCache(t *testing.T) {
-	p, opts := fakeGCS(t)
-	c := Cache{Dir: t.TempDir()}
+	p, opts, _ := fakeGCS(t)
+	c := datasets.Cache{Dir: t.TempDir()}
 	var log bytes.Buffer
 	opts.Log = &log
 	ds := taskEvents(t)
-	if _, err := Fetch(context.Background(), c, ds, []int{1}, opts); err != nil {
+	if _, err := datasets.Fetch(context.Background(), c, ds, []int{1}, opts); err != nil {
 		t.Fatal(err)
 	}
 	path := c.Path(ds, 1)
@@ -458,7 +480,7 @@ func TestFetchRepairsDamagedCache(t *testing.T) {
 		}
 		log.Reset()
 		n := len(p.log())
-		res, err := Fetch(context.Background(), c, ds, []int{1}, opts)
+		res, err := datasets.Fetch(context.Background(), c, ds, []int{1}, opts)
 		if err != nil || res[0].Cached || len(p.log()) == n {
 			t.Errorf("%s: %+v, %v, %d requests", damage.name, res, err, len(p.log())-n)
 		}
@@ -469,7 +491,7 @@ func TestFetchRepairsDamagedCache(t *testing.T) {
 	}
 	// intact: no request at all
 	n := len(p.log())
-	if res, err := Fetch(context.Background(), c, ds, []int{1}, opts); err != nil || !res[0].Cached || len(p.log()) != n {
+	if res, err := datasets.Fetch(context.Background(), c, ds, []int{1}, opts); err != nil || !res[0].Cached || len(p.log()) != n {
 		t.Errorf("intact: %+v, %v, %d requests", res, err, len(p.log())-n)
 	}
 }
@@ -478,13 +500,13 @@ func TestFetchRepairsDamagedCache(t *testing.T) {
 // for the first, which holds the lock on the .part file, says so, and
 // finds the part cached; neither fails.
 func TestFetchConcurrent(t *testing.T) {
-	p, opts := fakeGCS(t)
+	p, opts, _ := fakeGCS(t)
 	p.slow = 300 * time.Millisecond
-	c := Cache{Dir: t.TempDir()}
+	c := datasets.Cache{Dir: t.TempDir()}
 	ds := taskEvents(t)
 	var wg sync.WaitGroup
 	var logs [2]bytes.Buffer
-	var results [2][]FetchResult
+	var results [2][]datasets.FetchResult
 	var errs [2]error
 	for i := range 2 {
 		o := opts
@@ -515,22 +537,22 @@ func TestFetchCorrupt(t *testing.T) {
 	ds, objs, contents := partsDataset(t)
 	// part 2 claims the checksums of part 0
 	sumsOf := func(b []byte) (string, string) {
-		crc := crc32.Checksum(b, castagnoli)
+		crc := binary.BigEndian.AppendUint32(nil, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
 		m := md5.Sum(b)
-		return encodeCRC32C(crc), base64.StdEncoding.EncodeToString(m[:])
+		return base64.StdEncoding.EncodeToString(crc), base64.StdEncoding.EncodeToString(m[:])
 	}
 	objs[2].Crc32c, objs[2].Md5Hash = sumsOf(contents[0])
-	p, opts := fakeGCS(t, objs...)
+	p, opts, _ := fakeGCS(t, objs...)
 	p.flip = "/clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz"
-	c := Cache{Dir: t.TempDir()}
-	_, err := Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
+	c := datasets.Cache{Dir: t.TempDir()}
+	_, err := datasets.Fetch(context.Background(), c, taskEvents(t), []int{1}, opts)
 	if err == nil || !strings.HasPrefix(err.Error(), "clusterdata-2011-2/task_events: the download of gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz is corrupt (CRC32C ") ||
 		!strings.HasSuffix(err.Error(), "instead of H0zmR2yxGwh0SgOLK/4dRQ==); it was deleted, nothing was cached") {
 		t.Errorf("corrupted in transit: %v", err)
 	}
 	cacheHolds(t, c, taskEvents(t), 1, nil)
 
-	_, err = Fetch(context.Background(), c, ds, []int{2}, opts)
+	_, err = datasets.Fetch(context.Background(), c, ds, []int{2}, opts)
 	crc0, _ := sumsOf(contents[0])
 	crc2, _ := sumsOf(contents[2])
 	if want := fmt.Sprintf("course/parts: the download of gs://course-bucket/data/p2.csv.gz is corrupt (CRC32C %s instead of %s, MD5 ", crc2, crc0); err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -545,16 +567,16 @@ func TestFetchCorrupt(t *testing.T) {
 // Missing objects, denied buckets and no network say so.
 func TestFetchErrors(t *testing.T) {
 	ds, objs, _ := partsDataset(t)
-	p, opts := fakeGCS(t, objs[0])
-	c := Cache{Dir: t.TempDir()}
-	_, err := Fetch(context.Background(), c, jobEvents(t), []int{1, 2}, opts)
+	p, opts, g := fakeGCS(t, objs[0])
+	c := datasets.Cache{Dir: t.TempDir()}
+	_, err := datasets.Fetch(context.Background(), c, jobEvents(t), []int{1, 2}, opts)
 	if err == nil || err.Error() != "clusterdata-2011-2/job_events: gs://clusterdata-2011-2/job_events/part-00002-of-00500.csv.gz does not exist (is the part number right?)" {
 		t.Errorf("a missing object: %v", err)
 	}
 	cacheHolds(t, c, jobEvents(t), 1, readTestdata(t, jobFile)) // the other part is fetched
 
 	p.deny = "course-bucket"
-	_, err = Fetch(context.Background(), c, ds, []int{0}, opts)
+	_, err = datasets.Fetch(context.Background(), c, ds, []int{0}, opts)
 	if err == nil || err.Error() != "course/parts: access to gs://course-bucket/data/p0.csv.gz denied (HTTP 403): the bucket is not public; for a private bucket log in with gcloud auth application-default login and add --auth" {
 		t.Errorf("denied: %v", err)
 	}
@@ -565,16 +587,16 @@ func TestFetchErrors(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	opts.Endpoint = "http://" + addr
-	_, err = Fetch(context.Background(), c, ds, []int{1}, opts)
+	g.Endpoint = "http://" + addr
+	_, err = datasets.Fetch(context.Background(), c, ds, []int{1}, opts)
 	if err == nil || !strings.HasPrefix(err.Error(), "course/parts: cannot reach "+addr+" (no network?): ") {
 		t.Errorf("no network: %v", err)
 	}
 
 	// --auth without credentials: every part failed, none fetched
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", filepath.Join(t.TempDir(), "none.json"))
-	opts.Auth = true
-	res, err := Fetch(context.Background(), c, ds, []int{0, 1}, opts)
+	g.Auth = true
+	res, err := datasets.Fetch(context.Background(), c, ds, []int{0, 1}, opts)
 	if err == nil || !strings.HasPrefix(err.Error(), "datasets: no Application Default Credentials for --auth (run gcloud auth application-default login): ") {
 		t.Errorf("no credentials: %v", err)
 	}
@@ -586,18 +608,18 @@ func TestFetchErrors(t *testing.T) {
 // Listing the bucket; STORAGE_EMULATOR_HOST is honoured without an
 // endpoint.
 func TestListObjectsAndEmulatorHost(t *testing.T) {
-	_, opts := fakeGCS(t)
-	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(opts.Endpoint, "http://"))
-	opts.Endpoint = ""
-	list, err := ListObjects(context.Background(), taskEvents(t), 0, opts)
+	_, opts, g := fakeGCS(t)
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(g.Endpoint, "http://"))
+	g.Endpoint = ""
+	list, err := datasets.ListObjects(context.Background(), taskEvents(t), 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 1 || list[0] != (ObjectInfo{Name: "task_events/part-00001-of-00500.csv.gz", Size: 924634, CRC32C: "01jBPA==", MD5: "H0zmR2yxGwh0SgOLK/4dRQ=="}) {
+	if len(list) != 1 || list[0] != (datasets.ObjectInfo{Name: "task_events/part-00001-of-00500.csv.gz", Size: 924634, CRC32C: "01jBPA==", MD5: "H0zmR2yxGwh0SgOLK/4dRQ=="}) {
 		t.Errorf("list %+v", list)
 	}
-	c := Cache{Dir: t.TempDir()}
-	if _, err := Fetch(context.Background(), c, jobEvents(t), []int{1}, opts); err != nil {
+	c := datasets.Cache{Dir: t.TempDir()}
+	if _, err := datasets.Fetch(context.Background(), c, jobEvents(t), []int{1}, opts); err != nil {
 		t.Fatal(err)
 	}
 	cacheHolds(t, c, jobEvents(t), 1, readTestdata(t, jobFile))
@@ -615,13 +637,4 @@ func TestEndpointURL(t *testing.T) {
 			t.Errorf("endpointURL(%q) = %q, want %q", in, got, want)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

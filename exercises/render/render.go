@@ -1,4 +1,12 @@
-package exercises
+// Package render prints an exercise's instructions (README.md): styled
+// with glamour on a terminal, as plain Markdown elsewhere.
+//
+// It is a package of its own so that glamour, and the chroma lexers and
+// styles that glamour registers at start-up (about 10ms and 6MB of
+// allocations before main), are linked only into the command that shows
+// instructions, not into every package that uses exercises (grading and
+// its test workers).
+package render
 
 import (
 	"fmt"
@@ -7,8 +15,8 @@ import (
 	"charm.land/glamour/v2"
 )
 
-// RenderOptions say how RenderMarkdown prints.
-type RenderOptions struct {
+// Options say how Markdown prints.
+type Options struct {
 	// Styled renders with glamour (colours, wrapped paragraphs); without
 	// it the Markdown is printed as it is. Set it only when the output is
 	// a terminal and NO_COLOR is not set.
@@ -17,11 +25,11 @@ type RenderOptions struct {
 	Width int
 }
 
-// RenderMarkdown writes the Markdown md to w: styled for a terminal with
+// Markdown writes the Markdown md to w: styled for a terminal with
 // glamour (the style of $GLAMOUR_STYLE, default dark), or as plain
 // Markdown, unchanged, when opts.Styled is false (a pipe, a file,
 // NO_COLOR).
-func RenderMarkdown(w io.Writer, md []byte, opts RenderOptions) error {
+func Markdown(w io.Writer, md []byte, opts Options) error {
 	if !opts.Styled {
 		out := md
 		if len(out) > 0 && out[len(out)-1] != '\n' {
