@@ -26,6 +26,17 @@ var TimeseriesColumns = []string{
 	"source_lag_records", "dropped_records", "state_bytes",
 }
 
+// EventTimeColumns follow TimeseriesColumns in the timeseries.csv of a
+// job with event time (watermarks or windows): Flink's
+// currentInputWatermark and currentOutputWatermark in seconds of event
+// time (empty before the first), the watermark lag (time_s − the input
+// watermark), numLateRecordsDropped so far (window operators), and the
+// event-time lag of what a sink wrote in the interval (p50, p99).
+var EventTimeColumns = []string{
+	"current_input_watermark_s", "current_output_watermark_s", "watermark_lag_s",
+	"num_late_records_dropped", "event_time_lag_p50_ms", "event_time_lag_p99_ms",
+}
+
 // WriteSummaryJSON writes s as indented JSON (summary.json).
 func WriteSummaryJSON(w io.Writer, s *Summary) error {
 	b, err := json.MarshalIndent(s, "", "  ")
@@ -65,7 +76,11 @@ func (sw *StreamWriter) Sample(s *Sample) {
 	}
 	if !sw.header {
 		sw.header = true
-		sw.fail(sw.ts.Write(TimeseriesColumns))
+		header := TimeseriesColumns
+		if s.EventTime {
+			header = append(append([]string(nil), header...), EventTimeColumns...)
+		}
+		sw.fail(sw.ts.Write(header))
 	}
 	t := num(s.Time.Seconds())
 	for _, r := range s.Rows {
@@ -82,6 +97,9 @@ func (sw *StreamWriter) Sample(s *Sample) {
 			num(r.Busy), num(r.Idle), num(r.Backpressured), num(r.Down), r.Status,
 			num(r.LatencyP50), num(r.LatencyP90), num(r.LatencyP99), num(r.LatencyMax),
 			lag, dropped, state)
+		if s.EventTime {
+			rec = r.EventTime.appendCSV(rec, r.Kind)
+		}
 		sw.fail(sw.ts.Write(rec))
 	}
 }

@@ -62,6 +62,10 @@ type Sample struct {
 	Time     des.Time     // end of the interval
 	Interval des.Duration // its length (the last one may be shorter)
 	Rows     []Row        // per subtask, then the vertex as a whole (Subtask -1), in topological order
+	// EventTime is true for a job with event time (watermarks or
+	// windows): its rows have EventTime filled in, and timeseries.csv
+	// has the EventTimeColumns.
+	EventTime bool
 }
 
 // Row is one line of timeseries.csv: one subtask, or a whole vertex when
@@ -97,6 +101,9 @@ type Row struct {
 	// StateBytes is the keyed state held at the end of the interval, in
 	// bytes (operators; 0 when stateless).
 	StateBytes int64
+	// EventTime holds the event-time metrics of a job with event time
+	// (watermark_summary.go).
+	EventTime RowEventTime
 }
 
 // takeSample closes the current metrics interval.
@@ -201,6 +208,9 @@ func (s *Sim) takeSample(now des.Time) {
 	if !s.warmedUp && s.warmup > 0 && now >= s.warmup {
 		s.warmedUp = true
 		s.emit(Event{Type: EventWarmupEnded, Message: "statistics start at " + FormatTime(s.warmup)})
+	}
+	if smp.EventTime {
+		s.sampleEventTime(smp, now)
 	}
 	if s.opts.Observer != nil {
 		s.opts.Observer.Sample(smp)

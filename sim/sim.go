@@ -212,6 +212,7 @@ type vertex struct {
 	sink        *sinkState            // sinks: the external system written to
 	win         *windowStats          // window operators: their metrics
 	etLag       *metrics.Histogram    // sinks of a job with event time: processing time − event time
+	ivEtLag     *metrics.Histogram    // the same in the current metrics interval
 	salt        uint64                // per-vertex hash salt (selectivity, copies)
 	ivLat       *metrics.Histogram    // end-to-end latency at this vertex, this interval
 	winLat      *metrics.Histogram    // the same inside the statistics window

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/metrics"
 )
@@ -126,21 +129,107 @@ func ptr[T any](x T) *T { return &x }
 // observeEventTimeLag records the event-time lag of a record a sink of v
 // writes at now (after the warmup).
 func (v *vertex) observeEventTimeLag(now des.Time, r *Record) {
-	if v.etLag == nil || now <= v.s.warmup {
+	if v.etLag == nil {
 		return
 	}
-	v.etLag.Add(max(now-r.EventTime, 0))
+	lag := max(now-r.EventTime, 0)
+	v.ivEtLag.Add(lag)
+	if now > v.s.warmup {
+		v.etLag.Add(lag)
+	}
 }
 
 // newEventTimeLag gives the sinks of a job with event time their lag
-// histogram.
+// histograms, and its samples their event-time columns.
 func (s *Sim) newEventTimeLag() {
 	if !s.eventTimeOn() {
 		return
 	}
+	s.sample.EventTime = true
 	for _, v := range s.vertices {
 		if v.kind == KindSink {
-			v.etLag = metrics.NewHistogram()
+			v.etLag, v.ivEtLag = metrics.NewHistogram(), metrics.NewHistogram()
 		}
+	}
+}
+
+// RowEventTime is the event-time part of a row of timeseries.csv (see
+// EventTimeColumns): watermarks in event-time nanoseconds, minWatermark
+// (math.MinInt64) before the first; a vertex row has its subtasks' least.
+type RowEventTime struct {
+	InputWatermark, OutputWatermark des.Time
+	// WatermarkLag is the row's time − InputWatermark (0 before any).
+	WatermarkLag des.Time
+	// LateDropped is numLateRecordsDropped so far (window operators).
+	LateDropped uint64
+	// LagP50 and LagP99 are the event-time lag of the records sinks wrote
+	// in the interval, in milliseconds (vertex rows of sinks; NaN when
+	// none).
+	LagP50, LagP99 float64
+}
+
+// appendCSV appends the EventTimeColumns of e to rec.
+func (e *RowEventTime) appendCSV(rec []string, kind string) []string {
+	wm := func(x des.Time) string {
+		if x == minWatermark {
+			return ""
+		}
+		return num(x.Seconds())
+	}
+	in, lag := wm(e.InputWatermark), ""
+	if in != "" {
+		lag = num(e.WatermarkLag.Seconds())
+	}
+	late, p50, p99 := "", "", ""
+	if kind == KindOperator {
+		late = strconv.FormatUint(e.LateDropped, 10)
+	}
+	if kind == KindSink {
+		p50, p99 = num(e.LagP50), num(e.LagP99)
+	}
+	return append(rec, in, wm(e.OutputWatermark), lag, late, p50, p99)
+}
+
+// sampleEventTime fills in the event-time part of the rows of smp (in
+// the order takeSample made them: each vertex's subtasks, then the
+// vertex) and starts the sinks' next interval.
+func (s *Sim) sampleEventTime(smp *Sample, now des.Time) {
+	i := 0
+	nan := math.NaN()
+	for _, v := range s.vertices {
+		vr := RowEventTime{InputWatermark: des.Time(math.MaxInt64), OutputWatermark: des.Time(math.MaxInt64), LagP50: nan, LagP99: nan}
+		for _, t := range v.subtasks {
+			r := RowEventTime{InputWatermark: minWatermark, OutputWatermark: minWatermark, LagP50: nan, LagP99: nan}
+			if t.wm != nil && t.wm.epoch == s.epoch {
+				r.InputWatermark, r.OutputWatermark = t.wm.in, t.wm.out
+				if v.kind == KindSource {
+					r.InputWatermark = t.wm.out
+				}
+			}
+			if v.kind == KindSink {
+				r.OutputWatermark = minWatermark
+			}
+			if r.InputWatermark != minWatermark {
+				r.WatermarkLag = now - r.InputWatermark
+			}
+			vr.InputWatermark = min(vr.InputWatermark, r.InputWatermark)
+			vr.OutputWatermark = min(vr.OutputWatermark, r.OutputWatermark)
+			smp.Rows[i].EventTime = r
+			i++
+		}
+		if vr.InputWatermark != minWatermark {
+			vr.WatermarkLag = now - vr.InputWatermark
+		}
+		if v.win != nil {
+			vr.LateDropped = v.win.lateDropped
+		}
+		if h := v.ivEtLag; h != nil {
+			if h.Count() > 0 {
+				vr.LagP50, vr.LagP99 = h.Quantile(0.50).Milliseconds(), h.Quantile(0.99).Milliseconds()
+			}
+			h.Reset()
+		}
+		smp.Rows[i].EventTime = vr
+		i++
 	}
 }

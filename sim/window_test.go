@@ -2,9 +2,13 @@ package sim_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/dspalab/dspalab/sim"
@@ -188,5 +192,49 @@ func TestEventTimeDeterministic(t *testing.T) {
 	}
 	if !bytes.Equal(out[0], out[1]) {
 		t.Fatal("two runs of the same scenario and seed differ")
+	}
+}
+
+// TestEventTimeColumns: a job with event time writes the
+// EventTimeColumns after the usual ones; the window operator's last
+// num_late_records_dropped is the summary's, and its input watermark
+// trails the sample's time by its watermark_lag_s.
+func TestEventTimeColumns(t *testing.T) {
+	sc := parse(t, "cols.yaml", windowJob(t, "30s", "{process: poisson, rate: 100/s}", "{count: 10}",
+		"{strategy: bounded_out_of_orderness, bounded_out_of_orderness: 200ms}",
+		"{distribution: exponential, mean: 100ms}", "{kind: tumbling, size: 1s}"))
+	var ts bytes.Buffer
+	sw := sim.NewStreamWriter(&ts, nil)
+	res, err := sim.Run(context.Background(), sc, sim.Options{Observer: sw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&ts).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]string(nil), sim.TimeseriesColumns...), sim.EventTimeColumns...)
+	if !slices.Equal(rows[0], want) {
+		t.Fatalf("header %v, want %v", rows[0], want)
+	}
+	col := func(name string) int { return slices.Index(rows[0], name) }
+	var last []string
+	for _, r := range rows[1:] {
+		if r[col("vertex")] == "win" && r[col("subtask")] == "-1" {
+			last = r
+		}
+	}
+	dropped := *eventTime(t, &res.Summary, "win").NumLateRecordsDropped
+	if dropped == 0 || last[col("num_late_records_dropped")] != strconv.FormatUint(dropped, 10) {
+		t.Errorf("last num_late_records_dropped %q, want the summary's %d (> 0)", last[col("num_late_records_dropped")], dropped)
+	}
+	at, _ := strconv.ParseFloat(last[col("time_s")], 64)
+	wm, _ := strconv.ParseFloat(last[col("current_input_watermark_s")], 64)
+	lag, _ := strconv.ParseFloat(last[col("watermark_lag_s")], 64)
+	if math.Abs(at-wm-lag) > 1e-6 || lag <= 0.2 || lag > 1 {
+		t.Errorf("time %g, watermark %g, lag %g: want lag = time − watermark, past the 200ms bound and under 1s", at, wm, lag)
 	}
 }
