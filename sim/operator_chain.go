@@ -124,23 +124,31 @@ func (s *Sim) taskTimes(t *subtask, win bool) (busy, idle, bp des.Time) {
 
 // taskSummaries returns the tasks of the plan with their figures, from
 // the summaries of their vertices (vs, in the order of the plan's
-// vertices): busy and back-pressured as the head shows them (every
-// vertex of a chain shows its task's), in of the head, out of the
-// vertices with an edge out of the task.
+// vertices): busy, idle, back-pressured and down time as the head shows
+// them (every vertex of a chain shows its task's), in of the head, out of
+// the vertices with an edge out of the task (plan.Vertex.Exits), for the
+// task and for each of its subtasks.
 func (s *Sim) taskSummaries(vs []VertexSummary) []TaskSummary {
 	out := make([]TaskSummary, 0, len(s.plan.Tasks))
 	for _, pt := range s.plan.Tasks {
 		h := &vs[pt.Head().Index]
-		ts := TaskSummary{Name: pt.Name, Parallelism: h.Parallelism, Figures: h.Figures}
+		ts := TaskSummary{Name: pt.Name, Kind: pt.Kind().String(), Parallelism: h.Parallelism, Figures: h.Figures,
+			Subtasks: make([]SubtaskFigures, len(h.Subtasks))}
 		ts.OutRate = 0 // the task's: of the edges that leave it
+		for i := range h.Subtasks {
+			ts.Subtasks[i] = h.Subtasks[i].SubtaskFigures
+			ts.Subtasks[i].OutRate = 0
+		}
 		for _, pv := range pt.Vertices {
 			ts.Vertices = append(ts.Vertices, pv.Name)
-			for _, e := range pv.Outputs {
-				if !e.Chained {
-					ts.OutRate += vs[pv.Index].OutRate
-					ts.leaves = true
-					break
-				}
+			if !pv.Exits() {
+				continue
+			}
+			v := &vs[pv.Index]
+			ts.leaves = true
+			ts.OutRate += v.OutRate
+			for i := range ts.Subtasks {
+				ts.Subtasks[i].OutRate = round6(ts.Subtasks[i].OutRate + v.Subtasks[i].OutRate)
 			}
 		}
 		ts.OutRate = round6(ts.OutRate)
@@ -151,10 +159,10 @@ func (s *Sim) taskSummaries(vs []VertexSummary) []TaskSummary {
 
 // tableRows returns the rows of the human table: one per task, as Flink's
 // web UI shows a job vertex. A task of one vertex is that vertex; a chain
-// is a row named after it ("enrich -> out") with its task's figures: the
-// head's input rate and kind when it is a source, the outputs that leave
-// the task (a sink's kind when none does), and the latency of its last
-// vertex.
+// is a row named after it ("enrich -> out") with its task's figures and
+// kind (TaskSummary.Kind): the head's input rate, the outputs that leave
+// the task ("-" when none does: a sink's kind), and the latency of its
+// last vertex.
 func tableRows(s *Summary) []tableRow {
 	row := func(v VertexSummary) tableRow {
 		return tableRow{VertexSummary: v, noIn: v.Kind == KindSource, noOut: v.Kind == KindSink}
@@ -182,13 +190,13 @@ func tableRows(s *Summary) []tableRow {
 		r := row(*h)
 		r.Name, r.InRate, r.OutRate = t.Name, t.InRate, t.OutRate
 		r.LatencyP50, r.LatencyP99 = last.LatencyP50, last.LatencyP99
-		r.noOut = !t.leaves
-		if h.Kind != KindSource {
-			r.Kind = KindOperator
-			if r.noOut {
-				r.Kind = KindSink
-			}
+		if t.Kind != "" { // a summary written before kinds keeps the head's
+			r.Kind = t.Kind
 		}
+		// a source whose records all end in chained sinks writes to no
+		// edge either (leaves is not in summary.json: read back, a rate
+		// of 0 says so)
+		r.noOut = r.Kind == KindSink || (r.Kind == KindSource && !t.leaves && t.OutRate == 0)
 		rows = append(rows, r)
 	}
 	return rows

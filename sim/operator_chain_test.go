@@ -62,6 +62,22 @@ sinks:
 	if got := sum.Vertices[3].InRate; math.Abs(got-100) > 0.5 {
 		t.Errorf("chained: out takes %.1f records/s, want 100", got)
 	}
+	// three tasks, the chain one node "a -> b" of kind operator (an edge
+	// leaves it), its one subtask busy 50%, taking and writing 100/s
+	if len(sum.Tasks) != 3 {
+		t.Fatalf("chained: %d tasks, want src, a -> b, out", len(sum.Tasks))
+	}
+	ab := sum.Tasks[1]
+	if ab.Name != "a -> b" || ab.Kind != KindOperator || !reflect.DeepEqual(ab.Vertices, []string{"a", "b"}) || len(ab.Subtasks) != 1 {
+		t.Fatalf("chained: task %+v, want a -> b, operator, vertices a and b, one subtask", ab)
+	}
+	if st := ab.Subtasks[0]; math.Abs(st.Busy-0.5) > 0.001 || math.Abs(st.Idle-0.5) > 0.001 || st.Backpressured != 0 ||
+		math.Abs(st.InRate-100) > 0.5 || math.Abs(st.OutRate-100) > 0.5 || ab.OutRate != st.OutRate || ab.Busy != st.Busy {
+		t.Errorf("chained: a -> b[0] %+v (task out %v, busy %v), want busy 0.5, idle 0.5, in and out 100/s", st, ab.OutRate, ab.Busy)
+	}
+	if k := sum.Tasks[2].Kind; k != KindSink || sum.Tasks[0].Kind != KindSource {
+		t.Errorf("kinds of src and out: %s, %s", sum.Tasks[0].Kind, k)
+	}
 	// stopped while a waits for b: the record b serves is in flight once
 	s, _ = run("", "")
 	s.duration = 70 * des.Second
@@ -187,4 +203,46 @@ sinks:
 		}
 	}
 	t.Logf("random task failures: %v", n)
+}
+
+// A chain's back-pressure status is its task's: its head announces each
+// change once, in the chain's name, not every operator of it.
+func TestChainStatusChangesOnce(t *testing.T) {
+	sc := mustParse(t, `
+name: chain
+duration: 20s
+sources:
+  - {name: src, arrival: {process: constant, rate: 100/s}}
+operators:
+  - {name: a, input: src, partitioning: rebalance, service_time: {distribution: constant, mean: 1ms}}
+  - {name: b, input: a, service_time: {distribution: constant, mean: 1ms}}
+sinks:
+  - {name: out, input: b, partitioning: rebalance, service_time: {distribution: constant, mean: 20ms}}
+`)
+	var got []string
+	s, err := New(sc, Options{Observer: &countingObserver{onSample: func(*Sample) {}, onEvent: func(e Event) {
+		if e.Type == EventStatusChanged {
+			got = append(got, e.Vertex+": "+e.Message)
+		}
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.RunUntil(t.Context(), 20*des.Second)
+	// out serves 50/s of the 100/s: a -> b waits for its buffers half of
+	// the time from the first second on (HIGH above 50%, LOW at 50%)
+	chain := 0
+	for _, g := range got {
+		switch {
+		case strings.HasPrefix(g, "b: "):
+			t.Errorf("b announces a status of its own: %q", g)
+		case strings.HasPrefix(g, "a: a -> b is "):
+			chain++
+		case strings.HasPrefix(g, "a: "):
+			t.Errorf("a's status change does not name its task: %q", g)
+		}
+	}
+	if chain != 6 { // HIGH, OK, LOW, HIGH, LOW, HIGH at seed 1
+		t.Errorf("%d status changes of a -> b, want 6: %q", chain, got)
+	}
 }

@@ -193,13 +193,15 @@ func (s *Sim) takeSample(now des.Time) {
 		}
 		v.ivLat.Reset()
 		smp.Rows = append(smp.Rows, vr)
-		if bpStatus != v.status {
+		// the status is the task's (every vertex of a chain has its
+		// times): its head says so once, in the chain's name
+		if bpStatus != v.status && v.pv.Task.Head() == v.pv {
 			ev := vr
 			ev.Status = bpStatus
 			s.emit(Event{Type: EventStatusChanged, Vertex: v.name, From: v.status, To: bpStatus,
-				Message: statusMessage(v.name, ev, ndown, len(v.subtasks))})
-			v.status = bpStatus
+				Message: statusMessage(v.pv.Task.Name, ev, ndown, len(v.subtasks))})
 		}
+		v.status = bpStatus
 	}
 	s.lastSample = now
 	if s.fo != nil {

@@ -72,15 +72,24 @@ type TaskSummary struct {
 	// Name is the chain's name as Flink's web UI shows it: "enrich -> out",
 	// the vertex's name for a task of one vertex.
 	Name string `json:"name"`
+	// Kind is the task's kind as one node of the job graph: its head's
+	// for a source, "sink" when no edge leaves the task (its records all
+	// end in chained sinks), "operator" otherwise (plan.Task.Kind).
+	Kind string `json:"kind"`
 	// Vertices are the names of the chained vertices, the head first.
 	Vertices    []string `json:"vertices"`
 	Parallelism int      `json:"parallelism"`
 	// Figures are the task's: InRate the head's input (0 for a source),
 	// OutRate the records its vertices write to edges out of the task (0
 	// when they all end in sinks), busy and back-pressured time the
-	// task's thread's.
+	// task's thread's (Flink's busyTimeMsPerSecond and
+	// backPressuredTimeMsPerSecond are task metrics).
 	Figures
-	leaves bool // some edge leaves the task (OutRate is meant)
+	// Subtasks are the task's subtasks, by index: what each thread did
+	// (the head's input, the outputs that leave the task, busy, idle,
+	// back-pressured and down time, status).
+	Subtasks []SubtaskFigures `json:"subtasks"`
+	leaves   bool             // some edge leaves the task (OutRate is meant)
 }
 
 // Figures are the rates, times and status that a vertex (VertexSummary)
@@ -155,6 +164,22 @@ type VertexSummary struct {
 // QueueMean (L), Throughput (λ) and SojournMean (W) describe the subtask
 // as a queue (input queue plus service) and obey Little's law L = λW.
 type SubtaskSummary struct {
+	// SubtaskFigures are the subtask's rates and its task's times: a
+	// chained operator shows the busy, idle, back-pressured and down time
+	// of the task it runs in (one thread).
+	SubtaskFigures
+	RecordsIn   uint64  `json:"records_in"`
+	RecordsOut  uint64  `json:"records_out"`
+	QueueMean   float64 `json:"queue_records_mean"`
+	Throughput  float64 `json:"throughput_rps"`
+	SojournMean float64 `json:"sojourn_ms_mean"`
+}
+
+// SubtaskFigures are the placement, rates, times and status of one
+// subtask of a vertex (SubtaskSummary) or of a task (TaskSummary).
+// Rates are records per simulated second; times are shares of the
+// window.
+type SubtaskFigures struct {
 	Index         int     `json:"index"`
 	Worker        int     `json:"worker"`
 	InRate        float64 `json:"in_rate_rps"`
@@ -165,13 +190,8 @@ type SubtaskSummary struct {
 	// Down is the share of the window the subtask was not running (its
 	// worker lost, or the job restarting); busy, idle, back-pressured and
 	// down sum to 1.
-	Down        float64 `json:"down_ratio"`
-	Status      string  `json:"status"`
-	RecordsIn   uint64  `json:"records_in"`
-	RecordsOut  uint64  `json:"records_out"`
-	QueueMean   float64 `json:"queue_records_mean"`
-	Throughput  float64 `json:"throughput_rps"`
-	SojournMean float64 `json:"sojourn_ms_mean"`
+	Down   float64 `json:"down_ratio"`
+	Status string  `json:"status"`
 }
 
 // Diagnosis names the bottleneck, if any, with the evidence.
@@ -236,10 +256,10 @@ func (s *Sim) Result() *Result {
 			}
 			t.settleBP()
 			busy, idle, bp := s.taskTimes(t, true) // a chained operator shows its task's
-			ss := SubtaskSummary{Index: t.index, Worker: t.worker,
+			ss := SubtaskSummary{SubtaskFigures: SubtaskFigures{Index: t.index, Worker: t.worker,
 				InRate: round6(float64(t.winIn) / winSec), OutRate: round6(float64(t.winOut) / winSec),
 				Busy: ratio(busy), Idle: ratio(idle), Backpressured: ratio(bp),
-				Down: ratio(t.winDown)}
+				Down: ratio(t.winDown)}}
 			ss.Status = Status(ss.Backpressured)
 			ss.RecordsIn, ss.RecordsOut = t.totIn, t.totOut
 			if src := t.asSource(); src != nil {

@@ -96,6 +96,32 @@ func (t *Task) Head() *Vertex { return t.Vertices[0] }
 // Chained reports whether t runs more than one vertex.
 func (t *Task) Chained() bool { return len(t.Vertices) > 1 }
 
+// Kind is the kind of the task as a job graph shows it, one node per task
+// (Flink's web UI): its head's for a source, Sink when no edge leaves the
+// task (its records all end in chained sinks), Operator otherwise.
+func (t *Task) Kind() Kind {
+	if t.Head().Kind == Source {
+		return Source
+	}
+	for _, v := range t.Vertices {
+		if v.Exits() {
+			return Operator
+		}
+	}
+	return Sink
+}
+
+// Exits reports whether v writes to an edge out of its task: an output
+// edge that is not chained (a network edge to another task).
+func (v *Vertex) Exits() bool {
+	for _, e := range v.Outputs {
+		if !e.Chained {
+			return true
+		}
+	}
+	return false
+}
+
 // Vertex is a source, operator or sink of the job graph.
 type Vertex struct {
 	Name        string

@@ -498,4 +498,18 @@ sinks:
 	if v := p.Vertex("enrich"); v.Task != p.Vertex("src").Task || v.Task.Head() != p.Vertex("src") || !v.Task.Chained() {
 		t.Errorf("enrich runs in task %q, want src's", v.Task.Name)
 	}
+	// one node per task: a source's kind, a sink's when no edge leaves
+	// (join -> joined), an operator's when one does (count into join)
+	var kinds []Kind
+	for _, tk := range p.Tasks {
+		kinds = append(kinds, tk.Kind())
+	}
+	if want := []Kind{Source, Source, Operator, Sink}; !reflect.DeepEqual(kinds, want) {
+		t.Errorf("task kinds %v, want %v", kinds, want)
+	}
+	for name, want := range map[string]bool{"src": false, "parse": false, "enrich": true, "count": true, "out": false, "join": false} {
+		if got := p.Vertex(name).Exits(); got != want {
+			t.Errorf("%s exits its task: %v, want %v", name, got, want)
+		}
+	}
 }

@@ -275,7 +275,7 @@ const (
 // event log does not need (it holds fewer lines) goes to more subtask
 // rows, up to all of them, then to taller charts.
 func (m model) body(w, h int) []string {
-	v := m.g.vertices[m.sel]
+	v := m.g.tasks[m.sel]
 	graphH := 2 + len(m.graphBody(w, m.graphLayout(w)))
 	subH := 1 + v.parallelism
 	take := func(want int) int {
@@ -303,7 +303,7 @@ func (m model) body(w, h int) []string {
 	// then the subtasks of the other parallel vertices, whole, as they
 	// fit: skew shows at a glance whichever vertex is selected
 	var others []string
-	for i, ov := range m.g.vertices {
+	for i, ov := range m.g.tasks {
 		if i == m.sel || ov.parallelism < 2 || 1+ov.parallelism > min(h-need, 1+maxSubRows) {
 			continue
 		}
@@ -333,6 +333,52 @@ func (m model) vertexState(i int) VertexState {
 		return m.snap.Instant[i]
 	}
 	return m.snap.Vertices[i]
+}
+
+// taskState returns the snapshot's state of task ti as one row (zero
+// before the first snapshot): see taskRow.
+func (m model) taskState(ti int) VertexState {
+	if m.snap == nil {
+		return VertexState{}
+	}
+	if m.instant {
+		return m.g.tasks[ti].row(m.snap.Instant)
+	}
+	return m.g.tasks[ti].row(m.snap.Vertices)
+}
+
+// row returns the state of the task from the states of the vertices (in
+// the graph's order): the head's row and subtasks (the simulator gives
+// every vertex of a chain its task's busy, idle and back-pressured time,
+// and the head has the task's input and buffers), with the task's kind
+// and, as output rate, what its vertices write to edges that leave the
+// task.
+func (t taskInfo) row(states []VertexState) VertexState {
+	if t.members[0] >= len(states) {
+		return VertexState{}
+	}
+	st := states[t.members[0]]
+	if !t.chained() {
+		return st
+	}
+	st.Vertex, st.Kind = t.name, t.kind
+	st.Subtasks = append([]sim.Row(nil), st.Subtasks...)
+	st.OutRate = 0
+	for i := range st.Subtasks {
+		st.Subtasks[i].Kind, st.Subtasks[i].OutRate = t.kind, 0
+	}
+	for k, vi := range t.members {
+		if !t.exits[k] || vi >= len(states) {
+			continue
+		}
+		st.OutRate += states[vi].OutRate
+		for i := range st.Subtasks {
+			if i < len(states[vi].Subtasks) {
+				st.Subtasks[i].OutRate += states[vi].Subtasks[i].OutRate
+			}
+		}
+	}
+	return st
 }
 
 // valuesText says which values the graph and the subtasks show: "10s
@@ -388,7 +434,7 @@ const (
 // gives names what is left, truncating long ones.
 func (m model) graphLayout(w int) graphLayout {
 	longest := len("VERTEX")
-	for _, v := range m.g.vertices {
+	for _, v := range m.g.tasks {
 		longest = max(longest, lipgloss.Width(v.name))
 	}
 	minName := min(longest, 8)
@@ -441,33 +487,35 @@ func (m model) graphHeader(l graphLayout) string {
 	return m.st.faint.Render(strings.Join(cells, strings.Repeat(" ", colGap)))
 }
 
-// graphLine is a line of the job graph below its header: a vertex, or the
-// edge into the vertex after it.
+// graphLine is a line of the job graph below its header: a task (one
+// vertex, or an operator chain), the edge into the task after it, or the
+// operators of the chain above it.
 type graphLine struct {
 	text   string
-	vertex int  // the vertex of the line, or of the line after an edge
-	edge   bool // an edge line: "↓ hash"
+	vertex int  // the task of the line (an index of graph.tasks), or of the line after an edge
+	edge   bool // not a task's row: an edge line ("↓ hash") or a chain's operators
 }
 
-// graphBody draws the job graph in topological order: one line per vertex
-// (parallelism, rates, busy and back-pressured time as the maximum over its
-// subtasks, input-buffer occupancy of its fullest subtask or a source's
-// lag, status) with its input edges above it.
+// graphBody draws the job graph in the order of the plan's tasks, one
+// node per task as Flink's web UI draws a job: one line per task (an
+// operator chain is one row, "enrich -> out", since one thread runs it:
+// parallelism, the head's input, the output that leaves the task, busy and
+// back-pressured time as the maximum over its subtasks, input-buffer
+// occupancy of its fullest subtask or a source's lag, status) with its
+// input edges above it and, for a chain, a line below listing its
+// operators with the records per second each takes.
 func (m model) graphBody(w int, l graphLayout) []graphLine {
 	st := m.st
 	var lines []graphLine
-	for i, v := range m.g.vertices {
-		if i > 0 && v.kind != sim.KindSource {
+	for i, v := range m.g.tasks {
+		if i > 0 && v.kind != sim.KindSource && len(v.inputs) > 0 {
 			arrow := "   ↓ " + v.partitioning
-			if len(v.inputs) != 1 || v.inputs[0] != m.g.vertices[i-1].name {
+			if len(v.inputs) != 1 || v.inputs[0] != m.g.tasks[i-1].name {
 				arrow += " from " + strings.Join(v.inputs, ", ")
-			}
-			if v.task != "" {
-				arrow += ", chained: one task " + v.task // busy and back-pressured are the task's
 			}
 			lines = append(lines, graphLine{text: st.faint.Render(ansi.Truncate(arrow, w, "…")), vertex: i, edge: true})
 		}
-		vs := m.vertexState(i)
+		vs := m.taskState(i)
 		marker := "  "
 		name := fit(v.name, l.name, false)
 		if i == m.sel {
@@ -478,7 +526,7 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 		if v.kind == sim.KindSource {
 			in = "-"
 		}
-		if v.kind == sim.KindSink {
+		if v.kind == sim.KindSink || !v.leaves {
 			out = "-"
 		}
 		busy, bp := pctText(vs.Busy/10), pctText(vs.Backpressured/10)
@@ -505,7 +553,7 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 		if !vs.HaveTotal {
 			in, out, busy, bp, status = "", "", "", "", ""
 		}
-		if m.vertexDown(v) {
+		if m.vertexDown(v.vertexInfo) {
 			status = statusDown
 			if !m.instant && vs.HaveTotal {
 				status += downAveraged // its figures: the average of before
@@ -526,8 +574,31 @@ func (m model) graphBody(w int, l graphLayout) []graphLine {
 		add(l.buf, buf, false)
 		cells = append(cells, st.status(strings.TrimSuffix(status, downAveraged)).Render(status))
 		lines = append(lines, graphLine{text: strings.Join(cells, strings.Repeat(" ", colGap)), vertex: i})
+		if v.chained() {
+			lines = append(lines, graphLine{text: st.faint.Render(ansi.Truncate(m.operatorsText(v), w, "…")), vertex: i, edge: true})
+		}
 	}
 	return lines
+}
+
+// operatorsText lists the operators of chain t under its row, each with
+// the records per second it takes (numRecordsInPerSecond of each
+// operator, as Flink's web UI lists a chain's operators with their own
+// record counts): "     operators: enrich 10.0/s → out 10.0/s".
+func (m model) operatorsText(t taskInfo) string {
+	parts := make([]string, len(t.members))
+	for k, vi := range t.members {
+		vs := m.vertexState(vi)
+		parts[k] = m.g.vertices[vi].name
+		switch {
+		case !vs.HaveTotal:
+		case m.g.vertices[vi].kind == sim.KindSource:
+			parts[k] += " out " + rateText(vs.OutRate)
+		default:
+			parts[k] += " " + rateText(vs.InRate)
+		}
+	}
+	return "     operators: " + strings.Join(parts, " → ")
 }
 
 // statusDown replaces the back-pressure status of a vertex with a subtask
@@ -541,8 +612,8 @@ const downAveraged = "*"
 
 // anyVertexDown says whether a vertex has a subtask down.
 func (m model) anyVertexDown() bool {
-	for _, v := range m.g.vertices {
-		if m.vertexDown(v) {
+	for _, v := range m.g.tasks {
+		if m.vertexDown(v.vertexInfo) {
 			return true
 		}
 	}
@@ -567,7 +638,7 @@ func (m model) vertexDown(v vertexInfo) bool {
 }
 
 // graphPanel is the job graph in n lines at most: its title, its column
-// header and the lines around the selected vertex, with "↑ 2 more" and
+// header and the lines around the selected task, with "↑ 2 more" and
 // "↓ 12 more" where vertices are out of sight.
 func (m model) graphPanel(w, n int) []string {
 	l := m.graphLayout(w)
@@ -639,7 +710,7 @@ func statusColor(s string) color.Color {
 }
 
 // subtaskPanel draws n lines at most: the title, with the rows shown
-// ("1–4 of 64") when they are not all, and the selected vertex's subtasks
+// ("1–4 of 64") when they are not all, and the selected task's subtasks
 // around the selected one: a bar of busy, back-pressured and idle time per
 // subtask, so that skew shows.
 func (m model) subtaskPanel(w, n int) []string {
@@ -653,8 +724,8 @@ func (m model) subtasksOf(w, n, vi, sub int) []string {
 		return nil
 	}
 	st := m.st
-	v := m.g.vertices[vi]
-	vs := m.vertexState(vi)
+	v := m.g.tasks[vi]
+	vs := m.taskState(vi)
 	k := min(n-1, v.parallelism)
 	first := min(max(sub-(k-1)/2, 0), v.parallelism-k)
 	where := fmt.Sprintf(" (p%d)", v.parallelism)
@@ -685,8 +756,10 @@ func (m model) subtasksOf(w, n, vi, sub int) []string {
 		}
 		r := vs.Subtasks[i]
 		down := m.snap != nil && m.snap.Down(m.g.worker(i))
-		if down && !m.instant && vi < len(m.snap.Instant) && i < len(m.snap.Instant[vi].Subtasks) {
-			r = m.snap.Instant[vi].Subtasks[i] // not running now: no average of before
+		if down && !m.instant {
+			if now := v.row(m.snap.Instant); i < len(now.Subtasks) {
+				r = now.Subtasks[i] // not running now: no average of before
+			}
 		}
 		var extra string
 		switch {
@@ -1029,7 +1102,8 @@ func (m model) helpBody(w, h int) []string {
 			st.ok.Render("OK") + " ≤ 10% < " + st.low.Render("LOW") + " ≤ 50% < " + st.high.Render("HIGH") +
 			"; the busy vertex after HIGH ones is the bottleneck. " + st.high.Render("DOWN") + ": not running (" + st.high.Render(downGlyph) + " in a subtask's bar); DOWN*: not running now, its figures are averages over the window (i shows the last sample's).",
 		"Rates and times: averages over the last 10s (or since the start, failover or restart), as Flink's web UI averages; i shows the last sample's. BUSY, BACKPR.: the most of any subtask (they may sum past 100%). BUFFERS: input buffers in use, fullest subtask (sources: lag). Charts: the last minute.",
-		"f fails the selected subtask, F its worker (noticed after heartbeat_timeout): the job restarts from the last completed checkpoint.",
+		"A row is a task: an operator chain (enrich -> out) runs in one thread, so it has one busy and back-pressured time; its operators are listed under it.",
+		"f fails the selected subtask (of a chain: the whole task), F its worker (noticed after heartbeat_timeout): the job restarts from the last completed checkpoint.",
 		"f, F and c are recorded: with --out DIR in actions.jsonl, which dspalab run --replay reads. A refused one changes nothing: it is only in this event log, not in events.jsonl or actions.jsonl.",
 	}, "\n")
 	lines := strings.Split(wrapWords(text, inner), "\n")

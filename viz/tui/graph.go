@@ -10,7 +10,11 @@ import (
 // view draws around the numbers of each snapshot.
 type graph struct {
 	vertices []vertexInfo // topological order, as the simulator's rows
-	plan     *plan.Plan   // nil for a scenario that does not compile
+	// tasks are the nodes the job graph draws, one per task (operator
+	// chain) in the plan's order, as Flink's web UI draws a chain as one
+	// node "enrich -> out"
+	tasks []taskInfo
+	plan  *plan.Plan // nil for a scenario that does not compile
 	// heartbeat is how long the JobManager takes to notice a lost worker
 	heartbeat des.Time
 	// checkpoints says whether the scenario takes checkpoints
@@ -29,10 +33,22 @@ type vertexInfo struct {
 	// capacity: unbounded.
 	capacity  []int
 	unbounded bool
-	// task is the name of the operator chain the vertex runs in when it
-	// is chained to its input ("enrich -> out"), else "".
-	task string
 }
+
+// taskInfo is one node of the job graph: a task, the vertices of an
+// operator chain that one thread per subtask runs (plan.Task). Its
+// vertexInfo is the row's: the chain's name, the task's kind
+// (plan.Task.Kind), the head's parallelism, partitioning and input gates,
+// and as inputs the tasks that feed the head.
+type taskInfo struct {
+	vertexInfo
+	members []int  // indices in graph.vertices, the head first
+	exits   []bool // per member: it writes to an edge out of the task (plan.Vertex.Exits)
+	leaves  bool   // some member does: the row has an output rate
+}
+
+// chained reports whether the task runs more than one vertex.
+func (t taskInfo) chained() bool { return len(t.members) > 1 }
 
 // newGraph reads the job graph of sc from its plan (plan.Compile): order,
 // kinds, partitionings, input-gate capacities, placement, heartbeat and
@@ -51,9 +67,6 @@ func newGraph(sc *scenario.Scenario) graph {
 			for _, e := range pv.Inputs {
 				v.inputs = append(v.inputs, e.From.Name)
 				v.partitioning = e.Partitioning
-				if e.Chained {
-					v.task = pv.Task.Name
-				}
 			}
 			if !v.unbounded {
 				v.capacity = make([]int, pv.Parallelism)
@@ -63,6 +76,19 @@ func newGraph(sc *scenario.Scenario) graph {
 			}
 		}
 		g.vertices = append(g.vertices, v)
+	}
+	for _, pt := range p.Tasks {
+		t := taskInfo{vertexInfo: g.vertices[pt.Head().Index]}
+		t.name, t.kind, t.inputs = pt.Name, pt.Kind().String(), nil
+		for _, e := range pt.Head().Inputs {
+			t.inputs = append(t.inputs, e.From.Task.Name)
+		}
+		for _, pv := range pt.Vertices {
+			t.members = append(t.members, pv.Index)
+			t.exits = append(t.exits, pv.Exits())
+			t.leaves = t.leaves || pv.Exits()
+		}
+		g.tasks = append(g.tasks, t)
 	}
 	return g
 }

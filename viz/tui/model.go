@@ -30,7 +30,7 @@ type model struct {
 
 	width, height int
 	snap          *Snapshot
-	sel, sub      int // selected vertex (topological index) and subtask
+	sel, sub      int // selected task (an index of graph.tasks) and subtask
 	showHelp      bool
 	// instant shows the last sample's values instead of the averages
 	// over SmoothWindow (i)
@@ -127,16 +127,17 @@ func (m model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Restart):
 		m.ctl.send(command{kind: cmdRestart})
 	case key.Matches(msg, k.Next):
-		m.sel, m.sub = (m.sel+1)%len(m.g.vertices), 0
+		m.sel, m.sub = (m.sel+1)%len(m.g.tasks), 0
 	case key.Matches(msg, k.Prev):
-		m.sel, m.sub = (m.sel+len(m.g.vertices)-1)%len(m.g.vertices), 0
+		m.sel, m.sub = (m.sel+len(m.g.tasks)-1)%len(m.g.tasks), 0
 	case key.Matches(msg, k.Left):
-		p := m.g.vertices[m.sel].parallelism
+		p := m.g.tasks[m.sel].parallelism
 		m.sub = (m.sub + p - 1) % p
 	case key.Matches(msg, k.Right):
-		m.sub = (m.sub + 1) % m.g.vertices[m.sel].parallelism
+		m.sub = (m.sub + 1) % m.g.tasks[m.sel].parallelism
 	case key.Matches(msg, k.Fail), key.Matches(msg, k.FailWorker):
-		v := m.g.vertices[m.sel]
+		// the selected task's head: a failure of it is the task's
+		v := m.g.vertices[m.g.tasks[m.sel].members[0]]
 		m.ctl.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure,
 			Vertex: v.name, Subtask: m.sub, Worker: key.Matches(msg, k.FailWorker)}})
 	case key.Matches(msg, k.Instant):

@@ -328,10 +328,12 @@ func TestFormatting(t *testing.T) {
 
 // TestManySubtasks checks that the subtask pane scrolls to the selected
 // subtask of a wide vertex, and the graph to the selected vertex of a long
-// job, at 80x24.
+// job, at 80x24 (chaining: false, so that b..g are nine rows, not one
+// chain: TestChainIsOneRow has the chain).
 func TestManySubtasks(t *testing.T) {
 	yaml := `name: wide
 duration: 10s
+chaining: false
 workers: {count: 16, slots: 4}
 sources:
   - name: src
@@ -417,8 +419,8 @@ func TestGraphKeepsStatus(t *testing.T) {
 				t.Errorf("%d wide: %q is not shown", w, l)
 			}
 		}
-		if rows != len(m.g.vertices) {
-			t.Errorf("%d wide: %d vertex rows", w, rows)
+		if rows != len(m.g.tasks) {
+			t.Errorf("%d wide: %d task rows, want %d", w, rows, len(m.g.tasks))
 		}
 	}
 }
@@ -461,5 +463,67 @@ func TestEventWording(t *testing.T) {
 	}
 	if !strings.Contains(view, "SOURCE LAG  clicks 1 record ") {
 		t.Errorf("the lag of one record:\n%s", view)
+	}
+}
+
+// TestChainIsOneRow checks that an operator chain is one row of the job
+// graph, as Flink's web UI draws it as one node: named "b -> c -> d",
+// with its operators listed under it and the records per second each
+// takes, the task's busy time, the output that leaves the task; the
+// subtasks pane shows the task's subtasks; f fails the task through its
+// head.
+func TestChainIsOneRow(t *testing.T) {
+	sc, err := scenario.Parse("chain.yaml", []byte(`name: chain
+duration: 10s
+sources:
+  - {name: src, arrival: {process: constant, rate: 50/s}}
+operators:
+  - {name: b, input: src, partitioning: rebalance, service_time: {distribution: constant, mean: 2ms}}
+  - {name: c, input: b, selectivity: 2, service_time: {distribution: constant, mean: 3ms}}
+  - {name: d, input: c, service_time: {distribution: constant, mean: 4ms}}
+sinks:
+  - {name: out, input: d, partitioning: rebalance}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := testJob(sc)
+	e := manualEngine(t, job)
+	e.send(command{kind: cmdAdvance, to: 5 * des.Second})
+	ctl := &fakeController{ch: make(chan *Snapshot, 1)}
+	m := newModel(job, ctl)
+	m.width, m.height, m.instant = 100, 30, true
+	m.snap = next(t, e, at(5*des.Second))
+	m, _ = update(t, m, press("down"))
+	var rows, ops []string
+	for _, gl := range m.graphBody(m.width, m.graphLayout(m.width)) {
+		l := ansi.Strip(gl.text)
+		switch {
+		case strings.Contains(l, "operators:"):
+			ops = append(ops, strings.TrimSpace(l))
+		case !gl.edge:
+			rows = append(rows, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	// the chain takes 50/s and writes 100/s out of the task (c doubles
+	// them); its thread is busy 50 x 2ms + 50 x 3ms + 100 x 4ms = 65%
+	want := []string{
+		"src source p1 - 50.0/s 0% 0% lag 1 OK",
+		"› b -> c -> d operator p1 50.0/s 100/s 65% 0% ░░░░░░░░░░ 0% OK",
+		"out sink p1 100/s - 0% 0% ░░░░░░░░░░ 0% OK",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("graph rows:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	if want := "operators: b 50.0/s → c 50.0/s → d 100/s"; len(ops) != 1 || ops[0] != want {
+		t.Errorf("operators %q, want one line %q", ops, want)
+	}
+	view := ansi.Strip(m.render())
+	if !strings.Contains(view, "SUBTASKS of b -> c -> d (p1)") || !strings.Contains(view, " 65% busy   0% bp  35% idle  OK    buf   0%  in  50.0/s  out   100/s") {
+		t.Errorf("the chain's subtasks are not the task's:\n%s", view)
+	}
+	m, _ = update(t, m, press("f"))
+	if want := (command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure, Vertex: "b"}}); len(ctl.sent) != 1 || ctl.sent[0] != want {
+		t.Errorf("f on the chain sent %+v, want %+v", ctl.sent, want)
 	}
 }
