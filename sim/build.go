@@ -66,6 +66,9 @@ func (s *Sim) build() error {
 				t.proc = newWindowOperator(t, pv.Window, p.Vertices[0].Source.RecordSize, 0, v.win)
 			case pv.Kind == plan.Operator:
 				t.proc = &operatorFunction{t: t}
+				if pv.Graph != nil {
+					s.graphOperator(t, pv)
+				}
 			case pv.Kind == plan.Sink:
 				t.proc = &sinkWriter{t: t}
 			} // a source's reader is made below
@@ -93,6 +96,11 @@ func (s *Sim) build() error {
 			continue
 		}
 		v := s.vertices[vi]
+		if pv.Source.Edges != nil {
+			if err := s.edgeSource(v, pv.Source); err != nil {
+				return err
+			}
+		}
 		for _, t := range v.subtasks {
 			src, err := newSource(t, pv.Source, v.keys, sc.Seed, s.opts.OpenTrace)
 			if err != nil {

@@ -125,6 +125,20 @@
 // pauses of gc_pause_per_gib per GiB of heap every gc_interval stop the
 // worker's tasks.
 //
+// Streaming graphs (edge_stream.go, graph_operator.go, the algorithms in
+// package graph; "Working with State" in the Flink documentation): an
+// edge-stream source emits the edges of a seeded generator (Erdős–Rényi,
+// Barabási–Albert, grid) or of a SNAP edge-list file, one per record; a
+// graph operator keeps its graph as keyed state and computes degrees,
+// connected components (union-find) or a greedy (2k−1)-spanner (BFS
+// bounded to depth 2k−1, none when an endpoint is new). Its service time
+// per edge is the algorithm's state accesses at the backend's cost for
+// the state primitive (stateCost in keyed_state.go: access_time, plus on
+// rocksdb serialization_bandwidth per byte and an iterator step per
+// scanned entry) plus visit_time per vertex visited; its state bytes are
+// estimated by primitive and backend (package graph), count against the
+// heap, and are snapshotted by checkpoints like other keyed state.
+//
 // Delivery (delivery.go, sink_writer.go): every record has an id and a copy
 // class; sinks write at-least-once, at-most-once, idempotent (upsert by
 // id) or transactional (two-phase commit: visible when the checkpoint
@@ -191,5 +205,16 @@
 //     sources replay (a checkpoint's state size counts them);
 //   - late records are dropped and counted, there is no side output yet;
 //     window joins, interval joins and timers as an operator of their own
-//     are not modelled yet.
+//     are not modelled yet;
+//   - graph operators: a failure is refused by validation, and a failover
+//     (from the live view, or heap state past a worker's memory, where
+//     the run stops at once) stops the run: the graph state is not
+//     restored from checkpoints; a spanner and components need
+//     parallelism 1 (a partitioned variant would lose paths and
+//     components across partitions), degrees counts each subtask's edges
+//     and sums the counts in the summary (a two-phase aggregation); the
+//     state sizes are estimates of the JVM's and RocksDB's layouts, not
+//     measurements; on the heap an access costs access_time whatever the
+//     size of what it reads (objects by reference); RocksDB's block cache,
+//     compaction and write amplification are not modelled.
 package sim

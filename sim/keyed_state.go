@@ -36,6 +36,9 @@ type keyedState struct {
 	// extra is state held beside the per-key bytes: a window operator's
 	// windows (window_operator.go)
 	extra int64
+	// graph is the graph operator whose graph state this is (its keys
+	// the vertices, its size in extra); nil otherwise.
+	graph *graphOperator
 }
 
 func newKeyedState(ks *scenario.KeyedState, sb scenario.StateBackend, incremental bool, maxKeys int) *keyedState {
@@ -119,6 +122,9 @@ func (k *keySet) clone() *keySet {
 // not seen before. Heap state counts against the worker's memory; past it
 // the worker fails with an out-of-memory error.
 func (k *keyedState) access(now des.Time, w *worker, key uint32) des.Time {
+	if k.graph != nil {
+		return 0 // a graph operator accesses its state by vertex (graph_operator.go)
+	}
 	if k.dirty != nil {
 		k.dirty.add(key)
 	}
@@ -131,6 +137,15 @@ func (k *keyedState) access(now des.Time, w *worker, key uint32) des.Time {
 // bytes returns the state size in bytes.
 func (k *keyedState) bytes() int64 { return int64(k.keys.len())*k.bytesPerKey + k.extra }
 
+// perKey returns the state bytes of one key: bytes_per_key, or a graph
+// operator's mean over its vertices.
+func (k *keyedState) perKey() int64 {
+	if k.graph != nil {
+		return k.extra / int64(max(k.keys.len(), 1))
+	}
+	return k.bytesPerKey
+}
+
 // snapshotCost returns the bytes a snapshot uploads (the changed state
 // when incremental, all of it otherwise) and its synchronous duration;
 // it starts the next delta.
@@ -138,7 +153,7 @@ func (k *keyedState) snapshotCost() (upload, full int64, sync des.Time) {
 	full = k.bytes()
 	upload = full
 	if k.dirty != nil {
-		upload = int64(k.dirty.len()) * k.bytesPerKey
+		upload = int64(k.dirty.len()) * k.perKey()
 		k.dirty.clear()
 	}
 	if k.backend == scenario.BackendRocksDB {
@@ -148,4 +163,43 @@ func (k *keyedState) snapshotCost() (upload, full int64, sync des.Time) {
 	}
 	// copy the state table's entries (copy-on-write from then on)
 	return upload, full, des.FromSeconds(float64(int64(k.keys.len())*heapEntryBytes) / heapSyncBytesPerS)
+}
+
+// rocksDBNext is the time of one step of a RocksDB iterator (Next() over
+// a block in the block cache, and the deserialisation of its small key):
+// what a MapState scan pays per entry beside the seek of access_time.
+const rocksDBNext = 100 * des.Nanosecond
+
+// stateCost is the state backend's cost of one state access, by what it
+// moves: access_time for the access itself (a heap lookup, or a RocksDB
+// get, put or seek), plus on rocksdb the bytes it (de)serialises at
+// serialization_bandwidth and, for a scan, rocksDBNext per entry. The heap
+// hands objects over by reference: its accesses cost access_time whatever
+// their size. One model for every operator with state: a keyed operator's
+// record pays access (its state of bytes_per_key is touched in place), a
+// graph operator's edge pays the accesses of its algorithm
+// (graph_operator.go).
+type stateCost struct {
+	access  des.Time
+	perByte float64  // nanoseconds per byte (0 on heap)
+	next    des.Time // per entry of a scan (0 on heap)
+}
+
+func newStateCost(sb scenario.StateBackend) stateCost {
+	c := stateCost{access: sb.AccessTime}
+	if r := sb.SerializationRate(); r > 0 {
+		c.perByte = float64(des.Second) / r
+		c.next = rocksDBNext
+	}
+	return c
+}
+
+// point is one access that (de)serialises bytes.
+func (c stateCost) point(bytes int64) des.Time {
+	return c.access + des.Time(float64(bytes)*c.perByte+0.5)
+}
+
+// scan is one seek and a scan of entries entries of bytes each.
+func (c stateCost) scan(entries int, bytes int64) des.Time {
+	return c.access + des.Time(entries)*c.next + des.Time(float64(int64(entries)*bytes)*c.perByte+0.5)
 }

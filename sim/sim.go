@@ -61,6 +61,9 @@ type Options struct {
 	// OpenTrace opens the traces of sources whose arrival process is
 	// "trace"; required when the scenario has one.
 	OpenTrace TraceOpener
+	// OpenEdges opens the edge-list files of edge-stream sources
+	// (edges.type file); required when the scenario has one.
+	OpenEdges EdgeOpener
 	// Actions are replayed at their times (At; AtS when At is 0), as
 	// recorded by Sim.Actions: the same scenario, seed and actions give the
 	// same run.
@@ -194,6 +197,7 @@ type Sim struct {
 	actions    []Action
 	nextAction int          // next of opts.Actions to replay
 	ckpt       *coordinator // nil without checkpoints
+	graphs     *graphRun    // edge streams and graph operators; nil without
 }
 
 // vertex is a source, operator or sink with its subtasks.

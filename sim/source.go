@@ -117,6 +117,9 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 			if src.genPCG == nil {
 				src.genPCG = pcg
 			}
+			if sc.Edges != nil { // an edge stream: as many records as edges
+				return t.s.edgeArrivals(t, newArrivalGen(sc.Arrival, rand.New(pcg))), nil
+			}
 			return newArrivalGen(sc.Arrival, rand.New(pcg)), nil
 		}
 		if open == nil {

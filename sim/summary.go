@@ -60,6 +60,9 @@ type Summary struct {
 	// EventTime is the event-time progress (absent without watermarks
 	// and windows; watermark_summary.go).
 	EventTime *EventTimeSummary `json:"event_time,omitempty"`
+	// Graphs are the results of the streaming-graph operators (absent
+	// without them; graph_operator.go).
+	Graphs []GraphSummary `json:"graphs,omitempty"`
 }
 
 // TaskSummary is one task: an operator chain (plan.Task), whose vertices
@@ -347,6 +350,7 @@ func (s *Sim) Result() *Result {
 	res := &Result{Summary: sum}
 	res.Summary.Delivery = s.deliverySummary()
 	res.Summary.Recovery = s.fo.summary(now)
+	res.Summary.Graphs = s.graphSummaries()
 	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
 		d := &res.Summary.Diagnosis
 		// the recovery line's words, so that the two never disagree

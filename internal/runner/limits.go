@@ -217,6 +217,10 @@ func memoryParts(e Estimate) (parts, remedy string) {
 		ps = append(ps, part{e.CheckpointBytes, fmt.Sprintf("%s for up to %s in flight", byteSize(float64(e.CheckpointBytes)), plural.Count(e.CheckpointsInFlight, "checkpoint")),
 			"lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval"})
 	}
+	if e.GraphBytes > 0 {
+		ps = append(ps, part{e.GraphBytes, fmt.Sprintf("%s for streaming graphs of up to %d edges and %d vertices", byteSize(float64(e.GraphBytes)), e.GraphEdges, e.GraphVertices),
+			"lower the edge stream's rate or duration, or set its edges.max_edges"})
+	}
 	if e.FailoverBytes > 0 {
 		ps = append(ps, part{e.FailoverBytes, fmt.Sprintf("%s for about %s failovers", byteSize(float64(e.FailoverBytes)), Sci(e.Failovers, 1)), "lengthen the failures' mtbf"})
 	}

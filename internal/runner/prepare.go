@@ -70,7 +70,8 @@ func (e TraceEnv) env(label string) (datasets.Env, error) {
 type Prepared struct {
 	label     string
 	sc        *scenario.Scenario
-	traces    *traces // nil without trace sources
+	traces    *traces    // nil without trace sources
+	edges     *edgeFiles // nil without edge files
 	open      sim.TraceOpener
 	maxQueued int64
 	maxMemory int64 // the simulator's running budget (sim.Options.MaxMemory)
@@ -101,6 +102,13 @@ func Prepare(sc *scenario.Scenario, s Setup) (*Prepared, error) {
 		p.Close()
 		return nil, err
 	}
+	if hasEdgeFile(sc) {
+		base := s.Traces.BaseDir
+		if base == "" {
+			base = scenarioDir(s.Label)
+		}
+		p.edges = &edgeFiles{base: base}
+	}
 	p.actions, p.until = splitStop(s.Actions, sc.Duration)
 	p.maxMemory = runBudget(s.Limits, measure(sc, p.traces.rates()))
 	return p, nil
@@ -118,6 +126,7 @@ func (p *Prepared) Options(obs sim.Observer, progress func(des.Time, uint64)) si
 		MaxMemory: p.maxMemory,
 		Actions:   p.actions,
 		OpenTrace: p.open,
+		OpenEdges: p.openEdges(),
 		Observer:  p.traces.observe(obs),
 		Progress:  progress,
 	}
@@ -139,7 +148,16 @@ func (p *Prepared) CheckLimits(l Limits) error {
 func (p *Prepared) Close() {
 	if p != nil {
 		p.traces.close()
+		p.edges.close()
 	}
+}
+
+// openEdges returns the opener of the run's edge files, nil without.
+func (p *Prepared) openEdges() sim.EdgeOpener {
+	if p.edges == nil {
+		return nil
+	}
+	return p.edges.opener()
 }
 
 // hasTraceSource reports whether a source of sc replays a trace.

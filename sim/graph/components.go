@@ -113,3 +113,13 @@ func (d *Degrees) Of(x uint32) uint32 {
 	}
 	return d.deg[x]
 }
+
+// Each calls f with every vertex of non-zero degree and its degree, by
+// increasing vertex id.
+func (d *Degrees) Each(f func(x, deg uint32)) {
+	for x, n := range d.deg {
+		if n > 0 {
+			f(uint32(x), n)
+		}
+	}
+}

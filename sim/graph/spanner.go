@@ -66,8 +66,16 @@ type SpannerStep struct {
 	// the distance is infinite and no search ran.
 	Shortcut bool
 	// Visited is the vertices the search expanded (read the neighbour
-	// list of); EntriesRead the neighbour entries it read from them.
-	Visited, EntriesRead int
+	// list of), the endpoint it starts from first; Entries the sum of
+	// their degrees (the neighbour entries of the lists read). Last and
+	// LastEntries count those at depth 2k−2, the last level: of them the
+	// search only asks whether the other endpoint is a neighbour (a
+	// MapState contains(), one access, where a list is read whole).
+	Visited, Entries, Last, LastEntries int
+	// From is the endpoint the search started from (the one of smaller
+	// degree), and FromDegree its degree.
+	From       uint32
+	FromDegree int
 	// Found is the spanner distance between the endpoints when at most
 	// 2k−1 (the edge is dropped), else 0.
 	Found int
@@ -105,7 +113,8 @@ func (s *Spanner) Add(u, v uint32) SpannerStep {
 		if s.Adj.Degree(u) > s.Adj.Degree(v) {
 			u, v = v, u // search from the endpoint of smaller degree
 		}
-		st.Found, st.Visited, st.EntriesRead = s.distance(u, v, 2*s.K-1)
+		st.From, st.FromDegree = u, s.Adj.Degree(u)
+		s.distance(u, v, 2*s.K-1, &st)
 		st.Kept = st.Found == 0
 		s.Visits += uint64(st.Visited)
 	}
@@ -116,14 +125,14 @@ func (s *Spanner) Add(u, v uint32) SpannerStep {
 	return st
 }
 
-// distance returns the hop distance from u to v in the spanner when it is
-// at most bound (0 otherwise, and for u == v... which a stream never
-// offers: self-loops are skipped), with the vertices expanded and the
-// neighbour entries read. The BFS expands vertices at depth < bound only:
+// distance sets st.Found to the hop distance from u to v in the spanner
+// when it is at most bound (else 0; u ≠ v, since streams skip
+// self-loops), and counts the vertices expanded and the neighbour
+// entries of their lists into st. The BFS expands vertices at depth < bound only:
 // their neighbours are at depth ≤ bound.
-func (s *Spanner) distance(u, v uint32, bound int) (found, visited, entries int) {
+func (s *Spanner) distance(u, v uint32, bound int, st *SpannerStep) {
 	if u == v {
-		return 0, 0, 0
+		return
 	}
 	if n := len(s.Adj.nbrs); len(s.mark) < n {
 		s.mark = append(s.mark, make([]uint32, n-len(s.mark))...)
@@ -142,27 +151,32 @@ func (s *Spanner) distance(u, v uint32, bound int) (found, visited, entries int)
 		if d >= bound {
 			break // BFS order: every vertex after x is as deep
 		}
-		visited++
 		nb := s.Adj.nbrs[x]
-		for i, y := range nb {
+		st.Visited++
+		st.Entries += len(nb)
+		if d == bound-1 {
+			st.Last++
+			st.LastEntries += len(nb)
+		}
+		for _, y := range nb {
 			if y == v {
 				s.queue = q
-				return d + 1, visited, entries + i + 1
+				st.Found = d + 1
+				return
 			}
 			if s.mark[y] != s.stamp {
 				s.mark[y], s.depth[y] = s.stamp, uint8(d+1)
 				q = append(q, y)
 			}
 		}
-		entries += len(nb)
 	}
 	s.queue = q
-	return 0, visited, entries
 }
 
 // Distance returns the hop distance between u and v in the spanner when
 // it is at most bound, else 0 (for tests and checks).
 func (s *Spanner) Distance(u, v uint32, bound int) int {
-	d, _, _ := s.distance(u, v, bound)
-	return d
+	var st SpannerStep
+	s.distance(u, v, bound, &st)
+	return st.Found
 }

@@ -82,3 +82,19 @@ func ValueBytes(p Primitive, deg int) int64 {
 	}
 	return RocksValueHeader + int64(deg)*RocksPerNeighbour
 }
+
+// CounterBytes is the state size of `values` small values per vertex (8
+// bytes each: a degree counter, a union-find parent or size) for
+// `vertices` vertices, each value its own ValueState entry, on RocksDB
+// when rocks is true and on the heap otherwise (a table entry, the boxed
+// key and a boxed Long of 16 bytes).
+func CounterBytes(rocks bool, vertices int64, values int64) int64 {
+	if rocks {
+		return vertices * values * (RocksKey + RocksOverhead + 8)
+	}
+	return vertices * values * (HeapEntry + 16)
+}
+
+// MapEntryBytes is what a MapState access (de)serialises of one entry:
+// the neighbour id (the user key) and its one-byte value.
+const MapEntryBytes = 8 + 1

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/graph"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -124,11 +125,24 @@ type Estimate struct {
 	// the simulator (BytesPerWindowState each).
 	WindowStates float64
 	WindowBytes  int64
+	// GraphEdges are the edges the edge-stream sources emit at most (a
+	// stream's size, its max_edges, or what the arrival rate brings over
+	// the duration, whichever is least; an edge file's size is unknown,
+	// so its rate decides), and GraphVertices the vertex ids they reach.
+	// GraphBytes is the simulator's memory of them: the edge logs, the
+	// generators, and the graph operators' adjacency lists, union-find
+	// and degree arrays (see estimateGraphs). GraphStateBytes is the
+	// modelled graph state of the operators at the end, at most (every
+	// edge kept), by primitive and backend (graph.StateBytes): on the heap
+	// it counts against workers.memory.
+	GraphEdges, GraphVertices   int64
+	GraphBytes, GraphStateBytes int64
 	// Memory is the estimated bytes of the job's structures before any
 	// record: channels (about 300 bytes each), zipf key tables (8 bytes a
 	// key), subtasks (about 2 KiB each), workers (80 bytes each), key sets
 	// (KeySetBytes), checkpoints in flight (CheckpointBytes), failovers
-	// (FailoverBytes) and open windows (WindowBytes).
+	// (FailoverBytes), open windows (WindowBytes) and streaming graphs
+	// (GraphBytes).
 	Memory int64
 	// Rows is the number of rows of timeseries.csv: one per subtask and
 	// per vertex at every metrics sample.
@@ -216,8 +230,9 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	p.estimateCheckpoints(&e)
 	p.estimateFailovers(&e)
 	e.WindowBytes = satMul(int64(min(e.WindowStates, float64(math.MaxInt64/BytesPerWindowState))), BytesPerWindowState)
+	p.estimateGraphs(&e)
 	e.Memory = satAdd(e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
-		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes)
+		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.GraphBytes)
 	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e
@@ -430,4 +445,82 @@ func (p *Plan) windowStates(v *Vertex, in float64) float64 {
 	}
 	span := w.Size + lag + w.AllowedLateness
 	return finite(math.Ceil(float64(span)/float64(slide)) * distinct(w.Size))
+}
+
+// Memory of streaming graphs in the simulator, in bytes, with the
+// doubling of growing slices: an edge of an edge log (two 4-byte ids), and
+// of a Barabási–Albert generator's list of endpoints; a neighbour entry
+// of an adjacency list (4 bytes, two per edge); a vertex of an adjacency
+// list (its slice header, BFS mark and depth, key-set bit), of a
+// union-find (parent, size, seen) and of a degree array.
+const (
+	bytesPerLogEdge       = 2 * 8
+	bytesPerGeneratorEdge = 2 * 8
+	bytesPerAdjEntry      = 2 * 4
+	bytesPerAdjVertex     = 2 * (24 + 4 + 1 + 1)
+	bytesPerUFVertex      = 2 * 9
+	bytesPerDegreeVertex  = 2 * 4
+)
+
+// estimateGraphs fills the edge streams and graph operators of e: the
+// edges each edge-stream source emits at most and the vertex ids they
+// reach, the simulator's memory for them, and the modelled graph state.
+func (p *Plan) estimateGraphs(e *Estimate) {
+	sc := p.Scenario
+	edges := map[string][2]int64{} // by source: edges, vertex ids
+	for _, v := range p.Vertices {
+		if v.Kind != Source || v.Source.Edges == nil {
+			continue
+		}
+		es := v.Source.Edges
+		byRate := finite(meanRate(v.Source.Arrival, sc.Duration)*sc.Duration.Seconds()+1) * float64(v.Parallelism)
+		n := byRate
+		var ids float64
+		switch es.Type {
+		case scenario.EdgesErdosRenyi:
+			mean := es.Probability * float64(es.Vertices) * float64(es.Vertices-1) / 2
+			n = min(n, mean+4*math.Sqrt(mean)+1)
+			ids = min(float64(es.Vertices), math.Sqrt(2*n/es.Probability)+2) // edges come by increasing vertex
+		case scenario.EdgesBarabasiAlbert:
+			m := float64(es.Attach)
+			n = min(n, m*(m+1)/2+float64(max(es.Vertices-es.Attach-1, 0))*m)
+			ids = min(float64(es.Vertices), n/m+m+2)
+			e.GraphBytes = satAdd(e.GraphBytes, int64(n)*bytesPerGeneratorEdge)
+		case scenario.EdgesGrid:
+			n = min(n, float64(es.Rows*(es.Cols-1)+es.Cols*(es.Rows-1)))
+			ids = min(float64(es.Rows)*float64(es.Cols), n/2+float64(es.Cols)+1)
+		default:
+			ids = min(float64(graph.MaxVertices), 2*n)
+		}
+		if es.MaxEdges > 0 {
+			n = min(n, float64(es.MaxEdges))
+		}
+		ne, ni := int64(min(n, 1<<52)), int64(ids)
+		edges[v.Name] = [2]int64{ne, ni}
+		e.GraphEdges = satAdd(e.GraphEdges, ne)
+		e.GraphVertices = satAdd(e.GraphVertices, ni)
+		e.GraphBytes = satAdd(e.GraphBytes, satMul(ne, bytesPerLogEdge))
+	}
+	rocks := sc.StateBackend.Type == scenario.BackendRocksDB
+	for _, v := range p.Vertices {
+		if v.Graph == nil {
+			continue
+		}
+		var ne, ni int64
+		for _, in := range v.Inputs {
+			c := edges[in.From.Name]
+			ne, ni = satAdd(ne, c[0]), max(ni, c[1])
+		}
+		switch v.Graph.Algorithm {
+		case scenario.GraphSpanner:
+			e.GraphBytes = satAdd(e.GraphBytes, satMul(ne, 2*bytesPerAdjEntry), satMul(ni, bytesPerAdjVertex))
+			e.GraphStateBytes = satAdd(e.GraphStateBytes, graph.StateBytes(graph.Primitive(v.Graph.Primitive), rocks, min(ni, 2*ne), satMul(ne, 2)))
+		case scenario.GraphComponents:
+			e.GraphBytes = satAdd(e.GraphBytes, satMul(ni, bytesPerUFVertex))
+			e.GraphStateBytes = satAdd(e.GraphStateBytes, graph.CounterBytes(rocks, min(ni, 2*ne), 2))
+		default:
+			e.GraphBytes = satAdd(e.GraphBytes, satMul(satMul(ni, bytesPerDegreeVertex), int64(v.Parallelism)))
+			e.GraphStateBytes = satAdd(e.GraphStateBytes, graph.CounterBytes(rocks, min(ni, 2*ne), 1))
+		}
+	}
 }

@@ -145,6 +145,9 @@ type Vertex struct {
 	// State is the keyed state of an operator that holds some (BytesPerKey
 	// > 0), else nil.
 	State *scenario.KeyedState
+	// Graph is a streaming-graph operator's algorithm and state choice,
+	// else nil.
+	Graph *scenario.GraphOperator
 	// Delivery is a sink's delivery guarantee, "" for other kinds.
 	Delivery string
 	// Window is the window of a window operator, else nil.
@@ -361,10 +364,11 @@ func (p *Plan) Names() []string {
 	return names
 }
 
-// Stateful reports whether some operator holds keyed state.
+// Stateful reports whether some operator holds keyed state (graph
+// operators hold their graph as keyed state).
 func (p *Plan) Stateful() bool {
 	for _, v := range p.Vertices {
-		if v.State != nil {
+		if v.State != nil || v.Graph != nil {
 			return true
 		}
 	}
@@ -415,6 +419,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 		if o.State != nil && o.State.BytesPerKey > 0 {
 			v.State = o.State
 		}
+		v.Graph = o.Graph
 		if err := add(decl{v, o.Inputs, o.Partitioning, o.MaxParallelism}); err != nil {
 			return nil, err
 		}

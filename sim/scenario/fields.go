@@ -153,6 +153,7 @@ var sourceMapping = &Mapping{
 			Doc: "Out-of-orderness: each record's event time is its arrival at the source less a delay drawn from this distribution."},
 		{Name: kWatermarks, Go: "Watermarks", Kind: KindMapping, Sub: watermarksMapping, DefaultDoc: "no watermarks",
 			Doc: "Watermark generation of each subtask (Flink's WatermarkStrategy); needed by event-time windows downstream."},
+		{Name: kEdges, Go: "Edges", Kind: KindMapping, Sub: edgesMapping, DefaultDoc: "plain records", Doc: "An edge stream: each record is the next edge of a graph (streaming-graph operators read it)."},
 	},
 }
 
@@ -328,6 +329,7 @@ var operatorMapping = &Mapping{
 			Doc:    "Output records per input record: a filter 0.3, a flatMap 2.5."},
 		&Field{Name: kState, Go: "State", Kind: KindMapping, Sub: keyedStateMapping, DefaultDoc: "stateless", Doc: "Keyed state."},
 		&Field{Name: kWindow, Go: "Window", Kind: KindMapping, Sub: windowMapping, DefaultDoc: "no window", Doc: "Makes the operator a window operator."},
+		&Field{Name: kGraph, Go: "Graph", Kind: KindMapping, Sub: graphMapping, DefaultDoc: "a plain operator", Doc: "A streaming-graph operator over the edges of its input."},
 	),
 	Custom:  decodeInputs,
 	Prefill: inheritNetwork,
@@ -421,6 +423,9 @@ var backendMapping = &Mapping{
 			Doc:    "Every gc_interval each worker pauses for gc_pause_per_gib per GiB of heap state it holds (at least 1ms); 0 is no garbage-collection pauses."},
 		{Name: kGCPausePerGiB, Go: "GCPausePerGiB", Kind: KindDuration, Only: heapOnly, Bounds: Bounds{Min: 0}, DefaultDoc: "100ms once gc_interval is on",
 			Doc: "The pause per GiB of heap state of a worker; needs gc_interval."},
+		{Name: kSerializationBandwidth, Go: "SerializationBandwidth", Kind: KindBandwidth, DefaultDoc: "200MiB/s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
+			Only: &Cond{Field: kType, Values: []string{BackendRocksDB}},
+			Doc:  "Bytes per second a state access (de)serialises beside its access_time: a graph operator's read of a ValueState or ListState neighbour list takes its bytes / serialization_bandwidth more (RocksDB stores serialised bytes; the heap keeps objects)."},
 	},
 }
 

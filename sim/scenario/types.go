@@ -196,6 +196,10 @@ type Source struct {
 	// Watermarks is the source's WatermarkStrategy; nil (the default)
 	// generates no watermarks (and no windows may fire in event time).
 	Watermarks *Watermarks
+	// Edges makes the source an edge stream: each record is the next edge
+	// of a generated graph or an edge-list file (streaming_graph.go); nil
+	// for a source of plain records.
+	Edges *EdgeStream
 }
 
 // Event-delay distributions (out-of-orderness).
@@ -337,6 +341,9 @@ type Operator struct {
 	Chain bool
 	// Window makes the operator a window operator; nil for a plain one.
 	Window *Window
+	// Graph makes the operator a streaming-graph operator over the edges
+	// of its input (streaming_graph.go); nil for a plain operator.
+	Graph *GraphOperator
 }
 
 // KeyedState is the keyed state of an operator: BytesPerKey for every
@@ -432,6 +439,31 @@ type StateBackend struct {
 	// of heap state it holds (at least 1ms). Off (0) by default.
 	GCInterval    des.Time
 	GCPausePerGiB des.Time
+	// SerializationBandwidth (rocksdb only) is the bytes per simulated
+	// second a state access (de)serialises beside its access_time: a
+	// graph operator's ValueState or ListState read of a neighbour list
+	// takes bytes / SerializationBandwidth more; 0 stands for
+	// DefaultSerializationBandwidth (see SerializationRate).
+	SerializationBandwidth float64
+}
+
+// DefaultSerializationBandwidth is the default
+// state_backend.serialization_bandwidth, in bytes per simulated second:
+// Flink's serializers of boxed values and lists run at some hundreds of
+// MB/s on one core.
+const DefaultSerializationBandwidth = 200 << 20
+
+// SerializationRate returns the bytes per simulated second a state access
+// (de)serialises: SerializationBandwidth on rocksdb, or its default; 0 on
+// the heap, which keeps objects and serialises nothing on access.
+func (sb StateBackend) SerializationRate() float64 {
+	switch {
+	case sb.Type != BackendRocksDB:
+		return 0
+	case sb.SerializationBandwidth > 0:
+		return sb.SerializationBandwidth
+	}
+	return DefaultSerializationBandwidth
 }
 
 // Restart strategies (Flink's restart-strategy.type).

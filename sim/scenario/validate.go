@@ -208,6 +208,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		}
 	}
 	c.graph()
+	c.streamingGraphs()
 	for i, f := range s.Failures {
 		c.failure(strictyaml.Index(kFailures, i), f)
 	}

@@ -1,0 +1,431 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/graph"
+	"github.com/dspalab/dspalab/sim/metrics"
+	"github.com/dspalab/dspalab/sim/plan"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// graphRun holds what the streaming-graph operators of a run share: the
+// edge logs of the edge-stream sources, and the operators, in the order of
+// their subtasks. Nil for a run without edge streams.
+type graphRun struct {
+	logs map[*vertex]*edgeLog
+	ops  []*graphOperator
+}
+
+// graphOperator is the record processor of a streaming-graph operator
+// (scenario.GraphOperator): each input record is an edge (the edge its id
+// names in its source's edge log), which updates the graph state (degrees,
+// union-find or spanner, in package graph) and is emitted when the
+// algorithm says so: a spanner emits the edges it keeps, components the
+// edges that join two components (a spanning forest), degrees every edge.
+//
+// Its service time per edge is the operator's service_time, then the
+// graph work: the state accesses of the algorithm, each at the state
+// backend's cost (stateCost: access_time, plus on rocksdb the bytes it
+// (de)serialises and the entries it scans), plus visit_time per vertex a
+// spanner's search visits. For a spanner of primitive P, with du and dv
+// the spanner degrees of the endpoints before the edge:
+//
+//   - are the endpoints new? value and list read both neighbour lists
+//     whole (ValueState.value(), ListState.get() deserialise the list on
+//     rocksdb); map asks isEmpty(), one seek each;
+//   - a search (no endpoint new) reads the list of every vertex it visits,
+//     the start's again on map only (value and list have it from the
+//     first step); on map, a vertex of the last level (depth 2k−2) asks
+//     contains(other endpoint), one access, instead of a scan;
+//   - a kept edge writes both endpoints: value serialises each list whole
+//     with the new neighbour (update()), list appends one element (add(),
+//     a RocksDB merge that reads nothing), map puts one entry.
+//
+// A list of deg neighbours is graph.ValueBytes(P, deg) bytes read at once
+// for value and list; a map scan is one seek and deg entries of
+// graph.MapEntryBytes, rocksDBNext each. Degrees and components keep one
+// or two 8-byte values per vertex (counter; parent and size): degrees
+// reads and writes both counters (4 accesses), a union-find reads a
+// parent per step of its two finds (and the two roots), writes the
+// parents that path halving shortens, and a merge writes a parent and a
+// size. Sources: Flink's state documentation
+// (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/fault-tolerance/state/)
+// and its RocksDB tuning notes ("MapState and ListState perform better
+// than ValueState on RocksDB": RocksDBListState.add merges without
+// deserialising, RocksDBMapState keeps an entry per map key,
+// RocksDBValueState serialises the whole value on every update()).
+type graphOperator struct {
+	t         *subtask
+	algorithm string
+	prim      graph.Primitive
+	rocks     bool
+	cost      stateCost
+	visitTime des.Time
+	spanner   *graph.Spanner
+	comp      *graph.Components
+	deg       *graph.Degrees
+	inGraph   bool // the record in hand is in its graph work (a second service)
+	keep      bool // the record in hand is emitted
+	epoch     uint32
+	bytes     int64 // the modelled state size, by primitive and backend
+	// what it did, over the whole run
+	edges, kept, shortcuts, searches, visits uint64
+	work                                     des.Time // the graph work's service time, summed
+	visitHist                                *metrics.Histogram
+	visitLog2                                []uint64 // visits per search by power of two: [0], [1], [2,3], [4,7], ...
+}
+
+func newGraphOperator(t *subtask, g *scenario.GraphOperator, sb scenario.StateBackend) *graphOperator {
+	op := &graphOperator{t: t, algorithm: g.Algorithm, prim: graph.Primitive(g.Primitive), rocks: sb.Type == scenario.BackendRocksDB,
+		cost: newStateCost(sb), visitTime: g.VisitTime, epoch: t.s.epoch, visitHist: metrics.NewHistogram()}
+	switch g.Algorithm {
+	case scenario.GraphSpanner:
+		op.spanner = graph.NewSpanner(g.K)
+	case scenario.GraphComponents:
+		op.comp = &graph.Components{}
+	default:
+		op.deg = &graph.Degrees{}
+	}
+	return op
+}
+
+// run takes input records while the task is idle. A failover (a failure
+// from the live view, or an out-of-memory failure) stops the run: the
+// graph state is not restored from a checkpoint (see sim/doc.go).
+func (g *graphOperator) run(now des.Time) {
+	if g.epoch != g.t.s.epoch {
+		if g.t.s.stopped == nil {
+			g.t.s.stopped = fmt.Errorf("operator %s failed over at %s, but graph operators do not restore their graph state from checkpoints: the run stops", g.t.v.name, FormatTime(now))
+		}
+		return
+	}
+	g.t.pull(now)
+}
+
+// complete ends the service of the record in hand: first the graph work
+// begins (the task stays busy for it), then its outputs are written.
+func (g *graphOperator) complete(now des.Time) {
+	t := g.t
+	if !g.inGraph {
+		d := g.process(now)
+		if t.slow > 1 {
+			d = des.Time(float64(d)*t.slow + 0.5)
+		}
+		if d > 0 {
+			g.inGraph = true
+			t.setState(now, stateBusy)
+			t.after(d, (*serviceDone)(t))
+			return
+		}
+	}
+	g.inGraph = false
+	t.served(now)
+	r := &t.cur
+	t.v.observeLatency(now - r.Ingest)
+	if g.keep {
+		t.pend = append(t.pend, *r)
+	}
+	st := stateIdle
+	if !t.emit(now) {
+		st = t.blockedState()
+	}
+	t.setState(now, st)
+}
+
+// written goes on with the next input record.
+func (g *graphOperator) written(now des.Time) { g.t.resume(now) }
+
+// process applies the edge of the record in hand to the graph state and
+// returns the service time of the work.
+func (g *graphOperator) process(now des.Time) des.Time {
+	e, ok := g.t.s.edgeOf(&g.t.cur)
+	g.keep = false
+	if !ok {
+		return 0 // not an edge (validation lets only edge streams in)
+	}
+	g.edges++
+	c := g.cost
+	var d des.Time
+	switch {
+	case g.spanner != nil:
+		du, dv := g.spanner.Adj.Degree(e.U), g.spanner.Adj.Degree(e.V)
+		st := g.spanner.Add(e.U, e.V)
+		d = g.spannerCost(st, du, dv)
+		g.keep = st.Kept
+		if st.Shortcut {
+			g.shortcuts++
+		} else {
+			g.searches++
+			g.visits += uint64(st.Visited)
+			g.visitHist.Add(des.Time(st.Visited))
+			b := 0
+			for v := st.Visited; v > 0; v >>= 1 {
+				b++
+			}
+			for len(g.visitLog2) <= b {
+				g.visitLog2 = append(g.visitLog2, 0)
+			}
+			g.visitLog2[b]++
+		}
+		if st.Kept {
+			g.kept++
+			g.touch(e.U)
+			g.touch(e.V)
+		}
+		g.resize(now, graph.StateBytes(g.prim, g.rocks, int64(g.spanner.Adj.Vertices()), int64(g.spanner.Adj.Entries())))
+	case g.comp != nil:
+		merged, steps := g.comp.Add(e.U, e.V)
+		writes := steps // path halving shortens a parent per step
+		if merged {
+			writes += 2 // the parent and size of the new root
+			g.kept++
+		}
+		d = des.Time(steps+2+writes) * c.point(8)
+		g.keep = merged
+		g.touch(e.U)
+		g.touch(e.V)
+		g.resize(now, graph.CounterBytes(g.rocks, int64(g.comp.Vertices), 2))
+	default:
+		g.deg.Add(e.U, e.V)
+		d = 4 * c.point(8)
+		g.keep = true
+		g.touch(e.U)
+		g.touch(e.V)
+		g.resize(now, graph.CounterBytes(g.rocks, int64(g.deg.Vertices), 1))
+	}
+	g.work += d
+	return d
+}
+
+// spannerCost is the service time of a spanner's work on one edge (see
+// graphOperator).
+func (g *graphOperator) spannerCost(st graph.SpannerStep, du, dv int) des.Time {
+	c := g.cost
+	var d des.Time
+	if g.prim == graph.MapState {
+		d += 2 * c.access // isEmpty()
+	} else {
+		d += c.point(graph.ValueBytes(g.prim, du)) + c.point(graph.ValueBytes(g.prim, dv))
+	}
+	if !st.Shortcut {
+		if g.prim == graph.MapState {
+			inner, entries := st.Visited-st.Last, st.Entries-st.LastEntries
+			d += des.Time(inner)*c.access + c.scan(entries, graph.MapEntryBytes) - c.access // a seek per list, entries scanned
+			d += des.Time(st.Last) * c.access                                               // contains()
+		} else {
+			// every list but the start's, read whole
+			n, entries := st.Visited-1, st.Entries-st.FromDegree
+			bytes := graph.ValueBytes(g.prim, entries) + int64(n-1)*graph.ValueBytes(g.prim, 0)
+			if n > 0 {
+				d += des.Time(n-1)*c.access + c.point(bytes)
+			}
+		}
+		d += des.Time(st.Visited) * g.visitTime
+	}
+	if st.Kept {
+		switch g.prim {
+		case graph.ValueState:
+			d += c.point(graph.ValueBytes(g.prim, du+1)) + c.point(graph.ValueBytes(g.prim, dv+1))
+		case graph.ListState:
+			d += 2 * c.point(graph.ValueBytes(g.prim, 1))
+		default:
+			d += 2 * c.point(graph.MapEntryBytes)
+		}
+	}
+	return d
+}
+
+// touch marks vertex x's state as changed (an incremental checkpoint
+// uploads it) and known (the keyed state's keys).
+func (g *graphOperator) touch(x uint32) {
+	k := g.t.keyed
+	k.keys.add(x)
+	if k.dirty != nil {
+		k.dirty.add(x)
+	}
+}
+
+// resize sets the modelled state size; heap state counts against the
+// worker's memory, and past it the run stops (Flink's job would fail with
+// an OutOfMemoryError and fail again after every restart).
+func (g *graphOperator) resize(now des.Time, bytes int64) {
+	delta := bytes - g.bytes
+	g.bytes = bytes
+	g.t.keyed.extra = bytes
+	if g.rocks || delta == 0 {
+		return
+	}
+	w := g.t.s.workers[g.t.worker]
+	w.heap += delta
+	if w.heap > w.memory && g.t.s.stopped == nil {
+		g.t.s.stopped = fmt.Errorf("worker %d ran out of memory at %s: %s of heap state (the graph of %s, %s) exceed its memory of %s (java.lang.OutOfMemoryError: Java heap space); the rocksdb state backend keeps state on disk",
+			w.index, FormatTime(now), scenario.FormatByteSize(w.heap), g.t.v.name, g.prim, scenario.FormatByteSize(w.memory))
+	}
+}
+
+// GraphSummary is what a streaming-graph operator computed over the whole
+// run (its graph state is cumulative: the warm-up is not left out), in
+// summary.json's "graphs".
+type GraphSummary struct {
+	Vertex    string `json:"vertex"`
+	Algorithm string `json:"algorithm"`
+	// Primitive is the state primitive of a spanner's adjacency list ("" for
+	// degrees and components, which keep single values); Backend the
+	// state backend.
+	Primitive string `json:"primitive,omitempty"`
+	Backend   string `json:"backend"`
+	// K is the spanner's k (stretch 2k−1), 0 for other algorithms.
+	K int `json:"k,omitempty"`
+	// Edges is the edges the operator processed; Kept those it emitted
+	// (the spanner's edges, the spanning forest's for components, every
+	// edge for degrees) and Dropped the rest. KeptRatio is Kept / Edges:
+	// the spanner's size against its input.
+	Edges     uint64  `json:"edges"`
+	Kept      uint64  `json:"kept"`
+	Dropped   uint64  `json:"dropped"`
+	KeptRatio float64 `json:"kept_ratio"`
+	// Spanner: Shortcuts are the edges with a new endpoint (no search:
+	// the distance is infinite), Searches the others; SearchRatio is
+	// Searches / Edges, the fraction of edges that needed a search.
+	// Visits are the vertices the searches visited: mean and p99 per
+	// search (p99 within 1%), max, and VisitHistogram the searches by
+	// visits in powers of two (1, 2-3, 4-7, ...), the empty ones left out.
+	Shortcuts      uint64        `json:"shortcuts,omitempty"`
+	Searches       uint64        `json:"searches,omitempty"`
+	SearchRatio    float64       `json:"search_ratio,omitempty"`
+	Visits         uint64        `json:"visits,omitempty"`
+	VisitsMean     float64       `json:"visits_mean,omitempty"`
+	VisitsP99      float64       `json:"visits_p99,omitempty"`
+	VisitsMax      float64       `json:"visits_max,omitempty"`
+	VisitHistogram []VisitBucket `json:"visit_histogram,omitempty"`
+	// Vertices is the distinct vertices in the graph state; Components the
+	// connected components among them and LargestComponent the largest's
+	// vertices (components); MaxDegree the largest degree (degrees: over
+	// the subtasks' counts summed).
+	Vertices         int    `json:"vertices"`
+	Components       int    `json:"components,omitempty"`
+	LargestComponent int    `json:"largest_component,omitempty"`
+	MaxDegree        uint32 `json:"max_degree,omitempty"`
+	// StateBytes is the modelled graph state at the end, by primitive and
+	// backend (graph.StateBytes), over the subtasks; WorkMeanUs the mean
+	// service time of the graph work per edge, in microseconds.
+	StateBytes int64   `json:"state_bytes"`
+	WorkMeanUs float64 `json:"work_mean_us"`
+}
+
+// graphSummaries returns the summaries of the graph operators, one per
+// vertex, in the order of the plan (nil without graph operators).
+func (s *Sim) graphSummaries() []GraphSummary {
+	if s.graphs == nil || len(s.graphs.ops) == 0 {
+		return nil
+	}
+	var out []GraphSummary
+	for _, v := range s.vertices {
+		var ops []*graphOperator
+		for _, op := range s.graphs.ops {
+			if op.t.v == v {
+				ops = append(ops, op)
+			}
+		}
+		if len(ops) == 0 {
+			continue
+		}
+		g := GraphSummary{Vertex: v.name, Algorithm: ops[0].algorithm, Backend: s.sc.StateBackend.Type}
+		hist := metrics.NewHistogram()
+		var buckets []uint64
+		var work des.Time
+		for _, op := range ops {
+			g.Edges += op.edges
+			g.Kept += op.kept
+			g.Shortcuts += op.shortcuts
+			g.Searches += op.searches
+			g.Visits += op.visits
+			g.StateBytes += op.bytes
+			work += op.work
+			hist.Merge(op.visitHist)
+			for b, n := range op.visitLog2 {
+				if n == 0 {
+					continue
+				}
+				for len(buckets) <= b {
+					buckets = append(buckets, 0)
+				}
+				buckets[b] += n
+			}
+		}
+		for b, n := range buckets {
+			if n > 0 {
+				lo := uint64(1) << max(b-1, 0)
+				if b == 0 {
+					lo = 0
+				}
+				g.VisitHistogram = append(g.VisitHistogram, VisitBucket{From: lo, To: max(uint64(1)<<b-1, lo), Searches: n})
+			}
+		}
+		op := ops[0]
+		switch {
+		case op.spanner != nil:
+			g.Primitive, g.K = string(op.prim), op.spanner.K
+			g.Vertices = op.spanner.Adj.Vertices()
+		case op.comp != nil:
+			g.Vertices, g.Components, g.LargestComponent = op.comp.Vertices, op.comp.Sets, op.comp.Largest()
+		default:
+			g.Vertices, g.MaxDegree = mergedDegrees(ops)
+			g.Kept = g.Edges
+		}
+		g.Dropped = g.Edges - g.Kept
+		if g.Edges > 0 {
+			g.KeptRatio = round6(float64(g.Kept) / float64(g.Edges))
+			g.SearchRatio = round6(float64(g.Searches) / float64(g.Edges))
+			g.WorkMeanUs = round6(float64(work) / float64(g.Edges) / float64(des.Microsecond))
+		}
+		if g.Searches > 0 {
+			g.VisitsMean = round6(float64(g.Visits) / float64(g.Searches))
+			g.VisitsP99 = math.Round(float64(hist.Quantile(0.99)))
+			g.VisitsMax = float64(hist.Max())
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// mergedDegrees sums the degree counts of the subtasks of a degree
+// operator: the distinct vertices and the largest degree.
+func mergedDegrees(ops []*graphOperator) (vertices int, maxDeg uint32) {
+	if len(ops) == 1 {
+		return ops[0].deg.Vertices, ops[0].deg.Max
+	}
+	sum := map[uint32]uint32{}
+	for _, op := range ops {
+		op.deg.Each(func(x, d uint32) { sum[x] += d })
+	}
+	for _, d := range sum {
+		maxDeg = max(maxDeg, d)
+	}
+	return len(sum), maxDeg
+}
+
+// VisitBucket is a bar of GraphSummary.VisitHistogram: the searches that
+// visited From to To vertices.
+type VisitBucket struct {
+	From     uint64 `json:"from"`
+	To       uint64 `json:"to"`
+	Searches uint64 `json:"searches"`
+}
+
+// graphOperator makes subtask t of graph operator pv: its processor and
+// its graph state as keyed state (checkpoints snapshot it).
+func (s *Sim) graphOperator(t *subtask, pv *plan.Vertex) {
+	sc := s.plan.Scenario
+	if s.graphs == nil {
+		s.graphs = &graphRun{logs: map[*vertex]*edgeLog{}}
+	}
+	g := newGraphOperator(t, pv.Graph, sc.StateBackend)
+	t.proc = g
+	t.keyed = newKeyedState(&scenario.KeyedState{}, sc.StateBackend, sc.Checkpoint.Incremental, 1<<16)
+	t.keyed.graph = g
+	s.graphs.ops = append(s.graphs.ops, g)
+}

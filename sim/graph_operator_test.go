@@ -1,0 +1,256 @@
+package sim_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/graph"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// graphScenario is an edge stream into one graph operator and a sink.
+func graphScenario(t testing.TB, edges, op, extra string) *scenario.Scenario {
+	t.Helper()
+	return parse(t, "g.yaml", []byte(fmt.Sprintf(`duration: 20s
+sources:
+  - name: edges
+    arrival: {process: constant, rate: 50/s}
+    edges: %s
+operators:
+  - name: g
+    input: edges
+    service_time: {mean: 0s}
+    graph: %s
+sinks: [{name: out, input: g}]
+%s`, edges, op, extra)))
+}
+
+func graphSummary(t testing.TB, s *sim.Summary) sim.GraphSummary {
+	t.Helper()
+	if len(s.Graphs) != 1 {
+		t.Fatalf("%d graph summaries, want 1", len(s.Graphs))
+	}
+	return s.Graphs[0]
+}
+
+// TestGraphCostModel: with constant costs (access_time a, 1ns per byte
+// serialised, 100ns per entry of a RocksDB scan, visit_time v), the
+// spanner's work per edge is the model's formula, written out here for
+// each primitive and backend over the same edges through graph.Spanner.
+func TestGraphCostModel(t *testing.T) {
+	const a, v = 1000, 300 // ns
+	edges := graph.Grid(6, 7, 0)
+	for _, backend := range []string{"heap", "rocksdb"} {
+		for _, prim := range graph.Primitives {
+			backendYAML := "state_backend: {type: heap, access_time: 1us}"
+			var b, next int64
+			if backend == "rocksdb" {
+				backendYAML = "state_backend: {type: rocksdb, access_time: 1us, serialization_bandwidth: 1000000000B/s}"
+				b, next = 1, 100
+			}
+			sc := graphScenario(t, "{type: grid, rows: 6, cols: 7}",
+				fmt.Sprintf("{algorithm: spanner, k: 2, primitive: %s, visit_time: 300ns}", prim), backendYAML)
+			g := graphSummary(t, run(t, sc))
+			sp := graph.NewSpanner(2)
+			var want int64 // ns over all edges
+			for _, e := range edges {
+				du, dv := int64(sp.Adj.Degree(e.U)), int64(sp.Adj.Degree(e.V))
+				st := sp.Add(e.U, e.V)
+				var d int64
+				switch prim {
+				case graph.ValueState:
+					d += a + (4+8*du)*b + a + (4+8*dv)*b
+					if !st.Shortcut { // every visited list but the start's, whole
+						n := int64(st.Visited - 1)
+						d += n*a + (4*n+8*int64(st.Entries-st.FromDegree))*b
+					}
+					if st.Kept {
+						d += a + (4+8*(du+1))*b + a + (4+8*(dv+1))*b
+					}
+				case graph.ListState:
+					d += a + 9*du*b + a + 9*dv*b
+					if !st.Shortcut {
+						d += int64(st.Visited-1)*a + 9*int64(st.Entries-st.FromDegree)*b
+					}
+					if st.Kept {
+						d += 2 * (a + 9*b)
+					}
+				case graph.MapState:
+					d += 2 * a
+					if !st.Shortcut {
+						inner, entries := int64(st.Visited-st.Last), int64(st.Entries-st.LastEntries)
+						d += inner*a + entries*(next+9*b) + int64(st.Last)*a
+					}
+					if st.Kept {
+						d += 2 * (a + 9*b)
+					}
+				}
+				if !st.Shortcut {
+					d += int64(st.Visited) * v
+				}
+				want += d
+			}
+			if g.Edges != uint64(len(edges)) || g.Kept != sp.Kept || g.Searches != sp.Searches {
+				t.Fatalf("%s/%s: %d edges, %d kept, %d searches; graph.Spanner: %d, %d, %d", backend, prim, g.Edges, g.Kept, g.Searches, len(edges), sp.Kept, sp.Searches)
+			}
+			wantMean := math.Round(float64(want)/float64(len(edges))/1000*1e6) / 1e6
+			if g.WorkMeanUs != wantMean {
+				t.Errorf("%s/%s: graph work %.6fµs per edge, the formula gives %.6fµs", backend, prim, g.WorkMeanUs, wantMean)
+			}
+			if wantBytes := graph.StateBytes(prim, backend == "rocksdb", int64(sp.Adj.Vertices()), int64(sp.Adj.Entries())); g.StateBytes != wantBytes {
+				t.Errorf("%s/%s: state %d bytes, want %d", backend, prim, g.StateBytes, wantBytes)
+			}
+		}
+	}
+}
+
+// TestGraphResults: the operators compute what the algorithms of package
+// graph compute on the same seeded stream.
+func TestGraphResults(t *testing.T) {
+	// 53 of the 71 edges of the 6x7 grid (see graph's TestSpannerGrid)
+	g := graphSummary(t, run(t, graphScenario(t, "{type: grid, rows: 6, cols: 7}", "{algorithm: spanner}", "")))
+	if g.Edges != 71 || g.Kept != 53 || g.Dropped != 18 || g.Shortcuts+g.Searches != 71 {
+		t.Errorf("spanner of the grid: %+v", g)
+	}
+	// components of the grid: one, and the kept edges are a spanning tree
+	c := graphSummary(t, run(t, graphScenario(t, "{type: grid, rows: 6, cols: 7}", "{algorithm: components}", "")))
+	if c.Components != 1 || c.Vertices != 42 || c.Kept != 41 || c.LargestComponent != 42 {
+		t.Errorf("components of the grid: %+v", c)
+	}
+	// a power-law stream, generated from the seed: the same as graph.NewBA
+	// drawn from the stream "edges/<source>"
+	sc := graphScenario(t, "{type: barabasi-albert, vertices: 300, attach: 3}", "{algorithm: spanner, k: 2}", "seed: 7")
+	got := graphSummary(t, run(t, sc))
+	edges, _ := graph.Collect(graph.NewBA(300, 3, des.Stream(7, "edges/edges")), 0)
+	sp := graph.NewSpanner(2)
+	for _, e := range edges {
+		sp.Add(e.U, e.V)
+	}
+	if got.Edges != uint64(len(edges)) || got.Kept != sp.Kept || got.Shortcuts != sp.Shortcuts || got.Visits != sp.Visits {
+		t.Errorf("BA spanner: %d edges %d kept %d shortcuts %d visits; graph.Spanner %d %d %d %d",
+			got.Edges, got.Kept, got.Shortcuts, got.Visits, len(edges), sp.Kept, sp.Shortcuts, sp.Visits)
+	}
+	// degrees at parallelism 2 (keyBy): the subtasks' counts summed
+	var d graph.Degrees
+	for _, e := range edges {
+		d.Add(e.U, e.V)
+	}
+	sc = parse(t, "d.yaml", []byte(`duration: 20s
+seed: 7
+sources:
+  - name: edges
+    arrival: {process: constant, rate: 50/s}
+    edges: {type: barabasi-albert, vertices: 300, attach: 3}
+operators:
+  - name: g
+    input: edges
+    partitioning: hash
+    parallelism: 2
+    service_time: {mean: 0s}
+    graph: {algorithm: degrees}
+sinks: [{name: out, input: g}]
+`))
+	dg := graphSummary(t, run(t, sc))
+	if dg.Vertices != d.Vertices || dg.MaxDegree != d.Max || dg.Edges != uint64(len(edges)) {
+		t.Errorf("degrees at parallelism 2: %d vertices, max %d, %d edges; want %d, %d, %d", dg.Vertices, dg.MaxDegree, dg.Edges, d.Vertices, d.Max, len(edges))
+	}
+}
+
+// TestGraphDeterminism: the same seed gives byte-identical outputs, and
+// another seed another graph.
+func TestGraphDeterminism(t *testing.T) {
+	sc := graphScenario(t, "{type: erdos-renyi, vertices: 400, probability: 0.01}", "{algorithm: spanner, primitive: value}", "state_backend: {type: rocksdb}")
+	a, b := outputs(t, sc), outputs(t, sc)
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs of one seed differ")
+	}
+	sc.Seed = 2
+	if bytes.Equal(a, outputs(t, sc)) {
+		t.Fatal("seeds 1 and 2 give the same outputs")
+	}
+}
+
+// TestGraphBackpressure: the work of a spanner on rocksdb is its state
+// accesses: at a rate above its capacity it back-pressures its source,
+// and on the heap the same stream keeps up.
+func TestGraphBackpressure(t *testing.T) {
+	yaml := func(backend string) *scenario.Scenario {
+		return parse(t, "bp.yaml", []byte(`duration: 20s
+sources:
+  - name: edges
+    arrival: {process: constant, rate: 10000/s}
+    edges: {type: barabasi-albert, vertices: 100000, attach: 5}
+operators:
+  - name: g
+    input: edges
+    chain: false
+    service_time: {mean: 1us}
+    graph: {algorithm: spanner, k: 2, primitive: value}
+sinks: [{name: out, input: g}]
+state_backend: {type: `+backend+`}
+`))
+	}
+	rocks := run(t, yaml("rocksdb"))
+	heap := run(t, yaml("heap"))
+	gr, gh := graphSummary(t, rocks), graphSummary(t, heap)
+	if src := vertex(t, rocks, "edges"); src.Backpressured < 0.3 {
+		t.Errorf("rocksdb: source back-pressured %.2f, want a spanner over its capacity (work %.1fµs per edge)", src.Backpressured, gr.WorkMeanUs)
+	}
+	if src := vertex(t, heap, "edges"); src.Backpressured > 0.01 || gh.Edges < 199_000 {
+		t.Errorf("heap: source back-pressured %.2f, %d edges; want it keeping up with the 200000 offered", src.Backpressured, gh.Edges)
+	}
+	if 1e6/gr.WorkMeanUs > 10000 || 1e6/gh.WorkMeanUs < 10000 {
+		t.Errorf("capacity from the mean work: rocksdb %.0f/s, heap %.0f/s; want below and above 10000/s", 1e6/gr.WorkMeanUs, 1e6/gh.WorkMeanUs)
+	}
+}
+
+// TestGraphCheckpoint: a checkpoint snapshots the graph state as keyed
+// state: its full size is the state bytes at the snapshot.
+func TestGraphCheckpoint(t *testing.T) {
+	sc := graphScenario(t, "{type: grid, rows: 20, cols: 20}", "{algorithm: spanner, primitive: list}",
+		"state_backend: {type: rocksdb}\ncheckpoint: {mode: aligned, interval: 30s}")
+	sc.Duration = 40 * des.Second
+	res, err := sim.Run(context.Background(), sc, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := graphSummary(t, &res.Summary)
+	if len(res.Checkpoints) != 1 || g.Edges != 760 {
+		t.Fatalf("%d checkpoints, %d edges; want 1 and the grid's 760 (streamed in 15.2s)", len(res.Checkpoints), g.Edges)
+	}
+	if ck := res.Checkpoints[0]; ck.FullSize != g.StateBytes || ck.StateSize != g.StateBytes {
+		t.Errorf("checkpoint state %d (full %d), want the graph's %d bytes", ck.StateSize, ck.FullSize, g.StateBytes)
+	}
+}
+
+// TestGraphBadInput: a malformed edge file stops the run at its line; heap
+// graph state past the worker's memory stops it with the reason.
+func TestGraphBadInput(t *testing.T) {
+	sc := graphScenario(t, "{type: file, file: g.txt}", "{algorithm: components}", "")
+	open := func(_, file string) (io.Reader, error) {
+		return strings.NewReader("# a graph\n0 1\n1 2 0.5\n2 x\n"), nil
+	}
+	_, err := sim.Run(context.Background(), sc, sim.Options{OpenEdges: open})
+	var ee *sim.EdgeStreamError
+	var le *graph.LineError
+	if !errors.As(err, &ee) || !errors.As(err, &le) || le.Line != 4 || !strings.Contains(err.Error(), `g.txt:4: vertex id "x" is not a non-negative integer`) {
+		t.Errorf("malformed line: %v", err)
+	}
+	if _, err := sim.Run(context.Background(), sc, sim.Options{}); err == nil || !strings.Contains(err.Error(), "no edge opener") {
+		t.Errorf("no opener: %v", err)
+	}
+	sc = graphScenario(t, "{type: barabasi-albert, vertices: 100000, attach: 5}", "{algorithm: spanner, primitive: map}", "workers: {memory: 1MiB}")
+	sc.Sources[0].Arrival.Rate = 2000
+	_, err = sim.Run(context.Background(), sc, sim.Options{})
+	if err == nil || !strings.Contains(err.Error(), "ran out of memory") || !strings.Contains(err.Error(), "the graph of g, map") {
+		t.Errorf("heap graph past memory: %v", err)
+	}
+}

@@ -1,0 +1,90 @@
+package scenario
+
+// graphErrorCases are the mistakes of streaming-graph scenarios, run by
+// TestParseErrors with the other error cases.
+var graphErrorCases = []struct {
+	name string
+	yaml string
+	want []string
+}{
+	{"a valid spanner over a power-law stream", `duration: 10s
+sources:
+  - name: edges
+    arrival: {process: constant, rate: 1000/s}
+    edges: {type: barabasi-albert, vertices: 1000, attach: 3}
+operators:
+  - name: spanner
+    input: edges
+    service_time: {mean: 1us}
+    graph: {algorithm: spanner, k: 2, primitive: value}
+sinks: [{name: out, input: spanner}]
+state_backend: {type: rocksdb, serialization_bandwidth: 100MiB/s}
+`, nil},
+	{"k below 1, a misspelt primitive, a spanner at parallelism 2", `duration: 10s
+sources:
+  - name: edges
+    arrival: {process: constant, rate: 1000/s}
+    edges: {type: grid, rows: 10, cols: 10}
+operators:
+  - name: spanner
+    input: edges
+    parallelism: 2
+    service_time: {mean: 1us}
+    graph: {algorithm: spanner, k: 0, primitive: maps}
+sinks: [{name: out, input: spanner}]
+`, []string{
+		`t.yaml:9:18: operators[0].parallelism: spanner needs a global view of the graph: parallelism 1, got 2 (a partitioned variant would lose paths and components that cross partitions)`,
+		`t.yaml:11:36: operators[0].graph.k: must be at least 1 (the stretch 2k−1 is at least 1), got 0`,
+		`t.yaml:11:50: operators[0].graph.primitive: unknown primitive "maps"; did you mean "map"?`,
+	}},
+	{"edge stream fields of another type, a misspelt type, attach not below vertices", `duration: 10s
+sources:
+  - name: a
+    arrival: {process: constant, rate: 1000/s}
+    edges: {type: grid, rows: 10, cols: 10, probability: 0.5}
+  - name: b
+    arrival: {process: constant, rate: 1000/s}
+    edges: {type: barabasi-albrt, vertices: 10}
+  - name: c
+    arrival: {process: constant, rate: 1000/s}
+    edges: {type: barabasi-albert, vertices: 10, attach: 10}
+  - name: d
+    arrival: {process: constant, rate: 1000/s}
+    edges: {type: file}
+sinks: [{name: out, inputs: [a, b, c, d]}]
+`, []string{
+		`t.yaml:5:45: sources[0].edges.probability: "probability" applies only to type erdos-renyi, not grid`,
+		`t.yaml:8:19: sources[1].edges.type: unknown type "barabasi-albrt"; did you mean "barabasi-albert"?`,
+		`t.yaml:11:58: sources[2].edges.attach: must be less than vertices (10): each new vertex attaches to that many earlier ones, got 10`,
+		`t.yaml:14:12: sources[3].edges: missing required field "file" for type file`,
+	}},
+	{"a graph operator on plain records, with keyed state and a failure", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 1000/s}
+operators:
+  - name: deg
+    input: src
+    partitioning: hash
+    service_time: {mean: 1us}
+    state: {bytes_per_key: 100B}
+    graph: {algorithm: degrees, visit_time: 1us}
+sinks: [{name: out, input: deg}]
+failures: [{kind: worker, at: 5s}]
+`, []string{
+		`t.yaml:7:12: operators[0].input: a graph operator reads edges: its input "src" must be a source with edges (an edge stream)`,
+		`t.yaml:10:12: operators[0].state: a graph operator keeps its graph as its keyed state; give graph or state, not both`,
+		`t.yaml:11:33: operators[0].graph.visit_time: "visit_time" applies only to algorithm spanner, not degrees`,
+		`t.yaml:13:12: failures[0]: failures are not simulated with graph operators: their graph state is not restored from checkpoints (see sim/doc.go); remove the failure or the graph operator`,
+	}},
+}
+
+func init() {
+	for _, c := range graphErrorCases {
+		errorCases = append(errorCases, struct {
+			name string
+			yaml string
+			want []string
+		}{c.name, c.yaml, c.want})
+	}
+}
