@@ -420,6 +420,9 @@ func (t *subtask) capture(ck *checkpoint) {
 	}
 	ck.keys[t.gid] = t.keyed.keys.clone()
 	t.s.ckpt.hold(ck, ck.keys[t.gid].sizeBytes())
+	if w, ok := t.proc.(*windowOperator); ok {
+		w.capture(ck.id) // its windows, with the keyed state
+	}
 	ck.stateSize += full
 	st.StateSize, st.Sync = upload, ms6(sync)
 	ck.stats.StateSize += upload

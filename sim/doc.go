@@ -199,10 +199,11 @@
 //     per-partition watermarks of a Kafka source until partitions exist);
 //     a watermark event needs credit, as an aligned barrier does (Flink
 //     sends events without credit);
-//   - an edge into a window operator is never chained; a window's
-//     contents are not part of a snapshot: after a failover the restarted
-//     window operator starts empty and rebuilds its windows from what the
-//     sources replay (a checkpoint's state size counts them);
+//   - an edge into a window operator is never chained; a window
+//     operator's windows and timers are copied whole at its snapshot
+//     (incremental checkpoints upload them whole too); after a restart
+//     its input watermark starts from none, as Flink's does, so a record
+//     late before the failure may not be late in the replay;
 //   - late records are dropped and counted, there is no side output yet;
 //     window joins, interval joins and timers as an operator of their own
 //     are not modelled yet;

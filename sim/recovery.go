@@ -198,6 +198,9 @@ func (s *Sim) restore(now des.Time) {
 				}
 			}
 		}
+		if w, ok := t.proc.(*windowOperator); ok {
+			w.restore(now, ck)
+		}
 		if ck != nil {
 			if t.gate != nil {
 				t.gate.restored = append([]Record(nil), ck.chanState[t.gid]...)

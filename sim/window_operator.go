@@ -64,6 +64,17 @@ type windowOperator struct {
 	fireCost des.Time
 
 	stats *windowStats
+	snaps map[int64]*windowSnap // by checkpoint id: the pending ones and the latest completed
+}
+
+// windowSnap is a window operator's windows as a checkpoint captured
+// them (Flink snapshots the window state and the timers with the keyed
+// state backend).
+type windowSnap struct {
+	windows  map[winID]winState
+	sessions map[uint32][]des.Time
+	timers   []timer
+	bytes    int64
 }
 
 // winID names a window of a key: its start (for a global window, 0).
@@ -181,6 +192,7 @@ func (w *windowOperator) currentWatermark() des.Time {
 	if w.t.wm == nil {
 		return minWatermark
 	}
+	w.t.wm.fresh(w.t.s.epoch) // a restarted task starts without a watermark
 	return w.t.wm.in
 }
 
@@ -503,4 +515,70 @@ func mod(x, m des.Time) des.Time {
 		r += m
 	}
 	return r
+}
+
+// capture keeps a copy of the windows and timers for checkpoint id, and
+// drops the copies of checkpoints older than the latest completed one.
+func (w *windowOperator) capture(id int64) {
+	w.fresh()
+	if w.snaps == nil {
+		w.snaps = map[int64]*windowSnap{}
+	}
+	var latest int64
+	if c := w.t.s.ckpt; c != nil && c.latest != nil {
+		latest = c.latest.id
+	}
+	for old := range w.snaps {
+		if old < latest {
+			delete(w.snaps, old)
+		}
+	}
+	sn := &windowSnap{windows: make(map[winID]winState, len(w.windows)), timers: append([]timer(nil), w.timers.h...), bytes: w.stateBytes()}
+	for id, st := range w.windows {
+		sn.windows[id] = *st
+	}
+	if w.sessions != nil {
+		sn.sessions = make(map[uint32][]des.Time, len(w.sessions))
+		for k, v := range w.sessions {
+			sn.sessions[k] = append([]des.Time(nil), v...)
+		}
+	}
+	w.snaps[id] = sn
+}
+
+// restore brings the windows back from checkpoint ck (empty without one),
+// after a failover.
+func (w *windowOperator) restore(now des.Time, ck *checkpoint) {
+	w.fresh()
+	clear(w.windows)
+	if w.sessions != nil {
+		clear(w.sessions)
+	}
+	w.timers.reset()
+	var sn *windowSnap
+	if ck != nil {
+		sn = w.snaps[ck.id]
+	}
+	for id := range w.snaps {
+		if ck == nil || id != ck.id {
+			delete(w.snaps, id) // pending ones were aborted by the failover
+		}
+	}
+	if sn == nil {
+		return
+	}
+	for id, st := range sn.windows {
+		x := st
+		w.windows[id] = &x
+	}
+	for k, v := range sn.sessions {
+		w.sessions[k] = append([]des.Time(nil), v...)
+	}
+	w.timers.h = append(w.timers.h, sn.timers...)
+	w.t.keyed.extra = 0
+	w.grow(now, sn.bytes)
+	if !w.event && w.timers.len() > 0 {
+		w.armedAt = 0
+		w.armProcessing(w.timers.peek().at)
+	}
 }

@@ -238,3 +238,75 @@ func TestEventTimeColumns(t *testing.T) {
 		t.Errorf("time %g, watermark %g, lag %g: want lag = time − watermark, past the 200ms bound and under 1s", at, wm, lag)
 	}
 }
+
+// windowFailureJob: two replayable source subtasks of 200/s until 60s
+// (then nothing: every window but the last fires by the end, as the
+// watermark passes it), a keyed tumbling window of 1s, and a sink of the
+// given delivery guarantee, with aligned checkpoints every 2s and random
+// task failures (mtbf 20s) when failures is true.
+func windowFailureJob(t *testing.T, seed int, delivery string, failures bool) []byte {
+	f := ""
+	if failures {
+		f = "failures: [{kind: task, mtbf: 20s}]\n"
+	}
+	return []byte(fmt.Sprintf(`duration: 120s
+seed: %d
+workers: {count: 2, slots: 2}
+checkpoint: {mode: aligned, interval: 2s}
+sources:
+  - name: src
+    parallelism: 2
+    arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 60s, rate: 0/s}]}
+    keys: {count: 20}
+    watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 100ms}
+operators:
+  - name: win
+    input: src
+    partitioning: hash
+    parallelism: 2
+    service_time: {mean: 1ms}
+    window: {kind: tumbling, size: 1s}
+sinks:
+  - {name: out, input: win, delivery: %s}
+%s`, seed, delivery, f))
+}
+
+// TestWindowResultsExactlyOnce: over 20 seeds with random task failures,
+// a transactional sink behind aligned checkpoints makes every window
+// result visible exactly once: as many distinct results as the same seed
+// without failures, none duplicated (the restored windows keep their
+// firing counts, so a result fired again after a restore has the identity
+// it had, and the uncommitted one was discarded). An at-least-once sink
+// shows the same distinct results, and duplicates: the results fired
+// between the restored checkpoint and the failure are written again;
+// every write is a distinct result or a duplicate. (Without restoring
+// the window's input watermark to none at a restart, replayed records
+// were taken for late and dropped: 13 to 60 results lost per seed.)
+func TestWindowResultsExactlyOnce(t *testing.T) {
+	failed, duplicating := 0, 0
+	for seed := 1; seed <= 20; seed++ {
+		free := run(t, parse(t, "free.yaml", windowFailureJob(t, seed, "transactional", false))).Delivery.Sinks[0]
+		eo := run(t, parse(t, "eo.yaml", windowFailureJob(t, seed, "transactional", true)))
+		if eo.Recovery.Failures > 0 {
+			failed++
+		}
+		if k := eo.Delivery.Sinks[0]; k.Delivered != free.Delivered || k.Duplicated != 0 {
+			t.Errorf("seed %d, transactional, %d failures: %d results, %d duplicated; want %d, 0 (as without failures)",
+				seed, eo.Recovery.Failures, k.Delivered, k.Duplicated, free.Delivered)
+		}
+		alo := run(t, parse(t, "alo.yaml", windowFailureJob(t, seed, "at-least-once", true)))
+		k := alo.Delivery.Sinks[0]
+		if k.Delivered != free.Delivered || k.Delivered+k.Duplicated != alo.Totals.Delivered {
+			t.Errorf("seed %d, at-least-once: %d distinct results (want %d), %d duplicated, %d writes",
+				seed, k.Delivered, free.Delivered, k.Duplicated, alo.Totals.Delivered)
+		}
+		if k.Duplicated > 0 {
+			duplicating++
+		}
+	}
+	// a failure after the sources stopped (60s), or before a window
+	// fired since the checkpoint, replays no firing
+	if failed < 15 || duplicating < 10 {
+		t.Errorf("%d of 20 seeds had a failure, %d duplicated results at-least-once; want at least 15 and 10", failed, duplicating)
+	}
+}
