@@ -473,6 +473,9 @@ func TestDiagnosisSaysWhatTheFailureBackpressured(t *testing.T) {
 func TestDiagnosisNeverDeniesTheTable(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		sc := load(t, name)
+		if sc.IsMicroBatch() {
+			continue // Spark's engine has no back-pressure status (microbatch_test.go)
+		}
 		if slices.ContainsFunc(sc.Sources, func(s scenario.Source) bool { return s.Arrival.Process == scenario.ArrivalTrace }) {
 			continue // needs a data set (internal/runner's golden test covers it)
 		}
@@ -497,6 +500,9 @@ func TestWarmupsCoverTheTransient(t *testing.T) {
 	keep := map[string]bool{"checkpoint-interval": true, "stop-the-world": true, "cluster-trace": true}
 	for _, name := range scenarios.Names() {
 		sc := load(t, name)
+		if sc.IsMicroBatch() {
+			continue // Spark's engine: microbatch_test.go
+		}
 		if slices.ContainsFunc(sc.Sources, func(s scenario.Source) bool { return s.Arrival.Process == scenario.ArrivalTrace }) {
 			continue // needs a data set: internal/runner's golden test has its trend line
 		}

@@ -264,8 +264,12 @@ func (v *vertex) observeLatency(lat des.Time) { v.ivLat.Add(lat) }
 // New builds the job of sc: it places subtasks in slots, connects the
 // channels of every edge, and schedules the first arrivals. sc must be
 // complete (as scenario.Parse returns it); New returns sc.Validate's error
-// for a scenario built or changed in Go that is not valid.
+// for a scenario built or changed in Go that is not valid, and an error
+// for a scenario of a micro-batch engine (sim/microbatch runs those).
 func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
+	if sc.IsMicroBatch() {
+		return nil, fmt.Errorf("sim: scenario %q runs on engine %s: Spark's micro-batch engine is sim/microbatch", sc.Name, sc.Engine)
+	}
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: invalid scenario %q: %w", sc.Name, err)
 	}

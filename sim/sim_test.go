@@ -18,7 +18,7 @@ import (
 func generated(t testing.TB) []string {
 	var names []string
 	for _, name := range scenarios.Names() {
-		if !slices.ContainsFunc(load(t, name).Sources, func(s scenario.Source) bool {
+		if sc := load(t, name); !sc.IsMicroBatch() && !slices.ContainsFunc(sc.Sources, func(s scenario.Source) bool {
 			return s.Arrival.Process == scenario.ArrivalTrace
 		}) {
 			names = append(names, name)

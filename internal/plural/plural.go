@@ -7,7 +7,7 @@ package plural
 import "strconv"
 
 // irregular holds the nouns whose plural is not noun + "s".
-var irregular = map[string]string{"vertex": "vertices"}
+var irregular = map[string]string{"vertex": "vertices", "batch": "batches"}
 
 // Count returns n and the noun in the number n asks for: "1 run",
 // "2 runs", "0 vertices".

@@ -146,6 +146,12 @@ func TestChainingOffIsToday(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if bytes.Contains(text, []byte("\nengine: spark-streaming")) || bytes.Contains(text, []byte("\nengine: structured-streaming")) {
+				t.Skip("chaining is Flink's")
+			}
+			if name == "same-workload-flink" {
+				t.Skip("added after operator chaining: there are no outputs from before it")
+			}
 			dir := t.TempDir()
 			file := filepath.Join(dir, name+".yaml")
 			if !bytes.Contains(text, []byte("\nchaining: false")) {

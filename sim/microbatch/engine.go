@@ -612,9 +612,10 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 	}
 	if s.behindAt < 0 && b.info.SchedulingDelayMs > 0 && len(s.batches) > 0 && b.info.SchedulingDelayMs > s.batches[len(s.batches)-1].SchedulingDelayMs {
 		s.behindAt = b.info.time
+		prev := &s.batches[len(s.batches)-1]
 		s.events = append(s.events, sim.Event{Time: now, Type: EventFallingBehind, Worker: -1,
-			Message: fmt.Sprintf("batch %s waited %.0f ms for its job: the processing time %s is longer than the batch interval %s, so batches queue",
-				sim.FormatTime(b.info.time), b.info.SchedulingDelayMs, sim.FormatTime(b.proc), sim.FormatTime(s.interval))})
+			Message: fmt.Sprintf("batch %s waited %s for its job: the batch before it took %s, longer than the batch interval %s, so batches queue",
+				sim.FormatTime(b.info.time), sim.FormatTime(des.FromSeconds(b.info.SchedulingDelayMs/1000)), sim.FormatTime(des.FromSeconds(prev.ProcessingMs/1000)), sim.FormatTime(s.interval))})
 	}
 	b.arrivals = nil
 	s.batches = append(s.batches, b.info)

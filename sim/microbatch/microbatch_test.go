@@ -86,7 +86,7 @@ func TestStabilityClosedForm(t *testing.T) {
 		t.Errorf("growth %v ms per batch, want 312", st.SchedulingDelayGrowthMs)
 	}
 	d := r.Summary.Diagnosis
-	if d.Kind != DiagnosisFallingBehind || d.Message != "falls behind: processing time 1.312 s > batch interval 1 s: the job falls behind, scheduling delay grows 312 ms per batch" {
+	if d.Kind != DiagnosisFallingBehind || d.Message != "falls behind: processing time 1.312s > batch interval 1s: the job falls behind, scheduling delay grows 312ms per batch" {
 		t.Errorf("diagnosis %q: %q", d.Kind, d.Message)
 	}
 	// the k-th job ends at 1s + k × 1.312s: 44 end by 60s

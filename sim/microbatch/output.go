@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -117,6 +118,9 @@ func (s *Sim) onSample(now des.Time, _ int64) {
 		s.mustSchedule(next, s.sample, 0)
 	}
 }
+
+// sec formats simulated seconds as sim's tables do.
+func sec(x float64) string { return sim.FormatTime(des.FromSeconds(x)) }
 
 func ms(t des.Time) float64 { return round3(t.Seconds() * 1000) }
 
@@ -393,21 +397,21 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 	case s.ss != nil:
 		if iv > 0 && proc > iv {
 			d.Kind = DiagnosisFallingBehind
-			say("falls behind its trigger: processing time %s > trigger interval %s, so each micro-batch starts at the next interval after the last one ended and grows", secs(proc), secs(iv))
+			say("falls behind its trigger: processing time %s > trigger interval %s, so each micro-batch starts at the next interval after the last one ended and grows", sim.FormatTime(proc), sim.FormatTime(iv))
 		} else {
-			say("keeps up: processing time %s per micro-batch (trigger %s)", secs(proc), s.sp.Trigger)
+			say("keeps up: processing time %s per micro-batch (trigger %s)", sim.FormatTime(proc), s.sp.Trigger)
 		}
 	case !st.Stable:
 		d.Kind = DiagnosisFallingBehind
 		say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
-			secs(proc), secs(iv), secs(des.FromSeconds(st.SchedulingDelayGrowthMs/1000)))
+			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelayGrowthMs/1000)))
 	default:
 		say("stable: processing time %s < batch interval %s, so every batch starts at its batch time (scheduling delay %s)",
-			secs(proc), secs(iv), secs(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)))
+			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)))
 	}
 	if iv > 0 && s.ss == nil {
 		say("latency floor: a record waits on average half the batch interval (%s) for its batch, then the total delay (%s): mean record latency %s",
-			secs(iv/2), secs(des.FromSeconds(st.TotalDelay.MeanMs/1000)), secs(des.FromSeconds(sum.Latency.MeanMs/1000)))
+			sim.FormatTime(iv/2), sim.FormatTime(des.FromSeconds(st.TotalDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(sum.Latency.MeanMs/1000)))
 	}
 	if bp := sum.Backpressure; bp != nil && bp.FinalRate > 0 {
 		say("back-pressure: the PID rate estimator holds the input at %.0f records/s (from %.0f to %.0f over the run)", bp.FinalRate, bp.MinRate, bp.MaxRate)
@@ -416,14 +420,6 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 		say("source lag %d records: the batches read less than arrives", sum.Totals.SourceLag)
 	}
 	return d
-}
-
-// secs formats a duration as "1.3 s", "250 ms".
-func secs(t des.Time) string {
-	if t >= des.Second || t <= -des.Second {
-		return strconv.FormatFloat(math.Round(t.Seconds()*1000)/1000, 'f', -1, 64) + " s"
-	}
-	return strconv.FormatFloat(math.Round(t.Seconds()*1e6)/1000, 'f', -1, 64) + " ms"
 }
 
 // WriteSummaryJSON writes s as indented JSON (summary.json).
@@ -497,18 +493,21 @@ func num(x float64) string {
 // WriteTable writes the human summary of a run.
 func WriteTable(w io.Writer, s *Summary) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scenario %s (engine %s, seed %d): %s simulated", s.Scenario, s.Engine, s.Seed, secs(des.FromSeconds(s.SimulatedS)))
-	if s.Partial {
-		b.WriteString(" (partial)")
+	fmt.Fprintf(&b, "%s", s.Scenario)
+	if s.Description != "" {
+		fmt.Fprintf(&b, ": %s", s.Description)
 	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "\nsimulated %s, seed %d; statistics over %s..%s", sec(s.SimulatedS), s.Seed, sec(s.Window.FromS), sec(s.Window.ToS))
+	if s.Partial {
+		fmt.Fprintf(&b, "\nPARTIAL: %s", s.PartialReason)
+	}
 	switch {
 	case s.Engine == scenario.EngineSparkStreaming:
-		fmt.Fprintf(&b, "batch interval %s, %d executor cores\n", secs(des.FromSeconds(s.BatchIntervalS)), s.ExecutorCores)
+		fmt.Fprintf(&b, "\nengine spark-streaming: batch interval %s, %s\n", sec(s.BatchIntervalS), plural.Count(s.ExecutorCores, "executor core"))
 	case s.BatchIntervalS > 0:
-		fmt.Fprintf(&b, "trigger %s every %s, output mode %s, %d executor cores\n", s.Trigger, secs(des.FromSeconds(s.BatchIntervalS)), s.OutputMode, s.ExecutorCores)
+		fmt.Fprintf(&b, "\nengine structured-streaming: trigger %s every %s, output mode %s, %s\n", s.Trigger, sec(s.BatchIntervalS), s.OutputMode, plural.Count(s.ExecutorCores, "executor core"))
 	default:
-		fmt.Fprintf(&b, "trigger %s, output mode %s, %d executor cores\n", s.Trigger, s.OutputMode, s.ExecutorCores)
+		fmt.Fprintf(&b, "\nengine structured-streaming: trigger %s, output mode %s, %s\n", s.Trigger, s.OutputMode, plural.Count(s.ExecutorCores, "executor core"))
 	}
 	b.WriteString("\nSTAGE                          TASKS  SHUFFLE  MEAN/BATCH\n")
 	for _, st := range s.Stages {
@@ -516,21 +515,21 @@ func WriteTable(w io.Writer, s *Summary) error {
 		if st.Shuffle {
 			sh = "yes"
 		}
-		fmt.Fprintf(&b, "%-30s %5d  %-7s  %s\n", st.Name, st.Tasks, sh, secs(des.FromSeconds(st.MeanMs/1000)))
+		fmt.Fprintf(&b, "%-30s %5d  %-7s  %s\n", st.Name, st.Tasks, sh, sim.FormatTime(des.FromSeconds(st.MeanMs/1000)))
 	}
 	st := s.Streaming
-	fmt.Fprintf(&b, "\nbatches %d in the window (from %gs); input %.1f records/s, processed at %.1f records/s of processing time\n",
-		st.Batches, s.Window.FromS, st.InputRate, st.ProcessingRate)
+	fmt.Fprintf(&b, "\n%s in the window; input %.1f records/s, processed at %.1f records/s of processing time\n",
+		plural.Count(st.Batches, "batch"), st.InputRate, st.ProcessingRate)
 	b.WriteString("                     MEAN        MAX         LAST\n")
 	for _, r := range []struct {
 		name string
 		x    Stat
 	}{{"scheduling delay", st.SchedulingDelay}, {"processing time", st.ProcessingTime}, {"total delay", st.TotalDelay}} {
-		fmt.Fprintf(&b, "%-20s %-11s %-11s %s\n", r.name, secs(des.FromSeconds(r.x.MeanMs/1000)), secs(des.FromSeconds(r.x.MaxMs/1000)), secs(des.FromSeconds(r.x.LastMs/1000)))
+		fmt.Fprintf(&b, "%-20s %-11s %-11s %s\n", r.name, sim.FormatTime(des.FromSeconds(r.x.MeanMs/1000)), sim.FormatTime(des.FromSeconds(r.x.MaxMs/1000)), sim.FormatTime(des.FromSeconds(r.x.LastMs/1000)))
 	}
 	l := s.Latency
-	fmt.Fprintf(&b, "record latency: mean %s, p50 %s, p99 %s, max %s\n", secs(des.FromSeconds(l.MeanMs/1000)),
-		secs(des.FromSeconds(l.P50Ms/1000)), secs(des.FromSeconds(l.P99Ms/1000)), secs(des.FromSeconds(l.MaxMs/1000)))
+	fmt.Fprintf(&b, "record latency: mean %s, p50 %s, p99 %s, max %s\n", sim.FormatTime(des.FromSeconds(l.MeanMs/1000)),
+		sim.FormatTime(des.FromSeconds(l.P50Ms/1000)), sim.FormatTime(des.FromSeconds(l.P99Ms/1000)), sim.FormatTime(des.FromSeconds(l.MaxMs/1000)))
 	t := s.Totals
 	fmt.Fprintf(&b, "records: %d arrived, %d read into batches, %d delivered, source lag %d; %d batches completed, %d queued or running at the end",
 		t.Appended, t.Read, t.Delivered, t.SourceLag, t.Batches, t.Queued)
@@ -550,7 +549,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	if c := s.Checkpoints; c != nil {
 		fmt.Fprintf(&b, "checkpoints: state every %s, %d written (%s), lineage at most %d batches\n",
-			secs(des.FromSeconds(c.IntervalS)), c.Written, scenario.FormatByteSize(c.Bytes), c.MaxLineage)
+			sim.FormatTime(des.FromSeconds(c.IntervalS)), c.Written, scenario.FormatByteSize(c.Bytes), c.MaxLineage)
 	}
 	b.WriteString("\ndiagnosis:\n")
 	fmt.Fprintf(&b, "  %s\n", s.Diagnosis.Message)

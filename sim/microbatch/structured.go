@@ -139,8 +139,9 @@ func (ss *structured) touch(vt *vert, part int, key uint32, at des.Time) {
 // emit writes the aggregation's result to its sink by the output mode:
 // complete the whole table, update the rows changed by this trigger,
 // append the rows of windows the watermark has passed (final: written
-// once, then removed from the state store). With a watermark, update and
-// complete also remove state the watermark has passed. The rows are the
+// once, then removed from the state store). With a watermark, update also
+// removes state the watermark has passed; complete keeps every row, as
+// Spark does (the whole table is its output). The rows are the
 // sink's records of the batch (its cost, BatchInfo.RowsWritten).
 func (ss *structured) emit(b *batch) {
 	vt := ss.agg
@@ -166,7 +167,7 @@ func (ss *structured) emit(b *batch) {
 				}
 			}
 		}
-		if wm >= 0 && s.sp.OutputMode != scenario.OutputAppend {
+		if wm >= 0 && s.sp.OutputMode == scenario.OutputUpdate { // complete keeps the whole table
 			for row, end := range m {
 				if end <= wm {
 					delete(m, row)

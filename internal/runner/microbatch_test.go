@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/internal/runfiles"
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/microbatch"
+)
+
+// A scenario of a micro-batch engine runs on sim/microbatch: its table,
+// its files (batches.csv beside summary.json, timeseries.csv and
+// events.jsonl, listed in run.json), --json, and no live view.
+func TestRunMicroBatch(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := Run(context.Background(), Options{Scenario: "spark-unstable", OutDir: out, Stdout: &stdout, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "\n  falls behind: processing time 1.302s > batch interval 1s") {
+		t.Errorf("table:\n%s", stdout.String())
+	}
+	m, err := os.ReadFile(filepath.Join(out, runfiles.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man runfiles.Manifest
+	if err := json.Unmarshal(m, &man); err != nil || !slices.Equal(man.Files, runfiles.MicroBatchNames()) || man.Partial {
+		t.Fatalf("manifest %s (%v)", m, err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, runfiles.BatchesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != strings.Join(microbatch.BatchColumns, ",") || len(lines) != 1+45 || !strings.HasPrefix(lines[2], "2,2,1000,-1,302,1302,1604,") {
+		t.Errorf("batches.csv: %d lines, %q, %q", len(lines), lines[0], lines[2])
+	}
+	if !strings.HasSuffix(strings.TrimSpace(stderr.String()), filepath.Join(out, runfiles.BatchesFile)) {
+		t.Errorf("stderr %q", stderr.String())
+	}
+
+	stdout.Reset()
+	if err := Run(context.Background(), Options{Scenario: "spark-unstable", JSON: true, Stdout: &stdout}); err != nil {
+		t.Fatal(err)
+	}
+	var sum microbatch.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || sum.Engine != "spark-streaming" || sum.Streaming.SchedulingDelayGrowthMs != 302 {
+		t.Errorf("json: %v %+v", err, sum.Streaming)
+	}
+
+	err = Run(context.Background(), Options{Scenario: "spark-unstable", Live: func(context.Context, LiveRun) (*sim.Sim, error) { return nil, nil }})
+	var oe *OptionError
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "the live view and --replay show Flink runs only") {
+		t.Errorf("live: %v", err)
+	}
+}

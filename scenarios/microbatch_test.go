@@ -1,0 +1,131 @@
+package scenarios_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim/microbatch"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// The tests below check that the built-in scenarios of Spark's engines
+// teach what their opening comments say.
+
+func runMB(t *testing.T, sc *scenario.Scenario) *microbatch.Result {
+	t.Helper()
+	s, err := microbatch.New(sc, microbatch.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	if err := s.RunUntil(context.Background(), sc.Duration); err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	return s.Result()
+}
+
+// The same workload: Flink's sink latency is tens of milliseconds (two
+// network hops at the buffer timeout), Spark's mean record latency is
+// interval/2 + processing time (scheduling delay 0) within 3%.
+func TestSameWorkloadLatencyFloor(t *testing.T) {
+	f := run(t, load(t, "same-workload-flink"), nil).Summary
+	out := vertex(t, &f, "out")
+	if (*out.LatencyP50) > 200 {
+		t.Errorf("Flink: sink p50 %v ms", (*out.LatencyP50))
+	}
+	s := runMB(t, load(t, "same-workload-spark")).Summary
+	st := s.Streaming
+	want := 1000 + st.ProcessingTime.MeanMs + st.SchedulingDelay.MeanMs
+	if !st.Stable || st.SchedulingDelay.MaxMs != 0 || math.Abs(s.Latency.MeanMs-want)/want > 0.03 {
+		t.Errorf("Spark: stable %v, scheduling max %v ms, mean latency %v ms, want interval/2 + P + S = %v", st.Stable, st.SchedulingDelay.MaxMs, s.Latency.MeanMs, want)
+	}
+	if s.Latency.P50Ms < 10*(*out.LatencyP50) {
+		t.Errorf("Spark's p50 %v ms is not an order above Flink's %v ms", s.Latency.P50Ms, (*out.LatencyP50))
+	}
+}
+
+// spark-unstable: processing time 0.402 s + 0.9 × interval; the
+// scheduling delay grows by P − I per batch; stable past 4.02 s.
+func TestSparkUnstable(t *testing.T) {
+	s := runMB(t, load(t, "spark-unstable")).Summary
+	if st := s.Streaming; st.Stable || st.ProcessingTime.MeanMs != 1302 || st.SchedulingDelayGrowthMs != 302 {
+		t.Errorf("1s: stable %v, processing %v ms, growth %v ms", st.Stable, st.ProcessingTime.MeanMs, st.SchedulingDelayGrowthMs)
+	}
+	if !strings.HasPrefix(s.Diagnosis.Message, "falls behind: processing time 1.302s > batch interval 1s: the job falls behind, scheduling delay grows 302ms per batch") {
+		t.Errorf("diagnosis %q", s.Diagnosis.Message)
+	}
+	for _, c := range []struct {
+		iv     string
+		stable bool
+	}{{"4s", false}, {"4010ms", false}, {"4030ms", true}, {"5s", true}} {
+		s := runMB(t, edit(t, "spark-unstable", "batch_interval: 1s", "batch_interval: "+c.iv)).Summary
+		if s.Streaming.Stable != c.stable || (s.Streaming.SchedulingDelay.MaxMs == 0) != c.stable {
+			t.Errorf("%s: stable %v (scheduling max %v ms), want %v", c.iv, s.Streaming.Stable, s.Streaming.SchedulingDelay.MaxMs, c.stable)
+		}
+	}
+}
+
+// spark-backpressure: with the PID estimator every batch's processing
+// time stays within the interval (the rate settles at the processing
+// rate); without, the burst's batches overrun and the delay climbs.
+func TestSparkBackpressure(t *testing.T) {
+	r := runMB(t, load(t, "spark-backpressure"))
+	for _, b := range r.Batches {
+		if b.ProcessingMs > 1001 || b.SchedulingDelayMs > 2 {
+			t.Fatalf("batch %v: processing %v ms, scheduling %v ms", b.TimeS, b.ProcessingMs, b.SchedulingDelayMs)
+		}
+		if b.TimeS > 1 && b.TimeS > 21 && b.TimeS < 31 && (b.RateLimit < 3200 || b.RateLimit > 3400) {
+			t.Fatalf("batch %v: rate %v, want near the processing rate of ~3300/s", b.TimeS, b.RateLimit)
+		}
+	}
+	off := runMB(t, edit(t, "spark-backpressure", "backpressure: true", "backpressure: false")).Summary
+	if off.Streaming.SchedulingDelay.MaxMs < 5000 {
+		t.Errorf("without back-pressure: scheduling delay at most %v ms", off.Streaming.SchedulingDelay.MaxMs)
+	}
+}
+
+// spark-state: updateStateByKey's processing time grows with the keys
+// and falls behind; mapWithState's is flat off checkpoint batches.
+func TestSparkState(t *testing.T) {
+	r := runMB(t, load(t, "spark-state"))
+	if r.Summary.Streaming.Stable && r.Summary.Streaming.SchedulingDelay.LastMs == 0 {
+		t.Errorf("updateStateByKey does not fall behind: %+v", r.Summary.Streaming)
+	}
+	if first, last := r.Batches[0], r.Batches[len(r.Batches)-1]; last.ProcessingMs < 4*first.ProcessingMs {
+		t.Errorf("processing %v → %v ms", first.ProcessingMs, last.ProcessingMs)
+	}
+	m := runMB(t, edit(t, "spark-state", "state_operation: update-state-by-key", "state_operation: map-with-state"))
+	if st := m.Summary.Streaming; st.ProcessingTime.MeanMs > r.Summary.Streaming.ProcessingTime.MeanMs/2 || st.SchedulingDelay.LastMs != 0 {
+		t.Errorf("mapWithState: processing %v ms (updateStateByKey %v), last scheduling delay %v ms", st.ProcessingTime.MeanMs, r.Summary.Streaming.ProcessingTime.MeanMs, st.SchedulingDelay.LastMs)
+	}
+	for _, b := range m.Batches {
+		if b.CheckpointBytes == 0 && math.Abs(b.ProcessingMs-m.Batches[0].ProcessingMs) > 0.05*m.Batches[0].ProcessingMs {
+			t.Fatalf("mapWithState batch %v: %v ms, first %v ms", b.TimeS, b.ProcessingMs, m.Batches[0].ProcessingMs)
+		}
+	}
+}
+
+// structured-output-modes: update writes about 100 rows a trigger, complete
+// the whole table, append 100 rows every 10th trigger.
+func TestStructuredOutputModes(t *testing.T) {
+	r := runMB(t, load(t, "structured-output-modes"))
+	for _, b := range r.Batches {
+		if b.RowsWritten < 95 || b.RowsWritten > 100 {
+			t.Errorf("update, trigger %v: %d rows", b.TimeS, b.RowsWritten)
+		}
+	}
+	r = runMB(t, edit(t, "structured-output-modes", "output_mode: update", "output_mode: complete"))
+	for _, b := range r.Batches {
+		if b.RowsWritten != b.StateKeys {
+			t.Errorf("complete, trigger %v: %d rows, table %d", b.TimeS, b.RowsWritten, b.StateKeys)
+		}
+	}
+	r = runMB(t, edit(t, "structured-output-modes", "output_mode: update", "output_mode: append"))
+	for _, b := range r.Batches {
+		final := int(b.TimeS)%10 == 7 && b.TimeS > 10
+		if final != (b.RowsWritten == 100) || !final && b.RowsWritten != 0 {
+			t.Errorf("append, trigger %v: %d rows", b.TimeS, b.RowsWritten)
+		}
+	}
+}
