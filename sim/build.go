@@ -22,6 +22,11 @@ func (s *Sim) build() error {
 			maxKeys = max(maxKeys, pv.Source.Keys.Count)
 		}
 	}
+	for _, tp := range p.Topics {
+		for _, ps := range tp.Producers {
+			maxKeys = max(maxKeys, ps.Keys.Count) // a topic's readers emit its producers' keys
+		}
+	}
 	for _, pv := range p.Vertices {
 		v := &vertex{name: pv.Name, kind: pv.Kind.String(), parallelism: pv.Parallelism, selectivity: pv.Selectivity,
 			net: pv.Network, pv: pv, s: s, ivLat: metrics.NewHistogram(), winLat: metrics.NewHistogram(), status: StatusOK}

@@ -131,6 +131,11 @@ type DeliverySummary struct {
 	// non-replayable source) when it failed and can never come back:
 	// no replay and no persisted channel state restores them.
 	Lost uint64 `json:"lost"`
+	// LostToRetention counts records appended to a topic that retention
+	// deleted before a source read them (a consumer that lagged more than
+	// retention.time or retention.size): never emitted into the job, lost
+	// all the same, with that cause (topic.go).
+	LostToRetention uint64 `json:"lost_to_retention,omitempty"`
 	// InFlight are inside the job at the end (or, while it restarts, in
 	// the channel state it will restore); Uncommitted are written to
 	// transactional sinks and wait for their checkpoint to complete;
@@ -164,6 +169,7 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 		d.Emitted += src.emits - src.replayed // written at least once
 		d.Replayed += src.replayed
 		d.Dropped += src.dropped
+		d.LostToRetention += src.lostRetention
 		if src.mode == srcLog {
 			if src.maxOffset > src.next {
 				d.ToReplay += src.maxOffset - src.next
@@ -210,6 +216,9 @@ func deliveryText(d *DeliverySummary, running bool) string {
 	s += fmt.Sprintf(", %d lost", d.Lost)
 	if d.Dropped > 0 {
 		s += fmt.Sprintf(", %d dropped by the sources (never emitted)", d.Dropped)
+	}
+	if d.LostToRetention > 0 {
+		s += fmt.Sprintf(", %d lost to topic retention (deleted before they were read)", d.LostToRetention)
 	}
 	if d.Replayed > 0 {
 		s += fmt.Sprintf(", %d replayed", d.Replayed)

@@ -164,6 +164,16 @@
 // window at maxTimestamp + allowed_lateness; its windows count in the
 // task's keyed state. A result record's id is derived from (operator,
 // key, window, firing).
+// Topics (topic.go, package kafka; Kafka's producer partitioners and
+// Flink's KafkaSource): a topic is a log of partitions kept as offsets and
+// counts; producer sources (writes) send records at their arrival times,
+// partitioned by murmur2 of the key, round-robin or sticky as Kafka's
+// clients do; a source of process topic owns the partitions
+// KafkaSourceEnumerator.getSplitOwner gives its subtasks, reads them by
+// offset, commits the offsets of a checkpoint when it completes and
+// rewinds to them on recovery; retention by time and size deletes records
+// read or not, and a reader that comes to a deleted one skips it (lost to
+// retention, never emitted).
 //
 // # Simplifications
 //
@@ -217,5 +227,16 @@
 //     state sizes are estimates of the JVM's and RocksDB's layouts, not
 //     measurements; on the heap an access costs access_time whatever the
 //     size of what it reads (objects by reference); RocksDB's block cache,
-//     compaction and write amplification are not modelled.
+//     compaction and write amplification are not modelled;
+//   - a topic reader reads its partitions in the order the producers sent
+//     the records (a merged log), not partition by partition in fetches;
+//     a bandwidth-limited partition leader therefore holds the reader's
+//     other partitions behind it;
+//   - retention deletes single records (by age or by the partition's
+//     size in whole records), not log segments, and only the records a
+//     reader comes to are counted as lost; a topic's broker limit is per
+//     partition leader, not per broker; a producer never waits for the
+//     broker (no acks, no max.in.flight) and retries nothing;
+//   - the records in a topic all have the first producer's size for
+//     retention by size and retained bytes.
 package sim

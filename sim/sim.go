@@ -163,13 +163,16 @@ func (s *Sim) checkMemory() error {
 // RunUntil (as often as you like: a live view steps it interval by
 // interval), and read the result with Result.
 type Sim struct {
-	sc       *scenario.Scenario // plan.Scenario: with its defaults
-	plan     *plan.Plan
-	opts     Options
-	eng      des.Engine
-	warmup   des.Time
-	duration des.Time
-	interval des.Time
+	sc   *scenario.Scenario // plan.Scenario: with its defaults
+	plan *plan.Plan
+	opts Options
+	// producerKeys are the key distributions of each topic's producers
+	// (topic.go), shared by the readers' cursors.
+	producerKeys map[*plan.Topic][]*keyDist
+	eng          des.Engine
+	warmup       des.Time
+	duration     des.Time
+	interval     des.Time
 
 	vertices []*vertex // topological order
 	subtasks []*subtask

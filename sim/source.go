@@ -33,19 +33,24 @@ const (
 // behind a bottleneck of rate μ is busy μ/λ and back-pressured 1 − μ/λ of
 // the time. Waiting for records to arrive is idle time.
 type source struct {
-	t        *subtask
-	seq      int // sequence number among all source subtasks (record ids)
-	mode     int
-	gen      arrivals  // times of the records to read
-	log      arrivals  // srcLog: appends to the log, for the lag
-	trace    *traceGen // gen, when the source replays a trace (event time and key)
-	keys     *keyDist
-	keyRng   *rand.Rand
-	keyPCG   *rand.PCG // keyRng's state (rewinding)
-	genPCG   *rand.PCG // gen's state when generated (rewinding)
-	size     int32
-	readCost des.Time
-	reopen   func() (arrivals, error) // a fresh gen (trace rewinding)
+	t     *subtask
+	seq   int // sequence number among all source subtasks (record ids)
+	mode  int
+	gen   arrivals  // times of the records to read
+	log   arrivals  // srcLog: appends to the log, for the lag
+	trace *traceGen // gen, when the source replays a trace (event time and key)
+	// topic is gen when the source reads a topic (topic.go), retain its
+	// retention cursor; lostRetention counts the records retention
+	// deleted before the source read them
+	topic, retain *topicReader
+	lostRetention uint64
+	keys          *keyDist
+	keyRng        *rand.Rand
+	keyPCG        *rand.PCG // keyRng's state (rewinding)
+	genPCG        *rand.PCG // gen's state when generated (rewinding)
+	size          int32
+	readCost      des.Time
+	reopen        func() (arrivals, error) // a fresh gen (trace rewinding)
 
 	vt      des.Time // srcLog, srcPaced: time of the next record (log or producer time)
 	ended   bool     // the arrival process has no more records
@@ -92,7 +97,8 @@ type sourceSnap struct {
 	gen     arrivalGen
 	genPCG  rand.PCG
 	keyPCG  rand.PCG
-	traceAt uint64 // records of a trace read by then
+	traceAt uint64     // records of a trace read by then
+	topic   *topicSnap // a topic's read cursor: the offsets it commits
 }
 
 // arrivals is an arrival process: generated (arrivalGen) or replayed
@@ -112,6 +118,10 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	}
 	src.keyRng = rand.New(src.keyPCG)
 	arr := func() (arrivals, error) {
+		if sc.ReadsTopic() {
+			tp := t.s.plan.TopicOf(t.v.pv)
+			return newTopicReader(tp, t.index, t.v.parallelism, seed, t.s.duration, t.s.topicKeys(tp)), nil
+		}
 		if sc.Arrival.Process != scenario.ArrivalTrace {
 			pcg := des.StreamPCG(seed, base+"/arrivals")
 			if src.genPCG == nil {
@@ -136,11 +146,15 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 		return nil, err
 	}
 	src.trace, _ = src.gen.(*traceGen)
+	if src.topic, _ = src.gen.(*topicReader); src.topic != nil {
+		src.retain = newTopicReader(src.topic.topic, t.index, t.v.parallelism, seed, t.s.duration, t.s.topicKeys(src.topic.topic))
+		src.retain.next()
+	}
 	if src.trace != nil {
 		src.reopen = arr
 	}
 	switch {
-	case sc.Replayable:
+	case sc.Replayable || sc.ReadsTopic():
 		src.mode = srcLog
 		if src.log, err = arr(); err != nil {
 			return nil, err
@@ -214,6 +228,9 @@ func (src *source) available(now des.Time) (des.Time, bool) {
 	case srcPaced:
 		return src.vt + src.offset, !src.ended
 	default:
+		if src.topic != nil {
+			src.expire(now)
+		}
 		return src.vt, !src.ended
 	}
 }
@@ -276,6 +293,8 @@ func (src *source) emitNext(now des.Time) bool {
 		key = src.fifoKey.pop()
 	case src.trace != nil:
 		et, key = src.trace.eventTime, src.trace.key
+	case src.topic != nil:
+		et, key = src.topic.sent, src.topic.key
 	default:
 		src.keyBefore = *src.keyPCG
 		key = src.keys.sample(src.keyRng)
@@ -435,6 +454,9 @@ func (src *source) snapshot() sourceSnap {
 	if src.trace != nil {
 		sn.traceAt = src.trace.n
 	}
+	if src.topic != nil {
+		sn.topic = src.topic.snapshot()
+	}
 	return sn
 }
 
@@ -457,6 +479,8 @@ func (src *source) rewind(sn *sourceSnap) error {
 		for tg.n < sn.traceAt && tg.next() != des.Never {
 		}
 		src.gen, src.trace = tg, tg
+	case *topicReader:
+		g.restore(sn.topic)
 	}
 	return nil
 }

@@ -63,6 +63,9 @@ type Summary struct {
 	// Graphs are the results of the streaming-graph operators (absent
 	// without them; graph_operator.go).
 	Graphs []GraphSummary `json:"graphs,omitempty"`
+	// Topics are the scenario's topics per partition and reader (absent
+	// without topics; topic.go).
+	Topics []TopicSummary `json:"topics,omitempty"`
 }
 
 // TaskSummary is one task: an operator chain (plan.Task), whose vertices
@@ -351,6 +354,7 @@ func (s *Sim) Result() *Result {
 	res.Summary.Delivery = s.deliverySummary()
 	res.Summary.Recovery = s.fo.summary(now)
 	res.Summary.Graphs = s.graphSummaries()
+	res.Summary.Topics = s.topicSummaries(now)
 	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
 		d := &res.Summary.Diagnosis
 		// the recovery line's words, so that the two never disagree

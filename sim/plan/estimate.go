@@ -151,6 +151,18 @@ type Estimate struct {
 	// subtask and checkpoint, a checkpoint every checkpoint.interval (0
 	// without checkpointing).
 	CheckpointRows float64
+	// TopicReads are the records per second the readers of topics
+	// regenerate: each reader subtask re-reads every record its topic's
+	// producers send (keeping those of its partitions) with two cursors,
+	// its position and the log end (topic.go); they count in EventRate.
+	// TopicBytes is the memory of those cursors (offsets and counts per
+	// partition and producer instance, never records), in Memory;
+	// TopicRetained the bytes the topics retain at most, on the modelled
+	// brokers' disks, not in memory: per topic the producers' bytes over
+	// retention.time, or partitions x retention.size if less.
+	TopicReads    float64
+	TopicBytes    int64
+	TopicRetained int64
 }
 
 // Estimate measures the size of a run of p by following the records
@@ -185,6 +197,9 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 		r := finite(meanRate(v.Source.Arrival, sc.Duration) * float64(v.Parallelism))
 		if v.Source.Arrival.Process == scenario.ArrivalTrace {
 			r = finite(traceRates[v.Name])
+		}
+		if tp := p.TopicOf(v); tp != nil {
+			r = tp.rate(sc.Duration) // its producers' records, spread over the readers
 		}
 		out[v.Index] = r
 		e.Offered = finite(e.Offered + r)
@@ -231,9 +246,10 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	p.estimateFailovers(&e)
 	e.WindowBytes = satMul(int64(min(e.WindowStates, float64(math.MaxInt64/BytesPerWindowState))), BytesPerWindowState)
 	p.estimateGraphs(&e)
+	p.estimateTopics(&e)
 	e.Memory = satAdd(e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
-		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.GraphBytes)
-	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents)
+		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.GraphBytes, e.TopicBytes)
+	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents + e.TopicReads)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e
 }

@@ -70,7 +70,10 @@ type Plan struct {
 	// Tasks are the job's tasks (Flink's JobVertex): each a chain of
 	// vertices that run in one thread per subtask, in the order of their
 	// heads in Vertices. Without chaining, one task per vertex.
-	Tasks  []*Task
+	Tasks []*Task
+	// Topics are the scenario's topics (Kafka-like logs), in declaration
+	// order: components outside the job graph (see Topic).
+	Topics []*Topic
 	byName map[string]*Vertex
 }
 
@@ -406,6 +409,9 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	}
 	for i := range sc.Sources {
 		s := &sc.Sources[i]
+		if s.IsProducer() {
+			continue // a Kafka producer: it writes a topic (Plan.Topics), not into the job
+		}
 		v := &Vertex{Name: s.Name, Kind: Source, Decl: i, Parallelism: s.Parallelism, Source: s,
 			Network: sc.Network, Selectivity: 1, chain: true}
 		if err := add(decl{v: v}); err != nil {
@@ -475,6 +481,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 		}
 	}
 	p.chain()
+	p.compileTopics()
 	return p, nil
 }
 

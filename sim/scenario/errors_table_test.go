@@ -62,7 +62,7 @@ sinks:
     input: src
 `,
 		[]string{
-			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, engine, spark, chaining, workers, network, sources, operators, sinks, metrics, checkpoint, state_backend, restart, high_availability, failures`,
+			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, engine, spark, chaining, workers, network, sources, operators, sinks, topics, metrics, checkpoint, state_backend, restart, high_availability, failures`,
 		}},
 	{"case and dash typos", `Duration: 10s
 sources:
@@ -145,7 +145,7 @@ sinks:
 `,
 		[]string{
 			`t.yaml:2:21: network.capacity: unknown capacity "infinite"; expected bounded or unbounded`,
-			`t.yaml:5:24: sources[0].arrival.process: unknown process "replay"; expected constant, poisson, bursty, schedule or trace`,
+			`t.yaml:5:24: sources[0].arrival.process: unknown process "replay"; expected constant, poisson, bursty, schedule, trace or topic`,
 			`t.yaml:6:26: sources[0].keys.distribution: unknown distribution "zipfian"; expected uniform or zipf`,
 			`t.yaml:10:19: operators[0].partitioning: unknown partitioning "hsah"; did you mean "hash"?`,
 			`t.yaml:11:34: operators[0].service_time.distribution: unknown distribution "exponentail"; did you mean "exponential"?`,

@@ -82,6 +82,7 @@ var arrivalMapping = &Mapping{
 			val(ArrivalBursty, "on/off (two-state MMPP): Poisson at rate for on_time and at off_rate for off_time, alternately"),
 			val(ArrivalSchedule, "piecewise-constant rates"),
 			val(ArrivalTrace, "replays a data set or a CSV file at its own timestamps"),
+			val(ArrivalTopic, "reads a topic of topics (Flink's KafkaSource): the records its producers appended"),
 		}, Doc: "The arrival process."},
 		{Name: kRate, Go: "Rate", Kind: KindRate, Bounds: rateBounds,
 			Only:         &Cond{Field: kProcess, Values: []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty}},
@@ -101,6 +102,10 @@ var arrivalMapping = &Mapping{
 			Only:         &Cond{Field: kProcess, Values: []string{ArrivalTrace}},
 			RequiredWhen: &Cond{Field: kProcess, Values: []string{ArrivalTrace}},
 			Doc:          "What process trace replays (see the trace fields)."},
+		{Name: kTopic, Go: "Topic", Kind: KindName,
+			Only:         &Cond{Field: kProcess, Values: []string{ArrivalTopic}},
+			RequiredWhen: &Cond{Field: kProcess, Values: []string{ArrivalTopic}},
+			Doc:          "The topic process topic reads; its partitions go to the subtasks as Flink's KafkaSourceEnumerator.getSplitOwner assigns them (https://nightlies.apache.org/flink/flink-docs-stable/docs/connectors/datastream/kafka/)."},
 	},
 }
 
@@ -128,8 +133,8 @@ var sourceMapping = &Mapping{
 			Doc: "Number of subtasks; each runs the arrival process."},
 		{Name: kArrival, Go: "Arrival", Kind: KindMapping, Sub: arrivalMapping, Required: true, Doc: "The arrival process."},
 		{Name: kKeys, Go: "Keys", Kind: KindMapping, Sub: keysMapping,
-			Only: &Cond{Field: kArrival + "." + kProcess, Values: []string{ArrivalTrace}, Not: true,
-				Why: "a trace source takes its keys from the trace's key_column"},
+			Only: &Cond{Field: kArrival + "." + kProcess, Values: []string{ArrivalTrace, ArrivalTopic}, Not: true,
+				Why: "a trace source takes its keys from the trace's key_column, a topic's reader from the topic's producers"},
 			Doc: "Record keys."},
 		{Name: kRecordSize, Go: "RecordSize", Kind: KindSize, Default: "100B", Bounds: Bounds{Positive: true, Max: int64(MaxRecordSize)},
 			Doc: "Size of each record."},
@@ -154,6 +159,8 @@ var sourceMapping = &Mapping{
 		{Name: kWatermarks, Go: "Watermarks", Kind: KindMapping, Sub: watermarksMapping, DefaultDoc: "no watermarks",
 			Doc: "Watermark generation of each subtask (Flink's WatermarkStrategy); needed by event-time windows downstream."},
 		{Name: kEdges, Go: "Edges", Kind: KindMapping, Sub: edgesMapping, DefaultDoc: "plain records", Doc: "An edge stream: each record is the next edge of a graph (streaming-graph operators read it)."},
+		{Name: kWrites, Go: "Writes", Kind: KindMapping, Sub: producerMapping,
+			Doc: "Makes the source a Kafka producer outside the job: its records are appended to a topic (read it with a source of arrival process topic); no vertex reads the source itself."},
 	},
 }
 
@@ -200,6 +207,48 @@ var watermarksMapping = &Mapping{
 			Doc:    "Period of watermark emission (pipeline.auto-watermark-interval); punctuated also checks idleness at this period."},
 		{Name: kIdleness, Go: "Idleness", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
 			Doc: "withIdleness: a subtask that read no record for this long is marked idle and no longer holds the watermark back downstream (Flink's IdlenessTimer, checked at every emission); 0 is never idle."},
+	},
+}
+
+var producerMapping = &Mapping{
+	Path: kSources + "[]." + kWrites,
+	Doc:  "Where a producer source writes (https://kafka.apache.org/documentation/#producerconfigs).",
+	Fields: []*Field{
+		{Name: kTopic, Go: "Topic", Kind: KindName, Required: true, Doc: "The topic of topics the records are appended to."},
+		{Name: kPartitioner, Go: "Partitioner", Kind: KindEnum, Default: PartitionerMurmur2, Values: []Value{
+			val(PartitionerMurmur2, "Kafka's default for keyed records: toPositive(murmur2(key)) mod partitions, the key serialized as IntegerSerializer does"),
+			val(PartitionerRoundRobin, "RoundRobinPartitioner: partitions in turn, whatever the key"),
+			val(PartitionerSticky, "the built-in partitioner of records without a key: batch_size bytes to one partition, then a random one (KIP-480)"),
+		}, Doc: "How records are spread over the partitions (partitioner.class)."},
+		{Name: kBatchSize, Go: "BatchSize", Kind: KindSize, Default: "16KiB", Bounds: Bounds{Positive: true},
+			Only: &Cond{Field: kPartitioner, Values: []string{PartitionerSticky}},
+			Doc:  "The producer's batch.size: the sticky partitioner switches partition after this many bytes."},
+	},
+}
+
+var retentionMapping = &Mapping{
+	Path: kTopics + "[]." + kRetention,
+	Doc:  "Retention of a topic: records are deleted when older than time or beyond size, read or not (https://kafka.apache.org/documentation/#topicconfigs_retention.ms).",
+	Fields: []*Field{
+		{Name: kTime, Go: "Time", Kind: KindDuration, Default: "168h", Bounds: Bounds{Positive: true},
+			Doc: "Records older than this are deleted (retention.ms); a reader that lags more loses them."},
+		{Name: kSize, Go: "Size", Kind: KindSize, Default: "0B", DefaultDoc: "no limit", Bounds: Bounds{Min: 0},
+			Doc: "Most bytes a partition retains (retention.bytes); the oldest records beyond it are deleted. 0 for no limit."},
+	},
+}
+
+var topicMapping = &Mapping{
+	Path: kTopics + "[]",
+	Doc:  "A Kafka-like topic: a log of partitions kept as offsets and counts (https://kafka.apache.org/documentation/#intro_concepts_and_terms).",
+	Fields: []*Field{
+		{Name: kName, Go: "Name", Kind: KindName, Required: true, Doc: "Name of the topic, unique among topics."},
+		{Name: kPartitions, Go: "Partitions", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1, Max: 100000},
+			Doc: "Number of partitions (num.partitions)."},
+		{Name: kRetention, Go: "Retention", Kind: KindMapping, Sub: retentionMapping, Doc: "Retention by time and by size."},
+		{Name: kAppendLatency, Go: "AppendLatency", Kind: KindDuration, Default: "2ms", Bounds: Bounds{Min: 0},
+			Doc: "Time from a producer's send until the record can be read (the leader's append)."},
+		{Name: kBandwidth, Go: "Bandwidth", Kind: KindBandwidth, Default: "0B/s", DefaultDoc: "no limit", Bounds: Bounds{Min: 0},
+			Doc: "Most bytes per second a partition's leader appends; appends beyond it queue (a broker limit). 0 for no limit."},
 	},
 }
 
@@ -549,6 +598,7 @@ var topMapping = &Mapping{
 		{Name: kSources, Go: "Sources", Kind: KindList, Sub: sourceMapping, Doc: "Source vertices: at least one."},
 		{Name: kOperators, Go: "Operators", Kind: KindList, Sub: operatorMapping, Doc: "Processing vertices, each reading from input (or inputs); may be empty."},
 		{Name: kSinks, Go: "Sinks", Kind: KindList, Sub: sinkMapping, Doc: "Sink vertices: at least one."},
+		{Name: kTopics, Go: "Topics", Kind: KindList, Sub: topicMapping, Example: "[{name: clicks, partitions: 4}]", Doc: "Kafka-like topics that producer sources write and topic sources read; default none."},
 		{Name: kMetrics, Go: "Metrics", Kind: KindMapping, Sub: metricsMapping, Doc: "Metric sampling."},
 		{Name: kCheckpoint, Go: "Checkpoint", Only: flinkEngine, Kind: KindMapping, Sub: checkpointMapping, Doc: "Periodic checkpoints."},
 		{Name: kStateBackend, Go: "StateBackend", Kind: KindMapping, Sub: backendMapping, Former: []string{"backend"}, Doc: "The state backend."},

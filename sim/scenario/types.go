@@ -48,7 +48,11 @@ type Scenario struct {
 	Sources   []Source
 	Operators []Operator
 	Sinks     []Sink
-	Metrics   Metrics
+	// Topics are the Kafka-like logs of the scenario (see Topic); sources
+	// with Writes produce into them and sources of arrival process topic
+	// read them.
+	Topics  []Topic
+	Metrics Metrics
 	// Checkpoint configures periodic checkpoints; its zero value, like
 	// the default, is mode none (no checkpoints).
 	Checkpoint Checkpointing
@@ -117,6 +121,7 @@ const (
 	ArrivalBursty   = "bursty"   // on/off (two-state MMPP): Poisson at Rate while on, OffRate while off
 	ArrivalSchedule = "schedule" // piecewise constant rates, evenly spaced within each step
 	ArrivalTrace    = "trace"    // replays a CSV trace or a data set at its own timestamps
+	ArrivalTopic    = "topic"    // reads a topic of Scenario.Topics (Flink's KafkaSource)
 )
 
 // Arrival is the arrival process of each subtask of a source. Rates are per
@@ -137,6 +142,11 @@ type Arrival struct {
 	// built in Go may leave it nil: the simulator only calls its
 	// Options.OpenTrace, which then decides alone what is replayed.
 	Trace *Trace
+	// Topic is the topic a source of process topic reads (Flink's
+	// KafkaSource): its subtasks own the topic's partitions as
+	// KafkaSourceEnumerator.getSplitOwner assigns them, and read the
+	// records the topic's producers appended.
+	Topic string
 }
 
 // RateStep is one step of a piecewise-constant schedule.
@@ -200,6 +210,11 @@ type Source struct {
 	// of a generated graph or an edge-list file (streaming_graph.go); nil
 	// for a source of plain records.
 	Edges *EdgeStream
+	// Writes, if set, makes the source a Kafka producer outside the job:
+	// its records are appended to a topic instead of entering the job
+	// graph, and no vertex may read it (a source of process topic reads
+	// the topic).
+	Writes *Producer
 }
 
 // Event-delay distributions (out-of-orderness).
@@ -286,6 +301,48 @@ type Window struct {
 	// (default 64 B). A result record has the record size of the job's
 	// first source.
 	AccumulatorSize int64
+}
+
+// Kafka partitioners of a producer (Producer.Partitioner).
+const (
+	PartitionerMurmur2    = "murmur2"     // Kafka's default for keyed records: toPositive(murmur2(key)) mod partitions
+	PartitionerRoundRobin = "round-robin" // RoundRobinPartitioner: one partition after the other
+	PartitionerSticky     = "sticky"      // the built-in partitioner of records without a key: batch.size bytes per partition, then a random one
+)
+
+// Producer is where a producer source writes: a topic and Kafka's
+// partitioner (https://kafka.apache.org/documentation/#producerconfigs_partitioner.class).
+type Producer struct {
+	Topic       string
+	Partitioner string // default PartitionerMurmur2
+	// BatchSize is the producer's batch.size in bytes (default 16 KiB):
+	// the sticky partitioner switches partition after that many bytes.
+	BatchSize int64
+}
+
+// Topic is a Kafka-like log: partitions, retention and its broker's
+// limits (https://kafka.apache.org/documentation/#topicconfigs). A
+// retained log is offsets and counts, never stored records.
+type Topic struct {
+	Name       string
+	Partitions int // default 1, > 0
+	// Retention deletes records older than Time (retention.ms, default 7
+	// days) or beyond Size bytes per partition (retention.bytes, default
+	// 0: no size limit), read or not.
+	Retention Retention
+	// AppendLatency is the time from a producer's send until the record
+	// can be read (the leader's append and the producer's request, default
+	// 2ms); Bandwidth, if positive, is the most bytes per simulated second
+	// a partition's leader appends (default 0: no limit): appends queue
+	// behind it.
+	AppendLatency des.Time
+	Bandwidth     float64
+}
+
+// Retention is a topic's retention by time and by size.
+type Retention struct {
+	Time des.Time // retention.ms, default 7d
+	Size int64    // retention.bytes per partition, default 0 (unbounded)
 }
 
 // Service-time distributions.

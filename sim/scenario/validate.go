@@ -184,6 +184,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		}
 		c.eventTime(p, src)
 	}
+	c.topics()
 	par := s.Parallelisms()
 	for i, op := range s.Operators {
 		p := strictyaml.Index(kOperators, i)

@@ -1,0 +1,127 @@
+package plan
+
+import (
+	"math"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/kafka"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// Topic is a compiled topic: a broker component outside the job graph
+// (DESIGN.md §3 "Brokers"), with the producer sources that append to it
+// (not vertices: Kafka clients outside the job) and the source vertices
+// that read it (Flink's KafkaSource).
+type Topic struct {
+	// Topic is the scenario's topic, defaults applied.
+	*scenario.Topic
+	Index int // position in Plan.Topics
+	// Producers are the sources that write the topic, in declaration
+	// order; each of their subtasks is one producer instance with its own
+	// partitioner.
+	Producers []*scenario.Source
+	// Readers are the source vertices that read the topic.
+	Readers []*Vertex
+}
+
+// Owner is the subtask of a reader of parallelism readers that owns
+// partition p: Flink's KafkaSourceEnumerator.getSplitOwner.
+func (t *Topic) Owner(p, readers int) int { return kafka.SplitOwner(t.Name, p, readers) }
+
+// Owned lists the partitions subtask i of a reader of parallelism readers
+// owns, ascending; none when there are more readers than partitions
+// (an idle reader, as in Flink).
+func (t *Topic) Owned(i, readers int) []int {
+	var ps []int
+	for p := range t.Partitions {
+		if t.Owner(p, readers) == i {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// Topic returns the topic named name, or nil.
+func (p *Plan) Topic(name string) *Topic {
+	for _, t := range p.Topics {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// TopicOf returns the topic a source vertex reads, or nil.
+func (p *Plan) TopicOf(v *Vertex) *Topic {
+	if v.Source == nil || !v.Source.ReadsTopic() {
+		return nil
+	}
+	return p.Topic(v.Source.Arrival.Topic)
+}
+
+// Memory of a topic reader's cursors (sim's topic.go), measured roughly:
+// per cursor a fixed part, per partition its counters, per producer
+// instance its streams.
+const (
+	bytesPerTopicCursor   = 256
+	bytesPerCursorPart    = 16
+	bytesPerCursorStream  = 512
+	cursorsPerReader      = 3 // position, log end, log start
+	regeneratedPerRecord  = 2 // the position and log-end cursors read every record
+	checkpointedPerReader = 1 // a checkpoint copies the position cursor
+)
+
+// rate returns the records per second the producers of t send, over a
+// run of duration d.
+func (t *Topic) rate(d des.Time) float64 {
+	r := 0.0
+	for _, s := range t.Producers {
+		r = finite(r + meanRate(s.Arrival, d)*float64(s.Parallelism))
+	}
+	return r
+}
+
+// estimateTopics fills the topic figures of e.
+func (p *Plan) estimateTopics(e *Estimate) {
+	for _, t := range p.Topics {
+		r := t.rate(p.Scenario.Duration)
+		instances := int64(0)
+		var bytesPerS float64
+		for _, s := range t.Producers {
+			instances += int64(s.Parallelism)
+			bytesPerS = finite(bytesPerS + meanRate(s.Arrival, p.Scenario.Duration)*float64(s.Parallelism)*float64(s.RecordSize))
+		}
+		cursor := satAdd(bytesPerTopicCursor, satMul(int64(t.Partitions), bytesPerCursorPart), satMul(instances, bytesPerCursorStream))
+		copies := int64(cursorsPerReader + checkpointedPerReader*(p.CheckpointsInFlight()+1))
+		for _, v := range t.Readers {
+			e.TopicReads = finite(e.TopicReads + r*regeneratedPerRecord*float64(v.Parallelism))
+			e.TopicBytes = satAdd(e.TopicBytes, satMul(satMul(int64(v.Parallelism), copies), cursor))
+		}
+		kept := finite(bytesPerS * min(t.Retention.Time, p.Scenario.Duration).Seconds())
+		if t.Retention.Size > 0 {
+			kept = min(kept, float64(satMul(int64(t.Partitions), t.Retention.Size)))
+		}
+		e.TopicRetained = satAdd(e.TopicRetained, int64(min(kept, math.MaxInt64/2)))
+	}
+}
+
+// compileTopics links the topics with their producers and readers.
+func (p *Plan) compileTopics() {
+	sc := p.Scenario
+	for i := range sc.Topics {
+		p.Topics = append(p.Topics, &Topic{Topic: &sc.Topics[i], Index: i})
+	}
+	for i := range sc.Sources {
+		s := &sc.Sources[i]
+		if s.Writes != nil {
+			if t := p.Topic(s.Writes.Topic); t != nil {
+				t.Producers = append(t.Producers, s)
+			}
+		}
+	}
+	for _, v := range p.Vertices {
+		if t := p.TopicOf(v); t != nil {
+			t.Readers = append(t.Readers, v)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+const topicYAML = `duration: 100s
+topics:
+  - name: clicks
+    partitions: 4
+    retention: {time: 20s}
+sources:
+  - name: app
+    arrival: {process: constant, rate: 1000/s}
+    writes: {topic: clicks}
+  - name: etl
+    parallelism: 2
+    arrival: {process: topic, topic: clicks}
+sinks:
+  - name: out
+    input: etl
+`
+
+// TestTopicPlan: a producer is no vertex; the reader's subtasks own the
+// partitions getSplitOwner gives them; the estimate counts the readers'
+// regenerated records and cursors, and the retained bytes.
+func TestTopicPlan(t *testing.T) {
+	for _, c := range []struct {
+		retention string
+		retained  int64
+	}{{"{time: 20s}", 1000 * 100 * 20}, {"{time: 20s, size: 100KB}", 4 * 100000}} {
+		sc, err := scenario.Parse("t.yaml", []byte(strings.Replace(topicYAML, "{time: 20s}", c.retention, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Vertices) != 2 || p.Vertex("app") != nil || p.Vertex("etl") == nil {
+			t.Fatalf("vertices %v: the producer app must not be one", p.Names())
+		}
+		tp := p.Topic("clicks")
+		if tp == nil || len(tp.Producers) != 1 || tp.Producers[0].Name != "app" || len(tp.Readers) != 1 || tp.Readers[0].Name != "etl" || p.TopicOf(p.Vertex("etl")) != tp {
+			t.Fatalf("topic %+v", tp)
+		}
+		// "clicks": start index 860524917 mod 2 = 1
+		if a, b := tp.Owned(0, 2), tp.Owned(1, 2); len(a) != 2 || a[0] != 1 || a[1] != 3 || len(b) != 2 || b[0] != 0 || b[1] != 2 {
+			t.Errorf("owned %v and %v, want [1 3] and [0 2]", a, b)
+		}
+		e := p.Estimate(nil)
+		if e.Offered != 1000 || e.TopicReads != 4000 || e.TopicRetained != c.retained {
+			t.Errorf("offered %g, topic reads %g, retained %d; want 1000, 4000 (2 subtasks x 2 cursors x 1000/s), %d", e.Offered, e.TopicReads, e.TopicRetained, c.retained)
+		}
+		// 2 subtasks x 4 cursors (3 + the initial position) x (256 + 4 x 16 + 1 x 512)
+		if e.TopicBytes != 2*4*832 {
+			t.Errorf("topic bytes %d, want %d", e.TopicBytes, 2*4*832)
+		}
+	}
+}

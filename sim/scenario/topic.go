@@ -1,0 +1,120 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dspalab/dspalab/internal/strictyaml"
+)
+
+// Rules of topics (Scenario.Topics) between fields: names, producers,
+// readers and retention. The single fields are checked by their
+// description in fields.go.
+
+// TopicByName returns the topic named name, or nil.
+func (s *Scenario) TopicByName(name string) *Topic {
+	for i := range s.Topics {
+		if s.Topics[i].Name == name {
+			return &s.Topics[i]
+		}
+	}
+	return nil
+}
+
+// IsProducer reports whether the source writes a topic (Source.Writes):
+// a Kafka producer outside the job graph.
+func (s *Source) IsProducer() bool { return s.Writes != nil }
+
+// ReadsTopic reports whether the source reads a topic (arrival process
+// topic): Flink's KafkaSource.
+func (s *Source) ReadsTopic() bool { return s.Arrival.Process == ArrivalTopic }
+
+// topics checks the topics and the sources that write and read them.
+func (c *checker) topics() {
+	s := c.s
+	var names []string
+	first := map[string]int{}
+	for i, t := range s.Topics {
+		p := strictyaml.Index(kTopics, i)
+		if t.Name == "" {
+			continue
+		}
+		if j, dup := first[t.Name]; dup {
+			line, _ := s.Pos(strictyaml.Index(kTopics, j) + "." + kName)
+			c.errorf(p+"."+kName, "duplicate topic name %s; first declared at line %d", quote(t.Name), line)
+			continue
+		}
+		first[t.Name] = i
+		names = append(names, t.Name)
+		if t.Retention.Time > 0 && t.Retention.Time <= t.AppendLatency {
+			c.errorf(p+"."+kRetention+"."+kTime, "must be longer than append_latency (%s): records would be deleted before they can be read, got %s",
+				FormatDuration(t.AppendLatency), FormatDuration(t.Retention.Time))
+		}
+	}
+	unknown := func(path, name string) {
+		msg := fmt.Sprintf("unknown topic %s", quote(name))
+		if sug := c.suggestName(name, names); sug != "" {
+			msg += fmt.Sprintf("; did you mean %q?", sug)
+		} else if len(names) == 0 {
+			msg += "; the scenario declares no topics (add one under topics:)"
+		} else if len(names) <= 10 {
+			msg += "; topics are " + strings.Join(names, ", ")
+		}
+		c.errorf(path, "%s", msg)
+	}
+	produced := map[string]bool{}
+	producers := map[string]bool{}
+	for i, src := range s.Sources {
+		p := strictyaml.Index(kSources, i)
+		if src.ReadsTopic() && src.Arrival.Topic != "" {
+			if _, ok := first[src.Arrival.Topic]; !ok {
+				unknown(p+"."+kArrival+"."+kTopic, src.Arrival.Topic)
+			}
+			if s.IsMicroBatch() {
+				c.errorf(p+"."+kArrival+"."+kProcess, "the micro-batch engines do not read topics yet; use engine: flink")
+			}
+			if !src.Replayable && c.s.given(p+"."+kReplayable) {
+				c.errorf(p+"."+kReplayable, "a source of process topic reads a log by offset: it is replayable, got false")
+			}
+		}
+		if src.Writes == nil {
+			continue
+		}
+		producers[src.Name] = true
+		if src.Writes.Topic != "" {
+			if _, ok := first[src.Writes.Topic]; !ok {
+				unknown(p+"."+kWrites+"."+kTopic, src.Writes.Topic)
+			}
+			produced[src.Writes.Topic] = true
+		}
+		switch src.Arrival.Process {
+		case ArrivalTopic:
+			c.errorf(p+"."+kArrival+"."+kProcess, "a producer (writes) generates its records; it cannot read a topic too (use an operator chain in a job that reads one topic and a sink that writes the other)")
+		case ArrivalTrace:
+			c.errorf(p+"."+kArrival+"."+kProcess, "a producer (writes) replays no trace yet: use constant, poisson, bursty or schedule")
+		}
+	}
+	for i, t := range s.Topics {
+		if t.Name != "" && !produced[t.Name] && first[t.Name] == i {
+			c.errorf(strictyaml.Index(kTopics, i)+"."+kName, "topic %s has no producer: give a source writes: {topic: %s}", quote(t.Name), t.Name)
+		}
+	}
+	for _, v := range s.vertices() {
+		for j, name := range v.inputs {
+			if producers[name] {
+				c.errorf(c.inputPath(v, j), "%s is a producer: it writes topic %s, not into the job; read the topic with a source of arrival process topic",
+					quote(name), s.sourceByName(name).Writes.Topic)
+			}
+		}
+	}
+}
+
+// sourceByName returns the source named name, or nil.
+func (s *Scenario) sourceByName(name string) *Source {
+	for i := range s.Sources {
+		if s.Sources[i].Name == name {
+			return &s.Sources[i]
+		}
+	}
+	return nil
+}

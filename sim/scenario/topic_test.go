@@ -1,0 +1,96 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+const topicBase = `duration: 10s
+topics:
+  - name: clicks
+    partitions: 4
+    retention: {time: 30s}
+sources:
+  - name: app
+    arrival: {process: poisson, rate: 100/s}
+    writes: {topic: clicks}
+  - name: etl
+    parallelism: 2
+    arrival: {process: topic, topic: clicks}
+sinks:
+  - name: out
+    input: etl
+`
+
+// TestTopicDecode: a producer and a reader of a topic, with defaults.
+func TestTopicDecode(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(topicBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := s.TopicByName("clicks")
+	if tp == nil || tp.Partitions != 4 || tp.Retention.Time != 30*des.Second || tp.Retention.Size != 0 ||
+		tp.AppendLatency != des.Time(2*time.Millisecond) || tp.Bandwidth != 0 {
+		t.Fatalf("topic: %+v", tp)
+	}
+	w := s.Sources[0].Writes
+	if w == nil || w.Topic != "clicks" || w.Partitioner != PartitionerMurmur2 || w.BatchSize != 16384 {
+		t.Fatalf("writes: %+v", w)
+	}
+	if !s.Sources[0].IsProducer() || s.Sources[1].IsProducer() || !s.Sources[1].ReadsTopic() || s.Sources[1].Arrival.Topic != "clicks" {
+		t.Fatal("producer and reader not told apart")
+	}
+	if d := s.WithDefaults().Topics[0].Retention.Time; d != 30*des.Second {
+		t.Fatalf("retention after defaults: %v", d)
+	}
+	s2, err := Parse("t.yaml", []byte(strings.Replace(topicBase, "    retention: {time: 30s}\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s2.Topics[0].Retention.Time; r != 168*3600*des.Second {
+		t.Fatalf("default retention %v, want 7 days", r)
+	}
+}
+
+// TestTopicErrors: the mistakes of the issue, with file:line:col, field
+// path and the nearest valid name.
+func TestTopicErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, old, new, want string
+	}{
+		{"a consumer of an unknown topic", "process: topic, topic: clicks}", "process: topic, topic: clikcs}",
+			`t.yaml:12:38: sources[1].arrival.topic: unknown topic "clikcs"; did you mean "clicks"?`},
+		{"partitions <= 0", "partitions: 4", "partitions: 0",
+			`t.yaml:4:17: topics[0].partitions: must be at least 1, got 0`},
+		{"retention shorter than the append latency", "retention: {time: 30s}", "retention: {time: 1ms}",
+			`t.yaml:5:23: topics[0].retention.time: must be longer than append_latency (2ms): records would be deleted before they can be read, got 1ms`},
+		{"a topic with no producer", "writes: {topic: clicks}", "keys: {count: 10}",
+			`t.yaml:3:11: topics[0].name: topic "clicks" has no producer: give a source writes: {topic: clicks}`},
+		{"a producer of an unknown topic", "writes: {topic: clicks}", "writes: {topic: click}",
+			`t.yaml:9:21: sources[0].writes.topic: unknown topic "click"; did you mean "clicks"?`},
+		{"a vertex reading a producer", "    input: etl\n", "    input: app\n",
+			`t.yaml:15:12: sinks[0].input: "app" is a producer: it writes topic clicks, not into the job; read the topic with a source of arrival process topic`},
+		{"an unknown partitioner", "writes: {topic: clicks}", "writes: {topic: clicks, partitioner: murmur}",
+			`t.yaml:9:42: sources[0].writes.partitioner: unknown partitioner "murmur"; did you mean "murmur2"?`},
+		{"batch_size without sticky", "writes: {topic: clicks}", "writes: {topic: clicks, batch_size: 1KiB}",
+			`t.yaml:9:29: sources[0].writes.batch_size: "batch_size" applies only to partitioner sticky, not murmur2 (the default)`},
+		{"keys of a reader", "    arrival: {process: topic, topic: clicks}\n", "    arrival: {process: topic, topic: clicks}\n    keys: {count: 3}\n",
+			`t.yaml:13:5: sources[1].keys: "keys" does not apply to process trace or topic: a trace source takes its keys from the trace's key_column, a topic's reader from the topic's producers`},
+		{"a non-replayable reader", "    arrival: {process: topic, topic: clicks}\n", "    arrival: {process: topic, topic: clicks}\n    replayable: false\n",
+			`t.yaml:13:17: sources[1].replayable: a source of process topic reads a log by offset: it is replayable, got false`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := strings.Replace(topicBase, c.old, c.new, 1)
+			if y == topicBase {
+				t.Fatal("the case changes nothing")
+			}
+			_, err := Parse("t.yaml", []byte(y))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got:\n%v\nwant:\n%s", err, c.want)
+			}
+		})
+	}
+}
