@@ -15,7 +15,7 @@ import (
 func (s *Sim) build() error {
 	p := s.plan
 	sc := p.Scenario
-	sourceSubtasks, maxKeys := 0, 1
+	sourceSubtasks, maxKeys, readKeys := 0, 1, keysRead(p)
 	for _, pv := range p.Vertices {
 		if pv.Kind == plan.Source {
 			sourceSubtasks += pv.Parallelism
@@ -32,8 +32,10 @@ func (s *Sim) build() error {
 			net: pv.Network, pv: pv, s: s, ivLat: metrics.NewHistogram(), winLat: metrics.NewHistogram(), status: StatusOK}
 		switch pv.Kind {
 		case plan.Source:
-			kd := newKeyDist(pv.Source.Keys)
-			v.keys = &kd
+			if readKeys {
+				kd := newKeyDist(pv.Source.Keys)
+				v.keys = &kd
+			}
 		case plan.Sink:
 			v.sink = newSinkState(pv.Delivery, sourceSubtasks)
 			fallthrough

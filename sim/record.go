@@ -107,15 +107,34 @@ func (b *buffer) setBarrier(id int64) {
 
 // serviceDist draws service times of one vertex.
 type serviceDist struct {
-	kind     string
+	kind     distKind
 	mean     des.Time
 	min, max des.Time
 	mu, sig  float64 // lognormal parameters of the underlying normal (ln ns)
 }
 
+// distKind is a service-time distribution, resolved from its name when
+// the job is built, so that drawing compares no strings.
+type distKind uint8
+
+const (
+	distConstant distKind = iota
+	distExponential
+	distUniform
+	distLognormal
+)
+
 func newServiceDist(st scenario.ServiceTime) serviceDist {
-	d := serviceDist{kind: st.Distribution, mean: st.Mean, min: st.Min, max: st.Max}
-	if d.kind == scenario.DistLognormal && st.Mean > 0 {
+	d := serviceDist{mean: st.Mean, min: st.Min, max: st.Max}
+	switch st.Distribution {
+	case scenario.DistExponential:
+		d.kind = distExponential
+	case scenario.DistUniform:
+		d.kind = distUniform
+	case scenario.DistLognormal:
+		d.kind = distLognormal
+	}
+	if d.kind == distLognormal && st.Mean > 0 {
 		m, s := float64(st.Mean), float64(st.Stddev)
 		d.sig = math.Sqrt(math.Log1p(s * s / (m * m)))
 		d.mu = math.Log(m) - d.sig*d.sig/2
@@ -126,11 +145,11 @@ func newServiceDist(st scenario.ServiceTime) serviceDist {
 // sample draws one service time; constant draws nothing from r.
 func (d *serviceDist) sample(r *rand.Rand) des.Time {
 	switch d.kind {
-	case scenario.DistExponential:
+	case distExponential:
 		return des.Time(r.ExpFloat64()*float64(d.mean) + 0.5)
-	case scenario.DistUniform:
+	case distUniform:
 		return d.min + des.Time(r.Float64()*float64(d.max-d.min)+0.5)
-	case scenario.DistLognormal:
+	case distLognormal:
 		if d.mean == 0 {
 			return 0
 		}
@@ -177,7 +196,7 @@ func (d *keyDist) sample(r *rand.Rand) uint32 {
 // the cumulative rate, so they do not drift; poisson and bursty draw
 // exponential gaps.
 type arrivalGen struct {
-	kind string
+	kind arrivalKind
 	r    *rand.Rand
 	t    des.Time
 	// schedule (constant is a one-step schedule)
@@ -193,15 +212,27 @@ type arrivalGen struct {
 	stateEnd        des.Time
 }
 
+// arrivalKind is how an arrivalGen draws, resolved from the process's
+// name when the job is built.
+type arrivalKind uint8
+
+const (
+	arrivalSteps   arrivalKind = iota // constant and schedule: from the cumulative rate
+	arrivalPoisson                    // exponential gaps
+	arrivalBursty                     // on/off
+)
+
 func newArrivalGen(a scenario.Arrival, r *rand.Rand) *arrivalGen {
-	g := &arrivalGen{kind: a.Process, r: r}
+	g := &arrivalGen{r: r}
 	switch a.Process {
 	case scenario.ArrivalPoisson:
+		g.kind = arrivalPoisson
 		g.onRate = a.Rate
 		if a.Rate > 0 {
 			g.meanGap = float64(des.Second) / a.Rate
 		}
 	case scenario.ArrivalBursty:
+		g.kind = arrivalBursty
 		g.onRate, g.offRate = a.Rate, a.OffRate
 		g.onMean, g.offMean = a.On.Seconds(), a.Off.Seconds()
 		g.on = true
@@ -212,7 +243,6 @@ func newArrivalGen(a scenario.Arrival, r *rand.Rand) *arrivalGen {
 			g.rate = append(g.rate, s.Rate)
 		}
 	default: // constant
-		g.kind = scenario.ArrivalConstant
 		g.at, g.rate = []des.Time{0}, []float64{a.Rate}
 	}
 	if len(g.at) > 0 {
@@ -228,13 +258,13 @@ func newArrivalGen(a scenario.Arrival, r *rand.Rand) *arrivalGen {
 // process has ended (a last step of rate 0).
 func (g *arrivalGen) next() des.Time {
 	switch g.kind {
-	case scenario.ArrivalPoisson:
+	case arrivalPoisson:
 		if g.onRate <= 0 {
 			return des.Never
 		}
 		g.t = addNs(g.t, g.r.ExpFloat64()*g.meanGap)
 		return g.t
-	case scenario.ArrivalBursty:
+	case arrivalBursty:
 		for {
 			rate := g.offRate
 			if g.on {

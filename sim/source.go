@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -44,7 +45,7 @@ type source struct {
 	// deleted before the source read them
 	topic, retain *topicReader
 	lostRetention uint64
-	keys          *keyDist
+	keys          *keyDist // nil when nothing reads keys (keysRead): none is drawn
 	keyRng        *rand.Rand
 	keyPCG        *rand.PCG // keyRng's state (rewinding)
 	genPCG        *rand.PCG // gen's state when generated (rewinding)
@@ -117,6 +118,7 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 		limit:  max(sc.BufferLimit, 1),
 	}
 	src.keyRng = rand.New(src.keyPCG)
+	src.keyBefore = *src.keyPCG
 	arr := func() (arrivals, error) {
 		if sc.ReadsTopic() {
 			tp := t.s.plan.TopicOf(t.v.pv)
@@ -179,6 +181,26 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 		t.wm.gen = src.wmGen
 	}
 	return src, nil
+}
+
+// keysRead reports whether anything in the job of p reads record keys:
+// an operator with keyed state, or a hash-partitioned edge (keyBy) into
+// more than one subtask (into one, every key group is that subtask's).
+// Without either, a generated source draws no keys (its records carry key
+// 0): the keys come from a stream of their own ("source/NAME/i/keys"), so
+// not drawing them changes no other draw, and nothing else looks at a key.
+func keysRead(p *plan.Plan) bool {
+	if p.Stateful() {
+		return true
+	}
+	for _, v := range p.Vertices {
+		for _, e := range v.Inputs {
+			if e.Partitioning == scenario.PartitionHash && v.Parallelism > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // traceErr returns the error that ended the source's trace, if any.
@@ -295,7 +317,7 @@ func (src *source) emitNext(now des.Time) bool {
 		et, key = src.trace.eventTime, src.trace.key
 	case src.topic != nil:
 		et, key = src.topic.sent, src.topic.key
-	default:
+	case src.keys != nil:
 		src.keyBefore = *src.keyPCG
 		key = src.keys.sample(src.keyRng)
 	}
