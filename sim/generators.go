@@ -52,7 +52,7 @@ func (s *ServiceTimes) Sample(r *rand.Rand) des.Time { return s.d.sample(r) }
 
 // Constant reports whether every draw is the mean (no randomness).
 func (s *ServiceTimes) Constant() bool {
-	return s.d.kind != scenario.DistExponential && s.d.kind != scenario.DistUniform && s.d.kind != scenario.DistLognormal
+	return s.d.kind == distConstant
 }
 
 // Mean is the mean service time of a constant distribution.
