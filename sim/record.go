@@ -24,7 +24,7 @@ type Record struct {
 	Copy      uint32
 	EventTime des.Time // when the record happened (its arrival at the source)
 	Ingest    des.Time // when the source emitted it into the job
-	Key       uint32   // key id in [0, keys.count)
+	Key       uint32   // key id in [0, keys.count); 0 when nothing reads keys (keysRead)
 }
 
 // buffer is one network buffer and what it carries, as Flink's Buffer

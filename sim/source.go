@@ -184,8 +184,10 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 }
 
 // keysRead reports whether anything in the job of p reads record keys:
-// an operator with keyed state, or a hash-partitioned edge (keyBy) into
-// more than one subtask (into one, every key group is that subtask's).
+// an operator with keyed state, a window operator (its windows are per
+// key), or a hash-partitioned edge (keyBy) into more than one subtask
+// (into one, every key group is that subtask's). A new reader of
+// Record.Key must be named here.
 // Without either, a generated source draws no keys (its records carry key
 // 0): the keys come from a stream of their own ("source/NAME/i/keys"), so
 // not drawing them changes no other draw, and nothing else looks at a key.
@@ -194,6 +196,9 @@ func keysRead(p *plan.Plan) bool {
 		return true
 	}
 	for _, v := range p.Vertices {
+		if v.Window != nil {
+			return true
+		}
 		for _, e := range v.Inputs {
 			if e.Partitioning == scenario.PartitionHash && v.Parallelism > 1 {
 				return true
