@@ -59,7 +59,7 @@ func (s *Sim) build() error {
 		v.salt = mix64(uint64(vi+1) * 0x9e3779b97f4a7c15)
 		for i := 0; i < v.parallelism; i++ {
 			t := &subtask{s: s, v: v, index: i, worker: p.Worker(i), gid: len(s.subtasks), recordWriter: recordWriter{salt: v.salt},
-				rng: des.Stream(sc.Seed, v.kind+"/"+v.name+"/"+fmt.Sprint(i)+"/service")}
+				inHand: inHand{rng: des.Stream(sc.Seed, v.kind+"/"+v.name+"/"+fmt.Sprint(i)+"/service")}}
 			t.timeAccounting.warmup = s.warmup
 			if v.kind != KindSource {
 				t.gate = newUnionInputGate(t)

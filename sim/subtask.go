@@ -17,9 +17,7 @@ type subtask struct {
 
 	timeAccounting                 // busy, idle and back-pressured time
 	gate           *unionInputGate // nil for a source
-	rng            *rand.Rand      // service times
-	cur            Record          // the record in service
-	curArrived     des.Time
+	inHand                         // the record in service and its service times
 	execution                      // failed, slowed down, paused or blocked by a snapshot
 	keyed          *keyedState     // keyed state; nil for a stateless vertex
 	proc           processor       // source reader, operator function or sink writer
@@ -29,6 +27,15 @@ type subtask struct {
 
 	chain chainLink       // its place in an operator chain
 	wm    *taskWatermarks // event-time progress (watermark.go); nil while no watermark has come
+}
+
+// inHand is the record a task serves, one at a time as Flink's StreamTask
+// takes one record from its input per step of its mailbox loop, and the
+// stream its service times are drawn from.
+type inHand struct {
+	rng        *rand.Rand // service times, a stream per subtask
+	cur        Record     // the record in service
+	curArrived des.Time   // when it entered the subtask's input queue
 }
 
 // setState accounts the time since the last change to the old state.
