@@ -177,7 +177,7 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 	}
 	if l.WritesOutputs && e.Rows > l.MaxRows {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of timeseries.csv (%d subtasks and vertices every %s over %s, some %s) exceed the limit of %s; lengthen metrics.interval, shorten the duration, or raise --max-rows",
-			label, Sci(e.Rows, 1), e.Subtasks+e.Vertices, sim.FormatTime(sc.WithDefaults().Metrics.Interval), sim.FormatTime(e.Duration),
+			label, Sci(e.Rows, 1), e.Subtasks+e.Vertices, sim.FormatTime(e.MetricsInterval), sim.FormatTime(e.Duration),
 			byteSize(e.Rows*100), Sci(l.MaxRows, -1)))
 	}
 	if l.WritesOutputs && e.CheckpointRows > l.MaxRows {

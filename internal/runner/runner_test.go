@@ -310,7 +310,7 @@ sinks:
 	// memory 15 x 300 B + 8 subtasks x 2 KiB + 2 workers x 80 B; rows 13 x
 	// 100 samples.
 	want := Estimate{Subtasks: 8, Vertices: 5, Duration: 100 * des.Second, Offered: 80, Records: 240,
-		Busiest: "op", BusiestRate: 80, MetricsRows: 13, EventRate: 253, Events: 25300,
+		Busiest: "op", BusiestRate: 80, MetricsRows: 13, MetricsInterval: des.Second, EventRate: 253, Events: 25300,
 		Channels: 15, Workers: 2, Memory: 15*300 + 8*2048 + 2*80, Rows: 1300}
 	if e != want {
 		t.Errorf("Measure =\n%+v\nwant\n%+v", e, want)

@@ -69,8 +69,10 @@ type Estimate struct {
 	// into more than one subtask, receives records.
 	BySelectivity, ByBroadcast bool
 	// MetricsRows is the rows per second of the metrics samples:
-	// (Subtasks + Vertices) / metrics.interval.
-	MetricsRows float64
+	// (Subtasks + Vertices) / MetricsInterval, the resolved
+	// metrics.interval (Plan.MetricsInterval).
+	MetricsRows     float64
+	MetricsInterval des.Time
 	// CheckpointEvents is the events per simulated second of checkpoints
 	// (barriers on every channel, snapshots and acknowledgements of every
 	// subtask, a checkpoint every interval; stop-the-world's drain checks);
@@ -236,6 +238,7 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 		}
 	}
 	interval := p.MetricsInterval()
+	e.MetricsInterval = interval
 	e.MetricsRows = float64(e.Subtasks+e.Vertices) / interval.Seconds()
 	e.Rows = float64(e.Subtasks+e.Vertices) * math.Ceil(float64(sc.Duration)/float64(interval))
 	if ck := sc.Checkpoint; p.Checkpointing() && ck.Interval > 0 {

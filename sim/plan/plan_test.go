@@ -306,7 +306,7 @@ checkpoint: {mode: aligned, interval: 30s}
 		ch := float64(tc.channels)
 		ckEvents := (ch*2 + 8*3) / 30.0
 		want := Estimate{Subtasks: 8, Vertices: 4, Duration: 100 * des.Second, Offered: 80, Records: 80 + 80 + 600 + 600,
-			Busiest: "rules", BusiestRate: 600, BySelectivity: true, ByBroadcast: true, MetricsRows: 24, CheckpointEvents: ckEvents, CheckpointEvery: 30 * des.Second,
+			Busiest: "rules", BusiestRate: 600, BySelectivity: true, ByBroadcast: true, MetricsRows: 24, MetricsInterval: 500 * des.Millisecond, CheckpointEvents: ckEvents, CheckpointEvery: 30 * des.Second,
 			EventRate: 1384 + ckEvents, Events: (1384 + ckEvents) * 100, Channels: tc.channels, ZipfKeys: 50, Workers: 2,
 			CheckpointsInFlight: 1, CheckpointBytes: 2 * (1024 + 8*224),
 			Memory: tc.channels*300 + 50*8 + 8*2048 + 2*80 + 2*(1024+8*224), Rows: 2400, CheckpointRows: 8 * 3}

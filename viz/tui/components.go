@@ -630,8 +630,10 @@ func (m model) vertexDown(v vertexInfo) bool {
 		return true
 	}
 	for _, d := range s.DownWorkers {
-		if d.Worker <= m.g.worker(v.parallelism-1) { // workers fill from subtask 0
-			return true
+		for i := range v.parallelism { // where the plan places them
+			if m.g.worker(i) == d.Worker {
+				return true
+			}
 		}
 	}
 	return false

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -165,12 +166,16 @@ type engine struct {
 // goroutine, before run takes it over).
 func newEngine(job Job, cfg engineConfig) (*engine, error) {
 	cfg.defaults()
-	e := &engine{job: job, cfg: cfg, col: newCollector(newGraph(job.Scenario)),
-		cmds: make(chan command, 64), out: make(chan *Snapshot, 1), done: make(chan struct{}),
-		spd: clampSpeed(cfg.speed), interval: job.Scenario.Metrics.Interval, warmup: job.Scenario.Warmup}
-	if e.interval <= 0 {
-		e.interval = des.Second
+	p, err := plan.Compile(job.Scenario)
+	if err != nil {
+		return nil, err
 	}
+	// the resolved metrics interval and warmup (the plan's scenario has
+	// its defaults), not the scenario's zeros
+	g := graphOf(p)
+	e := &engine{job: job, cfg: cfg, col: newCollector(g),
+		cmds: make(chan command, 64), out: make(chan *Snapshot, 1), done: make(chan struct{}),
+		spd: clampSpeed(cfg.speed), interval: g.plan.MetricsInterval(), warmup: g.plan.Scenario.Warmup}
 	if cfg.paused {
 		e.state = Paused
 	}

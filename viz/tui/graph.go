@@ -59,6 +59,11 @@ func newGraph(sc *scenario.Scenario) graph {
 	if err != nil {
 		return graph{}
 	}
+	return graphOf(p)
+}
+
+// graphOf reads the job graph of a compiled plan (see newGraph).
+func graphOf(p *plan.Plan) graph {
 	g := graph{plan: p, heartbeat: p.Scenario.Workers.HeartbeatTimeout, checkpoints: p.Checkpointing()}
 	for _, pv := range p.Vertices {
 		v := vertexInfo{name: pv.Name, kind: pv.Kind.String(), parallelism: pv.Parallelism}
