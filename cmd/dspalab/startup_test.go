@@ -118,16 +118,24 @@ func parseInittrace(stderr []byte) []initRecord {
 }
 
 // maxOwnInitAllocs bounds the allocations of the package initialisation
-// of each of the module's packages: a table or a regular expression is
-// fine, parsing a template or a schema at start-up is not (do it on first
-// use, with sync.OnceValue). The unit expressions of sim/scenario (about
-// 2000 allocations) are the largest: every command that reads a scenario
-// needs them.
-const maxOwnInitAllocs = 2100
+// of each of the module's packages: a table or a few regular expressions
+// are fine, parsing a template or a schema at start-up is not (the
+// report's page template took 2496): do it on first use, with
+// sync.OnceValue. initAllocsAllowed raises the bound for a package that
+// needs more at every start.
+const maxOwnInitAllocs = 500
+
+// initAllocsAllowed: sim/scenario compiles its unit and name expressions
+// at init (about 2100 allocations in all), which every command that reads
+// a scenario needs at once.
+var initAllocsAllowed = map[string]int64{
+	"github.com/dspalab/dspalab/sim/scenario": 4000,
+}
 
 // TestInitWork runs this test binary as "dspalab --help" with
 // GODEBUG=inittrace=1 and checks that none of the module's packages does
-// more than maxOwnInitAllocs allocations before main.
+// more than maxOwnInitAllocs allocations (or its initAllocsAllowed) before
+// main.
 func TestInitWork(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -148,9 +156,13 @@ func TestInitWork(t *testing.T) {
 			continue
 		}
 		own++
-		if r.allocs > maxOwnInitAllocs {
+		limit := int64(maxOwnInitAllocs)
+		if l, ok := initAllocsAllowed[r.pkg]; ok {
+			limit = l
+		}
+		if r.allocs > limit {
 			t.Errorf("the init of %s makes %d allocations (%d bytes), more than %d: move the work to its first use",
-				r.pkg, r.allocs, r.bytes, maxOwnInitAllocs)
+				r.pkg, r.allocs, r.bytes, limit)
 		}
 	}
 	if own < 5 {
