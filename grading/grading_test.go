@@ -73,7 +73,7 @@ func class(t *testing.T, e *exercises.Exercise) (string, map[string][]string) {
 	// parallelism 2: the sink gets 80 rec/s; one wrong answer, one right
 	write(t, filepath.Join(dir, "wrong", "scenario.yaml"), wrong)
 	write(t, filepath.Join(dir, "wrong", "answers.yaml"), "which: src\nrate: 43.5\nwhihc: work\n")
-	want["wrong"] = []string{"The sink receives 80.867 records/s; it should get 95 (seed 1).", `there is no question "whihc"; did you mean "which"?`}
+	want["wrong"] = []string{"The sink receives 80.6 records/s; it should get 95 (seed 1).", `there is no question "whihc"; did you mean "which"?`}
 
 	// a faster operator: a forbidden edit, whatever it scores
 	write(t, filepath.Join(dir, "forbidden", "scenario.yaml"), replace(t, solution, "mean: 25ms", "mean: 10ms"))

@@ -50,20 +50,20 @@ func TestAlignedCheckpointsComplete(t *testing.T) {
 }
 
 // Under back-pressure the barrier queues behind every buffered record: in
-// `backpressure` about 27 s of them at enrich's 10 records/s, so a 20 s
-// timeout fails every checkpoint and a 60 s one lets them complete in
+// `backpressure` about 20 s of them at enrich's 10 records/s, so a 15 s
+// timeout fails every checkpoint and a 2-minute one lets them complete in
 // about the time the queued records take.
 func TestAlignedCheckpointsUnderBackpressure(t *testing.T) {
 	sc := load(t, "backpressure")
-	sc.Checkpoint = aligned(30*des.Second, 20*des.Second)
+	sc.Checkpoint = aligned(30*des.Second, 15*des.Second)
 	res := runCheckpoints(t, sc)
 	cs := res.Summary.Checkpoints
 	if cs.Completed != 0 || cs.Failed == 0 || cs.LastDuration != nil || cs.MaxDuration != nil {
 		t.Fatalf("checkpoints %+v: want all timed out, and no completed duration (null)", cs)
 	}
 	for _, c := range res.Checkpoints {
-		if c.Status != sim.CheckpointTimedOut || c.EndToEnd != 20000 {
-			t.Errorf("checkpoint %+v: want timed_out after 20000ms", c)
+		if c.Status != sim.CheckpointTimedOut || c.EndToEnd != 15000 {
+			t.Errorf("checkpoint %+v: want timed_out after 15000ms", c)
 		}
 	}
 	sc.Checkpoint.Timeout = 2 * des.Minute

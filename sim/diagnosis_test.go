@@ -76,7 +76,7 @@ network: {capacity: unbounded}
 sources: [{name: src, arrival: {process: constant, rate: 150/s}}]
 operators: [{name: op, input: src, service_time: {mean: 10ms}}]
 sinks: [{name: out, input: op}]
-`, sim.DiagnosisOverloaded, "op", "serves 99.8 of the 150 records/s"},
+`, sim.DiagnosisOverloaded, "op", "serves 99.9 of the 150 records/s"},
 		{"saturated", `
 name: busy
 duration: 200s

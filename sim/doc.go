@@ -55,9 +55,14 @@
 //     pool), backlog announcements ("Credit-based network flow
 //     control", Flink 1.5; "A Deep-Dive into Flink's Network Stack",
 //     flink.apache.org blog, 2019);
-//   - buffer timeout: a partly filled buffer is shipped at the latest one
-//     buffer_timeout after the first record written to it (Flink's output
-//     flusher, see the simplifications);
+//   - output flusher: every result partition has a free-running timer
+//     that ships its partly filled buffers every buffer_timeout, whatever
+//     was written (Flink's RecordWriter.OutputFlusher, one thread per
+//     RecordWriter, i.e. per output edge, looping Thread.sleep(timeout)
+//     and flushAll()), so at low load a record waits buffer_timeout/2 per
+//     hop on average; its first tick is drawn uniformly within one
+//     buffer_timeout of the partition's start, as tasks start at
+//     unrelated instants (see the simplifications);
 //   - transfer between workers takes latency + bytes/bandwidth on the one
 //     connection from the sending worker to the receiving one, which all
 //     channels between them share, first come first served, each direction
@@ -189,10 +194,10 @@
 //     workers serializes whole buffers in the order they are sent (Netty
 //     interleaves the channels' buffers the same way, one at a time), each
 //     at the bandwidth of its receiver's network setting;
-//   - the output flusher is armed by the first record written after a
-//     flush, not a free-running timer, and a flush closes the buffer (the
-//     next record takes a new one), where Flink's flush only hands the
-//     written part to the network;
+//   - a flush closes the buffer (the next record takes a new one), where
+//     Flink's flush only hands the written part to the network; the
+//     output flusher's ticks that find nothing to flush are not
+//     simulated (they do nothing);
 //   - the union gate reads channels in the order their data arrived over
 //     all gates (Flink's UnionInputGate takes gates in that order, then
 //     each gate its channels);

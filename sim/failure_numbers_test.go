@@ -167,7 +167,7 @@ func TestDowntimePartsAddUp(t *testing.T) {
 	if sum := r.DetectionS + r.RestartDelayS + r.RestoreS + r.TerminalS; math.Abs(sum-r.DowntimeS) > 2e-6 || r.TerminalS <= 0 {
 		t.Errorf("downtime %g != %g detection + %g delay + %g restore + %g terminal", r.DowntimeS, r.DetectionS, r.RestartDelayS, r.RestoreS, r.TerminalS)
 	}
-	line := "down 31.5s in all, from each failure to running again or to the end (15s restart delay, 9.392s restore, then 7.108s failed)"
+	line := "down 31.55s in all, from each failure to running again or to the end (15s restart delay, 9.392s restore, then 7.158s failed)"
 	wantIn(t, "table", table, "recovery: 4 failures, 3 restarts; "+line)
 	wantIn(t, "diagnosis", diagnosisText(res.Summary.Diagnosis), "was "+line)
 	if last := r.Failovers[len(r.Failovers)-1]; last.RecoveredS != -1 || last.LagAtRecovery != -1 {

@@ -277,7 +277,8 @@ func TestUnalignedFasterUnderBackpressure(t *testing.T) {
 	for _, mode := range []string{"aligned", "unaligned"} {
 		sc := mustLoadBuiltin(t, "backpressure")
 		sc.Checkpoint = scenario.DefaultCheckpointing()
-		sc.Checkpoint.Mode, sc.Checkpoint.Interval, sc.Checkpoint.Timeout = mode, 10*des.Second, 20*des.Second
+		// about 20s of records wait ahead of an aligned barrier
+		sc.Checkpoint.Mode, sc.Checkpoint.Interval, sc.Checkpoint.Timeout = mode, 10*des.Second, 15*des.Second
 		_, r := runSim(t, sc, Options{})
 		res[mode] = r.Summary.Checkpoints
 	}
@@ -876,11 +877,15 @@ func TestMaxConcurrentAndMinPause(t *testing.T) {
 // While a lost worker is not noticed yet, the senders into its subtasks
 // are back-pressured (Flink's web UI shows them so, and so do the
 // statistics), but that is the failure's doing, not a bottleneck's: the
-// diagnosis leaves that time out.
+// diagnosis leaves that time out. The checkpoints are 10s apart, and the
+// failure 2s after one: a barrier injected in the 2s or so before the
+// sources block on the dead subtasks would block the surviving sink's
+// channels in alignment (waiting for the dead count's barrier), which
+// back-pressures the live counts for another reason.
 func TestDiagnosisIgnoresBackpressureFromAFailure(t *testing.T) {
 	sc := ftScenario(t, 1, true, "at-least-once", `
-checkpoint: {mode: aligned, interval: 2s}
-failures: [{kind: worker, at: 20s, worker: 1}]
+checkpoint: {mode: aligned, interval: 10s}
+failures: [{kind: worker, at: 22s, worker: 1}]
 `)
 	sc.Workers.HeartbeatTimeout = 10 * des.Second
 	_, res := runSim(t, sc, Options{})

@@ -1,13 +1,18 @@
 package sim
 
-import "github.com/dspalab/dspalab/sim/des"
+import (
+	"strconv"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
 
 // partition is the output of one task on one edge: Flink's ResultPartition
 // (PipelinedResultPartition) with one subpartition (the sending end of a
 // channel) per receiving subtask, and its BufferPool. Records are written
 // into the subpartition's current buffer (Flink's BufferBuilder); a full
-// buffer is finished and queued for sending, and the output flusher ships
-// partly filled ones every buffer_timeout after the first record.
+// buffer is finished and queued for sending, and the partition's output
+// flusher ships partly filled ones on its free-running timer, every
+// buffer_timeout (see flushTick).
 type partition struct {
 	s          *Sim
 	owner      *subtask
@@ -18,13 +23,46 @@ type partition struct {
 	bufSize    int64
 	bufTimeout des.Time
 	rr         int
-	flushArmed bool
+	flushArmed bool     // the flusher's next tick is scheduled
+	flushPhase des.Time // the flusher ticks at flushPhase + k·bufTimeout
 	epoch      uint32
 	intoDown   bool     // a receiver is down (a lost worker not noticed yet)
 	next       *subtask // a chained edge's receiver, called in this thread (operator_chain.go); no chans
 }
 
-// HandleEvent flushes the partition when its buffer timeout expires.
+// startFlusher starts p's output flusher now, as Flink's RecordWriter
+// starts its OutputFlusher thread when the task creates it
+// (RecordWriter.OutputFlusher, flink-runtime io/network/api/writer: a
+// loop of Thread.sleep(timeout) and flushAll(), one per RecordWriter, that
+// is per output edge). The thread runs free of the records: its ticks
+// fall every buffer_timeout whatever was written, so a record written at
+// a random instant waits buffer_timeout/2 for the next tick on average.
+// Tasks are deployed and started at unrelated instants, so each
+// partition's first tick is drawn uniformly within one buffer_timeout
+// from a stream of its own (named after its task and edge); a failover's
+// new partition starts a new flusher.
+func (p *partition) startFlusher(now des.Time, seed uint64) {
+	if p.bufTimeout <= 0 {
+		return // flushed after every record (buffer_timeout: 0)
+	}
+	t := p.owner
+	rng := des.StreamPCG(seed, "flusher/"+t.v.name+"/"+strconv.Itoa(t.index)+"/"+p.edge.to.name)
+	u := float64(rng.Uint64()>>11) / (1 << 53) // uniform in [0, 1)
+	p.flushPhase = now + des.Time(u*float64(p.bufTimeout))
+}
+
+// flushTick returns the flusher's first tick after now. The simulator
+// schedules only the ticks that find something to flush (a tick with
+// nothing written does nothing in Flink either), so an idle partition
+// costs no events: writing into an idle partition schedules its next tick.
+func (p *partition) flushTick(now des.Time) des.Time {
+	if now < p.flushPhase {
+		return p.flushPhase
+	}
+	return p.flushPhase + ((now-p.flushPhase)/p.bufTimeout+1)*p.bufTimeout
+}
+
+// HandleEvent is a tick of the output flusher: it flushes the partition.
 func (p *partition) HandleEvent(now des.Time, _ int64) {
 	if p.epoch != p.s.epoch {
 		return // replaced by a failover
@@ -69,7 +107,7 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 		p.finish(now, c) // a stop-the-world checkpoint drains the job at once
 	case !p.flushArmed:
 		p.flushArmed = true
-		p.s.eng.After(p.bufTimeout, p, 0)
+		p.s.eng.Schedule(p.flushTick(now), p, 0)
 	}
 	return true
 }

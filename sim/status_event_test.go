@@ -41,7 +41,7 @@ func TestStatusEventOfDownVertex(t *testing.T) {
 	}
 	runSim(t, sc, Options{Observer: obs})
 	want := []string{
-		"47s sensors is DOWN (1 of 2 subtasks), the rest HIGH: back-pressured 738 ms/s, busy 172 ms/s",
+		"47s sensors is DOWN (1 of 2 subtasks), the rest HIGH: back-pressured 775 ms/s, busy 142 ms/s",
 		"56s sensors is DOWN (all 2 subtasks): not running, not back-pressured",
 	}
 	if strings.Join(down, "\n") != strings.Join(want, "\n") {

@@ -106,7 +106,7 @@ func TestReportSubtasksAndUnits(t *testing.T) {
 	// worker, in/s, out/s, busy, idle, back-pressured, status, L, λ, W
 	for name, want := range map[string]map[int]string{
 		"sensors[0]":   {1: "–", 2: "525", 7: "–", 8: "–", 9: "–"},
-		"aggregate[0]": {1: "534", 2: "534", 7: "14.60", 8: "534", 9: "27.335ms"},
+		"aggregate[0]": {1: "534", 2: "534", 7: "14.54", 8: "534", 9: "27.223ms"},
 		"out[0]":       {1: "534", 2: "–", 8: "534"},
 	} {
 		got := rows[name]

@@ -50,7 +50,7 @@ var networkMapping = &Mapping{
 		{Name: kFloatingBuffers, Go: "FloatingBuffers", Kind: KindInteger, Default: 8, Bounds: Bounds{Min: 0},
 			Doc: "Floating buffers per input gate, shared by its channels (taskmanager.network.memory.floating-buffers-per-gate)."},
 		{Name: kBufferTimeout, Go: "BufferTimeout", Kind: KindDuration, Default: "100ms", Bounds: Bounds{Min: 0},
-			Doc: "A partly filled buffer is shipped after this time; 0 ships after every record (execution.buffer-timeout)."},
+			Doc: "How often the output flusher ships the partly filled buffers: a free-running timer per output, so a record waits half of it on average (RecordWriter's OutputFlusher); 0 ships after every record (execution.buffer-timeout)."},
 		{Name: kLatency, Go: "Latency", Kind: KindDuration, Default: "1ms", Bounds: Bounds{Min: 0},
 			Doc: "One-way network latency between workers (none within a worker)."},
 		{Name: kBandwidth, Go: "Bandwidth", Kind: KindBandwidth, Default: "1Gbit/s", Bounds: Bounds{Positive: true},
