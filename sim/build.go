@@ -82,7 +82,13 @@ func (s *Sim) build() error {
 			if pv.State != nil {
 				t.keyed = newKeyedState(pv.State, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)
 			}
-			if _, ok := t.proc.(*windowOperator); ok && t.keyed == nil {
+			if pv.Join != nil {
+				if v.win == nil {
+					v.win = newWindowStats()
+				}
+				t.proc = &operatorFunction{t: t} // made below, once the id spaces are known
+			}
+			if (pv.Window != nil || pv.Join != nil) && t.keyed == nil {
 				// window state is keyed state (its access costs access_time)
 				t.keyed = newKeyedState(&scenario.KeyedState{}, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)
 			}
@@ -122,7 +128,27 @@ func (s *Sim) build() error {
 	s.newEventTimeLag()
 	// window results: an id space (record size) of their own per subtask
 	for _, t := range s.subtasks {
-		if w, ok := t.proc.(*windowOperator); ok {
+		if w := t.windowOp(); w != nil {
+			w.seq = len(s.recSize)
+			s.recSize = append(s.recSize, s.recSize[0])
+		}
+	}
+	for vi, pv := range p.Vertices {
+		j := pv.Join
+		if j == nil {
+			continue
+		}
+		v := s.vertices[vi]
+		sides := s.joinSides(v)
+		for _, t := range v.subtasks {
+			var w *windowOperator
+			if j.Kind == scenario.JoinInterval {
+				ij := newIntervalJoin(t, j, s.recSize[0], v.win, sides)
+				t.proc, w = ij, ij.windowOperator
+			} else {
+				w = newWindowJoin(t, j, s.recSize[0], v.win, sides)
+				t.proc = w
+			}
 			w.seq = len(s.recSize)
 			s.recSize = append(s.recSize, s.recSize[0])
 		}

@@ -420,7 +420,7 @@ func (t *subtask) capture(ck *checkpoint) {
 	}
 	ck.keys[t.gid] = t.keyed.keys.clone()
 	t.s.ckpt.hold(ck, ck.keys[t.gid].sizeBytes())
-	if w, ok := t.proc.(*windowOperator); ok {
+	if w, ok := t.proc.(windowed); ok {
 		w.capture(ck.id) // its windows, with the keyed state
 	}
 	ck.stateSize += full

@@ -168,7 +168,14 @@
 // drops and counts later ones (numLateRecordsDropped), and clears a
 // window at maxTimestamp + allowed_lateness; its windows count in the
 // task's keyed state. A result record's id is derived from (operator,
-// key, window, firing).
+// key, window, firing). Joins (join_operator.go): a tumbling window join
+// is a window operator whose firing pairs the two inputs' records (as
+// Flink's JoinedStreams is a coGroup over a window); an interval join
+// (IntervalJoinOperator) buffers each input per key, joins each record
+// with the other input's buffered ones within [t − before, t + after] as
+// it comes, drops records older than the watermark, and clears a record
+// when the watermark passes its cleanup time.
+//
 // Topics (topic.go, package kafka; Kafka's producer partitioners and
 // Flink's KafkaSource): a topic is a log of partitions kept as offsets and
 // counts; producer sources (writes) send records at their arrival times,

@@ -198,7 +198,7 @@ func (s *Sim) restore(now des.Time) {
 				}
 			}
 		}
-		if w, ok := t.proc.(*windowOperator); ok {
+		if w, ok := t.proc.(windowed); ok {
 			w.restore(now, ck)
 		}
 		if ck != nil {

@@ -36,6 +36,7 @@ type VertexEventTime struct {
 	// window at its first firing, and the window state held at the end
 	// and at most (bytes, over the subtasks).
 	NumLateRecordsDropped *uint64  `json:"num_late_records_dropped,omitempty"`
+	JoinedPairs           *uint64  `json:"joined_pairs,omitempty"` // joins: the pairs emitted
 	Firings               *uint64  `json:"firings,omitempty"`
 	LateFirings           *uint64  `json:"late_firings,omitempty"`
 	FiringDelayMeanMs     *float64 `json:"firing_delay_mean_ms,omitempty"`
@@ -55,7 +56,7 @@ type VertexEventTime struct {
 // watermarks or a window operator.
 func (s *Sim) eventTimeOn() bool {
 	for _, v := range s.plan.Vertices {
-		if v.Window != nil || v.Source != nil && v.Source.Watermarks != nil {
+		if v.Window != nil || v.Join != nil || v.Source != nil && v.Source.Watermarks != nil {
 			return true
 		}
 	}
@@ -98,6 +99,9 @@ func (s *Sim) eventTimeSummary(now des.Time) *EventTimeSummary {
 		}
 		if w := v.win; w != nil {
 			ve.NumLateRecordsDropped, ve.Firings, ve.LateFirings = ptr(w.lateDropped), ptr(w.firings), ptr(w.lateFirings)
+			if v.pv.Join != nil {
+				ve.JoinedPairs = ptr(w.pairs)
+			}
 			if h := w.fireDelay; h.Count() > 0 {
 				ve.FiringDelayMeanMs = ptr(round6(h.Mean() / 1e6))
 				ve.FiringDelayP50Ms = ptr(h.Quantile(0.50).Milliseconds())
@@ -109,7 +113,7 @@ func (s *Sim) eventTimeSummary(now des.Time) *EventTimeSummary {
 			}
 			var held int64
 			for _, t := range v.subtasks {
-				if wo, ok := t.proc.(*windowOperator); ok {
+				if wo := t.windowOp(); wo != nil {
 					held += wo.stateBytes()
 				}
 			}

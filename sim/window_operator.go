@@ -65,6 +65,9 @@ type windowOperator struct {
 
 	stats *windowStats
 	snaps map[int64]*windowSnap // by checkpoint id: the pending ones and the latest completed
+	// sides is the input (0 left, 1 right) of a join's record by the id
+	// space of its origin (join_operator.go); nil for a window
+	sides []int8
 }
 
 // windowSnap is a window operator's windows as a checkpoint captured
@@ -89,8 +92,9 @@ type winState struct {
 	records int64    // records in the window
 	ingest  des.Time // the latest entry into the job of a record in it (the result's latency)
 	firings uint32
-	bytes   int64 // state held
-	fired   bool  // fired on time (a later firing is late)
+	bytes   int64    // state held
+	fired   bool     // fired on time (a later firing is late)
+	side    [2]int64 // a window join: the records of each input
 }
 
 // windowStats are a window vertex's metrics, shared by its subtasks.
@@ -101,6 +105,7 @@ type windowStats struct {
 	fireDelay   *metrics.Histogram // processing time of a firing − the window's end
 	perWindow   *metrics.Histogram // records per window at its first firing (counts as nanoseconds)
 	maxState    int64              // the largest window state of a subtask seen, bytes
+	pairs       uint64             // joins: the pairs emitted
 }
 
 func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, stats *windowStats) *windowOperator {
@@ -304,6 +309,9 @@ func (w *windowOperator) add(now des.Time, id winID, end des.Time, r *Record) *w
 		}
 	}
 	st.records++
+	if w.sides != nil {
+		st.side[w.sideOf(r)]++
+	}
 	st.ingest = max(st.ingest, r.Ingest)
 	if w.process {
 		st.bytes += w.recBytes
@@ -338,12 +346,23 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 	if w.kind == scenario.WindowGlobal {
 		et = t.cur.EventTime
 	}
-	t.pend = append(t.pend, Record{ID: sourceID(w.seq, off), EventTime: et, Ingest: st.ingest, Key: id.key})
+	if w.sides == nil {
+		t.pend = append(t.pend, Record{ID: sourceID(w.seq, off), EventTime: et, Ingest: st.ingest, Key: id.key})
+	} else {
+		// a window join (Flink's JoinedStreams: a coGroup over the
+		// window): every pair of a left and a right record
+		for i := int64(0); i < st.side[0]*st.side[1]; i++ {
+			t.pend = append(t.pend, Record{ID: sourceID(w.seq, off^mix64(uint64(i+1))), EventTime: et, Ingest: st.ingest, Key: id.key})
+		}
+	}
 	if w.process {
 		w.fireCost += des.Time(st.records) * t.v.svc.mean
 	}
 	s := w.stats
 	s.firings++
+	if w.sides != nil {
+		s.pairs += uint64(st.side[0] * st.side[1])
+	}
 	if st.fired {
 		s.lateFirings++
 	} else {
@@ -581,4 +600,12 @@ func (w *windowOperator) restore(now des.Time, ck *checkpoint) {
 		w.armedAt = 0
 		w.armProcessing(w.timers.peek().at)
 	}
+}
+
+// sideOf returns the input (0 left, 1 right) of a join's record r.
+func (w *windowOperator) sideOf(r *Record) int8 {
+	if o := originSeq(r.ID); o < len(w.sides) {
+		return w.sides[o]
+	}
+	return 0
 }

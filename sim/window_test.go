@@ -310,3 +310,47 @@ func TestWindowResultsExactlyOnce(t *testing.T) {
 		t.Errorf("%d of 20 seeds had a failure, %d duplicated results at-least-once; want at least 15 and 10", failed, duplicating)
 	}
 }
+
+// joinJob: a left source of 10/s and a right one of 20/s, one key, with
+// a watermark on every record, into a join of the given kind.
+func joinJob(duration, join string) []byte {
+	return []byte(fmt.Sprintf(`duration: %s
+workers: {count: 1, slots: 2}
+sources:
+  - {name: left, arrival: {process: constant, rate: 10/s}, keys: {count: 1}, watermarks: {strategy: punctuated}}
+  - {name: right, arrival: {process: constant, rate: 20/s}, keys: {count: 1}, watermarks: {strategy: punctuated}}
+operators:
+  - {name: j, inputs: [left, right], partitioning: hash, service_time: {mean: 0s}, join: %s}
+sinks:
+  - {name: out, input: j}
+`, duration, join))
+}
+
+// TestJoins counts the pairs exactly. Left records come at 0.1s, 0.2s,
+// ..., right ones at 0.05s, 0.1s, ....
+//   - Tumbling window join of 1s, run to 10.5s: [0, 1) holds 9 left and
+//     19 right records, each later window 10 and 20; windows [0, 1) to
+//     [9, 10) have fired (the records of 10s carry the watermark past
+//     10s − 1ns): 9·19 + 9·10·20 = 1971 pairs, in 10 firings.
+//   - Interval join, before = after = 50ms, run to 10.01s: a left record at
+//     t joins the right ones at t − 50ms, t and t + 50ms; the last, at 10s,
+//     misses 10.05s: 99·3 + 2 = 299 pairs. Nothing is late, and at the end
+//     the buffers hold only the records the watermark has not passed
+//     their cleanup time: the left one of 10s (kept to 10.05s) and the
+//     right ones of 9.95s and 10s (kept to 10s and 10.05s; the watermark
+//     is 10s − 1ns): 3 records of 100B.
+func TestJoins(t *testing.T) {
+	s := run(t, parse(t, "wjoin.yaml", joinJob("10.5s", "{kind: window, size: 1s}")))
+	j := eventTime(t, s, "j")
+	if *j.JoinedPairs != 1971 || *j.Firings != 10 || s.Totals.Delivered != 1971 {
+		t.Errorf("window join: %d pairs in %d firings, %d results at the sink; want 1971 in 10, 1971", *j.JoinedPairs, *j.Firings, s.Totals.Delivered)
+	}
+	s = run(t, parse(t, "ijoin.yaml", joinJob("10.01s", "{kind: interval, before: 50ms, after: 50ms}")))
+	j = eventTime(t, s, "j")
+	if *j.JoinedPairs != 299 || *j.NumLateRecordsDropped != 0 || s.Totals.Delivered != 299 {
+		t.Errorf("interval join: %d pairs, %d late, %d results at the sink; want 299, 0, 299", *j.JoinedPairs, *j.NumLateRecordsDropped, s.Totals.Delivered)
+	}
+	if *j.WindowStateBytes != 300 {
+		t.Errorf("interval join: %dB buffered at the end, want 300B (3 records)", *j.WindowStateBytes)
+	}
+}

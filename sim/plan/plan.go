@@ -153,8 +153,10 @@ type Vertex struct {
 	Graph *scenario.GraphOperator
 	// Delivery is a sink's delivery guarantee, "" for other kinds.
 	Delivery string
-	// Window is the window of a window operator, else nil.
+	// Window is the window of a window operator, else nil; Join the join
+	// of a join operator, else nil.
 	Window *scenario.Window
+	Join   *scenario.Join
 	// Inputs are the edges into the vertex, in the order its inputs are
 	// listed; Outputs the edges out of it, in the order of their receivers
 	// in Plan.Vertices.
@@ -226,7 +228,7 @@ type Edge struct {
 // in Flink's default slot sharing group, so that condition always holds.
 func (p *Plan) Chainable(e *Edge) bool {
 	return p.Scenario.Chaining && len(e.To.Inputs) == 1 && e.Partitioning == scenario.PartitionForward &&
-		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source && e.To.Window == nil
+		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source && e.To.Window == nil && e.To.Join == nil
 }
 
 // Pointwise reports whether each sender of e has channels to a subset of
@@ -421,7 +423,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	for i := range sc.Operators {
 		o := &sc.Operators[i]
 		v := &Vertex{Name: o.Name, Kind: Operator, Decl: i, Parallelism: o.Parallelism, Network: o.Network,
-			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain, Window: o.Window}
+			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain, Window: o.Window, Join: o.Join}
 		if o.State != nil && o.State.BytesPerKey > 0 {
 			v.State = o.State
 		}

@@ -1267,6 +1267,21 @@ sinks:
 			`t.yaml:2:16: sources[0].paralelism: unknown field "paralelism"; did you mean "parallelism"?`,
 			`t.yaml:10:10: sinks[0]: << expects a mapping or a list of mappings, got 1`,
 		}},
+	{"joins: keyed inputs, two of them", `duration: 10s
+sources:
+  - {name: a, arrival: {process: constant, rate: 10/s}}
+  - {name: b, arrival: {process: constant, rate: 10/s}}
+operators:
+  - {name: j, inputs: [a, b], service_time: {mean: 1ms}, join: {kind: interval, after: 1s}}
+  - {name: k, input: a, partitioning: hash, service_time: {mean: 1ms}, join: {kind: window, size: 1s}}
+sinks:
+  - {name: out, input: j}
+  - {name: out2, input: k}
+`,
+		[]string{
+			`t.yaml:6:64: operators[0].join: a join needs both inputs keyed (partitioning: hash), but the partitioning is forward (the default)`,
+			`t.yaml:7:78: operators[1].join: a join needs two inputs (inputs: [left, right]), got 1`,
+		}},
 	{"event time: delays, watermarks and windows", `duration: 10s
 sources:
   - name: src

@@ -369,6 +369,28 @@ var windowMapping = &Mapping{
 	},
 }
 
+var (
+	windowJoin   = &Cond{Field: kKind, Values: []string{JoinWindow}}
+	intervalJoin = &Cond{Field: kKind, Values: []string{JoinInterval}}
+)
+
+var joinMapping = &Mapping{
+	Path: kOperators + "[]." + kJoin,
+	Doc:  "A keyed join of the operator's two inputs in event time (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/joining/): the first input listed is the left one; both need partitioning: hash (keyBy on each). Its buffered records are keyed state (record_size each), cleared as the watermark passes them; each joined pair is a result record.",
+	Fields: []*Field{
+		{Name: kKind, Go: "Kind", Kind: KindEnum, Required: true, Values: []Value{
+			val(JoinWindow, "a tumbling window join (join().where().equalTo().window(TumblingEventTimeWindows)): at the window's end, every pair of a key's left and right records in it"),
+			val(JoinInterval, "an interval join (intervalJoin().between(−before, after)): each left record at t with each right record of its key at t − before to t + after, as they come"),
+		}, Doc: "The join."},
+		{Name: kSize, Go: "Size", Kind: KindDuration, Bounds: Bounds{Positive: true}, Only: windowJoin, RequiredWhen: windowJoin,
+			Doc: "Length of the tumbling windows."},
+		{Name: kBefore, Go: "Before", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0}, Only: intervalJoin,
+			Doc: "How long before a left record a right record may be (−lowerBound of between)."},
+		{Name: kAfter, Go: "After", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0}, Only: intervalJoin,
+			Doc: "How long after a left record a right record may be (upperBound of between)."},
+	},
+}
+
 var operatorMapping = &Mapping{
 	Path: kOperators + "[]",
 	Doc:  "A processing vertex: one record at a time per subtask.",
@@ -378,6 +400,7 @@ var operatorMapping = &Mapping{
 			Doc:    "Output records per input record: a filter 0.3, a flatMap 2.5."},
 		&Field{Name: kState, Go: "State", Kind: KindMapping, Sub: keyedStateMapping, DefaultDoc: "stateless", Doc: "Keyed state."},
 		&Field{Name: kWindow, Go: "Window", Kind: KindMapping, Sub: windowMapping, DefaultDoc: "no window", Doc: "Makes the operator a window operator."},
+		&Field{Name: kJoin, Go: "Join", Kind: KindMapping, Sub: joinMapping, DefaultDoc: "no join", Doc: "Makes the operator a keyed join of its two inputs."},
 		&Field{Name: kGraph, Go: "Graph", Kind: KindMapping, Sub: graphMapping, DefaultDoc: "a plain operator", Doc: "A streaming-graph operator over the edges of its input."},
 	),
 	Custom:  decodeInputs,

@@ -141,6 +141,9 @@ const (
 	kStrategy              = "strategy"
 	kTime                  = "time"
 	kWatermarks            = "watermarks"
+	kJoin                  = "join"
+	kBefore                = "before"
+	kAfter                 = "after"
 	// kWindow ("window") is declared with the micro-batch keys below
 )
 

@@ -401,6 +401,27 @@ type Operator struct {
 	// Graph makes the operator a streaming-graph operator over the edges
 	// of its input (streaming_graph.go); nil for a plain operator.
 	Graph *GraphOperator
+	// Join makes the operator a join of its two inputs; nil for a plain
+	// one.
+	Join *Join
+}
+
+// Join kinds (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/joining/).
+const (
+	JoinWindow   = "window"   // a tumbling window join: every pair of a key's records of the two inputs in one window
+	JoinInterval = "interval" // an interval join: pairs whose right record is within [left − before, left + after]
+)
+
+// Join is a keyed join of an operator's two inputs (the first listed is
+// the left one), in event time.
+type Join struct {
+	Kind string
+	// Size of the tumbling windows of a window join.
+	Size des.Time
+	// Before and After bound an interval join: a left record at t joins
+	// the right records at t − Before to t + After (Flink's
+	// between(−Before, After)).
+	Before, After des.Time
 }
 
 // KeyedState is the keyed state of an operator: BytesPerKey for every

@@ -199,6 +199,9 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		if op.Window != nil {
 			c.window(p, op, par)
 		}
+		if op.Join != nil {
+			c.join(p, op, par)
+		}
 	}
 	for i, sk := range s.Sinks {
 		p := strictyaml.Index(kSinks, i)
@@ -538,5 +541,25 @@ func (c *checker) window(p string, op Operator, par map[string]int) {
 	}
 	if w.Kind == WindowGlobal && w.AllowedLateness > 0 {
 		c.errorf(wp+"."+kAllowedLateness, "applies to event-time windows only, but a global window fires by count")
+	}
+}
+
+// join checks the join of operator op at path p: two inputs, both keyed
+// (Flink joins KeyedStreams: where() and equalTo() are keyBy), and not a
+// window at the same time.
+func (c *checker) join(p string, op Operator, par map[string]int) {
+	jp := p + "." + kJoin
+	if len(op.Inputs) != 2 {
+		c.errorf(jp, "a join needs two inputs (inputs: [left, right]), got %d", len(op.Inputs))
+	}
+	if op.Partitioning != PartitionHash && !c.isBad(p+"."+kPartitioning) {
+		got := c.shown(p+"."+kPartitioning, op.Partitioning)
+		if op.Partitioning == "" {
+			got = inputDefaults(op.Inputs, op.Parallelism, par)
+		}
+		c.errorf(jp, "a join needs both inputs keyed (partitioning: hash), but the partitioning is %s", got)
+	}
+	if op.Window != nil {
+		c.errorf(jp, "an operator is a window or a join, not both")
 	}
 }
