@@ -129,3 +129,35 @@ func TestStructuredOutputModes(t *testing.T) {
 		}
 	}
 }
+
+// spark-recovery: the executor loss costs one batch its lineage
+// recomputation; the driver failure reruns batch 62 (duplicating what it
+// had written to the at-least-once sink), generates the 20 batches of the
+// downtime capped by max_rate_per_partition, and loses nothing; without
+// checkpointing the job is lost; an idempotent sink duplicates nothing.
+func TestSparkRecovery(t *testing.T) {
+	r := runMB(t, load(t, "spark-recovery"))
+	at := map[float64]microbatch.BatchInfo{}
+	for _, b := range r.Batches {
+		at[b.TimeS] = b
+	}
+	if b := at[25]; b.RecomputeMs == 0 || b.ProcessingMs < 1400 || at[26].SchedulingDelayMs == 0 || at[27].SchedulingDelayMs != 0 {
+		t.Errorf("batches 25-27 after the executor loss: %+v %+v %+v", b, at[26], at[27])
+	}
+	if b := at[62]; b.SchedulingDelayMs != 20100 || b.RecomputeMs == 0 {
+		t.Errorf("batch 62 reran: %+v", b)
+	}
+	for ts := 63.0; ts <= 67; ts++ {
+		if at[ts].Records != 2000 {
+			t.Errorf("downtime batch %v: %d records, want the cap of 2 × 1000", ts, at[ts].Records)
+		}
+	}
+	tot := r.Summary.Totals
+	if tot.Duplicated == 0 || tot.Duplicated >= 500 || tot.Lost != 0 || r.Summary.Recovery.JobState != "running" {
+		t.Errorf("totals %+v, recovery %+v", tot, r.Summary.Recovery)
+	}
+	idem := runMB(t, edit(t, "spark-recovery", "    input: totals\n", "    input: totals\n    delivery: idempotent\n")).Summary.Totals
+	if idem.Duplicated != 0 || idem.Lost != 0 {
+		t.Errorf("idempotent sink: %+v", idem)
+	}
+}

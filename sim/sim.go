@@ -271,7 +271,7 @@ func (v *vertex) observeLatency(lat des.Time) { v.ivLat.Add(lat) }
 // for a scenario of a micro-batch engine (sim/microbatch runs those).
 func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	if sc.IsMicroBatch() {
-		return nil, fmt.Errorf("sim: scenario %q runs on engine %s: Spark's micro-batch engine is sim/microbatch", sc.Name, sc.Engine)
+		return nil, fmt.Errorf("sim: scenario %q runs on engine %s, which only dspalab run simulates (sim/microbatch); this command takes engine flink", sc.Name, sc.Engine)
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: invalid scenario %q: %w", sc.Name, err)

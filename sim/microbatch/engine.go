@@ -106,7 +106,10 @@ type Sim struct {
 	ss                *structured // structured streaming, nil for DStreams
 	behindAt          des.Time    // first batch whose scheduling delay grew, -1 if none
 	cutTime           des.Time    // time of the batch being cut
+	endEv             des.EventID // the running job's end
+	rec               recovery
 	gen, done, sample des.HandlerFunc
+	fail              des.HandlerFunc
 }
 
 // stage is a plan.Stage with its partitions.
@@ -162,6 +165,7 @@ type batch struct {
 	// take recLatency (their own processing), not the epoch's end
 	continuous bool
 	recLatency des.Time
+	maxTask    des.Time // the longest task of the job (rerun after an executor loss)
 }
 
 // New builds the simulation of sc, a scenario of engine spark-streaming or
@@ -180,12 +184,9 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		return nil, fmt.Errorf("microbatch: %w", err)
 	}
 	sc = p.Scenario
-	if len(sc.Failures) > 0 {
-		return nil, sc.Errorf("failures", "failures are not simulated on the micro-batch engines yet; run this scenario with engine: flink, or leave failures out")
-	}
 	s := &Sim{sc: sc, plan: p, opts: opts, sp: sc.Spark, rate: -1, behindAt: -1,
 		lat: metrics.NewHistogram(), latIv: metrics.NewHistogram()}
-	s.gen, s.done, s.sample = s.onBatchTime, s.onJobEnd, s.onSample
+	s.gen, s.done, s.sample, s.fail = s.onBatchTime, s.onJobEnd, s.onSample, s.onFailure
 	s.cores = sc.Workers.Count * sc.Workers.Slots
 	s.interval = s.sp.BatchInterval
 	receivers := 0
@@ -264,6 +265,10 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		s.mustSchedule(s.interval, s.gen, 0)
 	}
 	s.mustSchedule(sc.Metrics.Interval, s.sample, 0)
+	s.rec.fullCores = s.cores
+	for i, f := range sc.Failures {
+		s.mustSchedule(f.At, s.fail, int64(i))
+	}
 	return s, nil
 }
 
@@ -324,7 +329,11 @@ func (s *Sim) onBatchTime(now des.Time, _ int64) {
 		return
 	}
 	s.mustSchedule(now+s.interval, s.gen, 0)
-	b := s.cut(now, s.limits(now))
+	if s.rec.driverDown {
+		s.rec.missed = append(s.rec.missed, now) // no driver: no JobGenerator
+		return
+	}
+	b := s.cut(now, now, s.limits(now))
 	s.submit(b)
 }
 
@@ -377,6 +386,16 @@ func (s *Sim) limits(now des.Time) []int64 {
 	return s.limBuf
 }
 
+// skip reads n records of the partition that no batch processes (lost
+// with a receiver), so that the next reads draw the records after them.
+func (pt *partition) skip(n int64) {
+	for range n {
+		pt.nextRead = pt.rd.Next()
+		pt.keys.Sample(pt.keyRng)
+	}
+	pt.offset += n
+}
+
 // appendUntil counts the records appended to the partition's log up to
 // and including now.
 func (pt *partition) appendUntil(now des.Time) {
@@ -387,9 +406,10 @@ func (pt *partition) appendUntil(now des.Time) {
 }
 
 // cut forms the batch of time now: each partition's offset range up to
-// the latest offset, clamped by limits (nil: none; -1: none for that
-// partition), and computes its job.
-func (s *Sim) cut(now des.Time, limits []int64) *batch {
+// the latest offset at readAt (the batch time, or a restarted driver's
+// recovery for the batches of its downtime), clamped by limits (nil:
+// none; -1: none for that partition), and computes its job.
+func (s *Sim) cut(now, readAt des.Time, limits []int64) *batch {
 	s.next++
 	s.cutTime = now
 	b := &batch{info: BatchInfo{Batch: s.next, TimeS: now.Seconds(), time: now, RateLimit: -1}}
@@ -405,7 +425,7 @@ func (s *Sim) cut(now des.Time, limits []int64) *batch {
 		clear(vt.work)
 	}
 	for i, pt := range s.parts {
-		pt.appendUntil(now)
+		pt.appendUntil(readAt)
 		until := pt.appended
 		if limits != nil && limits[i] >= 0 {
 			until = min(until, pt.offset+limits[i])
@@ -421,6 +441,7 @@ func (s *Sim) cut(now des.Time, limits []int64) *batch {
 		s.ss.emit(b)
 	}
 	b.proc = s.jobTime(b)
+	b.maxTask = s.maxTask()
 	b.info.StateKeys, _ = s.stateKeys()
 	b.info.ProcessingMs = b.proc.Seconds() * 1000
 	return b
@@ -570,7 +591,7 @@ func (s *Sim) submit(b *batch) {
 }
 
 func (s *Sim) startNext(now des.Time) {
-	if len(s.queue) == 0 {
+	if len(s.queue) == 0 || s.rec.driverDown || s.cores <= 0 {
 		return
 	}
 	b := s.queue[0]
@@ -580,7 +601,17 @@ func (s *Sim) startNext(now des.Time) {
 	s.running = b
 	b.info.start = now
 	b.info.SchedulingDelayMs = (now - b.info.time).Seconds() * 1000
-	s.mustSchedule(now+b.proc, s.done, 0)
+	if x := s.rec.extra; x > 0 { // recomputing lost state from lineage first
+		b.proc += x
+		b.info.ProcessingMs = b.proc.Seconds() * 1000
+		b.info.RecomputeMs = x.Seconds() * 1000
+		s.rec.extra = 0
+	}
+	id, err := s.eng.Schedule(now+b.proc, s.done, 0)
+	if err != nil && s.stopped == nil {
+		s.stopped = fmt.Errorf("microbatch: %w", err)
+	}
+	s.endEv = id
 }
 
 // onJobEnd completes the running job: StreamingListener's

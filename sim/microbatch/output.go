@@ -46,6 +46,10 @@ type BatchInfo struct {
 	// StateKeys is the keys held by the stateful operators after the
 	// batch.
 	StateKeys int64 `json:"state_keys"`
+	// RecomputeMs is the part of the processing time spent recomputing
+	// state lost with an executor or the driver, from lineage, and
+	// rerunning the tasks of a lost executor.
+	RecomputeMs float64 `json:"recompute_ms"`
 
 	time, start, end des.Time
 }
@@ -53,7 +57,7 @@ type BatchInfo struct {
 // BatchColumns are the columns of batches.csv, in order.
 var BatchColumns = []string{
 	"batch", "batch_time_s", "records", "rate_limit_rps", "scheduling_delay_ms", "processing_time_ms", "total_delay_ms",
-	"tasks", "delivered_records", "rows_written", "bytes_written", "watermark_s", "lineage_batches", "checkpoint_bytes", "state_keys",
+	"tasks", "delivered_records", "rows_written", "bytes_written", "watermark_s", "lineage_batches", "checkpoint_bytes", "state_keys", "recompute_ms",
 }
 
 // TimeseriesColumns are the columns of a micro-batch run's timeseries.csv:
@@ -154,7 +158,9 @@ type Summary struct {
 	Backpressure   *Backpressure  `json:"backpressure,omitempty"`
 	State          *StateSummary  `json:"state,omitempty"`
 	Checkpoints    *Checkpoints   `json:"checkpoints,omitempty"`
-	Diagnosis      sim.Diagnosis  `json:"diagnosis"`
+	// Recovery is absent for a run without failures.
+	Recovery  *RecoverySummary `json:"recovery,omitempty"`
+	Diagnosis sim.Diagnosis    `json:"diagnosis"`
 }
 
 // StageSummary is one stage of the job: its vertices, tasks per batch and
@@ -176,7 +182,22 @@ type Totals struct {
 	Batches   int    `json:"batches_completed"`
 	Queued    int    `json:"batches_queued"` // waiting or running at the end
 	Rows      int64  `json:"rows_written"`
-	Events    uint64 `json:"events"`
+	// Duplicated are records a sink wrote twice (the output of a batch
+	// rerun after a driver failure, at-least-once sinks); Lost records
+	// read and never processed (receivers without the write-ahead log).
+	Duplicated uint64 `json:"records_duplicated"`
+	Lost       uint64 `json:"records_lost"`
+	Events     uint64 `json:"events"`
+}
+
+// RecoverySummary sums up the failures of a run.
+type RecoverySummary struct {
+	Failures int `json:"failures"`
+	// JobState is "running", or "lost" after a driver failure without
+	// checkpointing.
+	JobState   string  `json:"job_state"`
+	DowntimeS  float64 `json:"driver_downtime_s"`
+	RecomputeS float64 `json:"recompute_s"` // processing time spent recomputing lost state and tasks
 }
 
 // Streaming holds StreamingListener's figures over the window.
@@ -292,6 +313,18 @@ func (s *Sim) Result() *Result {
 	for i := range s.batches {
 		t.Rows += s.batches[i].RowsWritten
 	}
+	t.Duplicated, t.Lost = s.rec.duplicated, s.rec.lost
+	if len(sc.Failures) > 0 {
+		r := &RecoverySummary{Failures: s.rec.failures, JobState: "running", DowntimeS: s.rec.downtime.Seconds()}
+		if s.rec.jobLost {
+			r.JobState = "lost"
+		}
+		for i := range s.batches {
+			r.RecomputeS += s.batches[i].RecomputeMs / 1000
+		}
+		r.RecomputeS = round3(r.RecomputeS)
+		sum.Recovery = r
+	}
 	st := &sum.Streaming
 	st.Batches = len(win)
 	var recs int64
@@ -405,9 +438,12 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 		d.Kind = DiagnosisFallingBehind
 		say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
 			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelayGrowthMs/1000)))
+	case st.SchedulingDelay.MaxMs == 0:
+		say("stable: processing time %s < batch interval %s, so every batch starts at its batch time (scheduling delay 0)",
+			sim.FormatTime(proc), sim.FormatTime(iv))
 	default:
-		say("stable: processing time %s < batch interval %s, so every batch starts at its batch time (scheduling delay %s)",
-			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)))
+		say("stable: processing time %s < batch interval %s, so batches that had to wait catch up (scheduling delay %s on average, at most %s)",
+			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MaxMs/1000)))
 	}
 	if iv > 0 && s.ss == nil {
 		say("latency floor: a record waits on average half the batch interval (%s) for its batch, then the total delay (%s): mean record latency %s",
@@ -415,6 +451,17 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 	}
 	if bp := sum.Backpressure; bp != nil && bp.FinalRate > 0 {
 		say("back-pressure: the PID rate estimator holds the input at %.0f records/s (from %.0f to %.0f over the run)", bp.FinalRate, bp.MinRate, bp.MaxRate)
+	}
+	if r := sum.Recovery; r != nil {
+		switch {
+		case r.JobState == "lost":
+			say("the job is lost: the driver failed without checkpoint: true, so nothing reads the sources any more (source lag %d records)", sum.Totals.SourceLag)
+		case r.DowntimeS > 0:
+			say("recovery: the driver was down %s; the batches of its downtime waited up to %s for their jobs while the backlog drained (%d records duplicated, %d lost)",
+				sec(r.DowntimeS), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MaxMs/1000)), sum.Totals.Duplicated, sum.Totals.Lost)
+		default:
+			say("recovery: %s recomputing lost state from lineage and rerunning lost tasks", sec(r.RecomputeS))
+		}
 	}
 	if sum.Totals.SourceLag > 0 && s.ss == nil {
 		say("source lag %d records: the batches read less than arrives", sum.Totals.SourceLag)
@@ -446,6 +493,7 @@ func WriteBatchesCSV(w io.Writer, bs []BatchInfo) error {
 			num(b.SchedulingDelayMs), num(b.ProcessingMs), num(b.TotalDelayMs), strconv.Itoa(b.Tasks),
 			strconv.FormatInt(b.Delivered, 10), strconv.FormatInt(b.RowsWritten, 10), strconv.FormatInt(b.BytesWritten, 10),
 			num(b.WatermarkS), strconv.Itoa(b.Lineage), strconv.FormatInt(b.CheckpointBytes, 10), strconv.FormatInt(b.StateKeys, 10),
+			num(b.RecomputeMs),
 		}); err != nil {
 			return err
 		}
@@ -546,6 +594,10 @@ func WriteTable(w io.Writer, s *Summary) error {
 			fmt.Fprintf(&b, " (%s)", st.Operation)
 		}
 		b.WriteString("\n")
+	}
+	if r := s.Recovery; r != nil {
+		fmt.Fprintf(&b, "recovery: %s, driver down %s, %s recomputing lost state; %d records duplicated, %d lost; job %s\n",
+			plural.Count(r.Failures, "failure"), sec(r.DowntimeS), sec(r.RecomputeS), s.Totals.Duplicated, s.Totals.Lost, r.JobState)
 	}
 	if c := s.Checkpoints; c != nil {
 		fmt.Fprintf(&b, "checkpoints: state every %s, %d written (%s), lineage at most %d batches\n",

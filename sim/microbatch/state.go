@@ -96,7 +96,7 @@ func (s *Sim) checkpoint(b *batch) des.Time {
 	c.lineage = 0
 	b.info.Lineage = 0
 	b.info.CheckpointBytes = bytes
-	s.events = append(s.events, sim.Event{Time: b.info.time, Type: EventCheckpoint, Worker: -1,
+	s.events = append(s.events, sim.Event{Time: s.eng.Now(), Type: EventCheckpoint, Worker: -1,
 		Message: fmt.Sprintf("batch %s checkpoints %s of state; lineage truncated", sim.FormatTime(b.info.time), scenario.FormatByteSize(bytes))})
 	return des.FromSeconds(float64(bytes) / s.sp.CheckpointBandwidth)
 }

@@ -98,7 +98,7 @@ func (ss *structured) triggerAt(now des.Time) {
 		return
 	}
 	s := ss.s
-	b := s.cut(now, nil)
+	b := s.cut(now, now, nil)
 	if ss.trigger == scenario.TriggerContinuous {
 		// continuous processing: records are processed as they arrive by
 		// long-running tasks; the epoch is only a commit marker, so a

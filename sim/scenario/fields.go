@@ -704,6 +704,10 @@ var sparkMapping = &Mapping{
 			Doc:        "Simulated time between checkpoints of the state RDDs (dstream.checkpoint(interval)); a multiple of batch_interval."},
 		{Name: kCheckpointBandwidth, Go: "CheckpointBandwidth", Kind: KindBandwidth, Default: "100MiB/s", Bounds: Bounds{Positive: true}, ZeroDefault: true, Only: sparkCkpt,
 			Doc: "How fast a checkpoint writes state to the checkpoint directory (a replicated file system)."},
+		{Name: kExecutorRestart, Go: "ExecutorRestart", Kind: KindDuration, Default: "10s", Bounds: Bounds{Min: 0}, ZeroDefault: true,
+			Doc: "A failed executor (failure kind worker) loses its cores and the state partitions it cached until the cluster manager has started a replacement this long after."},
+		{Name: kDriverRestart, Go: "DriverRestart", Kind: KindDuration, Default: "30s", Bounds: Bounds{Min: 0}, ZeroDefault: true,
+			Doc: "A failed driver (failure kind jobmanager) is restarted this long after (spark-submit --supervise, or YARN's next application attempt) and recovers from the checkpoint; without checkpoint: true the job is lost."},
 		{Name: kTrigger, Go: "Trigger", Kind: KindEnum, Default: TriggerDefault, ZeroDefault: true, Values: []Value{
 			val(TriggerDefault, "the next micro-batch starts as soon as the previous one ends (no trigger set)"),
 			val(TriggerProcessingTime, "Trigger.ProcessingTime(trigger_interval): a micro-batch every interval, or at once when the previous one overran"),

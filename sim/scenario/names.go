@@ -172,6 +172,8 @@ const (
 	kStateTimeout        = "state_timeout"
 	kCheckpointInterval  = "checkpoint_interval"
 	kCheckpointBandwidth = "checkpoint_bandwidth"
+	kExecutorRestart     = "executor_restart"
+	kDriverRestart       = "driver_restart"
 	kTrigger             = "trigger"
 	kTriggerInterval     = "trigger_interval"
 	kOutputMode          = "output_mode"

@@ -1,6 +1,9 @@
 package scenario
 
-import "github.com/dspalab/dspalab/sim/des"
+import (
+	"github.com/dspalab/dspalab/internal/strictyaml"
+	"github.com/dspalab/dspalab/sim/des"
+)
 
 // MinBatchInterval is the shortest spark.batch_interval: Spark's batch
 // duration is a whole number of milliseconds (Durations.milliseconds).
@@ -36,8 +39,8 @@ var sparkOnly = map[string]string{
 	kPIDIntegral: EngineSparkStreaming, kPIDDerived: EngineSparkStreaming,
 	kPIDMinRate: EngineSparkStreaming, kInitialRate: EngineSparkStreaming,
 	kStateOperation: EngineSparkStreaming, kStateTimeout: EngineSparkStreaming,
-	kCheckpointInterval: EngineSparkStreaming,
-	kTrigger:            EngineStructuredStreaming, kTriggerInterval: EngineStructuredStreaming,
+	kCheckpointInterval: EngineSparkStreaming, kExecutorRestart: EngineSparkStreaming, kDriverRestart: EngineSparkStreaming,
+	kTrigger: EngineStructuredStreaming, kTriggerInterval: EngineStructuredStreaming,
 	kOutputMode: EngineStructuredStreaming, kWatermark: EngineStructuredStreaming,
 	kWindow: EngineStructuredStreaming,
 }
@@ -61,6 +64,17 @@ func (c *checker) validateSpark() {
 	stateful := false
 	for _, op := range s.Operators {
 		stateful = stateful || op.State != nil
+	}
+	for i, f := range s.Failures {
+		p := strictyaml.Index(kFailures, i)
+		switch {
+		case s.Engine == EngineStructuredStreaming:
+			c.errorf(p, "failures are not simulated on engine structured-streaming yet; engine spark-streaming takes worker (an executor) and jobmanager (the driver) failures")
+		case f.MTBF > 0:
+			c.errorf(p+"."+kMTBF, "random failures are not simulated on engine spark-streaming yet; give at")
+		case f.Kind != FailureWorker && f.Kind != FailureJobManager:
+			c.errorf(p+"."+kKind, "on engine spark-streaming a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got %s", f.Kind)
+		}
 	}
 	switch s.Engine {
 	case EngineSparkStreaming:

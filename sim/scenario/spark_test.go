@@ -21,6 +21,10 @@ func TestSparkErrors(t *testing.T) {
 		{"engine: structured-streaming\nspark: {output_mode: append}\n", "t.yaml:2:22: spark.output_mode: append mode on an aggregation needs a watermark"},
 		{"engine: structured-streaming\nspark: {trigger: continuous, trigger_interval: 1s}\n", "t.yaml:2:18: spark.trigger: a continuous trigger supports only map-like operations"},
 		{"engine: spark-streaming\nspark: {batch_interval: 1s}\n", "t.yaml:2:8: spark: updateStateByKey and mapWithState need checkpoint: true"},
+		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\nfailures: [{kind: task, vertex: agg, at: 5s}]\n",
+			"t.yaml:3:19: failures[0].kind: on engine spark-streaming a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got task"},
+		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\nfailures: [{kind: worker, mtbf: 1m}]\n",
+			"t.yaml:3:33: failures[0].mtbf: random failures are not simulated on engine spark-streaming yet; give at"},
 		{"engine: sparkstreaming\n", `t.yaml:1:9: engine: unknown engine "sparkstreaming"; did you mean "spark-streaming"?`},
 	} {
 		_, err := Parse("t.yaml", []byte(c.head+job))

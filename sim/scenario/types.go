@@ -714,6 +714,11 @@ type Spark struct {
 	Checkpoint          bool
 	CheckpointInterval  des.Time
 	CheckpointBandwidth float64
+	// ExecutorRestart is how long a lost executor's cores are missing
+	// until the cluster manager has started a replacement (default 10s);
+	// DriverRestart how long a failed driver takes to come back and
+	// recover from the checkpoint (default 30s).
+	ExecutorRestart, DriverRestart des.Time
 	// Trigger, TriggerInterval, OutputMode, Watermark and Window are
 	// Structured Streaming's: the trigger (default TriggerDefault), its
 	// interval (processing-time, continuous), the output mode (default

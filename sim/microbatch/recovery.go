@@ -1,0 +1,249 @@
+package microbatch
+
+import (
+	"fmt"
+
+	"github.com/dspalab/dspalab/internal/plural"
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// recovery is the state of failures: executors (failure kind worker) and
+// the driver (kind jobmanager) of a Spark Streaming job.
+//
+// A lost executor takes its cores until its replacement
+// (spark.executor_restart) and the state partitions it cached: the next
+// job (or the running one, whose tasks on it rerun) first recomputes them
+// from lineage, back to the last state checkpoint: the state read from the
+// checkpoint and every batch since redone, as an RDD's lost partitions
+// are recomputed from their dependencies.
+//
+// A failed driver takes the executors with it. Without checkpoint: true
+// the StreamingContext cannot be recovered: the job is lost. With it, the
+// restarted driver (spark.driver_restart later) reads the metadata
+// checkpoint: the batches that were pending (generated, not completed)
+// are submitted again, the batches of the downtime are generated at once
+// (the first reads every offset that arrived meanwhile, up to the rate
+// limits: DirectKafkaInputDStream computes its ranges when the batch is
+// generated), and the state is restored from the last state checkpoint
+// and recomputed from there. The output of the batch that was running is
+// written again: exactly-once only with an idempotent or transactional
+// sink. Receivers without the write-ahead log lose what they had received
+// for the pending batches.
+type recovery struct {
+	fullCores  int
+	driverDown bool
+	jobLost    bool       // the driver failed without checkpointing
+	missed     []des.Time // batch times of the downtime
+	extra      des.Time   // lineage recomputation the next job does first
+	replace    des.HandlerFunc
+	restart    des.HandlerFunc
+	failures   int
+	duplicated uint64 // records written twice (the running batch's output before a driver failure)
+	lost       uint64 // records received and never processed (receivers without WAL)
+	downtime   des.Time
+}
+
+// onFailure injects scripted failure arg.
+func (s *Sim) onFailure(now des.Time, arg int64) {
+	f := s.sc.Failures[arg]
+	if s.rec.jobLost {
+		return
+	}
+	switch f.Kind {
+	case scenario.FailureWorker:
+		s.executorLost(now, f.Worker)
+	case scenario.FailureJobManager:
+		s.driverLost(now)
+	}
+}
+
+// executorLost fails executor w.
+func (s *Sim) executorLost(now des.Time, w int) {
+	ev := sim.Event{Time: now, Type: sim.EventFailure, Worker: w}
+	if w >= s.sc.Workers.Count || s.rec.driverDown {
+		ev.Message = fmt.Sprintf("worker %d failed; it runs no executor of the job", w)
+		s.events = append(s.events, ev)
+		return
+	}
+	s.rec.failures++
+	slots := s.sc.Workers.Slots
+	s.cores -= slots
+	recompute, lineage := s.lineageCost(w)
+	ev.Message = fmt.Sprintf("executor %d lost with its %s and the state partitions it cached; they are recomputed from %s of lineage (%s)",
+		w, plural.Count(slots, "core"), plural.Count(lineage, "batch"), sim.FormatTime(recompute))
+	s.events = append(s.events, ev)
+	if r := s.rec.replace; r == nil {
+		s.rec.replace = s.onExecutorReplaced
+	}
+	s.mustSchedule(now+s.sp.ExecutorRestart, s.rec.replace, int64(slots))
+	if b := s.running; b != nil {
+		// its tasks on the lost executor fail and run again elsewhere,
+		// after the lost state is recomputed
+		extra := recompute + b.maxTask
+		s.eng.Cancel(s.endEv)
+		end := b.info.start + b.proc + extra
+		if s.cores <= 0 { // no core left: it all waits for the replacement
+			end = max(end, now+s.sp.ExecutorRestart+b.proc+recompute)
+		}
+		b.proc = end - b.info.start
+		b.info.RecomputeMs += extra.Seconds() * 1000
+		id, err := s.eng.Schedule(end, s.done, 0)
+		if err != nil && s.stopped == nil {
+			s.stopped = fmt.Errorf("microbatch: %w", err)
+		}
+		s.endEv = id
+		return
+	}
+	s.rec.extra += recompute
+}
+
+// onExecutorReplaced gives back the cores of a replaced executor.
+func (s *Sim) onExecutorReplaced(now des.Time, cores int64) {
+	s.cores = min(s.cores+int(cores), s.rec.fullCores)
+	if s.rec.driverDown {
+		return
+	}
+	s.events = append(s.events, sim.Event{Time: now, Type: sim.EventRecoveryCompleted, Worker: -1,
+		Message: fmt.Sprintf("a replacement executor registered: %s", plural.Count(s.cores, "executor core"))})
+	if s.running == nil {
+		s.startNext(now)
+	}
+}
+
+// lineageCost is the time to recompute the state partitions of executor
+// w (every executor's with w < 0) from the last state checkpoint: each
+// partition's checkpointed state read back, then its tasks of every batch
+// since, as tasks on the cores left. It returns the time and the batches
+// of lineage.
+func (s *Sim) lineageCost(w int) (des.Time, int) {
+	lineage := s.ckpt.lineage
+	if s.ckpt.interval == 0 {
+		lineage = int(s.next) // no checkpoint: the lineage goes back to the start
+	}
+	execs := s.sc.Workers.Count
+	var tasks []des.Time
+	for _, st := range s.stages {
+		var stateful []*vert
+		for _, v := range st.Vertices {
+			if vt := s.verts[v.Index]; vt.state != nil {
+				stateful = append(stateful, vt)
+			}
+		}
+		if len(stateful) == 0 {
+			continue
+		}
+		for i := range st.task {
+			if w >= 0 && i%execs != w {
+				continue
+			}
+			d := des.Time(lineage) * st.task[i]
+			if s.ckpt.interval > 0 {
+				var bytes int64
+				for _, vt := range stateful {
+					bytes += int64(len(vt.state[i])) * vt.v.State.BytesPerKey
+				}
+				d += des.FromSeconds(float64(bytes) / s.sp.CheckpointBandwidth)
+			}
+			tasks = append(tasks, d)
+		}
+	}
+	if len(tasks) == 0 {
+		return 0, lineage
+	}
+	return makespan(tasks, max(s.cores, 1)), lineage
+}
+
+// maxTask is the longest task of the batch just computed.
+func (s *Sim) maxTask() des.Time {
+	var m des.Time
+	for _, st := range s.stages {
+		for _, d := range st.task {
+			m = max(m, d)
+		}
+	}
+	return m
+}
+
+// driverLost fails the driver.
+func (s *Sim) driverLost(now des.Time) {
+	s.rec.failures++
+	s.rec.driverDown = true
+	s.events = append(s.events, sim.Event{Time: now, Type: sim.EventFailure, Worker: -1,
+		Message: "the driver failed, and its executors with it"})
+	pending := s.queue
+	if b := s.running; b != nil {
+		s.eng.Cancel(s.endEv)
+		s.running = nil
+		// the output operation had written part of the batch; a rerun
+		// writes it all again
+		if s.atLeastOnce() && b.proc > 0 {
+			frac := min(float64(now-b.info.start)/float64(b.proc), 1)
+			s.rec.duplicated += uint64(frac * float64(len(b.arrivals)))
+		}
+		b.info.RecomputeMs = 0
+		pending = append([]*batch{b}, pending...)
+	}
+	if !s.sp.Checkpoint {
+		s.rec.jobLost = true
+		for _, b := range pending {
+			s.queuedN -= int64(len(b.arrivals))
+		}
+		s.queue = nil
+		s.queuedN = max(s.queuedN, 0)
+		s.events = append(s.events, sim.Event{Time: now, Type: sim.EventJobLost, Worker: -1,
+			Message: "without checkpoint: true the StreamingContext cannot be recovered (StreamingContext.getOrCreate needs a checkpoint): the job is lost, nobody reads the topic, its lag grows"})
+		return
+	}
+	if s.receiverMode() && !s.sp.WriteAheadLog {
+		// the blocks lived in the executors' memory, unlogged: those of
+		// the pending batches and those received since the last batch
+		for _, b := range pending {
+			s.rec.lost += uint64(b.info.Records)
+			s.queuedN -= int64(len(b.arrivals))
+		}
+		pending = nil
+		for _, pt := range s.parts {
+			pt.appendUntil(now)
+			n := pt.appended - pt.offset
+			pt.skip(n)
+			s.rec.lost += uint64(n)
+		}
+	}
+	s.queue = pending
+	s.rec.extra, _ = s.lineageCost(-1) // every executor's state is gone
+	if s.rec.restart == nil {
+		s.rec.restart = s.onDriverRestart
+	}
+	s.rec.downtime += s.sp.DriverRestart
+	s.mustSchedule(now+s.sp.DriverRestart, s.rec.restart, 0)
+}
+
+// onDriverRestart recovers the job from the checkpoint.
+func (s *Sim) onDriverRestart(now des.Time, _ int64) {
+	s.rec.driverDown = false
+	s.cores = s.rec.fullCores
+	missed := s.rec.missed
+	s.rec.missed = nil
+	s.events = append(s.events, sim.Event{Time: now, Type: sim.EventRestart, Worker: -1,
+		Message: fmt.Sprintf("the driver restarted from the checkpoint: %s pending again, %s of the downtime generated; the state is restored and recomputed from lineage (%s)",
+			plural.Count(len(s.queue), "batch"), plural.Count(len(missed), "batch"), sim.FormatTime(s.rec.extra))})
+	for _, t := range missed {
+		b := s.cut(t, now, s.limits(now))
+		s.queue = append(s.queue, b)
+		s.queuedN += int64(len(b.arrivals))
+	}
+	s.startNext(now)
+}
+
+// atLeastOnce reports whether a sink writes again what it had written
+// (an at-least-once sink; idempotent and transactional ones do not).
+func (s *Sim) atLeastOnce() bool {
+	for _, sk := range s.sc.Sinks {
+		if sk.Delivery == scenario.DeliveryAtLeastOnce {
+			return true
+		}
+	}
+	return false
+}
