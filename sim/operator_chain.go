@@ -202,6 +202,27 @@ func tableRows(s *Summary) []tableRow {
 	return rows
 }
 
+// chainNote says, for a bottleneck v (vertex vx) that runs in an operator
+// chain, that its busy time is its task's: the work of all the chain's
+// operators in one thread, so the slow one may be another; chain: false
+// on the chained operators (Flink's disableChaining) gives each a task and
+// a busy time of its own. It returns "" for a vertex that is not chained.
+func chainNote(vx *vertex, v VertexSummary) string {
+	pt := vx.pv.Task
+	if !pt.Chained() {
+		return ""
+	}
+	var all, rest []string
+	for k, pv := range pt.Vertices {
+		all = append(all, pv.Name)
+		if k > 0 {
+			rest = append(rest, pv.Name)
+		}
+	}
+	return fmt.Sprintf("%s runs chained in the task %s, one thread: busy %s is the work of %s together; chain: false on %s gives each its own task and busy time, to see which is slow",
+		v.Name, pt.Name, pct(v.Busy), andList(all), andList(rest))
+}
+
 // tableRow is a row of the human table: a vertex or a task, with "-" for
 // a rate it has no edge for.
 type tableRow struct {

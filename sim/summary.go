@@ -542,6 +542,9 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 				d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; give it more parallelism or make it faster",
 					v.Name, pct(v.Busy), andList(held))
 			}
+			if note := chainNote(s.vertices[end], v); note != "" {
+				d.Evidence = append(d.Evidence, note)
+			}
 		case skewed(&d, v):
 		case hasRemoteInput(s.vertices[end]):
 			net := s.vertices[end].net
