@@ -94,6 +94,7 @@ func (j *intervalJoin) complete(now des.Time) {
 	t := j.t
 	j.freshJoin()
 	t.served(now)
+	j.stats.records++
 	r := &t.cur
 	ts := r.EventTime
 	if wm := j.currentWatermark(); wm != minWatermark && ts < wm {

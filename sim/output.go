@@ -293,6 +293,11 @@ func WriteTable(w io.Writer, s *Summary) error {
 	for _, e := range s.Diagnosis.Evidence {
 		fmt.Fprintf(&b, "  - %s\n", e)
 	}
+	if et := s.EventTime; et != nil {
+		for _, d := range et.Diagnosis {
+			fmt.Fprintf(&b, "event time: %s\n", d)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

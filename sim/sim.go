@@ -220,6 +220,9 @@ type vertex struct {
 	win         *windowStats          // window operators: their metrics
 	etLag       *metrics.Histogram    // sinks of a job with event time: processing time − event time
 	ivEtLag     *metrics.Histogram    // the same in the current metrics interval
+	wmBehind    float64               // windows: the sum over samples of how far the input watermark trailed the sources' (ns)
+	wmBehindN   int                   // and the samples
+	bpUpstream  bool                  // windows: a vertex upstream was back-pressured in some sample
 	salt        uint64                // per-vertex hash salt (selectivity, copies)
 	ivLat       *metrics.Histogram    // end-to-end latency at this vertex, this interval
 	winLat      *metrics.Histogram    // the same inside the statistics window

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/metrics"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -97,10 +98,15 @@ type watermarkGenerator struct {
 	maxOut  des.Time
 	outIdle bool
 	epoch   uint32
+	// for the diagnosis: when the last record came, and how far each
+	// record's event time was behind the largest seen before it
+	lastEvent des.Time
+	behind    *metrics.Histogram
 }
 
 func newWatermarkGenerator(t *subtask, w *scenario.Watermarks) *watermarkGenerator {
-	g := &watermarkGenerator{t: t, punctuated: w.Strategy == scenario.WatermarksPunctuated, interval: w.AutoWatermarkInterval, idleness: w.Idleness}
+	g := &watermarkGenerator{t: t, punctuated: w.Strategy == scenario.WatermarksPunctuated, interval: w.AutoWatermarkInterval, idleness: w.Idleness,
+		behind: metrics.NewHistogram()}
 	if w.Strategy != scenario.WatermarksMonotonous {
 		g.bound = w.BoundedOutOfOrderness
 	}
@@ -131,6 +137,12 @@ func (g *watermarkGenerator) onEvent(now, et des.Time) {
 	if g.epoch != g.t.s.epoch {
 		g.reset()
 	}
+	if top := g.maxTS; top > minWatermark+g.bound+1 && top > et {
+		g.behind.Add(top - et)
+	} else {
+		g.behind.Add(0)
+	}
+	g.lastEvent = now
 	g.maxTS = max(g.maxTS, et)
 	g.counter++
 	g.idleNow = false

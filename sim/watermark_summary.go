@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -14,6 +15,11 @@ import (
 // window operators' figures.
 type EventTimeSummary struct {
 	Vertices []VertexEventTime `json:"vertices"`
+	// Diagnosis says in sentences what holds event time back: an idle
+	// source subtask that stalls the watermark, late records and the bound
+	// that would keep them, watermarks delayed by back-pressure (the
+	// table's "event time:" lines).
+	Diagnosis []string `json:"diagnosis"`
 }
 
 // VertexEventTime is the event-time progress of one vertex at the end of
@@ -125,7 +131,87 @@ func (s *Sim) eventTimeSummary(now des.Time) *EventTimeSummary {
 		}
 		es.Vertices = append(es.Vertices, ve)
 	}
+	es.Diagnosis = s.eventTimeDiagnosis(now)
 	return es
+}
+
+// eventTimeDiagnosis explains what held event time back, in sentences:
+//   - a source subtask with watermarks that has read no record for ten
+//     watermark intervals (and one second) or more and is not marked idle
+//     holds back the watermark of every vertex downstream whose input
+//     watermark is its output watermark;
+//   - a window operator that dropped more than 0.5% of its records as late:
+//     the bound that would have kept 99% of them (the p99 of how far a
+//     record's event time was behind the largest one its source had seen,
+//     over the sources with watermarks);
+//   - a window or join whose input watermark trailed the least source
+//     watermark by over a second on average over the samples (after the
+//     warmup) while a vertex upstream was back-pressured: the watermarks
+//     queued behind the data.
+func (s *Sim) eventTimeDiagnosis(now des.Time) []string {
+	out := []string{}
+	for _, src := range s.sources {
+		g := src.wmGen
+		if g == nil || g.outIdle || g.epoch != s.epoch {
+			continue
+		}
+		quiet := now - g.lastEvent
+		if quiet < max(10*g.interval, des.Second) || g.maxOut == minWatermark {
+			continue
+		}
+		for _, v := range s.vertices {
+			if v.pv.Window == nil && v.pv.Join == nil || !s.downstreamOf(v, src.t.v) {
+				continue
+			}
+			held := false
+			for _, t := range v.subtasks {
+				held = held || t.wm != nil && t.wm.epoch == s.epoch && t.wm.in == g.maxOut
+			}
+			if held {
+				out = append(out, fmt.Sprintf("the watermark of %s is held back by source %s, subtask %d, idle for %s (no record since %s); set watermarks.idleness so that an idle subtask stops holding it back",
+					v.name, src.t.v.name, src.t.index, FormatTime(quiet), FormatTime(g.lastEvent)))
+			}
+		}
+	}
+	var behind *metrics.Histogram
+	bound := des.Time(-1)
+	for _, src := range s.sources {
+		if g := src.wmGen; g != nil {
+			if behind == nil {
+				behind = metrics.NewHistogram()
+			}
+			behind.Merge(g.behind)
+			bound = max(bound, g.bound)
+		}
+	}
+	for _, v := range s.vertices {
+		w := v.win
+		if w == nil {
+			continue
+		}
+		in := w.records
+		if in > 0 && float64(w.lateDropped) > 0.005*float64(in) && behind != nil && behind.Count() > 0 {
+			out = append(out, fmt.Sprintf("%.1f%% of the records into %s were late (numLateRecordsDropped %d of %d): raise bounded_out_of_orderness past the p99 out-of-orderness (%s, now %s) or allow lateness (window.allowed_lateness)",
+				100*float64(w.lateDropped)/float64(in), v.name, w.lateDropped, in, FormatTime(behind.Quantile(0.99)), FormatTime(bound)))
+		}
+		if v.wmBehindN > 0 && v.bpUpstream {
+			if d := des.Time(v.wmBehind / float64(v.wmBehindN)); d > des.Second {
+				out = append(out, fmt.Sprintf("back-pressure delayed the watermarks of %s by %s on average: its input watermark trailed its sources' by that much, the watermarks queued behind the data in the buffers",
+					v.name, FormatTime(d)))
+			}
+		}
+	}
+	return out
+}
+
+// downstreamOf reports whether v is downstream of u.
+func (s *Sim) downstreamOf(v, u *vertex) bool {
+	for _, e := range v.inputs {
+		if e.from == u || s.downstreamOf(e.from, u) {
+			return true
+		}
+	}
+	return false
 }
 
 func ptr[T any](x T) *T { return &x }
@@ -226,6 +312,13 @@ func (s *Sim) sampleEventTime(smp *Sample, now des.Time) {
 		}
 		if v.win != nil {
 			vr.LateDropped = v.win.lateDropped
+			if srcWM := s.leastSourceWatermark(); now > s.warmup && srcWM != minWatermark && vr.InputWatermark != minWatermark {
+				v.wmBehind += float64(max(srcWM-vr.InputWatermark, 0))
+				v.wmBehindN++
+			}
+			for _, e := range v.inputs {
+				v.bpUpstream = v.bpUpstream || s.backpressuredUpstream(e.from, smp)
+			}
 		}
 		if h := v.ivEtLag; h != nil {
 			if h.Count() > 0 {
@@ -236,4 +329,35 @@ func (s *Sim) sampleEventTime(smp *Sample, now des.Time) {
 		smp.Rows[i].EventTime = vr
 		i++
 	}
+}
+
+// leastSourceWatermark returns the least output watermark of the source
+// subtasks with watermarks that are not idle (minWatermark without any).
+func (s *Sim) leastSourceWatermark() des.Time {
+	lo := des.Time(math.MaxInt64)
+	for _, src := range s.sources {
+		if g := src.wmGen; g != nil && !g.outIdle && g.epoch == s.epoch {
+			lo = min(lo, g.maxOut)
+		}
+	}
+	if lo == math.MaxInt64 {
+		return minWatermark
+	}
+	return lo
+}
+
+// backpressuredUpstream reports whether u or a vertex upstream of it is
+// back-pressured beyond OK in sample smp (its vertex row).
+func (s *Sim) backpressuredUpstream(u *vertex, smp *Sample) bool {
+	for _, r := range smp.Rows {
+		if r.Vertex == u.name && r.Subtask < 0 && Status(r.Backpressured/1000) != StatusOK {
+			return true
+		}
+	}
+	for _, e := range u.inputs {
+		if s.backpressuredUpstream(e.from, smp) {
+			return true
+		}
+	}
+	return false
 }

@@ -106,6 +106,7 @@ type windowStats struct {
 	perWindow   *metrics.Histogram // records per window at its first firing (counts as nanoseconds)
 	maxState    int64              // the largest window state of a subtask seen, bytes
 	pairs       uint64             // joins: the pairs emitted
+	records     uint64             // records taken in
 }
 
 func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, stats *windowStats) *windowOperator {
@@ -176,6 +177,7 @@ func (w *windowOperator) complete(now des.Time) {
 	}
 	w.fresh()
 	t.served(now)
+	w.stats.records++
 	r := &t.cur
 	ts := r.EventTime
 	if !w.event {
