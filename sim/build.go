@@ -38,6 +38,9 @@ func (s *Sim) build() error {
 			}
 		case plan.Sink:
 			v.sink = newSinkState(pv.Delivery, sourceSubtasks)
+			if pv.Writes != nil {
+				v.sink.topic = s.topicLog(p.Topic(pv.Writes.Topic))
+			}
 			fallthrough
 		default:
 			v.svc = newServiceDist(pv.ServiceTime)

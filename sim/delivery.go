@@ -76,6 +76,9 @@ type sinkState struct {
 	// the positions committed when the job last failed
 	written []int64
 	skipTo  []int64
+	// topic is the stored topic a sink writes (Flink's KafkaSink), else
+	// nil: what becomes visible is appended to it
+	topic *topicLog
 }
 
 func newSinkState(mode string, sources int) *sinkState {

@@ -242,6 +242,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 		running := s.Recovery == nil || s.Recovery.JobState == JobRunning || s.Recovery.JobState == JobRestarting
 		fmt.Fprintf(&b, "\n%s", deliveryText(d, running))
 	}
+	for i := range s.Topics {
+		fmt.Fprintf(&b, "\n%s", topicText(&s.Topics[i]))
+	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
 		fmt.Fprintf(&b, "\nrecovery: %s, %s; %s", plural.Count(r.Failures, "failure"), plural.Count(r.Restarts, "restart"), downtimeText(r))
 		if r.MaxRecoveryTime != 0 && !r.SourcesReplayable && r.Restarts > 0 {

@@ -105,6 +105,9 @@ type MemoryLimitError struct {
 	// NetworkBuffers and NetworkRecords are the buffers between subtasks
 	// (waiting for credit or on the wire) and the records in them.
 	NetworkBuffers, NetworkRecords int64
+	// TopicRecords are the records held by topics that sinks write
+	// (topic_log.go).
+	TopicRecords int64
 }
 
 func (e *MemoryLimitError) Error() string {
@@ -115,6 +118,9 @@ func (e *MemoryLimitError) Error() string {
 	}
 	if e.NetworkBuffers*netBufferBytes > e.Held/2 {
 		why = append(why, fmt.Sprintf("%d network buffers between subtasks, with %d records: the network is slower than what is sent over it, and buffers_per_channel and floating_buffers give credit for that much", e.NetworkBuffers, e.NetworkRecords))
+	}
+	if e.TopicRecords*storedRecordBytes > e.Held/2 {
+		why = append(why, fmt.Sprintf("%d records held by topics that sinks write, from the offsets their readers may still rewind to: the readers lag, or checkpoints are rare or off (a reader rewinds to its start without one)", e.TopicRecords))
 	}
 	if len(why) > 0 {
 		msg += ": " + strings.Join(why, "; ")
@@ -132,7 +138,7 @@ func (s *Sim) heldBytes() int64 {
 	if s.fo != nil {
 		n += int64(len(s.fo.log)) * failoverBytes
 	}
-	return n
+	return n + s.topicRecords()*storedRecordBytes
 }
 
 // Memory costs of what a run accumulates, measured as plan's estimates are.
@@ -151,7 +157,8 @@ func (s *Sim) checkMemory() error {
 	if held <= s.opts.MaxMemory {
 		return nil
 	}
-	err := &MemoryLimitError{At: s.eng.Now(), Held: held, Limit: s.opts.MaxMemory, NetworkBuffers: s.netBufs, NetworkRecords: s.netRecs}
+	err := &MemoryLimitError{At: s.eng.Now(), Held: held, Limit: s.opts.MaxMemory, NetworkBuffers: s.netBufs, NetworkRecords: s.netRecs,
+		TopicRecords: s.topicRecords()}
 	if c := s.ckpt; c != nil {
 		err.InFlight, err.Persisted = len(c.pending), c.persistedRecs
 	}
@@ -169,10 +176,12 @@ type Sim struct {
 	// producerKeys are the key distributions of each topic's producers
 	// (topic.go), shared by the readers' cursors.
 	producerKeys map[*plan.Topic][]*keyDist
-	eng          des.Engine
-	warmup       des.Time
-	duration     des.Time
-	interval     des.Time
+	// topicLogs are the stored topics, written by sinks (topic_log.go).
+	topicLogs map[*plan.Topic]*topicLog
+	eng       des.Engine
+	warmup    des.Time
+	duration  des.Time
+	interval  des.Time
 
 	vertices []*vertex // topological order
 	subtasks []*subtask

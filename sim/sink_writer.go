@@ -45,7 +45,9 @@ type txn struct {
 type txnRec struct {
 	id     uint64
 	copy   uint32
+	key    uint32 // for a sink that writes a topic
 	ingest des.Time
+	et     des.Time // event time, for a sink that writes a topic
 }
 
 // write makes r visible (at-least-once, at-most-once, idempotent) or adds
@@ -59,7 +61,7 @@ func (w *sinkWriter) write(now des.Time, r *Record) {
 			w.txns = append(w.txns, txn{recs: w.freeTxn()})
 		}
 		open := &w.txns[len(w.txns)-1]
-		open.recs = append(open.recs, txnRec{id: r.ID, copy: r.Copy, ingest: r.Ingest})
+		open.recs = append(open.recs, txnRec{id: r.ID, copy: r.Copy, key: r.Key, ingest: r.Ingest, et: r.EventTime})
 		return
 	case scenario.DeliveryAtMostOnce:
 		seq, off := originSeq(r.ID), int64(originOffset(r.ID))
@@ -77,6 +79,9 @@ func (w *sinkWriter) write(now des.Time, r *Record) {
 	}
 	w.t.v.observeLatency(now - r.Ingest)
 	k.makeVisible(r.Copy, r.ID)
+	if k.topic != nil {
+		k.topic.append(now, w.t, r)
+	}
 }
 
 // closeTxn closes the open transaction of a transactional sink at
@@ -113,6 +118,9 @@ func (w *sinkWriter) commit(now des.Time, id int64) {
 		for _, r := range w.txns[n].recs {
 			w.t.v.observeLatency(now - r.ingest)
 			k.makeVisible(r.copy, r.id)
+			if k.topic != nil {
+				k.topic.append(now, w.t, &Record{ID: r.id, Copy: r.copy, EventTime: r.et, Ingest: r.ingest, Key: r.key})
+			}
 		}
 		if cap(w.txns[n].recs) > 0 {
 			w.txnPool = append(w.txnPool, w.txns[n].recs[:0])

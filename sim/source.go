@@ -122,7 +122,11 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	arr := func() (arrivals, error) {
 		if sc.ReadsTopic() {
 			tp := t.s.plan.TopicOf(t.v.pv)
-			return newTopicReader(tp, t.index, t.v.parallelism, seed, t.s.duration, t.s.topicKeys(tp)), nil
+			var log *topicLog
+			if tp.Stored() {
+				log = t.s.topicLog(tp)
+			}
+			return newTopicReader(tp, t.index, t.v.parallelism, seed, t.s.duration, t.s.topicKeys(tp), log), nil
 		}
 		if sc.Arrival.Process != scenario.ArrivalTrace {
 			pcg := des.StreamPCG(seed, base+"/arrivals")
@@ -149,8 +153,12 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	}
 	src.trace, _ = src.gen.(*traceGen)
 	if src.topic, _ = src.gen.(*topicReader); src.topic != nil {
-		src.retain = newTopicReader(src.topic.topic, t.index, t.v.parallelism, seed, t.s.duration, t.s.topicKeys(src.topic.topic))
-		src.retain.next()
+		if l := src.topic.log; l != nil {
+			l.readers = append(l.readers, src)
+		} else {
+			src.retain = newTopicReader(src.topic.topic, t.index, t.v.parallelism, seed, t.s.duration, t.s.topicKeys(src.topic.topic), nil)
+			src.retain.next()
+		}
 	}
 	if src.trace != nil {
 		src.reopen = arr
@@ -338,6 +346,9 @@ func (src *source) emitNext(now des.Time) bool {
 		Ingest:    now,
 		Key:       key,
 	})
+	if src.topic != nil && src.topic.log != nil {
+		t.pend[len(t.pend)-1] = src.topic.rec // a stored topic's record keeps its id and first ingestion
+	}
 	if !t.emit(now) {
 		t.setState(now, t.blockedState())
 		return false
@@ -439,6 +450,9 @@ func (src *source) lag(now des.Time) uint64 {
 	if src.mode != srcLog {
 		return 0
 	}
+	if src.topic != nil && src.topic.log != nil {
+		return src.storedLag()
+	}
 	for src.nextAppend <= now {
 		src.appended++
 		src.nextAppend = src.log.next()
@@ -508,6 +522,9 @@ func (src *source) rewind(sn *sourceSnap) error {
 		src.gen, src.trace = tg, tg
 	case *topicReader:
 		g.restore(sn.topic)
+		if g.log != nil && src.ended {
+			src.draw() // a stored topic may have grown since the snapshot
+		}
 	}
 	return nil
 }

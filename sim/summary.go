@@ -355,6 +355,7 @@ func (s *Sim) Result() *Result {
 	res.Summary.Recovery = s.fo.summary(now)
 	res.Summary.Graphs = s.graphSummaries()
 	res.Summary.Topics = s.topicSummaries(now)
+	s.diagnoseTopics(&res.Summary)
 	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
 		d := &res.Summary.Diagnosis
 		// the recovery line's words, so that the two never disagree

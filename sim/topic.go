@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/kafka"
 	"github.com/dspalab/dspalab/sim/plan"
@@ -72,12 +74,22 @@ type topicReader struct {
 	// (returned by next), the current one included.
 	free  []des.Time
 	count []uint64
+	// lost counts, per partition, the records retention deleted before
+	// this cursor read them, and behind the age of the oldest of them
+	// when it came to it (accounting: a restore keeps them)
+	lost   []uint64
+	behind des.Time
 	// the current record: readable at vt, sent at sent, its key,
 	// partition (-1 when none) and size
 	vt, sent des.Time
 	key      uint32
 	part     int
 	size     int64
+	// log is the stored topic a cursor of a topic that sinks write reads
+	// (topic_log.go), with rec its current record; nil for a topic of
+	// producers
+	log *topicLog
+	rec Record
 }
 
 // topicSnap is a topicReader's position (a checkpoint's offsets).
@@ -89,6 +101,7 @@ type topicSnap struct {
 	key      uint32
 	part     int
 	size     int64
+	rec      Record
 }
 
 // producerKeys returns the key distributions of the producers of tp, in
@@ -103,10 +116,11 @@ func producerKeys(tp *plan.Topic) []*keyDist {
 }
 
 // newTopicReader returns a cursor at the start of the partitions subtask
-// i of a reader of parallelism readers owns; keys are producerKeys(tp).
-func newTopicReader(tp *plan.Topic, i, readers int, seed uint64, horizon des.Time, keys []*keyDist) *topicReader {
-	r := &topicReader{topic: tp, owned: make([]bool, tp.Partitions), horizon: horizon,
-		free: make([]des.Time, tp.Partitions), count: make([]uint64, tp.Partitions), part: -1}
+// i of a reader of parallelism readers owns; keys are producerKeys(tp),
+// log the stored log of a topic that sinks write (else nil).
+func newTopicReader(tp *plan.Topic, i, readers int, seed uint64, horizon des.Time, keys []*keyDist, log *topicLog) *topicReader {
+	r := &topicReader{topic: tp, owned: make([]bool, tp.Partitions), horizon: horizon, log: log,
+		free: make([]des.Time, tp.Partitions), count: make([]uint64, tp.Partitions), lost: make([]uint64, tp.Partitions), part: -1}
 	for _, p := range tp.Owned(i, readers) {
 		r.owned[p] = true
 		r.nOwned++
@@ -157,6 +171,9 @@ func (r *topicReader) next() des.Time {
 	if r.nOwned == 0 {
 		r.part = -1
 		return des.Never
+	}
+	if r.log != nil {
+		return r.nextStored()
 	}
 	for {
 		var st *producerStream
@@ -211,8 +228,8 @@ func (r *topicReader) deleted(now des.Time, leo uint64) bool {
 	if ret.Time > 0 && now-r.vt > ret.Time {
 		return true
 	}
-	if ret.Size > 0 && r.recSize > 0 {
-		keep := uint64(ret.Size / r.recSize) // whole records a partition retains
+	if size := r.recordSize(); ret.Size > 0 && size > 0 {
+		keep := uint64(ret.Size / size) // whole records a partition retains
 		if off := r.position(r.part); leo > off && leo-off > keep {
 			return true
 		}
@@ -220,10 +237,19 @@ func (r *topicReader) deleted(now des.Time, leo uint64) bool {
 	return false
 }
 
+// recordSize is the size of the topic's records for retention by size:
+// the first producer's, or for a stored topic the current record's.
+func (r *topicReader) recordSize() int64 {
+	if r.log != nil {
+		return r.size
+	}
+	return r.recSize
+}
+
 // snapshot returns the cursor's position.
 func (r *topicReader) snapshot() *topicSnap {
 	sn := &topicSnap{free: append([]des.Time(nil), r.free...), count: append([]uint64(nil), r.count...),
-		vt: r.vt, sent: r.sent, key: r.key, part: r.part, size: r.size}
+		vt: r.vt, sent: r.sent, key: r.key, part: r.part, size: r.size, rec: r.rec}
 	for _, st := range r.streams {
 		sn.streams = append(sn.streams, streamSnap{gen: *st.gen, genPCG: *st.genPCG, keyPCG: *st.keyPCG, part: st.part,
 			at: st.at, key: st.key, p: st.p})
@@ -235,7 +261,7 @@ func (r *topicReader) snapshot() *topicSnap {
 func (r *topicReader) restore(sn *topicSnap) {
 	copy(r.free, sn.free)
 	copy(r.count, sn.count)
-	r.vt, r.sent, r.key, r.part, r.size = sn.vt, sn.sent, sn.key, sn.part, sn.size
+	r.vt, r.sent, r.key, r.part, r.size, r.rec = sn.vt, sn.sent, sn.key, sn.part, sn.size, sn.rec
 	for i, st := range r.streams {
 		s := &sn.streams[i]
 		*st.gen, *st.genPCG, *st.keyPCG = s.gen, s.genPCG, s.keyPCG
@@ -246,6 +272,9 @@ func (r *topicReader) restore(sn *topicSnap) {
 // logEnd returns the log end offset of partition p by now: the records
 // appended to it and readable (the append cursor, advanced by lag).
 func (src *source) logEnd(now des.Time, p int) uint64 {
+	if l := src.topic.log; l != nil {
+		return l.leo(p)
+	}
 	src.lag(now)
 	lr := src.log.(*topicReader)
 	if lr.part == p && src.nextAppend > now {
@@ -258,6 +287,9 @@ func (src *source) logEnd(now des.Time, p int) uint64 {
 // record retention keeps, by time (the retention cursor stands at the
 // first record not older than retention.time) and by size.
 func (src *source) logStart(now des.Time, p int) uint64 {
+	if src.topic.log != nil {
+		return src.storedStart(now, p)
+	}
 	rc := src.retain
 	if d := src.topic.topic.Retention.Time; d > 0 {
 		for rc.part >= 0 && now-rc.vt > d {
@@ -286,6 +318,8 @@ func (src *source) expire(now des.Time) {
 		if src.next > src.maxOffset {
 			src.maxOffset = src.next
 			src.lostRetention++
+			r.lost[r.part]++
+			r.behind = max(r.behind, now-r.vt)
 		}
 		src.draw()
 	}
@@ -314,6 +348,9 @@ type PartitionSummary struct {
 	// reader, in simulated seconds.
 	Lag  uint64  `json:"lag_records"`
 	LagS float64 `json:"lag_s"`
+	// LostToRetention counts the records of the partition retention
+	// deleted before the reader read them.
+	LostToRetention uint64 `json:"lost_to_retention"`
 	// RetainedBytes are the bytes the partition holds: (log end − log
 	// start) records of the producers' record size.
 	RetainedBytes int64 `json:"retained_bytes"`
@@ -329,8 +366,11 @@ type TopicSummary struct {
 	PendingRecords uint64 `json:"pending_records"`
 	// LostToRetention counts records retention deleted before the
 	// readers read them.
-	LostToRetention uint64             `json:"lost_to_retention"`
-	PartitionList   []PartitionSummary `json:"partitions_detail"`
+	LostToRetention uint64 `json:"lost_to_retention"`
+	// MaxBehindS is the age of the oldest deleted record a reader came
+	// to, in simulated seconds (how far it fell behind; 0 without loss).
+	MaxBehindS    float64            `json:"max_behind_s"`
+	PartitionList []PartitionSummary `json:"partitions_detail"`
 }
 
 // topicSummaries sums up the topics at now.
@@ -343,6 +383,7 @@ func (s *Sim) topicSummaries(now des.Time) []TopicSummary {
 				continue
 			}
 			ts.LostToRetention += src.lostRetention
+			ts.MaxBehindS = max(ts.MaxBehindS, round6(src.topic.behind.Seconds()))
 			var committed *topicSnap
 			if s.ckpt != nil && s.ckpt.latest != nil {
 				committed = s.ckpt.latest.sources[src.seq].topic
@@ -358,7 +399,8 @@ func (s *Sim) topicSummaries(now des.Time) []TopicSummary {
 				leo, pos := src.logEnd(now, p), src.topic.position(p)
 				start := src.logStart(now, p)
 				ps := PartitionSummary{Partition: p, Reader: src.t.v.name, Subtask: src.t.index, LogStartOffset: start,
-					LogEndOffset: leo, Position: pos, Committed: -1, RetainedBytes: int64(leo-start) * src.topic.recSize}
+					LogEndOffset: leo, Position: pos, Committed: -1, RetainedBytes: int64(leo-start) * src.topic.recSize,
+					LostToRetention: src.topic.lost[p]}
 				if committed != nil {
 					ps.Committed = int64(committed.position(p))
 				}
@@ -389,7 +431,7 @@ type TopicCursor struct{ r *topicReader }
 // (KafkaSourceEnumerator.getSplitOwner); no record is sent after horizon.
 // Two cursors of the same arguments read the same records.
 func NewTopicCursor(tp *plan.Topic, subtask, readers int, seed uint64, horizon des.Time) *TopicCursor {
-	return &TopicCursor{r: newTopicReader(tp, subtask, readers, seed, horizon, producerKeys(tp))}
+	return &TopicCursor{r: newTopicReader(tp, subtask, readers, seed, horizon, producerKeys(tp), nil)}
 }
 
 // Next moves to the next record and returns when it can be read, or
@@ -422,4 +464,77 @@ func (s *Sim) topicKeys(tp *plan.Topic) []*keyDist {
 	kds := producerKeys(tp)
 	s.producerKeys[tp] = kds
 	return kds
+}
+
+// topicLoss says what retention took from each reader of a topic, one
+// line per reader that lost records: "consumer etl fell behind topic
+// clicks partition 3 by 41m; retention is 30m: 2100000 records lost",
+// naming the partition that lost the most.
+func topicLoss(tp *plan.Topic, ts *TopicSummary) []string {
+	type reader struct {
+		lost, worst uint64
+		part        int
+	}
+	by := map[string]*reader{}
+	var names []string
+	for _, p := range ts.PartitionList {
+		r := by[p.Reader]
+		if r == nil {
+			r = &reader{part: -1}
+			by[p.Reader] = r
+			names = append(names, p.Reader)
+		}
+		r.lost += p.LostToRetention
+		if p.LostToRetention > r.worst {
+			r.worst, r.part = p.LostToRetention, p.Partition
+		}
+	}
+	var out []string
+	for _, name := range names {
+		r := by[name]
+		if r.lost == 0 {
+			continue
+		}
+		why := "retention is " + FormatTime(tp.Retention.Time)
+		if tp.Retention.Size > 0 {
+			why += " or " + scenario.FormatByteSize(tp.Retention.Size) + " per partition"
+		}
+		out = append(out, fmt.Sprintf("consumer %s fell behind topic %s partition %d by %s; %s: %s lost (deleted before they were read)",
+			name, tp.Name, r.part, FormatTime(des.FromSeconds(ts.MaxBehindS)), why, plural.Count(int64(r.lost), "record")))
+	}
+	return out
+}
+
+// diagnoseTopics puts the records lost to retention at the head of the
+// diagnosis, and a line per topic in its evidence: a consumer that lost
+// data is the run's news, whatever held it back.
+func (s *Sim) diagnoseTopics(sum *Summary) {
+	for i := range sum.Topics {
+		for _, line := range topicLoss(s.plan.Topics[i], &sum.Topics[i]) {
+			d := &sum.Diagnosis
+			d.Evidence = append(d.Evidence, line)
+			if d.Kind == DiagnosisNone {
+				d.Message = line
+			} else {
+				d.Message = line + "; " + d.Message
+			}
+		}
+	}
+}
+
+// topicText is a topic's line of the summary table.
+func topicText(ts *TopicSummary) string {
+	s := fmt.Sprintf("topic %s (%s): %s pending (pendingRecords), records-lag-max %d",
+		ts.Name, plural.Count(ts.Partitions, "partition"), plural.Count(int64(ts.PendingRecords), "record"), ts.RecordsLagMax)
+	var behind float64
+	for _, p := range ts.PartitionList {
+		behind = max(behind, p.LagS)
+	}
+	if behind > 0 {
+		s += ", " + FormatTime(des.FromSeconds(behind)) + " behind"
+	}
+	if ts.LostToRetention > 0 {
+		s += fmt.Sprintf("; %s lost to retention", plural.Count(int64(ts.LostToRetention), "record"))
+	}
+	return s
 }

@@ -230,3 +230,114 @@ func TestTopicCursor(t *testing.T) {
 	// partitions 1 and 3 of 4 (murmur2 of 1000 uniform keys): about half of 10000
 	within(t, "records of reader 0", float64(n), 5000, 0.05)
 }
+
+// TestTopicBrokerLimit: a partition leader that appends 50 KB/s takes
+// 500 records/s of 100 B, whatever the producer sends: the reader reads
+// at that rate, and the appends queue at the broker.
+func TestTopicBrokerLimit(t *testing.T) {
+	y := strings.Replace(topicJob(1000, 5000, 1, "40s", "1h", ""), "partitions: 4", "partitions: 1\n    bandwidth: 50KB/s", 1)
+	s := run(t, parse(t, "t.yaml", []byte(y)))
+	ts := topicSummary(t, s, "clicks")
+	p := ts.PartitionList[0]
+	within(t, "log end offset", float64(p.LogEndOffset), 500*40, 0.001)
+	if p.Lag > 1 {
+		t.Errorf("lag %d: the reader keeps up with the broker", p.Lag)
+	}
+	within(t, "records delivered", float64(s.Delivery.Delivered), 500*40, 0.01)
+}
+
+// twoJobs is a job that writes topic events with a sink of delivery d,
+// and a second job that reads it (read_committed) into a sink; both
+// checkpoint every 10s; a worker failure at 45s when fail is set.
+func twoJobs(d, out string, fail bool) string {
+	y := `duration: 120s
+warmup: 20s
+workers: {count: 2, slots: 1, heartbeat_timeout: 10s}
+topics:
+  - name: events
+    partitions: 4
+sources:
+  - name: sensors
+    parallelism: 2
+    arrival: {process: poisson, rate: 500/s}
+    max_rate: 2000/s
+  - name: in
+    parallelism: 2
+    max_rate: 50000/s
+    arrival: {process: topic, topic: events}
+operators:
+  - name: parse
+    input: sensors
+    partitioning: rebalance
+    parallelism: 2
+    service_time: {distribution: exponential, mean: 0.2ms}
+sinks:
+  - name: to-kafka
+    input: parse
+    parallelism: 2
+    delivery: ` + d + `
+    writes: {topic: events}
+  - name: out
+    input: in
+    partitioning: rebalance
+    parallelism: 2
+    delivery: ` + out + `
+checkpoint: {mode: aligned, interval: 10s}
+restart: {type: fixed-delay, delay: 2s}
+`
+	if fail {
+		y += "failures:\n  - {kind: worker, at: 45s, worker: 1}\n"
+	}
+	return y
+}
+
+// TestTopicBetweenJobs: a transactional Kafka sink makes records visible
+// to read_committed readers at checkpoint completion, so the second job's
+// end-to-end latency grows by about the checkpoint interval (its own sink
+// commits a checkpoint later); with a failure, exactly-once holds end to
+// end, and an at-least-once Kafka sink leaves duplicates that reach the
+// second job's sink.
+func TestTopicBetweenJobs(t *testing.T) {
+	s := run(t, parse(t, "t.yaml", []byte(twoJobs("at-least-once", "at-least-once", false))))
+	fast := *vertex(t, s, "out").LatencyP50
+	s = run(t, parse(t, "t.yaml", []byte(twoJobs("transactional", "at-least-once", false))))
+	slow := *vertex(t, s, "out").LatencyP50
+	// at-least-once all the way: the two jobs' own latency (buffer
+	// timeouts, a few hundred ms); through a transactional Kafka sink a
+	// record waits for the first job's commit too: half the 10s interval
+	// (and the second job reads a commit's 10,000 records as a burst, at
+	// 2 x 50,000/s: 0.1s)
+	if fast > 500 {
+		t.Errorf("p50 end-to-end latency at-least-once through the topic %.0fms, want a few hundred", fast)
+	}
+	within(t, "p50 latency added by a transactional Kafka sink (ms)", slow-fast, 5000, 0.1)
+	s = run(t, parse(t, "t.yaml", []byte(twoJobs("transactional", "transactional", false))))
+	// and a transactional sink in the second job waits for its own
+	// commit: both jobs checkpoint together every 10s, so a record made
+	// visible at a commit waits a whole interval for the next one
+	within(t, "p50 end-to-end latency through two transactional sinks (ms)", *vertex(t, s, "out").LatencyP50, 15000, 0.1)
+	for _, c := range []struct {
+		d    string
+		dups bool
+	}{{"transactional", false}, {"at-least-once", true}} {
+		s := run(t, parse(t, "t.yaml", []byte(twoJobs(c.d, "transactional", true))))
+		var out, kafka sim.SinkSummary
+		for _, k := range s.Delivery.Sinks {
+			switch k.Name {
+			case "out":
+				out = k
+			case "to-kafka":
+				kafka = k
+			}
+		}
+		if s.Recovery.Restarts != 1 || s.Delivery.Lost != 0 {
+			t.Fatalf("%s: %d restarts, %d lost; want 1 and 0", c.d, s.Recovery.Restarts, s.Delivery.Lost)
+		}
+		if c.dups != (out.Duplicated > 0) || out.Duplicated != kafka.Duplicated {
+			t.Errorf("%s Kafka sink: %d duplicates reach out, %d were written to the topic; want them equal and nonzero: %v", c.d, out.Duplicated, kafka.Duplicated, c.dups)
+		}
+		if out.Delivered < 100000 {
+			t.Errorf("%s: out delivered %d distinct records, want about 115000", c.d, out.Delivered)
+		}
+	}
+}

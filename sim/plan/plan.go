@@ -153,6 +153,8 @@ type Vertex struct {
 	Graph *scenario.GraphOperator
 	// Delivery is a sink's delivery guarantee, "" for other kinds.
 	Delivery string
+	// Writes is the topic a sink writes (Flink's KafkaSink), else nil.
+	Writes *scenario.Producer
 	// Window is the window of a window operator, else nil; Join the join
 	// of a join operator, else nil.
 	Window *scenario.Window
@@ -435,7 +437,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	for i := range sc.Sinks {
 		s := &sc.Sinks[i]
 		v := &Vertex{Name: s.Name, Kind: Sink, Decl: i, Parallelism: s.Parallelism, Network: s.Network,
-			ServiceTime: s.ServiceTime, Selectivity: 1, Delivery: s.Delivery, chain: s.Chain}
+			ServiceTime: s.ServiceTime, Selectivity: 1, Delivery: s.Delivery, Writes: s.Writes, chain: s.Chain}
 		if err := add(decl{v, s.Inputs, s.Partitioning, s.MaxParallelism}); err != nil {
 			return nil, err
 		}

@@ -22,7 +22,16 @@ type Topic struct {
 	Producers []*scenario.Source
 	// Readers are the source vertices that read the topic.
 	Readers []*Vertex
+	// Writers are the sink vertices that write the topic (Flink's
+	// KafkaSink), in topological order; a topic has producers or
+	// writers, not both.
+	Writers []*Vertex
 }
+
+// Stored reports whether the topic's records come from sinks of the
+// job, so the simulator must hold them (they cannot be regenerated from
+// the producers' seeded streams).
+func (t *Topic) Stored() bool { return len(t.Writers) > 0 }
 
 // Owner is the subtask of a reader of parallelism readers that owns
 // partition p: Flink's KafkaSourceEnumerator.getSplitOwner.
@@ -81,9 +90,14 @@ func (t *Topic) rate(d des.Time) float64 {
 	return r
 }
 
-// estimateTopics fills the topic figures of e.
-func (p *Plan) estimateTopics(e *Estimate) {
+// estimateTopics fills the topic figures of e; out is what each vertex
+// emits, records per second.
+func (p *Plan) estimateTopics(e *Estimate, out []float64) {
 	for _, t := range p.Topics {
+		if t.Stored() {
+			p.estimateStored(e, t, out)
+			continue
+		}
 		r := t.rate(p.Scenario.Duration)
 		instances := int64(0)
 		var bytesPerS float64
@@ -105,6 +119,51 @@ func (p *Plan) estimateTopics(e *Estimate) {
 	}
 }
 
+// bytesPerStoredRecord is a record a stored topic holds (sim's
+// logEntry: the 32-byte record and its visible time, in a slice).
+const bytesPerStoredRecord = 48
+
+// estimateStored counts a topic that sinks write: the simulator holds
+// its records (at most those of min(duration, retention.time), fewer
+// with checkpoints: from the lowest restorable offset on), and its
+// readers emit what the writers receive, through every vertex downstream
+// of them (selectivity ignored: an upper bound for the usual 1).
+func (p *Plan) estimateStored(e *Estimate, t *Topic, out []float64) {
+	var r float64
+	for _, w := range t.Writers {
+		for _, ed := range w.Inputs {
+			r = finite(r + out[ed.From.Index])
+		}
+	}
+	held := finite(r * min(t.Retention.Time, p.Scenario.Duration).Seconds())
+	if t.Retention.Size > 0 {
+		held = min(held, float64(satMul(int64(t.Partitions), t.Retention.Size)))
+	}
+	e.TopicBytes = satAdd(e.TopicBytes, satMul(int64(min(held, math.MaxInt64/bytesPerStoredRecord)), bytesPerStoredRecord))
+	e.TopicRetained = satAdd(e.TopicRetained, int64(min(held*float64(max(p.Scenario.Sources[0].RecordSize, 1)), math.MaxInt64/2)))
+	for _, v := range t.Readers {
+		e.Offered = finite(e.Offered + r)
+		e.Records = finite(e.Records + r*float64(1+downstream(v)))
+	}
+}
+
+// downstream counts the vertices reachable from v.
+func downstream(v *Vertex) int {
+	seen := map[*Vertex]bool{}
+	stack := []*Vertex{v}
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, ed := range u.Outputs {
+			if !seen[ed.To] {
+				seen[ed.To] = true
+				stack = append(stack, ed.To)
+			}
+		}
+	}
+	return len(seen)
+}
+
 // compileTopics links the topics with their producers and readers.
 func (p *Plan) compileTopics() {
 	sc := p.Scenario
@@ -122,6 +181,11 @@ func (p *Plan) compileTopics() {
 	for _, v := range p.Vertices {
 		if t := p.TopicOf(v); t != nil {
 			t.Readers = append(t.Readers, v)
+		}
+		if v.Kind == Sink && v.Writes != nil {
+			if t := p.Topic(v.Writes.Topic); t != nil {
+				t.Writers = append(t.Writers, v)
+			}
 		}
 	}
 }

@@ -61,3 +61,43 @@ func TestTopicPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredTopicEstimate: a topic that a sink writes is held by the
+// simulator: its records over min(duration, retention), 48 bytes each,
+// count in Memory; its reader emits what the writer receives.
+func TestStoredTopicEstimate(t *testing.T) {
+	sc, err := scenario.Parse("t.yaml", []byte(`duration: 120s
+topics:
+  - name: events
+    partitions: 4
+sources:
+  - name: sensors
+    arrival: {process: constant, rate: 1000/s}
+  - name: in
+    arrival: {process: topic, topic: events}
+sinks:
+  - name: to-kafka
+    input: sensors
+    writes: {topic: events}
+  - name: out
+    input: in
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := p.Topic("events")
+	if !tp.Stored() || len(tp.Writers) != 1 || tp.Writers[0].Name != "to-kafka" || len(tp.Producers) != 0 {
+		t.Fatalf("topic %+v: want written by to-kafka", tp)
+	}
+	e := p.Estimate(nil)
+	if e.TopicBytes != 120000*48 || e.Offered != 2000 || e.Records != 2000+1000+1000 {
+		t.Errorf("topic bytes %d, offered %g, records %g; want %d, 2000, 4000", e.TopicBytes, e.Offered, e.Records, 120000*48)
+	}
+	if e.Memory < e.TopicBytes {
+		t.Errorf("memory %d leaves out the stored topic's %d", e.Memory, e.TopicBytes)
+	}
+}

@@ -226,6 +226,14 @@ var producerMapping = &Mapping{
 	},
 }
 
+// sinkProducerMapping is where a sink writes (Flink's KafkaSink): the
+// fields of a producer's writes.
+var sinkProducerMapping = &Mapping{
+	Path:   kSinks + "[]." + kWrites,
+	Doc:    "The topic a sink writes and its partitioner (Flink's KafkaSink: https://nightlies.apache.org/flink/flink-docs-stable/docs/connectors/datastream/kafka/#kafka-sink).",
+	Fields: producerMapping.Fields,
+}
+
 var retentionMapping = &Mapping{
 	Path: kTopics + "[]." + kRetention,
 	Doc:  "Retention of a topic: records are deleted when older than time or beyond size, read or not (https://kafka.apache.org/documentation/#topicconfigs_retention.ms).",
@@ -419,6 +427,8 @@ var sinkMapping = &Mapping{
 			{Name: DeliveryTransactional, Doc: "two-phase commit, what Flink calls exactly-once (TwoPhaseCommitSinkFunction): output becomes visible when the checkpoint that covers it completes; needs checkpoints",
 				Former: []string{"exactly-once", "exactlyonce"}, FormerWhy: "the two-phase-commit sink that Flink calls exactly-once; " + DeliveryIdempotent + " also gives exactly-once results"},
 		}, Former: []string{"guarantee", "delivery_guarantee"}, Doc: "How the sink writes to the outside world."},
+		&Field{Name: kWrites, Go: "Writes", Kind: KindMapping, Sub: sinkProducerMapping,
+			Doc: "Makes the sink Flink's KafkaSink writing a topic: what it makes visible is appended to the topic (a transactional sink's at the checkpoint's commit, as read_committed readers see it), so a source of arrival process topic of another job can read it."},
 	),
 	Custom:  decodeInputs,
 	Prefill: inheritNetwork,

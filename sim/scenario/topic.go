@@ -94,9 +94,30 @@ func (c *checker) topics() {
 			c.errorf(p+"."+kArrival+"."+kProcess, "a producer (writes) replays no trace yet: use constant, poisson, bursty or schedule")
 		}
 	}
+	bySink := map[string]string{} // topic: the first sink that writes it
+	for i, sk := range s.Sinks {
+		if sk.Writes == nil || sk.Writes.Topic == "" {
+			continue
+		}
+		p := strictyaml.Index(kSinks, i) + "." + kWrites + "." + kTopic
+		if sk.Delivery == DeliveryIdempotent {
+			c.errorf(strictyaml.Index(kSinks, i)+"."+kDelivery, "a sink that writes a topic appends, it cannot upsert by id: use at-least-once, at-most-once (Flink's DeliveryGuarantee.NONE) or transactional (EXACTLY_ONCE)")
+		}
+		if _, ok := first[sk.Writes.Topic]; !ok {
+			unknown(p, sk.Writes.Topic)
+			continue
+		}
+		if produced[sk.Writes.Topic] {
+			c.errorf(p, "topic %s is written by producer sources already; a topic is written either by producers (writes of a source) or by sinks of jobs, not both", quote(sk.Writes.Topic))
+			continue
+		}
+		if _, ok := bySink[sk.Writes.Topic]; !ok {
+			bySink[sk.Writes.Topic] = sk.Name
+		}
+	}
 	for i, t := range s.Topics {
-		if t.Name != "" && !produced[t.Name] && first[t.Name] == i {
-			c.errorf(strictyaml.Index(kTopics, i)+"."+kName, "topic %s has no producer: give a source writes: {topic: %s}", quote(t.Name), t.Name)
+		if _, bysink := bySink[t.Name]; t.Name != "" && !produced[t.Name] && !bysink && first[t.Name] == i {
+			c.errorf(strictyaml.Index(kTopics, i)+"."+kName, "topic %s has no producer: give a source writes: {topic: %s} (or a sink of another job)", quote(t.Name), t.Name)
 		}
 	}
 	for _, v := range s.vertices() {

@@ -68,7 +68,7 @@ func TestTopicErrors(t *testing.T) {
 		{"retention shorter than the append latency", "retention: {time: 30s}", "retention: {time: 1ms}",
 			`t.yaml:5:23: topics[0].retention.time: must be longer than append_latency (2ms): records would be deleted before they can be read, got 1ms`},
 		{"a topic with no producer", "writes: {topic: clicks}", "keys: {count: 10}",
-			`t.yaml:3:11: topics[0].name: topic "clicks" has no producer: give a source writes: {topic: clicks}`},
+			`t.yaml:3:11: topics[0].name: topic "clicks" has no producer: give a source writes: {topic: clicks} (or a sink of another job)`},
 		{"a producer of an unknown topic", "writes: {topic: clicks}", "writes: {topic: click}",
 			`t.yaml:9:21: sources[0].writes.topic: unknown topic "click"; did you mean "clicks"?`},
 		{"a vertex reading a producer", "    input: etl\n", "    input: app\n",

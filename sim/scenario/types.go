@@ -446,6 +446,11 @@ type Sink struct {
 	// Chain is false for a sink that runs as a task of its own, never
 	// chained to its input (Flink's disableChaining(); default true).
 	Chain bool
+	// Writes, if set, makes the sink Flink's KafkaSink: what it makes
+	// visible is appended to a topic (a transactional sink's records at
+	// the commit, as read_committed readers see them), which a source of
+	// process topic of another job in the scenario may read.
+	Writes *Producer
 }
 
 // Sink delivery guarantees.

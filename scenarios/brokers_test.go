@@ -1,0 +1,30 @@
+package scenarios_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// The lesson of retention-loss: nothing is lost while the lag's age is
+// under retention; past it about 500 records/s are, and the diagnosis
+// names the consumer, the topic and the retention. With retention 10m the
+// same lag loses nothing.
+func TestRetentionLossLesson(t *testing.T) {
+	s := run(t, load(t, "retention-loss"), nil).Summary
+	ts := s.Topics[0]
+	// lost from about 140s (the lag's age 0.5 t less 20s of buffered
+	// records reaches 60s) at 500/s: 80,000 by 300s
+	if ts.LostToRetention < 76000 || ts.LostToRetention > 84000 || s.Delivery.LostToRetention != ts.LostToRetention {
+		t.Errorf("lost to retention: topic %d, delivery %d; want about 80000 both", ts.LostToRetention, s.Delivery.LostToRetention)
+	}
+	if ts.MaxBehindS < 60 || ts.MaxBehindS > 62 {
+		t.Errorf("fell behind by %gs, want just past the 60s retention", ts.MaxBehindS)
+	}
+	if m := s.Diagnosis.Message; !strings.HasPrefix(m, "consumer etl fell behind topic clicks partition ") || !strings.Contains(m, "retention is 60s") {
+		t.Errorf("diagnosis %q: want it to name the consumer, topic, partition and retention first", m)
+	}
+	s = run(t, edit(t, "retention-loss", "retention: {time: 60s}", "retention: {time: 10m}"), nil).Summary
+	if n := s.Topics[0].LostToRetention; n != 0 || s.Topics[0].PendingRecords < 135000 {
+		t.Errorf("retention 10m: %d lost, %d pending; want 0 lost and the lag of about 140000 kept (300s x 1000/s − 150000 read − 10000 in the buffers)", n, s.Topics[0].PendingRecords)
+	}
+}
