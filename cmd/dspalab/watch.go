@@ -24,10 +24,11 @@ func newWatchCmd() *cobra.Command {
 	cmd.Use = "watch [SCENARIO]"
 	cmd.Short = "Run a scenario live in the terminal: pause, step, speed up, inject failures"
 	cmd.Long = `Run a scenario live in a terminal UI, the way Flink's web UI shows a real
-job, but slowed down, paused and poked at will: the job graph with each
-vertex's rates, input-buffer occupancy and back-pressure status (OK green,
-LOW yellow, HIGH red), the busy, back-pressured and idle time of the
-selected vertex's subtasks, charts of throughput and p99 latency over the
+job, but slowed down, paused and poked at will: the job graph, one row per
+task (an operator chain such as 'enrich -> out' is one, its operators
+listed under it), with its rates, input-buffer occupancy and back-pressure
+status (OK green, LOW yellow, HIGH red), the busy, back-pressured and idle
+time of the selected vertex's subtasks, charts of throughput and p99 latency over the
 last minute of simulated time, source lag, checkpoints, delivery counters
 and the event log.
 

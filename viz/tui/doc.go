@@ -9,10 +9,12 @@
 // as fast as possible), applies the user's commands between two steps (pause, step,
 // speed, restart, and actions injected with sim.Sim.Inject), and hands the
 // UI immutable snapshots, at most 30 a wall second, the latest replacing
-// one not yet drawn. The model draws the job graph in topological order
-// (rates, busy and back-pressured time, input-buffer occupancy,
-// back-pressure status in Flink's colours; scrolled when it does not fit),
-// the subtasks of the selected vertex (busy, back-pressured and idle time),
+// one not yet drawn. The model draws the job graph in topological order,
+// one row per task as Flink's web UI draws one node per job vertex (an
+// operator chain is one row, "enrich -> out", its operators listed under
+// it): rates, busy and back-pressured time, input-buffer occupancy,
+// back-pressure status in Flink's colours; scrolled when it does not fit;
+// the subtasks of the selected task (busy, back-pressured and idle time),
 // sparklines of throughput and p99 latency over the last minute of
 // simulated time, a checkpoint timeline, the simulator's delivery counters
 // (emitted, delivered, duplicated, lost), source lag and the event log
