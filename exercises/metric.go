@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -126,12 +127,30 @@ const (
 )
 
 // MetricKind checks a parsed metric path against the shape of sim.Summary
-// (its JSON field names) and returns the kind of its value: KindNumber,
+// (its JSON field names), or else of microbatch.Summary (a run of Spark's
+// engines; the pack checks which one the starter's engine writes,
+// MetricKindFor), and returns the kind of its value: KindNumber,
 // KindString or KindBool. An unknown field comes with the nearest valid
-// name; a path that stops at a list or object, or goes on past a value,
-// is an error.
+// name (in sim.Summary); a path that stops at a list or object, or goes on
+// past a value, is an error.
 func MetricKind(segs []Seg) (string, error) {
+	kind, err := MetricKindFor(scenario.EngineFlink, segs)
+	if err != nil {
+		if k, err2 := MetricKindFor(scenario.EngineSparkStreaming, segs); err2 == nil {
+			return k, nil
+		}
+	}
+	return kind, err
+}
+
+// MetricKindFor is MetricKind against the summary that a run of engine
+// (scenario.Engine*) writes: sim.Summary for flink, microbatch.Summary for
+// Spark's engines.
+func MetricKindFor(engine string, segs []Seg) (string, error) {
 	t := reflect.TypeFor[sim.Summary]()
+	if engine == scenario.EngineSparkStreaming || engine == scenario.EngineStructuredStreaming {
+		t = reflect.TypeFor[microbatch.Summary]()
+	}
 	where := "the summary"
 	for i := 0; i < len(segs); i++ {
 		s := segs[i]
@@ -278,8 +297,21 @@ func SummaryDoc(s *sim.Summary) (any, error) {
 	if err := sim.WriteSummaryJSON(&buf, s); err != nil {
 		return nil, err
 	}
+	return summaryDoc(buf.Bytes())
+}
+
+// MicroBatchSummaryDoc is SummaryDoc for a run of Spark's engines.
+func MicroBatchSummaryDoc(s *microbatch.Summary) (any, error) {
+	var buf bytes.Buffer
+	if err := microbatch.WriteSummaryJSON(&buf, s); err != nil {
+		return nil, err
+	}
+	return summaryDoc(buf.Bytes())
+}
+
+func summaryDoc(b []byte) (any, error) {
 	var doc any
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("exercises: decoding the summary: %w", err)
 	}
 	return doc, nil

@@ -176,12 +176,38 @@ func (p *Pack) load(dir string) (*Exercise, scenario.ErrorList) {
 				names = append(names, n)
 			}
 		}
+		if f == e.Starter {
+			e.checkEngine(sc.Engine, add)
+		}
 	}
 	if len(names) > 0 {
 		slices.Sort(names)
 		e.checkNames(names, add)
 	}
 	return e, errs
+}
+
+// checkEngine checks the metric paths against the summary a run of the
+// starter's engine writes (a Spark run's summary.json is not Flink's).
+func (e *Exercise) checkEngine(engine string, add func(path, format string, args ...any)) {
+	check := func(p, metric string) {
+		segs, err := ParseMetric(metric)
+		if err != nil || metric == "" {
+			return
+		}
+		if _, err := MetricKind(segs); err != nil {
+			return // reported by Parse
+		}
+		if _, err := MetricKindFor(engine, segs); err != nil {
+			add(p, "the starter runs on engine %s, whose summary.json has no %s: %v", engine, metric, err)
+		}
+	}
+	for i, c := range e.Checks {
+		check(strictyaml.Index("checks", i)+".metric", c.Metric)
+	}
+	for i, q := range e.Questions {
+		check(strictyaml.Index("questions", i)+".truth.metric", q.Truth.Metric)
+	}
 }
 
 // checkNames checks the [name] selectors of the metric paths against the

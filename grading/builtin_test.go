@@ -15,13 +15,16 @@ import (
 // questions' points together).
 func TestBuiltinPack(t *testing.T) {
 	want := map[string][]string{
-		"bottleneck":          {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-faster-code.yaml: 4/14", "wrong-over-budget.yaml: 4/14", "wrong.yaml: 6/14"},
-		"checkpoint-interval": {"starter.yaml: 10/14", "solution.yaml: 14/14", "wrong-20s.yaml: 10/14", "wrong.yaml: 10/14"},
-		"cluster-trace":       {"starter.yaml: 5/14", "solution.yaml: 14/14", "wrong-over-budget.yaml: 4/14", "wrong.yaml: 5/14"},
-		"exactly-once":        {"starter.yaml: 10/14", "solution.yaml: 14/14", "wrong-no-checkpoints.yaml: 11/14", "wrong-socket.yaml: 8/14", "wrong.yaml: 11/14"},
-		"hot-key":             {"starter.yaml: 6/16", "solution.yaml: 16/16", "wrong-max-parallelism.yaml: 6/16", "wrong.yaml: 6/16"},
-		"state-backend":       {"starter.yaml: 7/14", "solution.yaml: 14/14", "wrong-more-workers.yaml: 4/14", "wrong.yaml: 11/14"},
-		"unaligned":           {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-aligned-timeout.yaml: 12/14", "wrong-stop-the-world.yaml: 4/14", "wrong-timeout.yaml: 2/14", "wrong.yaml: 4/14"},
+		"bottleneck":           {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-faster-code.yaml: 4/14", "wrong-over-budget.yaml: 4/14", "wrong.yaml: 6/14"},
+		"checkpoint-interval":  {"starter.yaml: 10/14", "solution.yaml: 14/14", "wrong-20s.yaml: 10/14", "wrong.yaml: 10/14"},
+		"cluster-trace":        {"starter.yaml: 5/14", "solution.yaml: 14/14", "wrong-over-budget.yaml: 4/14", "wrong.yaml: 5/14"},
+		"exactly-once":         {"starter.yaml: 10/14", "solution.yaml: 14/14", "wrong-no-checkpoints.yaml: 11/14", "wrong-socket.yaml: 8/14", "wrong.yaml: 11/14"},
+		"hot-key":              {"starter.yaml: 6/16", "solution.yaml: 16/16", "wrong-max-parallelism.yaml: 6/16", "wrong.yaml: 6/16"},
+		"spark-batch-interval": {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-too-long.yaml: 11/14", "wrong.yaml: 7/14"},
+		"spark-output-mode":    {"starter.yaml: 9/12", "solution.yaml: 12/12", "wrong-update.yaml: 9/12", "wrong.yaml: 9/12"},
+		"spark-pid":            {"starter.yaml: 2/12", "solution.yaml: 12/12", "wrong-off.yaml: 2/12", "wrong.yaml: 2/12"},
+		"state-backend":        {"starter.yaml: 7/14", "solution.yaml: 14/14", "wrong-more-workers.yaml: 4/14", "wrong.yaml: 11/14"},
+		"unaligned":            {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-aligned-timeout.yaml: 12/14", "wrong-stop-the-world.yaml: 4/14", "wrong-timeout.yaml: 2/14", "wrong.yaml: 4/14"},
 	}
 	p, err := exercises.Builtin()
 	if err != nil {

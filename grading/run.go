@@ -9,6 +9,7 @@ import (
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -100,6 +101,9 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any,
 	defer prep.Close()
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if sc.IsMicroBatch() {
+		return runMicroBatch(runCtx, sc, spec)
+	}
 	var calls int64
 	s, err := sim.New(sc, prep.Options(nil, func(des.Time, uint64) {
 		calls++
@@ -140,4 +144,29 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any,
 func overBudget(maxEvents int64, res *sim.Result) string {
 	return fmt.Sprintf("was stopped at %s of %s simulated: it needs more than %s kernel events, the exercise's budget per run (limits.max_events); lower the rates, or the work per record",
 		sim.FormatTime(des.FromSeconds(res.Summary.SimulatedS)), sim.FormatTime(des.FromSeconds(res.Summary.DurationS)), runner.Sci(float64(maxEvents), -1))
+}
+
+// runMicroBatch is runScenario for a scenario of Spark's engines
+// (sim/microbatch): the same budgets (the events fired, and the records
+// queued in waiting batches), its summary as the metric document.
+func runMicroBatch(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any, error) {
+	s, err := microbatch.New(sc, microbatch.Options{MaxQueued: spec.MaxQueued})
+	if err != nil {
+		return nil, &RunError{Seed: sc.Seed, Msg: "could not start: " + err.Error()}
+	}
+	runErr := s.RunUntil(ctx, sc.Duration)
+	res := s.Result()
+	var qe *microbatch.QueueLimitError
+	switch {
+	case runErr == nil && res.Summary.Totals.Events > uint64(spec.MaxEvents):
+		return nil, &RunError{Seed: sc.Seed, Msg: fmt.Sprintf("went past the event budget of %d events (%d fired)", spec.MaxEvents, res.Summary.Totals.Events)}
+	case runErr == nil:
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(runErr, &qe):
+		return nil, &RunError{Seed: sc.Seed, Msg: "was stopped: " + qe.Error()}
+	default:
+		return nil, &RunError{Seed: sc.Seed, Msg: "failed: " + runErr.Error()}
+	}
+	return exercises.MicroBatchSummaryDoc(&res.Summary)
 }

@@ -57,3 +57,18 @@ func (s *ServiceTimes) Constant() bool {
 
 // Mean is the mean service time of a constant distribution.
 func (s *ServiceTimes) Mean() des.Time { return s.d.mean }
+
+// EventDelays draws the delay between a record's event time and its
+// arrival (scenario.EventDelay) as this engine's sources do: decided by a
+// hash of the record id and a salt, so a replayed record keeps its event
+// time.
+type EventDelays struct{ d *eventDelay }
+
+// NewEventDelays returns the delays of d for the records of one source
+// (salt tells sources apart).
+func NewEventDelays(d *scenario.EventDelay, salt uint64) *EventDelays {
+	return &EventDelays{d: newEventDelay(d, salt)}
+}
+
+// Draw returns the delay of the record with id.
+func (e *EventDelays) Draw(id uint64) des.Time { return e.d.draw(id) }

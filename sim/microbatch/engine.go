@@ -152,6 +152,8 @@ type partition struct {
 	keyRng     *rand.Rand
 	size       int64
 	readCost   des.Time
+	delays     *sim.EventDelays // out-of-orderness (event_delay), nil: event time = arrival
+	id         uint64           // the partition's index over all partitions, high bits of record ids
 }
 
 // batch is one batch (or trigger) with its job, computed when the batch
@@ -197,6 +199,9 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		if v.Source.Arrival.Process == scenario.ArrivalTrace {
 			return nil, fmt.Errorf("microbatch: source %s replays a trace, which the micro-batch engines do not read yet", v.Name)
 		}
+		if v.Source.Edges != nil || v.Source.Writes != nil {
+			return nil, fmt.Errorf("microbatch: source %s is an edge stream or a Kafka producer, which the micro-batch engines do not run yet", v.Name)
+		}
 		for i := 0; i < v.Parallelism; i++ {
 			base := "source/" + v.Name + "/" + strconv.Itoa(i)
 			pt := &partition{src: v, index: i, size: v.Source.RecordSize,
@@ -207,6 +212,10 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 			if v.Source.MaxRate > 0 {
 				pt.readCost = des.FromSeconds(1 / v.Source.MaxRate)
 			}
+			if d := v.Source.EventDelay; d != nil {
+				pt.delays = sim.NewEventDelays(d, uint64(v.Index+1)*0x9e3779b97f4a7c15)
+			}
+			pt.id = uint64(len(s.parts)) << 40
 			pt.nextAppend, pt.nextRead = pt.log.Next(), pt.rd.Next()
 			s.parts = append(s.parts, pt)
 		}
@@ -458,20 +467,24 @@ func (s *Sim) readPartition(b *batch, pt *partition, n int64, now des.Time) {
 	for j := int64(0); j < n; j++ {
 		at := pt.nextRead
 		pt.nextRead = pt.rd.Next()
+		et := at // the event time: the arrival, less the source's event delay
+		if pt.delays != nil {
+			et -= pt.delays.Draw(pt.id | uint64(pt.offset+j))
+		}
 		key := pt.keys.Sample(pt.keyRng)
 		part := pt.index
 		if blocks > 1 {
 			part = pt.index*int(blocks) + int(j*blocks/n)
 		}
 		src.work[part] += pt.readCost
-		s.push(b, src, part, key, at, pt.size, now)
+		s.push(b, src, part, key, at, et, pt.size, now)
 	}
 	s.emitted += uint64(n)
 }
 
-// push hands one record to vertex vt's partition part: its cost, its
-// state, and its outputs along every edge.
-func (s *Sim) push(b *batch, vt *vert, part int, key uint32, at des.Time, size int64, now des.Time) {
+// push hands one record (arrived at at, of event time et) to vertex vt's
+// partition part: its cost, its state, and its outputs along every edge.
+func (s *Sim) push(b *batch, vt *vert, part int, key uint32, at, et des.Time, size int64, now des.Time) {
 	vt.in[part]++
 	vt.total++
 	if vt.v.Kind != plan.Source {
@@ -482,7 +495,7 @@ func (s *Sim) push(b *batch, vt *vert, part int, key uint32, at des.Time, size i
 		}
 	}
 	if vt.state != nil {
-		s.touch(vt, part, key, at, now)
+		s.touch(vt, part, key, et, now)
 	}
 	if vt.v.Kind == plan.Sink {
 		b.arrivals = append(b.arrivals, at)
@@ -501,23 +514,23 @@ func (s *Sim) push(b *batch, vt *vert, part int, key uint32, at des.Time, size i
 			to := s.verts[e.To.Index]
 			switch {
 			case to.st == vt.st: // a narrow dependency: the same partition
-				s.push(b, to, part, key, at, size, now)
+				s.push(b, to, part, key, at, et, size, now)
 			case e.Partitioning == scenario.PartitionHash:
 				// Spark's HashPartitioner: nonNegativeMod(key.hashCode, partitions)
 				q := int(key) % to.st.parts
 				to.st.read[q] += size
-				s.push(b, to, q, key, at, size, now)
+				s.push(b, to, q, key, at, et, size, now)
 			case e.Partitioning == scenario.PartitionBroadcast:
 				for q := 0; q < to.st.parts; q++ {
 					to.st.read[q] += size
-					s.push(b, to, q, key, at, size, now)
+					s.push(b, to, q, key, at, et, size, now)
 				}
 			default: // rebalance, rescale: repartition round-robin
 				r := &vt.rr[part*len(vt.v.Outputs)+ei]
 				q := *r % to.st.parts
 				*r++
 				to.st.read[q] += size
-				s.push(b, to, q, key, at, size, now)
+				s.push(b, to, q, key, at, et, size, now)
 			}
 		}
 	}

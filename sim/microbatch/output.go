@@ -214,6 +214,10 @@ type Streaming struct {
 	// Stable: the mean processing time is under the batch interval (for
 	// spark-streaming), so batches do not queue.
 	Stable bool `json:"stable"`
+	// RowsDroppedByWatermark counts the records of a structured streaming
+	// aggregation dropped as late: their window had passed the watermark
+	// (StateOperatorProgress.numRowsDroppedByWatermark).
+	RowsDroppedByWatermark int64 `json:"rows_dropped_by_watermark"`
 }
 
 // Stat is a mean, max and last value in milliseconds.
@@ -239,6 +243,10 @@ type Backpressure struct {
 	FinalRate float64 `json:"final_rate_rps"` // -1 before the first estimate
 	MinRate   float64 `json:"min_rate_rps"`
 	MaxRate   float64 `json:"max_rate_rps"`
+	// RateSwing is the mean change of the rate from one batch to the next
+	// over the window (records/s): near 0 once the estimator has
+	// converged, large when it oscillates.
+	RateSwing float64 `json:"rate_swing_rps"`
 }
 
 // StateSummary is the state held at the end.
@@ -351,6 +359,9 @@ func (s *Sim) Result() *Result {
 		x.MeanMs, x.MaxMs, x.LastMs = round3(x.MeanMs), round3(x.MaxMs), round3(x.LastMs)
 	}
 	st.Stable = s.interval == 0 || st.ProcessingTime.MeanMs < s.interval.Seconds()*1000
+	if s.ss != nil {
+		st.RowsDroppedByWatermark = s.ss.late
+	}
 	if h := s.lat; h.Count() > 0 {
 		sum.Latency = Latency{Count: h.Count(), MeanMs: round3(h.Mean() / 1e6), P50Ms: ms(h.Quantile(0.5)),
 			P90Ms: ms(h.Quantile(0.9)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max())}
@@ -364,6 +375,17 @@ func (s *Sim) Result() *Result {
 				}
 				bp.MaxRate = max(bp.MaxRate, r)
 			}
+		}
+		var swing float64
+		var steps int
+		for i := 1; i < len(win); i++ {
+			if a, b := win[i-1].RateLimit, win[i].RateLimit; a > 0 && b > 0 {
+				swing += math.Abs(b - a)
+				steps++
+			}
+		}
+		if steps > 0 {
+			bp.RateSwing = round3(swing / float64(steps))
 		}
 		sum.Backpressure = bp
 	}
@@ -449,7 +471,10 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 		say("latency floor: a record waits on average half the batch interval (%s) for its batch, then the total delay (%s): mean record latency %s",
 			sim.FormatTime(iv/2), sim.FormatTime(des.FromSeconds(st.TotalDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(sum.Latency.MeanMs/1000)))
 	}
-	if bp := sum.Backpressure; bp != nil && bp.FinalRate > 0 {
+	if bp := sum.Backpressure; bp != nil && bp.FinalRate > 0 && bp.RateSwing > 0.05*bp.FinalRate {
+		say("the PID rate oscillates: it changes by %.0f records/s from one batch to the next on average (from %.0f to %.0f): a proportional gain above 1 overshoots the processing rate, each correction larger than the error",
+			bp.RateSwing, bp.MinRate, bp.MaxRate)
+	} else if bp != nil && bp.FinalRate > 0 {
 		say("back-pressure: the PID rate estimator holds the input at %.0f records/s (from %.0f to %.0f over the run)", bp.FinalRate, bp.MinRate, bp.MaxRate)
 	}
 	if r := sum.Recovery; r != nil {

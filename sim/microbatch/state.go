@@ -9,17 +9,17 @@ import (
 )
 
 // touch updates the state of vt's partition part for a record of key
-// (arrival at) in the batch of time now.
+// (event time et) in the batch of time now.
 //
 // updateStateByKey (StateDStream) cogroups the batch with the whole
 // previous state RDD and calls the update function for every key, so its
 // cost is per key held (stateCost); mapWithState (MapWithStateRDD) calls
 // the mapping function only for the keys of the batch's records, so its
 // cost is per record, here.
-func (s *Sim) touch(vt *vert, part int, key uint32, at, now des.Time) {
+func (s *Sim) touch(vt *vert, part int, key uint32, et, now des.Time) {
 	row := uint64(key)
 	if s.ss != nil {
-		s.ss.touch(vt, part, key, at)
+		s.ss.touch(vt, part, key, et)
 		return
 	}
 	if s.sp.StateOperation == scenario.StateMapWithState {

@@ -24,6 +24,7 @@ type structured struct {
 	watermark des.Time // the event-time watermark of the running batch (-1: none yet)
 	maxEvent  des.Time // largest event time seen
 	agg       *vert    // the aggregation (the first vertex with state), nil for a map-like query
+	late      int64    // rows dropped by the watermark (numRowsDroppedByWatermark)
 	sink      *vert    // the sink the aggregation writes to
 	finished  bool     // available-now: done
 }
@@ -115,19 +116,20 @@ func (ss *structured) triggerAt(now des.Time) {
 }
 
 // touch updates the result table of the aggregation for a record of key
-// with event time at (the arrival time): a row per key, or per (window,
+// with event time et (the arrival less the source's event_delay): a row per key, or per (window,
 // key) with a window; rows of windows the watermark has passed are late
 // and dropped, as Spark drops them from a windowed aggregation.
-func (ss *structured) touch(vt *vert, part int, key uint32, at des.Time) {
+func (ss *structured) touch(vt *vert, part int, key uint32, et des.Time) {
 	s := ss.s
 	vt.work[part] += s.sc.StateBackend.AccessTime
-	ss.maxEvent = max(ss.maxEvent, at)
+	ss.maxEvent = max(ss.maxEvent, et)
 	row := uint64(key)
 	end := des.Never
 	if w := s.sp.Window; w > 0 {
-		idx := at / w
+		idx := et / w
 		end = (idx + 1) * w
 		if ss.watermark >= 0 && end <= ss.watermark {
+			ss.late++
 			return // late: its window is final already
 		}
 		row |= uint64(idx) << 32

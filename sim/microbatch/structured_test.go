@@ -2,6 +2,7 @@ package microbatch
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -96,5 +97,26 @@ func TestProcessingTimeTriggerOverrun(t *testing.T) {
 	}
 	if r.Summary.Diagnosis.Kind != DiagnosisFallingBehind {
 		t.Errorf("diagnosis %q: %s", r.Summary.Diagnosis.Kind, r.Summary.Diagnosis.Message)
+	}
+}
+
+// Records out of event-time order (event_delay uniform in [0, 4s]) are
+// dropped when their window has passed the watermark the trigger runs
+// with (the latest event time seen by the trigger before, less the
+// delay): none with a 3s delay or more, hundreds with 2s.
+func TestRowsDroppedByWatermark(t *testing.T) {
+	y := replace(t, query("append", ", watermark: WM, window: 10s"), "keys: {count: 1000}", "keys: {count: 100}, event_delay: {distribution: uniform, min: 0s, max: 4s}")
+	for _, c := range []struct {
+		wm   string
+		late bool
+	}{{"2s", true}, {"3s", false}, {"5s", false}} {
+		r := run(t, parse(t, strings.Replace(y, "WM", c.wm, 1)))
+		got := r.Summary.Streaming.RowsDroppedByWatermark
+		if (got > 0) != c.late || c.late && got < 100 {
+			t.Errorf("watermark %s: %d rows dropped", c.wm, got)
+		}
+		if r.Summary.Totals.Rows != 500 {
+			t.Errorf("watermark %s: %d rows written, want 5 final windows of 100 keys", c.wm, r.Summary.Totals.Rows)
+		}
 	}
 }

@@ -60,6 +60,22 @@ func (c *checker) validateSpark() {
 			c.errorf(p, "this field belongs to engine: %s, not %s", eng, s.Engine)
 		}
 	}
+	for _, k := range []struct{ list, key, msg string }{
+		{kSources, kWatermarks, "this field belongs to engine: flink (Flink's WatermarkStrategy); Structured Streaming's watermark is spark.watermark"},
+		{kSources, kEdges, "edge streams are not simulated on the micro-batch engines yet"},
+		{kSources, kWrites, "Kafka producers are not simulated on the micro-batch engines yet"},
+		{kOperators, kWindow, "this field belongs to engine: flink (a Flink window); Structured Streaming's window is spark.window"},
+		{kOperators, kGraph, "graph operators are not simulated on the micro-batch engines yet"},
+		{kOperators, kNetwork, "this field belongs to engine: flink (Flink's network stack)"},
+		{kSinks, kNetwork, "this field belongs to engine: flink (Flink's network stack)"},
+	} {
+		n := map[string]int{kSources: len(s.Sources), kOperators: len(s.Operators), kSinks: len(s.Sinks)}[k.list]
+		for i := range n {
+			if p := strictyaml.Index(k.list, i) + "." + k.key; c.s.given(p) {
+				c.errorf(p, "%s, not %s", k.msg, s.Engine)
+			}
+		}
+	}
 	sp := s.Spark
 	stateful := false
 	for _, op := range s.Operators {

@@ -32,6 +32,11 @@ func TestSparkErrors(t *testing.T) {
 			t.Errorf("%q:\n got %v\nwant %s...", c.head, err, c.want)
 		}
 	}
+	flinkOnly := "engine: structured-streaming\nspark: {output_mode: update}\nduration: 10s\n" +
+		"sources: [{name: in, arrival: {process: constant, rate: 10/s}, watermarks: {strategy: monotonous}}]\nsinks: [{name: out, input: in}]\n"
+	if _, err := Parse("t.yaml", []byte(flinkOnly)); err == nil || !strings.Contains(err.Error(), "sources[0].watermarks: this field belongs to engine: flink (Flink's WatermarkStrategy); Structured Streaming's watermark is spark.watermark, not structured-streaming") {
+		t.Errorf("watermarks on structured streaming: %v", err)
+	}
 	if _, err := Parse("t.yaml", []byte("engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\n"+job)); err != nil {
 		t.Errorf("valid: %v", err)
 	}
