@@ -42,6 +42,21 @@ func (a *entry) before(b *entry) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
+// nowEvent is an event of the FIFO: it fires at the current instant, so it
+// needs no key; a nil h marks a cancelled one.
+type nowEvent struct {
+	h   Handler
+	arg int64
+}
+
+// EventIDs: a heap event's is its node's generation (31 bits) << 32 | its
+// slot + 1; a FIFO event's has the top bit set over its position in the
+// FIFO since the engine started + 1.
+const (
+	nowID   EventID = 1 << 63
+	genMask uint32  = 1<<31 - 1
+)
+
 // node holds what a scheduled event does. gen counts the events the node
 // has held, and grows again when its event is cancelled, so that neither
 // the cancelled event's EventID nor its entry match the node any more.
@@ -63,10 +78,14 @@ const arity = 4
 // every run deterministic. Every event scheduled for a time after Now goes
 // to the heap; one scheduled for Now goes to the FIFO, behind the heap's
 // events at Now (they were all scheduled earlier, while time was before
-// Now, so their sequence numbers are lower). Event nodes are kept in a slab
-// and reused, so a steady state of scheduling and firing allocates nothing.
-// Cancel frees the node at once and leaves the queued entry, which no
-// longer matches its node's generation, to be dropped when it comes first.
+// Now, so their sequence numbers are lower). The FIFO holds its events'
+// handlers itself, so an event of the current instant (a zero-latency hop
+// of a record or a credit inside a worker) costs an append and a call.
+// The heap's event nodes are kept in a slab and reused, so a steady state
+// of scheduling and firing allocates nothing. Cancel frees a heap event's
+// node at once and leaves its entry, which no longer matches its node's
+// generation, to be dropped when it comes first; it clears a FIFO event's
+// handler in place.
 //
 // The zero Engine is ready to use at time 0. An Engine is not safe for
 // concurrent use; run one engine per goroutine.
@@ -76,9 +95,10 @@ type Engine struct {
 	nodes   []node
 	free    uint32 // the first free node + 1 (0: none)
 	heap    []entry
-	nowq    []entry
+	nowq    []nowEvent
 	nowHead int
-	dead    int // cancelled entries still queued (heap or FIFO)
+	nowBase uint64 // events that have left the FIFO before nowq[0] (their EventIDs)
+	dead    int    // cancelled entries still queued (heap or FIFO)
 	fired   uint64
 	stopped bool
 }
@@ -116,6 +136,11 @@ func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
 }
 
 func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
+	e.seq++
+	if at == e.now {
+		e.nowq = append(e.nowq, nowEvent{h, arg})
+		return nowID | EventID(e.nowBase+uint64(len(e.nowq)))
+	}
 	var i uint32
 	if e.free != 0 {
 		i = e.free - 1
@@ -127,14 +152,8 @@ func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
 	nd := &e.nodes[i]
 	nd.h, nd.arg = h, arg
 	nd.gen++
-	en := entry{at: at, seq: e.seq, slot: i, gen: nd.gen}
-	e.seq++
-	if at == e.now {
-		e.nowq = append(e.nowq, en)
-	} else {
-		e.push(en)
-	}
-	return EventID(uint64(en.gen)<<32 | uint64(i+1))
+	e.push(entry{at: at, seq: e.seq - 1, slot: i, gen: nd.gen})
+	return EventID(uint64(nd.gen&genMask)<<32 | uint64(i+1))
 }
 
 // Cancel removes a scheduled event. It reports whether the event was still
@@ -143,12 +162,25 @@ func (e *Engine) Cancel(id EventID) bool {
 	if id == 0 {
 		return false
 	}
+	if id&nowID != 0 {
+		pos := uint64(id&^nowID) - 1
+		if pos < e.nowBase+uint64(e.nowHead) || pos-e.nowBase >= uint64(len(e.nowq)) {
+			return false // fired (or never scheduled)
+		}
+		ev := &e.nowq[pos-e.nowBase]
+		if ev.h == nil {
+			return false
+		}
+		ev.h = nil // skipped when the FIFO reaches it
+		e.dead++
+		return true
+	}
 	i := uint32(id) - 1
 	if int(i) >= len(e.nodes) {
 		return false
 	}
 	nd := &e.nodes[i]
-	if nd.gen != uint32(id>>32) || nd.h == nil {
+	if nd.gen&genMask != uint32(id>>32) || nd.h == nil {
 		return false
 	}
 	nd.gen++ // its entry no longer matches: dropped when it comes first
@@ -164,58 +196,56 @@ func (e *Engine) Step() bool {
 	if e.dead > 0 {
 		e.dropDead()
 	}
-	var en entry
-	switch {
-	case len(e.heap) > 0 && e.heap[0].at == e.now:
-		en = e.pop()
-	case e.nowHead < len(e.nowq):
-		en = e.nowq[e.nowHead]
-		e.nowHead++
-		if e.nowHead == len(e.nowq) {
-			e.nowq, e.nowHead = e.nowq[:0], 0
-		}
-	case len(e.heap) > 0:
-		en = e.pop()
-	default:
-		return false
+	if len(e.heap) > 0 && (e.heap[0].at == e.now || e.nowHead == len(e.nowq)) {
+		en := e.pop()
+		nd := &e.nodes[en.slot]
+		h, arg := nd.h, nd.arg
+		nd.h, nd.next = nil, e.free
+		e.free = en.slot + 1
+		e.now = en.at
+		e.fired++
+		h.HandleEvent(en.at, arg)
+		return true
 	}
-	nd := &e.nodes[en.slot]
-	h, arg := nd.h, nd.arg
-	nd.h, nd.next = nil, e.free
-	e.free = en.slot + 1
-	e.now = en.at
-	e.fired++
-	h.HandleEvent(en.at, arg)
-	return true
+	if e.nowHead < len(e.nowq) {
+		ev := e.nowq[e.nowHead]
+		e.advanceNow()
+		e.fired++
+		ev.h.HandleEvent(e.now, ev.arg)
+		return true
+	}
+	return false
 }
 
-// dropDead drops the cancelled entries at the front of the queues, so that
-// the next entry is a live event.
+// advanceNow takes the FIFO's first event out; the FIFO starts again from
+// the front of its slice when it empties.
+func (e *Engine) advanceNow() {
+	e.nowHead++
+	if e.nowHead == len(e.nowq) {
+		e.nowBase += uint64(len(e.nowq))
+		e.nowq, e.nowHead = e.nowq[:0], 0
+	}
+}
+
+// dropDead drops the cancelled events at the front of the queues, so that
+// the next one is a live event.
 func (e *Engine) dropDead() {
 	for e.dead > 0 {
-		var en *entry
 		switch {
-		case len(e.heap) > 0 && e.heap[0].at == e.now:
-			en = &e.heap[0]
+		case len(e.heap) > 0 && (e.heap[0].at == e.now || e.nowHead == len(e.nowq)):
+			if en := &e.heap[0]; e.nodes[en.slot].gen == en.gen {
+				return
+			}
+			e.pop() // cancelled: its node was freed then
 		case e.nowHead < len(e.nowq):
-			en = &e.nowq[e.nowHead]
-		case len(e.heap) > 0:
-			en = &e.heap[0]
+			if e.nowq[e.nowHead].h != nil {
+				return
+			}
+			e.advanceNow()
 		default:
 			return
 		}
-		if e.nodes[en.slot].gen == en.gen {
-			return
-		}
-		e.dead-- // cancelled: its node was freed then
-		if en == &e.heap[0] {
-			e.pop()
-			continue
-		}
-		e.nowHead++
-		if e.nowHead == len(e.nowq) {
-			e.nowq, e.nowHead = e.nowq[:0], 0
-		}
+		e.dead--
 	}
 }
 

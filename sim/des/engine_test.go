@@ -273,3 +273,31 @@ func TestCancelledFrontIsSkipped(t *testing.T) {
 		t.Fatalf("fired %v, pending %d; want [2] and 0", r.got, e.Pending())
 	}
 }
+
+// An event of the current instant waits in the FIFO, not the heap: it can
+// be cancelled until it fires, and its id stays dead once the FIFO has
+// moved on (even after the FIFO's slice was reused).
+func TestCancelNowEvents(t *testing.T) {
+	var e Engine
+	r := &recorder{}
+	a := e.After(0, r, 1)
+	b := e.After(0, r, 2)
+	e.Step() // fires a
+	if e.Cancel(a) {
+		t.Fatal("cancel of a fired FIFO event reported true")
+	}
+	if !e.Cancel(b) || e.Cancel(b) {
+		t.Fatal("cancel of a waiting FIFO event: want true once")
+	}
+	if e.Pending() != 0 || e.Step() {
+		t.Fatalf("pending %d after cancelling the last event, want 0 and no step", e.Pending())
+	}
+	c := e.After(0, r, 3) // reuses the FIFO's slice
+	if e.Cancel(b) || e.Cancel(a) {
+		t.Fatal("a stale FIFO id cancelled a new event")
+	}
+	e.Step()
+	if e.Cancel(c) || len(r.got) != 2 || r.got[1] != 3 {
+		t.Fatalf("fired %v, want [1 3]", r.got)
+	}
+}
