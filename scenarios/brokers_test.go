@@ -28,3 +28,32 @@ func TestRetentionLossLesson(t *testing.T) {
 		t.Errorf("retention 10m: %d lost, %d pending; want 0 lost and the lag of about 140000 kept (300s x 1000/s − 150000 read − 10000 in the buffers)", n, s.Topics[0].PendingRecords)
 	}
 }
+
+// The lesson of millwheel-vs-barriers: both sinks deliver exactly once
+// after the failure; MillWheel's is fast and pays in storage; a small
+// filter turns most records into lookups.
+func TestMillWheelVsBarriersLesson(t *testing.T) {
+	s := run(t, load(t, "millwheel-vs-barriers"), nil).Summary
+	var mw, tx int = -1, -1
+	for i, k := range s.Delivery.Sinks {
+		switch k.Name {
+		case "millwheel":
+			mw = i
+		case "barriers":
+			tx = i
+		}
+	}
+	m, b := s.Delivery.Sinks[mw], s.Delivery.Sinks[tx]
+	if m.Duplicated != 0 || b.Duplicated != 0 || s.Delivery.Lost != 0 || m.Dedup.DuplicatesCaught < 4000 {
+		t.Errorf("duplicated %d and %d, lost %d, caught %d; want 0, 0, 0 and about 5200", m.Duplicated, b.Duplicated, s.Delivery.Lost, m.Dedup.DuplicatesCaught)
+	}
+	if mp, bp := *vertex(t, &s, "millwheel").LatencyP50, *vertex(t, &s, "barriers").LatencyP50; mp > 200 || bp < 4500 || bp > 5500 {
+		t.Errorf("p50 millwheel %.0fms, barriers %.0fms; want about 130ms and 5s", mp, bp)
+	}
+	small := run(t, edit(t, "millwheel-vs-barriers", "bloom_bits: 8388608", "bloom_bits: 65536"), nil).Summary
+	for _, k := range small.Delivery.Sinks {
+		if k.Dedup != nil && (k.Dedup.Lookups < k.Dedup.Received/2 || k.Duplicated != 0 || k.Dedup.LatencyAddedMs < 2) {
+			t.Errorf("65536 bits: %d lookups of %d records, %d duplicated, +%.2fms; want most records looked up, 0 duplicated, over 2ms added", k.Dedup.Lookups, k.Dedup.Received, k.Duplicated, k.Dedup.LatencyAddedMs)
+		}
+	}
+}

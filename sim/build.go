@@ -41,6 +41,9 @@ func (s *Sim) build() error {
 			if pv.Writes != nil {
 				v.sink.topic = s.topicLog(p.Topic(pv.Writes.Topic))
 			}
+			if d := sc.Sinks[pv.Decl].Dedup; d != nil {
+				v.sink.dedup = newDedupState(*d)
+			}
 			fallthrough
 		default:
 			v.svc = newServiceDist(pv.ServiceTime)

@@ -79,6 +79,9 @@ type sinkState struct {
 	// topic is the stored topic a sink writes (Flink's KafkaSink), else
 	// nil: what becomes visible is appended to it
 	topic *topicLog
+	// dedup is MillWheel's deduplication of an at-least-once sink, else
+	// nil (dedup_sink.go)
+	dedup *dedupState
 }
 
 func newSinkState(mode string, sources int) *sinkState {
@@ -164,6 +167,9 @@ type SinkSummary struct {
 	Skipped     uint64 `json:"skipped,omitempty"`
 	Lost        uint64 `json:"lost,omitempty"`
 	Uncommitted uint64 `json:"uncommitted,omitempty"`
+	// Dedup is the deduplication of a MillWheel-style sink (absent for
+	// others).
+	Dedup *DedupSummary `json:"dedup,omitempty"`
 }
 
 func (s *Sim) deliverySummary() *DeliverySummary {
@@ -197,6 +203,9 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 			Overwritten: k.overwritten, Skipped: k.skipped, Lost: k.lost}
 		for _, t := range v.subtasks {
 			ss.Uncommitted += t.asSink().uncommitted()
+		}
+		if k.dedup != nil {
+			ss.Dedup = k.dedup.summary(s.eng.Now(), k.delivered)
 		}
 		d.Delivered += ss.Delivered
 		d.Duplicated += ss.Duplicated

@@ -185,7 +185,15 @@
 // offset, commits the offsets of a checkpoint when it completes and
 // rewinds to them on recovery; retention by time and size deletes records
 // read or not, and a reader that comes to a deleted one skips it (lost to
-// retention, never emitted).
+// retention, never emitted). A sink with writes is Flink's KafkaSink: what
+// it makes visible (a transactional sink's at the commit, as read_committed
+// readers see it) is appended to a stored topic that another job reads.
+//
+// MillWheel's exactly-once (dedup_sink.go, package dedup; Akidau et al.,
+// VLDB 2013, §5.1): an at-least-once sink with dedup checkpoints each
+// production with its id before delivery and drops the ids it has seen,
+// asking a Bloom filter of recent ids (two generations of id_retention)
+// before a stable-storage lookup.
 //
 // # Simplifications
 //
@@ -250,5 +258,15 @@
 //     partition leader, not per broker; a producer never waits for the
 //     broker (no acks, no max.in.flight) and retries nothing;
 //   - the records in a topic all have the first producer's size for
-//     retention by size and retained bytes.
+//     retention by size and retained bytes;
+//   - readers of a topic that sinks write are read_committed (Kafka's
+//     default is read_uncommitted); a failure anywhere fails over every
+//     job of the scenario at once (one global failover), and an idempotent
+//     Kafka sink is refused (Kafka appends);
+//   - MillWheel's storage writes and lookups add latency to the record's
+//     observed latency but do not occupy the sink's task (asynchronous,
+//     batched storage); its stable storage of ids is the sink's written
+//     ids, kept for the whole run (a duplicate older than the filter's
+//     two generations is written again, as past MillWheel's id
+//     retention); one filter per sink, shared by its subtasks.
 package sim

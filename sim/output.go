@@ -245,6 +245,13 @@ func WriteTable(w io.Writer, s *Summary) error {
 	for i := range s.Topics {
 		fmt.Fprintf(&b, "\n%s", topicText(&s.Topics[i]))
 	}
+	if d := s.Delivery; d != nil {
+		for i := range d.Sinks {
+			if k := &d.Sinks[i]; k.Dedup != nil {
+				fmt.Fprintf(&b, "\n%s", dedupText(k))
+			}
+		}
+	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
 		fmt.Fprintf(&b, "\nrecovery: %s, %s; %s", plural.Count(r.Failures, "failure"), plural.Count(r.Restarts, "restart"), downtimeText(r))
 		if r.MaxRecoveryTime != 0 && !r.SourcesReplayable && r.Restarts > 0 {

@@ -77,7 +77,15 @@ func (w *sinkWriter) write(now des.Time, r *Record) {
 			k.written[seq] = max(k.written[seq], off)
 		}
 	}
-	w.t.v.observeLatency(now - r.Ingest)
+	lat := now - r.Ingest
+	if k.dedup != nil {
+		extra, dup := k.dedup.filter(now, r, k.visible)
+		if dup {
+			return // MillWheel: a duplicate caught
+		}
+		lat += extra
+	}
+	w.t.v.observeLatency(lat)
 	k.makeVisible(r.Copy, r.ID)
 	if k.topic != nil {
 		k.topic.append(now, w.t, r)

@@ -11,8 +11,8 @@ import "math"
 
 // Bloom is a Bloom filter over 64-bit ids (Bloom 1970): m bits, k
 // probes per id by double hashing (Kirsch and Mitzenmacher 2006:
-// g_i = h1 + i·h2 mod m), with h1 and h2 the halves of a SplitMix64 mix
-// of the id. After n distinct ids its false-positive rate is about
+// g_i = h1 + i·h2 mod m), with h1 a SplitMix64 mix of the id and h2 a
+// mix of h1. After n distinct ids its false-positive rate is about
 // FalsePositiveRate(m, k, n) = (1 − e^(−kn/m))^k.
 type Bloom struct {
 	bits []uint64
@@ -47,10 +47,11 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// probes returns the two hashes of id.
+// probes returns the two hashes of id: two rounds of the mix, h2 odd so
+// that the k probes differ when m is a power of two.
 func (b *Bloom) probes(id uint64) (h1, h2 uint64) {
-	h := mix(id)
-	return h & 0xffffffff, h>>32 | 1 // h2 odd, so the probes differ
+	h1 = mix(id)
+	return h1, mix(h1) | 1
 }
 
 // Add records id.

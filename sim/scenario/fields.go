@@ -226,6 +226,23 @@ var producerMapping = &Mapping{
 	},
 }
 
+var dedupMapping = &Mapping{
+	Path: kSinks + "[]." + kDedup,
+	Doc:  "MillWheel's exactly-once delivery at a sink (Akidau et al., MillWheel, VLDB 2013, section 5.1): strong productions and deduplication by record id.",
+	Fields: []*Field{
+		{Name: kBloomBits, Go: "BloomBits", Kind: KindInteger, Default: 8388608, Bounds: Bounds{Min: 1, Max: 1 << 36, MinWhy: "a Bloom filter needs bits"},
+			Doc: "Bits of the Bloom filter of recent ids (rounded up to a multiple of 64); its false-positive rate is (1 − e^(−kn/m))^k for n ids."},
+		{Name: kHashes, Go: "Hashes", Kind: KindInteger, Default: 7, Bounds: Bounds{Min: 1, Max: 64},
+			Doc: "Probes per id (k); the best k for n ids in m bits is m/n · ln 2."},
+		{Name: kIDRetention, Go: "IDRetention", Kind: KindDuration, Default: "10m", Bounds: Bounds{Positive: true},
+			Doc: "How long ids are remembered: the filter holds the ids of the last id_retention to 2 x id_retention (two generations); a duplicate older than that is not caught."},
+		{Name: kLookupTime, Go: "LookupTime", Kind: KindDuration, Default: "1ms", Bounds: Bounds{Min: 0},
+			Doc: "Latency of a stable-storage lookup, paid by a record the filter may have seen."},
+		{Name: kProductionWriteTime, Go: "ProductionWriteTime", Kind: KindDuration, Default: "1ms", Bounds: Bounds{Min: 0},
+			Doc: "Latency of checkpointing a production with its id before it is delivered (a strong production), paid by every record."},
+	},
+}
+
 // sinkProducerMapping is where a sink writes (Flink's KafkaSink): the
 // fields of a producer's writes.
 var sinkProducerMapping = &Mapping{
@@ -427,6 +444,9 @@ var sinkMapping = &Mapping{
 			{Name: DeliveryTransactional, Doc: "two-phase commit, what Flink calls exactly-once (TwoPhaseCommitSinkFunction): output becomes visible when the checkpoint that covers it completes; needs checkpoints",
 				Former: []string{"exactly-once", "exactlyonce"}, FormerWhy: "the two-phase-commit sink that Flink calls exactly-once; " + DeliveryIdempotent + " also gives exactly-once results"},
 		}, Former: []string{"guarantee", "delivery_guarantee"}, Doc: "How the sink writes to the outside world."},
+		&Field{Name: kDedup, Go: "Dedup", Kind: KindMapping, Sub: dedupMapping,
+			Only: &Cond{Field: kDelivery, Values: []string{DeliveryAtLeastOnce}, Text: "delivery: at-least-once", Why: "MillWheel's scheme dedups what at-least-once delivery repeats"},
+			Doc:  "MillWheel's exactly-once: checkpoint each production with its id before delivery, and drop ids seen before (a Bloom filter in front of a stable-storage lookup)."},
 		&Field{Name: kWrites, Go: "Writes", Kind: KindMapping, Sub: sinkProducerMapping,
 			Doc: "Makes the sink Flink's KafkaSink writing a topic: what it makes visible is appended to the topic (a transactional sink's at the checkpoint's commit, as read_committed readers see it), so a source of arrival process topic of another job can read it."},
 	),

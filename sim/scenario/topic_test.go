@@ -94,3 +94,34 @@ func TestTopicErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDedupErrors: a Bloom filter with 0 bits, and dedup on a sink that
+// does not deliver at least once.
+func TestDedupErrors(t *testing.T) {
+	base := `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+    dedup: {bloom_bits: 1024}
+`
+	s, err := Parse("t.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := s.Sinks[0].Dedup; d == nil || d.BloomBits != 1024 || d.Hashes != 7 || d.IDRetention != 600*des.Second || d.LookupTime != des.Millisecond || d.ProductionWriteTime != des.Millisecond {
+		t.Fatalf("dedup %+v", d)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{"bloom_bits: 1024", "bloom_bits: 0", `t.yaml:8:25: sinks[0].dedup.bloom_bits: must be at least 1 (a Bloom filter needs bits), got 0`},
+		{"    dedup:", "    delivery: transactional\n    dedup:", `t.yaml:9:5: sinks[0].dedup: "dedup" applies only to delivery: at-least-once, not transactional (MillWheel's scheme dedups what at-least-once delivery repeats)`},
+		{"bloom_bits: 1024", "bloom_bits: 1024, hashs: 3", `t.yaml:8:31: sinks[0].dedup.hashs: unknown field "hashs"; did you mean "hashes"?`},
+	} {
+		_, err := Parse("t.yaml", []byte(strings.Replace(base, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got:\n%v\nwant:\n%s", err, c.want)
+		}
+	}
+}

@@ -303,6 +303,21 @@ type Window struct {
 	AccumulatorSize int64
 }
 
+// Dedup is MillWheel's exactly-once at a sink (Akidau et al., VLDB 2013,
+// §5.1): every record's production is checkpointed with its id before it
+// is delivered (a strong production, ProductionWriteTime of latency), and
+// the receiver drops the ids it has seen: a Bloom filter of BloomBits bits
+// and Hashes probes over the ids of the last IDRetention (to 2 x
+// IDRetention) answers "not seen" for certain, and a "maybe seen" costs a
+// stable-storage lookup of LookupTime.
+type Dedup struct {
+	BloomBits           int      // default 8388608 (1 MiB), > 0
+	Hashes              int      // default 7
+	IDRetention         des.Time // default 10m
+	LookupTime          des.Time // default 1ms
+	ProductionWriteTime des.Time // default 1ms
+}
+
 // Kafka partitioners of a producer (Producer.Partitioner).
 const (
 	PartitionerMurmur2    = "murmur2"     // Kafka's default for keyed records: toPositive(murmur2(key)) mod partitions
@@ -446,6 +461,9 @@ type Sink struct {
 	// Chain is false for a sink that runs as a task of its own, never
 	// chained to its input (Flink's disableChaining(); default true).
 	Chain bool
+	// Dedup, if set, makes an at-least-once sink deduplicate by record id
+	// as MillWheel does (see Dedup).
+	Dedup *Dedup
 	// Writes, if set, makes the sink Flink's KafkaSink: what it makes
 	// visible is appended to a topic (a transactional sink's records at
 	// the commit, as read_committed readers see them), which a source of
