@@ -118,7 +118,10 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 		}
 		return
 	}
-	if c.spill != 0 && b.isBuffer() {
+	// whether the sender's pool gets a buffer back, read before the
+	// receiver may take the buffer's records and free it
+	data := b.isBuffer()
+	if c.spill != 0 && data {
 		if ck := c.s.ckpt.pending[c.spill]; ck != nil {
 			for _, r := range b.recs {
 				c.to.barriers.persistIn(ck, r)
@@ -144,7 +147,7 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 	if u.owner.state == stateIdle {
 		u.owner.pull(now)
 	}
-	if !c.part.unbounded && b.isBuffer() { // a barrier takes no buffer of the sender's pool
+	if !c.part.unbounded && data { // a barrier takes no buffer of the sender's pool
 		c.part.pool.recycle()
 		c.from.unblock(now, c.part)
 	}

@@ -105,8 +105,8 @@ func (w *recordWriter) reset() {
 }
 
 // forwardBarrier writes barrier id into every output channel. An aligned
-// barrier goes after the records already written (the current buffer is
-// flushed first) and needs credit like a buffer. An unaligned one
+// barrier goes after the records already written (the partly filled buffer is
+// finished first, addEvent) and needs credit like a buffer. An unaligned one
 // overtakes the buffers waiting for credit, which are persisted with the
 // snapshot (their bytes are returned); it follows only the bytes already
 // on the wire.
@@ -131,13 +131,9 @@ func (t *subtask) forwardBarrier(now des.Time, id int64, ck *checkpoint) int64 {
 				ck.cut(c).Sent = c.sent
 			}
 			if !unaligned {
-				if c.cur != nil && len(c.cur.recs) > 0 {
-					p.finish(now, c)
-				}
 				b := t.s.newBuffer()
 				b.setBarrier(id)
-				c.backlog.push(b)
-				c.trySend(now)
+				p.addEvent(now, c, b)
 				continue
 			}
 			persisted += c.persistUnsent(ck)

@@ -127,3 +127,18 @@ func (p *partition) finish(now des.Time, c *channel) {
 	c.s.netRecs, c.s.netBufs = c.s.netRecs+int64(len(b.recs)), c.s.netBufs+1
 	c.trySend(now)
 }
+
+// addEvent queues event buffer b on c behind the records written so far,
+// as Flink's BufferWritingResultPartition.broadcastEvent: the partly
+// filled buffer is finished first (finishUnicastBufferBuilder), then the
+// event is added to the subpartition. It needs credit like a buffer but
+// takes none of the pool. Aligned checkpoint barriers and watermarks go
+// this way.
+func (p *partition) addEvent(now des.Time, c *channel, b *buffer) {
+	if c.cur != nil && len(c.cur.recs) > 0 {
+		p.finish(now, c)
+	}
+	c.backlog.push(b)
+	c.s.netBufs++ // trySend counts it out of the backlog
+	c.trySend(now)
+}

@@ -301,14 +301,9 @@ func (t *subtask) broadcastEvent(now des.Time, ev event) {
 			continue
 		}
 		for _, c := range p.chans {
-			if c.cur != nil && len(c.cur.recs) > 0 {
-				p.finish(now, c)
-			}
 			b := t.s.newBuffer()
 			b.dataType, b.event = eventBuffer, ev
-			c.backlog.push(b)
-			c.s.netBufs++ // trySend counts it out of the backlog
-			c.trySend(now)
+			p.addEvent(now, c, b)
 		}
 	}
 }
