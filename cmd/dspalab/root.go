@@ -55,7 +55,7 @@ Examples:
 		},
 	}
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newRunCmd(), newValidateCmd(), newSchemaCmd(), newScenariosCmd())
+	root.AddCommand(newRunCmd(), newCompareCmd(), newValidateCmd(), newSchemaCmd(), newScenariosCmd())
 	root.AddCommand(newDatasetsCmd())
 	root.AddCommand(newSweepCmd())
 	root.AddCommand(newWatchCmd())

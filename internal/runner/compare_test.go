@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// compare runs one workload on both engines: Spark's latency is its
+// batch interval's floor (interval/2 + processing time), an order above
+// Flink's; the throughput is the same.
+func TestCompare(t *testing.T) {
+	d := 30 * des.Second
+	var out bytes.Buffer
+	if err := Compare(context.Background(), CompareOptions{Scenarios: []string{"same-workload-flink", "same-workload-spark"}, Duration: &d, JSON: true, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	var fs []Figures
+	if err := json.Unmarshal(out.Bytes(), &fs); err != nil || len(fs) != 2 {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	f, s := fs[0], fs[1]
+	if f.Engine != "flink" || s.Engine != "spark-streaming" || f.Model != "pipelined" || s.Model != "batch interval 2s" {
+		t.Errorf("engines %+v %+v", f, s)
+	}
+	if f.LatencyP50 <= 0 || s.LatencyP50 < 10*f.LatencyP50 || s.LatencyMean < 1000 {
+		t.Errorf("latency p50 flink %v ms, spark %v ms (mean %v)", f.LatencyP50, s.LatencyP50, s.LatencyMean)
+	}
+	for _, x := range fs {
+		if x.InputRate < 950 || x.InputRate > 1050 || x.OutputRate < 950 || x.OutputRate > 1050 {
+			t.Errorf("%s: %v in, %v out", x.Scenario, x.InputRate, x.OutputRate)
+		}
+	}
+	out.Reset()
+	if err := Compare(context.Background(), CompareOptions{Scenarios: []string{"same-workload-flink", "spark-unstable"}, Duration: &d, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\nspark-unstable: falls behind: processing time 1.302s > batch interval 1s") ||
+		!strings.Contains(out.String(), "model              pipelined             batch interval 1s") {
+		t.Errorf("table:\n%s", out.String())
+	}
+	var oe *OptionError
+	if err := Compare(context.Background(), CompareOptions{Scenarios: []string{"mm1"}}); !errors.As(err, &oe) {
+		t.Errorf("one scenario: %v", err)
+	}
+}
