@@ -497,7 +497,7 @@ func pctText(r float64) string { return fmt.Sprintf("%.0f%%", 100*r) }
 // rate). backpressure without a warmup sits inside the transient
 // (the buffers fill until ~30s): the summary says so under the table.
 func TestWarmupsCoverTheTransient(t *testing.T) {
-	keep := map[string]bool{"checkpoint-interval": true, "stop-the-world": true, "cluster-trace": true}
+	keep := map[string]bool{"checkpoint-interval": true, "stop-the-world": true, "cluster-trace": true, "spanner-rocksdb": true}
 	for _, name := range scenarios.Names() {
 		sc := load(t, name)
 		if sc.IsMicroBatch() {

@@ -3,7 +3,10 @@ package sim
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/graph"
 	"github.com/dspalab/dspalab/sim/metrics"
@@ -261,8 +264,8 @@ func (g *graphOperator) resize(now des.Time, bytes int64) {
 	w := g.t.s.workers[g.t.worker]
 	w.heap += delta
 	if w.heap > w.memory && g.t.s.stopped == nil {
-		g.t.s.stopped = fmt.Errorf("worker %d ran out of memory at %s: %s of heap state (the graph of %s, %s) exceed its memory of %s (java.lang.OutOfMemoryError: Java heap space); the rocksdb state backend keeps state on disk",
-			w.index, FormatTime(now), scenario.FormatByteSize(w.heap), g.t.v.name, g.prim, scenario.FormatByteSize(w.memory))
+		g.t.s.stopped = fmt.Errorf("worker %d ran out of memory at %s: %d bytes (%s) of heap state (the graph of %s, %s) exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space); the rocksdb state backend keeps state on disk",
+			w.index, FormatTime(now), w.heap, scenario.FormatByteSize(w.heap), g.t.v.name, g.prim, w.memory, scenario.FormatByteSize(w.memory))
 	}
 }
 
@@ -270,7 +273,7 @@ func (g *graphOperator) resize(now des.Time, bytes int64) {
 // run (its graph state is cumulative: the warm-up is not left out), in
 // summary.json's "graphs".
 type GraphSummary struct {
-	Vertex    string `json:"vertex"`
+	Name      string `json:"name"` // the operator (vertex) name
 	Algorithm string `json:"algorithm"`
 	// Primitive is the state primitive of a spanner's adjacency list ("" for
 	// degrees and components, which keep single values); Backend the
@@ -333,7 +336,7 @@ func (s *Sim) graphSummaries() []GraphSummary {
 		if len(ops) == 0 {
 			continue
 		}
-		g := GraphSummary{Vertex: v.name, Algorithm: ops[0].algorithm, Backend: s.sc.StateBackend.Type}
+		g := GraphSummary{Name: v.name, Algorithm: ops[0].algorithm, Backend: s.sc.StateBackend.Type}
 		hist := metrics.NewHistogram()
 		var buckets []uint64
 		var work des.Time
@@ -428,4 +431,81 @@ func (s *Sim) graphOperator(t *subtask, pv *plan.Vertex) {
 	t.keyed = newKeyedState(&scenario.KeyedState{}, sc.StateBackend, sc.Checkpoint.Incremental, 1<<16)
 	t.keyed.graph = g
 	s.graphs.ops = append(s.graphs.ops, g)
+	s.sample.Graph = true
+}
+
+// GraphColumns follow TimeseriesColumns (and EventTimeColumns) in the
+// timeseries.csv of a job with graph operators: a graph operator's edges
+// processed, kept (emitted), skipped by the new-endpoint shortcut and
+// searched, and the vertices its searches visited, so far (a vertex row
+// sums its subtasks); empty for other vertices. Its graph state is in
+// state_bytes.
+var GraphColumns = []string{"graph_edges", "graph_kept", "graph_shortcuts", "graph_searches", "graph_visits"}
+
+// RowGraph is the GraphColumns of a row: counts so far.
+type RowGraph struct {
+	On                                       bool // the row is a graph operator's
+	Edges, Kept, Shortcuts, Searches, Visits uint64
+}
+
+// appendCSV appends the GraphColumns of g to rec.
+func (g *RowGraph) appendCSV(rec []string) []string {
+	if !g.On {
+		return append(rec, "", "", "", "", "")
+	}
+	for _, n := range [...]uint64{g.Edges, g.Kept, g.Shortcuts, g.Searches, g.Visits} {
+		rec = append(rec, strconv.FormatUint(n, 10))
+	}
+	return rec
+}
+
+// sampleGraphs fills the graph counts of the rows of smp (per subtask,
+// then the vertex, in the order of takeSample).
+func (s *Sim) sampleGraphs(smp *Sample) {
+	i := 0
+	for _, v := range s.vertices {
+		var vr RowGraph
+		for _, t := range v.subtasks {
+			var r RowGraph
+			if g, ok := t.proc.(*graphOperator); ok {
+				r = RowGraph{On: true, Edges: g.edges, Kept: g.kept, Shortcuts: g.shortcuts, Searches: g.searches, Visits: g.visits}
+				if g.deg != nil {
+					r.Kept = g.edges // degrees emits every edge
+				}
+				vr.On = true
+				vr.Edges += r.Edges
+				vr.Kept += r.Kept
+				vr.Shortcuts += r.Shortcuts
+				vr.Searches += r.Searches
+				vr.Visits += r.Visits
+			}
+			smp.Rows[i].Graph = r
+			i++
+		}
+		smp.Rows[i].Graph = vr
+		i++
+	}
+}
+
+// graphText is a graph operator's line of the human summary.
+func graphText(g GraphSummary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "graph %s (%s", g.Name, g.Algorithm)
+	if g.Algorithm == scenario.GraphSpanner {
+		b.Reset()
+		fmt.Fprintf(&b, "graph %s (%d-spanner, %s state", g.Name, 2*g.K-1, g.Primitive)
+	}
+	fmt.Fprintf(&b, " on %s): %s in", g.Backend, plural.Count(int64(g.Edges), "edge"))
+	switch g.Algorithm {
+	case scenario.GraphSpanner:
+		fmt.Fprintf(&b, ", %d kept (%s), %d dropped; %d with a new endpoint needed no search (%s), the %d searches visited %s vertices on average (p99 %s, max %s)",
+			g.Kept, pctPrec(g.KeptRatio), g.Dropped, g.Shortcuts, pctPrec(1-g.SearchRatio), g.Searches,
+			strconv.FormatFloat(g.VisitsMean, 'f', 1, 64), strconv.FormatFloat(g.VisitsP99, 'f', -1, 64), strconv.FormatFloat(g.VisitsMax, 'f', -1, 64))
+	case scenario.GraphComponents:
+		fmt.Fprintf(&b, ", %s over %s (the largest %d), %d edges joined two", plural.Count(int64(g.Components), "component"), plural.Count(int64(g.Vertices), "vertex"), g.LargestComponent, g.Kept)
+	default:
+		fmt.Fprintf(&b, ", %s, largest degree %d", plural.Count(int64(g.Vertices), "vertex"), g.MaxDegree)
+	}
+	fmt.Fprintf(&b, "; graph state %s, work %s per edge", scenario.FormatByteSize(g.StateBytes), FormatTime(des.Time(g.WorkMeanUs*1e3+0.5)))
+	return b.String()
 }

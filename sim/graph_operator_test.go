@@ -3,10 +3,12 @@ package sim_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -252,5 +254,49 @@ func TestGraphBadInput(t *testing.T) {
 	_, err = sim.Run(context.Background(), sc, sim.Options{})
 	if err == nil || !strings.Contains(err.Error(), "ran out of memory") || !strings.Contains(err.Error(), "the graph of g, map") {
 		t.Errorf("heap graph past memory: %v", err)
+	}
+}
+
+// TestGraphColumns: a job with graph operators has the GraphColumns after
+// the usual ones, filled for the graph operator's rows only; the last
+// vertex row holds the summary's counts, and state_bytes its graph state.
+func TestGraphColumns(t *testing.T) {
+	sc := graphScenario(t, "{type: grid, rows: 6, cols: 7}", "{algorithm: spanner}", "")
+	var ts, ev bytes.Buffer
+	w := sim.NewStreamWriter(&ts, &ev)
+	res, err := sim.Run(context.Background(), sc, sim.Options{Observer: w})
+	if err != nil || w.Flush() != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&ts).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]string(nil), sim.TimeseriesColumns...), sim.GraphColumns...)
+	if !slices.Equal(rows[0], want) {
+		t.Fatalf("header %v, want %v", rows[0], want)
+	}
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	g := graphSummary(t, &res.Summary)
+	var last []string
+	for _, r := range rows[1:] {
+		switch {
+		case r[col["vertex"]] == "g" && r[col["subtask"]] == "-1":
+			last = r
+		case r[col["vertex"]] != "g" && r[col["graph_edges"]] != "":
+			t.Fatalf("row %v: graph columns filled for a vertex that is no graph operator", r)
+		}
+	}
+	got := fmt.Sprint(last[col["graph_edges"]], " ", last[col["graph_kept"]], " ", last[col["graph_shortcuts"]], " ", last[col["graph_searches"]], " ", last[col["graph_visits"]], " ", last[col["state_bytes"]])
+	if exp := fmt.Sprint(g.Edges, " ", g.Kept, " ", g.Shortcuts, " ", g.Searches, " ", g.Visits, " ", g.StateBytes); got != exp || g.Edges != 71 {
+		t.Errorf("last row %s, summary %s", got, exp)
+	}
+	// a job without graph operators keeps its columns
+	plain := parse(t, "p.yaml", []byte("duration: 2s\nsources: [{name: s, arrival: {process: constant, rate: 10/s}}]\nsinks: [{name: out, input: s}]\n"))
+	if b := outputs(t, plain); bytes.Contains(b, []byte("graph_edges")) {
+		t.Error("a job without graph operators has graph columns")
 	}
 }

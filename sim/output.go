@@ -80,6 +80,9 @@ func (sw *StreamWriter) Sample(s *Sample) {
 		if s.EventTime {
 			header = append(append([]string(nil), header...), EventTimeColumns...)
 		}
+		if s.Graph {
+			header = append(append([]string(nil), header...), GraphColumns...)
+		}
 		sw.fail(sw.ts.Write(header))
 	}
 	t := num(s.Time.Seconds())
@@ -99,6 +102,9 @@ func (sw *StreamWriter) Sample(s *Sample) {
 			lag, dropped, state)
 		if s.EventTime {
 			rec = r.EventTime.appendCSV(rec, r.Kind)
+		}
+		if s.Graph {
+			rec = r.Graph.appendCSV(rec)
 		}
 		sw.fail(sw.ts.Write(rec))
 	}
@@ -297,6 +303,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 			}
 			fmt.Fprintf(&b, "\nnote: at %s %s: the failure had no effect", seconds(x.AtS), x.What)
 		}
+	}
+	for _, g := range s.Graphs {
+		fmt.Fprintf(&b, "\n%s", graphText(g))
 	}
 	fmt.Fprintf(&b, "\nbusy and back-pressured are each the maximum over a vertex's subtasks (they may come from different subtasks and sum past 100%%); status: OK <= 10%% < LOW <= 50%% < HIGH\n")
 	fmt.Fprintf(&b, "\ndiagnosis: %s\n", s.Diagnosis.Message)

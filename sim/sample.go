@@ -66,6 +66,9 @@ type Sample struct {
 	// windows): its rows have EventTime filled in, and timeseries.csv
 	// has the EventTimeColumns.
 	EventTime bool
+	// Graph is true for a job with streaming-graph operators: their rows
+	// have Graph filled in, and timeseries.csv has the GraphColumns.
+	Graph bool
 }
 
 // Row is one line of timeseries.csv: one subtask, or a whole vertex when
@@ -104,6 +107,8 @@ type Row struct {
 	// EventTime holds the event-time metrics of a job with event time
 	// (watermark_summary.go).
 	EventTime RowEventTime
+	// Graph holds the counts of a graph operator (graph_operator.go).
+	Graph RowGraph
 }
 
 // takeSample closes the current metrics interval.
@@ -213,6 +218,9 @@ func (s *Sim) takeSample(now des.Time) {
 	}
 	if smp.EventTime {
 		s.sampleEventTime(smp, now)
+	}
+	if smp.Graph {
+		s.sampleGraphs(smp)
 	}
 	if s.opts.Observer != nil {
 		s.opts.Observer.Sample(smp)
