@@ -269,4 +269,8 @@
 //     ids, kept for the whole run (a duplicate older than the filter's
 //     two generations is written again, as past MillWheel's id
 //     retention); one filter per sink, shared by its subtasks.
+//
+// Spark's micro-batch engines (engine: spark-streaming and
+// structured-streaming) are sim/microbatch; its package documentation
+// lists where they simplify. New refuses a scenario of theirs.
 package sim

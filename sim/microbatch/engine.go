@@ -1,28 +1,3 @@
-// Package microbatch is dspalab's second engine: Spark's micro-batch
-// execution model on the same kernel (sim/des), scenario format
-// (sim/scenario), plan (sim/plan), sources and keys (sim's generators) and
-// metrics (sim/metrics) as the Flink engine in sim.
-//
-// Spark Streaming (engine: spark-streaming, DStreams): every batch
-// interval the JobGenerator cuts a batch of what the inputs hold (an
-// offset range per Kafka partition for a direct stream, the blocks of
-// the receivers otherwise) and submits it as a job; the JobScheduler runs
-// one job at a time (spark.streaming.concurrentJobs = 1), so a batch whose
-// job cannot start at its batch time waits: its scheduling delay. A job
-// is stages cut at shuffles (plan.Stages), each one task per partition on
-// the executors' cores; its processing time is the driver's job overhead
-// plus the stages' makespans. StreamingListener's figures follow:
-// scheduling delay = start − batch time, processing time = end − start,
-// total delay = end − batch time. Back-pressure is Spark's
-// PIDRateEstimator and DirectKafkaInputDStream.maxMessagesPerPartition
-// (pid.go).
-//
-// Structured Streaming (engine: structured-streaming) runs micro-batches
-// by its trigger (structured.go).
-//
-// The package depends on sim (for the shared generators and formatting),
-// never the other way: sim is the Flink engine and the model's shared
-// pieces, and internal/runner chooses the engine by scenario.Engine.
 package microbatch
 
 import (

@@ -61,13 +61,19 @@ var BatchColumns = []string{
 }
 
 // TimeseriesColumns are the columns of a micro-batch run's timeseries.csv:
-// one row per metrics interval for the whole job. A delay column is empty
+// one row per metrics interval for the whole job, keyed as sim's rows are
+// (vertex JobVertex, kind "job", subtask -1, status "queued" while batches
+// wait, else "ok"), so that dspalab plot reads it. A delay column is empty
 // for an interval in which no batch completed.
 var TimeseriesColumns = []string{
-	"time_s", "input_rate_rps", "processing_rate_rps", "batches_completed", "queued_batches",
+	"time_s", "vertex", "kind", "subtask", "status", "input_rate_rps", "processing_rate_rps", "batches_completed", "queued_batches",
 	"scheduling_delay_ms", "processing_time_ms", "total_delay_ms", "rate_limit_rps",
 	"source_lag_records", "latency_p50_ms", "latency_p99_ms", "state_keys", "state_bytes",
 }
+
+// JobVertex is the vertex name of the job's rows in timeseries.csv (plot
+// them with --vertex job).
+const JobVertex = "job"
 
 // TimeseriesRow is one row of timeseries.csv (see TimeseriesColumns);
 // the delays are means over the batches completed in the interval, NaN
@@ -534,8 +540,12 @@ func WriteTimeseriesCSV(w io.Writer, rows []TimeseriesRow) error {
 		return err
 	}
 	for _, r := range rows {
+		status := "ok"
+		if r.Queued > 1 {
+			status = "queued"
+		}
 		if err := cw.Write([]string{
-			num(r.TimeS), num(r.InputRate), num(r.ProcessingRate), strconv.Itoa(r.Completed), strconv.Itoa(r.Queued),
+			num(r.TimeS), JobVertex, "job", "-1", status, num(r.InputRate), num(r.ProcessingRate), strconv.Itoa(r.Completed), strconv.Itoa(r.Queued),
 			num(r.SchedulingMs), num(r.ProcessingMs), num(r.TotalMs), num(r.RateLimit), strconv.FormatInt(r.Lag, 10),
 			num(r.LatencyP50Ms), num(r.LatencyP99Ms), strconv.FormatInt(r.StateKeys, 10), strconv.FormatInt(r.StateBytes, 10),
 		}); err != nil {

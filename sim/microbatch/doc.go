@@ -1,0 +1,64 @@
+// Package microbatch is dspalab's second engine: Spark's micro-batch
+// execution model on the same kernel (sim/des), scenario format
+// (sim/scenario), plan (sim/plan), sources and keys (sim's generators) and
+// metrics (sim/metrics) as the Flink engine in sim.
+//
+// Spark Streaming (engine: spark-streaming, DStreams): every batch
+// interval the JobGenerator cuts a batch of what the inputs hold (an
+// offset range per Kafka partition for a direct stream, the blocks of
+// the receivers otherwise) and submits it as a job; the JobScheduler runs
+// one job at a time (spark.streaming.concurrentJobs = 1), so a batch whose
+// job cannot start at its batch time waits: its scheduling delay. A job
+// is stages cut at shuffles (plan.Stages), each one task per partition on
+// the executors' cores; its processing time is the driver's job overhead
+// plus the stages' makespans. StreamingListener's figures follow:
+// scheduling delay = start − batch time, processing time = end − start,
+// total delay = end − batch time. Back-pressure is Spark's
+// PIDRateEstimator and DirectKafkaInputDStream.maxMessagesPerPartition
+// (pid.go).
+//
+// Structured Streaming (engine: structured-streaming) runs micro-batches
+// by its trigger (structured.go).
+//
+// The package depends on sim (for the shared generators and formatting),
+// never the other way: sim is the Flink engine and the model's shared
+// pieces, and internal/runner chooses the engine by scenario.Engine.
+//
+// # Simplifications
+//
+// Where this engine departs from Spark, it says so here:
+//
+//   - A job's stages run one after another (Spark may run independent
+//     stages of one job at once), and a stage's tasks go, in partition
+//     order, to the core that frees first; a task's partition lives on
+//     executor (partition mod executors) for what an executor loss costs.
+//   - The processing time of a batch is computed when the batch is cut,
+//     with the cores there are then; a change of cores while it waits (an
+//     executor lost or replaced) does not change it, except for the job
+//     that is running, whose lost tasks rerun.
+//   - One PID rate estimator serves the whole job (Spark has one per input
+//     stream); a receiver's rate is that rate over the receivers, capped by
+//     receiver_max_rate and by what the write-ahead log can write.
+//   - Records keep their source's key through every operator; an operator's
+//     selectivity scales its output count (fractions carried over). A
+//     broadcast edge sends every record to every partition.
+//   - updateStateByKey forwards the batch's records downstream, not one
+//     record per key held (Spark's StateDStream emits the whole state
+//     every batch); its cost per key held is state_backend.access_time.
+//     mapWithState's timeout scan happens on checkpoint batches, as
+//     MapWithStateRDD's full scan does.
+//   - The metadata checkpoint costs nothing; a state checkpoint writes the
+//     state at checkpoint_bandwidth as part of its batch's processing time.
+//   - Structured streaming: each micro-batch reads every offset available
+//     (no maxOffsetsPerTrigger); the watermark of a trigger is the largest
+//     event time of the triggers before, less the delay (Spark's
+//     watermark is likewise updated between micro-batches); complete mode
+//     keeps every row. A continuous trigger's epochs are counted as
+//     micro-batches for their costs, while each record's latency is its
+//     own processing (the sum of the service means and one task overhead).
+//     The offset and commit logs are not modelled as costs.
+//   - Failures: executor and driver failures at a scripted time; no random
+//     failures, no task retries within a job, none on structured
+//     streaming. A rerun batch keeps the processing time it was computed
+//     with, plus the recomputation of the lost state.
+package microbatch
