@@ -192,8 +192,8 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 }
 
 // keysRead reports whether anything in the job of p reads record keys:
-// an operator with keyed state, a window operator (its windows are per
-// key), or a hash-partitioned edge (keyBy) into more than one subtask
+// an operator with keyed state, a window operator or a join (its windows
+// and buffers are per key), or a hash-partitioned edge (keyBy) into more than one subtask
 // (into one, every key group is that subtask's). A new reader of
 // Record.Key must be named here.
 // Without either, a generated source draws no keys (its records carry key
@@ -204,7 +204,7 @@ func keysRead(p *plan.Plan) bool {
 		return true
 	}
 	for _, v := range p.Vertices {
-		if v.Window != nil {
+		if v.Window != nil || v.Join != nil {
 			return true
 		}
 		for _, e := range v.Inputs {
