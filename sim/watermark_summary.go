@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/metrics"
 )
@@ -167,11 +168,27 @@ func (s *Sim) eventTimeDiagnosis(now des.Time) []string {
 			for _, t := range v.subtasks {
 				held = held || t.wm != nil && t.wm.epoch == s.epoch && t.wm.in == g.maxOut
 			}
-			if held {
+			if !held {
+				continue
+			}
+			if s.movingInput(v, g) {
 				out = append(out, fmt.Sprintf("the watermark of %s is held back by source %s, subtask %d, idle for %s (no record since %s); set watermarks.idleness so that an idle subtask stops holding it back",
 					v.name, src.t.v.name, src.t.index, FormatTime(quiet), FormatTime(g.lastEvent)))
+			} else {
+				out = append(out, fmt.Sprintf("the watermark of %s has not advanced for %s: source %s, subtask %d, read no record since %s, and no other input moves event time on (it advances with the data)",
+					v.name, FormatTime(quiet), src.t.v.name, src.t.index, FormatTime(g.lastEvent)))
 			}
 		}
+	}
+	var results uint64
+	for _, v := range s.vertices {
+		if v.win != nil {
+			results += v.win.emitted
+		}
+	}
+	if results > 0 {
+		out = append(out, fmt.Sprintf("windows and joins emitted %s; the records and delivery lines count these results at the sinks, while the records the sources emitted end in windows",
+			plural.Count(int64(results), "result")))
 	}
 	var behind *metrics.Histogram
 	bound := des.Time(-1)
@@ -356,6 +373,18 @@ func (s *Sim) backpressuredUpstream(u *vertex, smp *Sample) bool {
 	}
 	for _, e := range u.inputs {
 		if s.backpressuredUpstream(e.from, smp) {
+			return true
+		}
+	}
+	return false
+}
+
+// movingInput reports whether vertex v has an input upstream other than
+// generator g whose watermark is past g's: with idleness, g's subtask
+// would stop holding v back.
+func (s *Sim) movingInput(v *vertex, g *watermarkGenerator) bool {
+	for _, src := range s.sources {
+		if o := src.wmGen; o != nil && o != g && o.maxOut > g.maxOut && s.downstreamOf(v, src.t.v) {
 			return true
 		}
 	}

@@ -107,6 +107,7 @@ type windowStats struct {
 	maxState    int64              // the largest window state of a subtask seen, bytes
 	pairs       uint64             // joins: the pairs emitted
 	records     uint64             // records taken in
+	emitted     uint64             // result records written
 }
 
 func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, stats *windowStats) *windowOperator {
@@ -452,6 +453,7 @@ func (w *windowOperator) write(now des.Time) {
 	for _, r := range t.pend[t.pi:] {
 		t.v.observeLatency(now - r.Ingest)
 	}
+	w.stats.emitted += uint64(len(t.pend) - t.pi)
 	if !t.emit(now) {
 		t.setState(now, t.blockedState())
 		return
