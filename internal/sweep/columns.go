@@ -19,6 +19,12 @@ import (
 // every shard of a sweep has the same header; new fields of sim.Summary
 // become new columns without changes here.
 
+// byVertex are the lists of the summary whose elements become columns by
+// vertex name: "vertices.enrich.busy_ratio", and the event-time figures
+// of a job with event time, "event_time.vertices.count.num_late_records_dropped"
+// (empty cells without event time).
+var byVertex = map[string]bool{"vertices": true, "event_time.vertices": true}
+
 // skipColumns are the summary fields that are not metric columns.
 var skipColumns = map[string]bool{
 	"scenario":          true,
@@ -61,7 +67,7 @@ func walkType(t reflect.Type, prefix string, vertices []string, cols *[]string, 
 			walkType(f.Type, joinPath(prefix, name), vertices, cols, depth+1)
 		}
 	case reflect.Slice, reflect.Array:
-		if prefix != "vertices" {
+		if !byVertex[prefix] {
 			return
 		}
 		elem := t.Elem()
@@ -69,7 +75,7 @@ func walkType(t reflect.Type, prefix string, vertices []string, cols *[]string, 
 			var sub []string
 			walkType(elem, "", nil, &sub, depth+1)
 			for _, c := range sub {
-				if c != "name" {
+				if c != "name" && c != "vertex" {
 					*cols = append(*cols, prefix+"."+v+"."+c)
 				}
 			}
@@ -140,7 +146,7 @@ func walkValue(v reflect.Value, prefix string, out map[string]string, depth int)
 			walkValue(v.Field(i), joinPath(prefix, name), out, depth+1)
 		}
 	case reflect.Slice, reflect.Array:
-		if prefix != "vertices" {
+		if !byVertex[prefix] {
 			return
 		}
 		for i := range v.Len() {
@@ -152,6 +158,9 @@ func walkValue(v reflect.Value, prefix string, out map[string]string, depth int)
 				continue
 			}
 			name := e.FieldByName("Name")
+			if !name.IsValid() {
+				name = e.FieldByName("Vertex") // event_time.vertices
+			}
 			if !name.IsValid() || name.Kind() != reflect.String {
 				continue
 			}
