@@ -27,7 +27,7 @@ type EventTimeSummary struct {
 // the run. Watermarks are in seconds of event time (the simulated clock
 // the sources stamp); a vertex that has seen no watermark has null.
 type VertexEventTime struct {
-	Vertex string `json:"vertex"`
+	Name string `json:"name"`
 	// CurrentInputWatermarkS and CurrentOutputWatermarkS are Flink's
 	// currentInputWatermark and currentOutputWatermark: the least over
 	// the vertex's subtasks (sources: the watermark they generated).
@@ -78,7 +78,7 @@ func (s *Sim) eventTimeSummary(now des.Time) *EventTimeSummary {
 	}
 	es := &EventTimeSummary{Vertices: []VertexEventTime{}}
 	for _, v := range s.vertices {
-		ve := VertexEventTime{Vertex: v.name}
+		ve := VertexEventTime{Name: v.name}
 		in, out, seen := des.Time(0), des.Time(0), false
 		for i, t := range v.subtasks {
 			if t.wm == nil || t.wm.epoch != s.epoch {

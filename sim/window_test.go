@@ -22,7 +22,7 @@ func eventTime(t *testing.T, s *sim.Summary, name string) sim.VertexEventTime {
 		t.Fatal("summary has no event_time")
 	}
 	for _, v := range s.EventTime.Vertices {
-		if v.Vertex == name {
+		if v.Name == name {
 			return v
 		}
 	}

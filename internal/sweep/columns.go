@@ -75,7 +75,7 @@ func walkType(t reflect.Type, prefix string, vertices []string, cols *[]string, 
 			var sub []string
 			walkType(elem, "", nil, &sub, depth+1)
 			for _, c := range sub {
-				if c != "name" && c != "vertex" {
+				if c != "name" {
 					*cols = append(*cols, prefix+"."+v+"."+c)
 				}
 			}
@@ -158,9 +158,6 @@ func walkValue(v reflect.Value, prefix string, out map[string]string, depth int)
 				continue
 			}
 			name := e.FieldByName("Name")
-			if !name.IsValid() {
-				name = e.FieldByName("Vertex") // event_time.vertices
-			}
 			if !name.IsValid() || name.Kind() != reflect.String {
 				continue
 			}
