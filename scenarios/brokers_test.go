@@ -57,3 +57,29 @@ func TestMillWheelVsBarriersLesson(t *testing.T) {
 		}
 	}
 }
+
+// The lesson of pubsub: each subscriber reads every record; the fast one
+// keeps up, the slow one lags at about 200/s; with retention 30s only the
+// slow one loses records.
+func TestPubSubLesson(t *testing.T) {
+	s := run(t, load(t, "pubsub"), nil).Summary
+	lag, read := map[string]uint64{}, map[string]uint64{}
+	for _, p := range s.Topics[0].PartitionList {
+		lag[p.Reader] += p.Lag
+		read[p.Reader] += p.Position
+	}
+	if lag["dashboard-in"] > 10 || lag["billing-in"] < 45000 || lag["billing-in"] > 55000 {
+		t.Errorf("lags %v: want dashboard about 0 and billing about 51000", lag)
+	}
+	if read["dashboard-in"] < 295000 {
+		t.Errorf("dashboard read %d records, want all of about 300000", read["dashboard-in"])
+	}
+	s = run(t, edit(t, "pubsub", "retention: {time: 10m}", "retention: {time: 30s}"), nil).Summary
+	lost := map[string]uint64{}
+	for _, p := range s.Topics[0].PartitionList {
+		lost[p.Reader] += p.LostToRetention
+	}
+	if lost["dashboard-in"] != 0 || lost["billing-in"] == 0 {
+		t.Errorf("lost to retention %v: want only billing-in to lose records", lost)
+	}
+}

@@ -176,8 +176,10 @@ type Sim struct {
 	// producerKeys are the key distributions of each topic's producers
 	// (topic.go), shared by the readers' cursors.
 	producerKeys map[*plan.Topic][]*keyDist
-	// topicLogs are the stored topics, written by sinks (topic_log.go).
+	// topicLogs are the stored topics, written by sinks (topic_log.go);
+	// topicEnds the append cursors of the topics of producers (topic.go).
 	topicLogs map[*plan.Topic]*topicLog
+	topicEnds map[*plan.Topic]*topicEnd
 	eng       des.Engine
 	warmup    des.Time
 	duration  des.Time

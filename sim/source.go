@@ -166,6 +166,9 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	switch {
 	case sc.Replayable || sc.ReadsTopic():
 		src.mode = srcLog
+		if src.topic != nil {
+			break // a topic's log end is the topic's (topic.go)
+		}
 		if src.log, err = arr(); err != nil {
 			return nil, err
 		}
@@ -450,8 +453,8 @@ func (src *source) lag(now des.Time) uint64 {
 	if src.mode != srcLog {
 		return 0
 	}
-	if src.topic != nil && src.topic.log != nil {
-		return src.storedLag()
+	if src.topic != nil {
+		return src.topicLag(now)
 	}
 	for src.nextAppend <= now {
 		src.appended++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim/des"
@@ -16,12 +17,12 @@ import (
 // never as stored records: a source subtask that reads it (Flink's
 // KafkaSource reader) regenerates the records its producers appended to
 // the partitions it owns, from the producers' seeded streams, as a
-// replayable source re-reads its log. Two cursors of one reader do so: the
-// read cursor (the source's next record, its consumer position) and the
-// append cursor (how far the log has grown by now: the log end offsets,
-// for the lag and for retention by size). A checkpoint copies the read
-// cursor (the offsets a completed checkpoint commits) and a recovery
-// restores it (the rewind).
+// replayable source re-reads its log. Its read cursor is its consumer
+// position; a retention cursor finds the log start; the topic's append
+// cursor (topicEnd), shared by every reader, tells how far each
+// partition has grown by now (the log end offsets, for the lag and for
+// retention by size). A checkpoint copies the read cursor (the offsets a
+// completed checkpoint commits) and a recovery restores it (the rewind).
 //
 // Producer instance k (subtask k of a producer source) sends its records
 // at its arrival times with keys from its key stream; its partitioner
@@ -275,12 +276,56 @@ func (src *source) logEnd(now des.Time, p int) uint64 {
 	if l := src.topic.log; l != nil {
 		return l.leo(p)
 	}
-	src.lag(now)
-	lr := src.log.(*topicReader)
-	if lr.part == p && src.nextAppend > now {
-		return lr.count[p] - 1
+	return src.t.s.topicEnd(src.topic.topic).leo(now, p)
+}
+
+// topicLag is the lag of a source of a topic at now: the records of its
+// partitions appended and not yet read (its record in hand, taken but
+// not written, is not read yet: the cursor moves past it once written).
+func (src *source) topicLag(now des.Time) uint64 {
+	var n uint64
+	r := src.topic
+	for p, own := range r.owned {
+		if own {
+			if leo, pos := src.logEnd(now, p), r.position(p); leo > pos {
+				n += leo - pos
+			}
+		}
 	}
-	return lr.count[p]
+	return n
+}
+
+// topicEnd is the append cursor of a topic of producers, shared by its
+// readers: it regenerates every record once, whatever the readers, and
+// gives each partition's log end offset.
+type topicEnd struct {
+	r    *topicReader // owns every partition
+	next des.Time     // when r's current record is appended
+}
+
+// topicEnd returns the append cursor of tp, made on first use.
+func (s *Sim) topicEnd(tp *plan.Topic) *topicEnd {
+	if s.topicEnds == nil {
+		s.topicEnds = map[*plan.Topic]*topicEnd{}
+	}
+	e := s.topicEnds[tp]
+	if e == nil {
+		e = &topicEnd{r: newTopicReader(tp, 0, 1, s.sc.Seed, s.duration, s.topicKeys(tp), nil)}
+		e.next = e.r.next()
+		s.topicEnds[tp] = e
+	}
+	return e
+}
+
+// leo returns the log end offset of partition p at now.
+func (e *topicEnd) leo(now des.Time, p int) uint64 {
+	for e.next <= now {
+		e.next = e.r.next()
+	}
+	if e.r.part == p {
+		return e.r.count[p] - 1 // its current record comes after now
+	}
+	return e.r.count[p]
 }
 
 // logStart returns the log start offset of partition p at now: the first
@@ -522,19 +567,42 @@ func (s *Sim) diagnoseTopics(sum *Summary) {
 	}
 }
 
-// topicText is a topic's line of the summary table.
+// topicText is a topic's line of the summary table: per reader
+// (consumer group), its pending records (pendingRecords), Kafka's
+// records-lag-max, how far behind it is, and what retention took.
 func topicText(ts *TopicSummary) string {
-	s := fmt.Sprintf("topic %s (%s): %s pending (pendingRecords), records-lag-max %d",
-		ts.Name, plural.Count(ts.Partitions, "partition"), plural.Count(int64(ts.PendingRecords), "record"), ts.RecordsLagMax)
-	var behind float64
+	type group struct {
+		pending, lagMax, lost uint64
+		behind                float64
+	}
+	by := map[string]*group{}
+	var names []string
 	for _, p := range ts.PartitionList {
-		behind = max(behind, p.LagS)
+		g := by[p.Reader]
+		if g == nil {
+			g = &group{}
+			by[p.Reader] = g
+			names = append(names, p.Reader)
+		}
+		g.pending += p.Lag
+		g.lagMax = max(g.lagMax, p.Lag)
+		g.behind = max(g.behind, p.LagS)
+		g.lost += p.LostToRetention
 	}
-	if behind > 0 {
-		s += ", " + FormatTime(des.FromSeconds(behind)) + " behind"
+	var parts []string
+	for _, name := range names {
+		g := by[name]
+		s := fmt.Sprintf("%s %s pending (pendingRecords), records-lag-max %d", name, plural.Count(int64(g.pending), "record"), g.lagMax)
+		if g.behind > 0 {
+			s += ", " + FormatTime(des.FromSeconds(g.behind)) + " behind"
+		}
+		if g.lost > 0 {
+			s += fmt.Sprintf(", %s lost to retention", plural.Count(int64(g.lost), "record"))
+		}
+		parts = append(parts, s)
 	}
-	if ts.LostToRetention > 0 {
-		s += fmt.Sprintf("; %s lost to retention", plural.Count(int64(ts.LostToRetention), "record"))
+	if len(parts) == 0 {
+		parts = append(parts, "no reader")
 	}
-	return s
+	return fmt.Sprintf("topic %s (%s): %s", ts.Name, plural.Count(ts.Partitions, "partition"), strings.Join(parts, "; "))
 }

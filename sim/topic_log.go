@@ -180,24 +180,6 @@ func (src *source) wake(now des.Time) {
 	}
 }
 
-// storedLag is the lag of a source of a stored topic: the records of its
-// partitions appended and not yet read.
-func (src *source) storedLag() uint64 {
-	var n uint64
-	r := src.topic
-	for p, own := range r.owned {
-		if own {
-			if leo, pos := r.log.leo(p), r.position(p); leo > pos {
-				n += leo - pos
-			}
-		}
-	}
-	if src.inHand() && n > 0 {
-		n++ // the record in hand is not written yet
-	}
-	return n
-}
-
 // storedStart is the log start offset of partition p of a stored topic
 // at now: the first record not older than retention.time, nor beyond
 // retention.size (records below the held ones are older).

@@ -341,3 +341,59 @@ func TestTopicBetweenJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicPubSub: one topic, two consumer groups (two jobs' sources),
+// each reading every record at its own pace: the fast one keeps up, the
+// slow one lags at lambda - mu, and neither takes records from the other
+// (a log, unlike a queue's competing consumers).
+func TestTopicPubSub(t *testing.T) {
+	y := topicJob(1000, 600, 1, "50s", "1h", "") + `  - name: dashboard
+    input: fast
+operators:
+  - name: fast
+    input: fastsrc
+    service_time: {distribution: constant, mean: 0.1ms}
+`
+	y = strings.Replace(y, "sinks:\n", `  - name: fastsrc
+    arrival: {process: topic, topic: clicks}
+sinks:
+`, 1)
+	s := run(t, parse(t, "t.yaml", []byte(y)))
+	ts := topicSummary(t, s, "clicks")
+	lag := map[string]uint64{}
+	read := map[string]uint64{}
+	for _, p := range ts.PartitionList {
+		lag[p.Reader] += p.Lag
+		read[p.Reader] += p.Position
+	}
+	within(t, "slow group's lag", float64(lag["etl"]), 400*50, 0.01)
+	if lag["fastsrc"] > 5 {
+		t.Errorf("fast group's lag %d, want about 0", lag["fastsrc"])
+	}
+	within(t, "records read by the fast group", float64(read["fastsrc"]), 1000*50, 0.001)
+	within(t, "records read by the slow group", float64(read["etl"]), 600*50, 0.001)
+}
+
+// BenchmarkTopic32 is the issue's speed target: a job reading a
+// 32-partition topic (4 producer instances at 50,000/s each, murmur2),
+// with a KafkaSource of parallelism 4 (8 partitions each) chained to a
+// sink; records the sink received per wall second.
+func BenchmarkTopic32(b *testing.B) {
+	benchRecords(b, parse(b, "t.yaml", []byte(`duration: 10s
+workers: {count: 1, slots: 4}
+topics:
+  - name: clicks
+    partitions: 32
+sources:
+  - name: app
+    parallelism: 4
+    arrival: {process: poisson, rate: 50000/s}
+    writes: {topic: clicks}
+  - name: in
+    parallelism: 4
+    arrival: {process: topic, topic: clicks}
+sinks:
+  - name: out
+    input: in
+`)))
+}

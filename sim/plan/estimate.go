@@ -154,9 +154,10 @@ type Estimate struct {
 	// without checkpointing).
 	CheckpointRows float64
 	// TopicReads are the records per second the readers of topics
-	// regenerate: each reader subtask re-reads every record its topic's
-	// producers send (keeping those of its partitions) with two cursors,
-	// its position and the log end (topic.go); they count in EventRate.
+	// regenerate: each reader subtask's position cursor re-reads every
+	// record its topic's producers send (keeping those of its
+	// partitions), and the topic's log-end cursor, shared by its readers,
+	// once more (topic.go); they count in EventRate.
 	// TopicBytes is the memory of those cursors (offsets and counts per
 	// partition and producer instance, never records), in Memory;
 	// TopicRetained the bytes the topics retain at most, on the modelled

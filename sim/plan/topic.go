@@ -75,8 +75,7 @@ const (
 	bytesPerTopicCursor   = 256
 	bytesPerCursorPart    = 16
 	bytesPerCursorStream  = 512
-	cursorsPerReader      = 3 // position, log end, log start
-	regeneratedPerRecord  = 2 // the position and log-end cursors read every record
+	cursorsPerReader      = 2 // position and log start, per reader subtask
 	checkpointedPerReader = 1 // a checkpoint copies the position cursor
 )
 
@@ -107,8 +106,13 @@ func (p *Plan) estimateTopics(e *Estimate, out []float64) {
 		}
 		cursor := satAdd(bytesPerTopicCursor, satMul(int64(t.Partitions), bytesPerCursorPart), satMul(instances, bytesPerCursorStream))
 		copies := int64(cursorsPerReader + checkpointedPerReader*(p.CheckpointsInFlight()+1))
+		if len(t.Readers) > 0 {
+			// the log-end cursor, shared by the readers, reads every record once
+			e.TopicReads = finite(e.TopicReads + r)
+			e.TopicBytes = satAdd(e.TopicBytes, cursor)
+		}
 		for _, v := range t.Readers {
-			e.TopicReads = finite(e.TopicReads + r*regeneratedPerRecord*float64(v.Parallelism))
+			e.TopicReads = finite(e.TopicReads + r*float64(v.Parallelism)) // each subtask's position cursor
 			e.TopicBytes = satAdd(e.TopicBytes, satMul(satMul(int64(v.Parallelism), copies), cursor))
 		}
 		kept := finite(bytesPerS * min(t.Retention.Time, p.Scenario.Duration).Seconds())

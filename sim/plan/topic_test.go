@@ -52,12 +52,13 @@ func TestTopicPlan(t *testing.T) {
 			t.Errorf("owned %v and %v, want [1 3] and [0 2]", a, b)
 		}
 		e := p.Estimate(nil)
-		if e.Offered != 1000 || e.TopicReads != 4000 || e.TopicRetained != c.retained {
-			t.Errorf("offered %g, topic reads %g, retained %d; want 1000, 4000 (2 subtasks x 2 cursors x 1000/s), %d", e.Offered, e.TopicReads, e.TopicRetained, c.retained)
+		if e.Offered != 1000 || e.TopicReads != 3000 || e.TopicRetained != c.retained {
+			t.Errorf("offered %g, topic reads %g, retained %d; want 1000, 3000 ((2 subtasks + the shared log end) x 1000/s), %d", e.Offered, e.TopicReads, e.TopicRetained, c.retained)
 		}
-		// 2 subtasks x 4 cursors (3 + the initial position) x (256 + 4 x 16 + 1 x 512)
-		if e.TopicBytes != 2*4*832 {
-			t.Errorf("topic bytes %d, want %d", e.TopicBytes, 2*4*832)
+		// (2 subtasks x 3 cursors (position, log start, the initial
+		// position) + the shared log end) x (256 + 4 x 16 + 1 x 512)
+		if e.TopicBytes != (2*3+1)*832 {
+			t.Errorf("topic bytes %d, want %d", e.TopicBytes, (2*3+1)*832)
 		}
 	}
 }
