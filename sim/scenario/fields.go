@@ -680,7 +680,13 @@ var (
 // fields apply to which engine is checked in spark.go (the engine is a key
 // of the scenario, outside this mapping).
 var sparkMapping = &Mapping{
-	Path:        kSpark,
+	Path: kSpark,
+	Special: map[string]string{
+		kBufferTimeout:     "buffer_timeout is Flink's (execution.buffer-timeout, network.buffer_timeout of engine: flink): a micro-batch job ships no network buffers; its latency is set by spark.batch_interval",
+		kBufferSize:        "buffer_size is Flink's (network.buffer_size of engine: flink): a micro-batch job has no network buffers",
+		kBuffersPerChannel: "buffers_per_channel is Flink's (network.buffers_per_channel of engine: flink): a micro-batch job has no credit-based flow control; its back-pressure is spark.backpressure",
+		kFloatingBuffers:   "floating_buffers is Flink's (network.floating_buffers of engine: flink): a micro-batch job has no credit-based flow control",
+	},
 	Doc:         "Spark's settings (https://spark.apache.org/docs/latest/configuration.html#spark-streaming). The executors are the workers: workers.count executors with workers.slots cores each; an operator's service_time is its cost per record in a task, and a hash edge is a shuffle that starts a new stage.",
 	ZeroDefault: true,
 	Fields: []*Field{

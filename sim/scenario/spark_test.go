@@ -25,6 +25,8 @@ func TestSparkErrors(t *testing.T) {
 			"t.yaml:3:19: failures[0].kind: on engine spark-streaming a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got task"},
 		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\nfailures: [{kind: worker, mtbf: 1m}]\n",
 			"t.yaml:3:33: failures[0].mtbf: random failures are not simulated on engine spark-streaming yet; give at"},
+		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true, buffer_timeout: 5ms}\n",
+			"t.yaml:2:47: spark.buffer_timeout: buffer_timeout is Flink's (execution.buffer-timeout, network.buffer_timeout of engine: flink)"},
 		{"engine: sparkstreaming\n", `t.yaml:1:9: engine: unknown engine "sparkstreaming"; did you mean "spark-streaming"?`},
 	} {
 		_, err := Parse("t.yaml", []byte(c.head+job))
