@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -283,12 +284,15 @@ func (m model) body(w, h int) []string {
 		h -= n
 		return n
 	}
+	wmH := m.watermarkPaneHeight() // 0 without event time
 	gH := take(min(graphH, 3))
 	sH := take(min(subH, 1+minSubRows))
 	mH := take(metricsH)
+	wH := take(min(wmH, 2+minWatermarkRows))
 	h -= minEventsH
 	gH += take(graphH - gH)
 	sH += take(min(subH, 1+maxSubRows) - sH)
+	wH += take(wmH - wH)
 	h += minEventsH
 	// what the event log needs: its title and its lines (scrolled back:
 	// a page more)
@@ -318,6 +322,7 @@ func (m model) body(w, h int) []string {
 	out = append(out, m.graphPanel(w, gH)...)
 	out = append(out, m.subtaskPanel(w, sH)...)
 	out = append(out, others...)
+	out = append(out, m.watermarkPanel(w, wH)...)
 	out = append(out, m.metricsLines(w, rows)[:mH]...)
 	out = append(out, m.eventLines(w, h)...)
 	return out
@@ -1095,7 +1100,7 @@ func (m model) helpBody(w, h int) []string {
 	}
 	hm := m.help
 	hm.SetWidth(inner)
-	text := strings.Join([]string{
+	paras := []string{
 		st.title.Render("Keys"),
 		hm.FullHelpView(m.keys.FullHelp()),
 		"",
@@ -1107,7 +1112,13 @@ func (m model) helpBody(w, h int) []string {
 		"A row is a task: an operator chain (enrich -> out) runs in one thread, so it has one busy and back-pressured time; its operators are listed under it.",
 		"f fails the selected subtask (of a chain: the whole task), F its worker (noticed after heartbeat_timeout): the job restarts from the last completed checkpoint.",
 		"f, F and c are recorded: with --out DIR in actions.jsonl, which dspalab run --replay reads. A refused one changes nothing: it is only in this event log, not in events.jsonl or actions.jsonl.",
-	}, "\n")
+	}
+	if m.eventTime() {
+		// after the status, before the rest: a short terminal shows it
+		wm := "WATERMARKS, now: a vertex's currentInputWatermark (event time, its least subtask), LAG = processing time − watermark, LATE = numLateRecordsDropped, HELD BACK BY: the input at the minimum (idle inputs are left out, listed after it). \"read nothing\": a quiet source not marked idle (set watermarks.idleness); \"queued in the buffers\": watermarks behind data under back-pressure."
+		paras = slices.Insert(paras, 5, wm)
+	}
+	text := strings.Join(paras, "\n")
 	lines := strings.Split(wrapWords(text, inner), "\n")
 	if len(lines) > h-2 {
 		lines = append(lines[:h-3], st.faint.Render("(more: make the terminal taller)"))

@@ -18,7 +18,10 @@
 // sparklines of throughput and p99 latency over the last minute of
 // simulated time, a checkpoint timeline, the simulator's delivery counters
 // (emitted, delivered, duplicated, lost), source lag and the event log
-// (failures, restarts, recoveries, failed checkpoints). f and F fail the
+// (failures, restarts, recoveries, failed checkpoints); for a job with
+// event time, a watermark pane: each vertex's watermark, its lag behind
+// processing time, its late records dropped and the input that holds it
+// back (watermarks.go, from sim.Sim.Watermarks). f and F fail the
 // selected subtask or its worker; the header then says what the job is
 // going through (a worker down and not noticed yet, RESTARTING, JOB FAILED,
 // JOB LOST) and the subtasks that are not running show DOWN (a bar of
@@ -27,6 +30,7 @@
 //
 // Files: engine.go (the simulation's goroutine), snapshot.go (the observer
 // and the snapshots), graph.go (the job graph read from the scenario),
-// model.go (the bubbletea model), components.go (drawing), keymap.go,
+// model.go (the bubbletea model), components.go (drawing),
+// watermarks.go (the watermark pane), keymap.go,
 // styles.go, messages.go, run.go (Run).
 package tui

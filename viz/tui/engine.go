@@ -436,6 +436,7 @@ func (e *engine) publish() {
 	s := e.col.snapshot(e.sim.Delivery(), e.sim.Recovery())
 	s.Gen, s.Now, s.Duration, s.State = e.gen, e.sim.Now(), e.sim.Duration(), e.state
 	s.Speed, s.WallSpeed = e.speed(), e.wallRate
+	s.Watermarks = e.sim.Watermarks() // nil without event time
 	if e.stopErr != nil {
 		s.Err = e.stopErr.Error()
 	}

@@ -66,6 +66,11 @@ type Snapshot struct {
 	Events []LogLine
 	// Checkpoints are the latest checkpoints, oldest first.
 	Checkpoints []CheckpointMark
+	// Watermarks are every vertex's watermarks now and the input
+	// channels of its subtasks' watermark valves (sim.Sim.Watermarks),
+	// in topological order, for a job with event time; nil for a job
+	// without, which has no watermark pane.
+	Watermarks []sim.VertexWatermarks
 	// Err says why the run stopped (State stopped), or "".
 	Err string
 }
