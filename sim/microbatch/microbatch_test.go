@@ -176,3 +176,38 @@ func replace(t *testing.T, s, old, new string) string {
 	}
 	return strings.Replace(s, old, new, 1)
 }
+
+// Receivers: each holds an executor core for good and cuts a block every
+// block_interval, a task each; receiver_max_rate caps what a receiver
+// stores per batch, and the write-ahead log what it can write.
+func TestReceivers(t *testing.T) {
+	y := `
+engine: spark-streaming
+duration: 10s
+spark: {batch_interval: 1s, input_stream: receiver, block_interval: 250ms RX}
+workers: {count: 1, slots: 4}
+sources: [{name: in, parallelism: 2, arrival: {process: constant, rate: 1000/s}, record_size: 1000B}]
+operators: [{name: parse, input: in, parallelism: 2, service_time: {mean: 100us}}]
+sinks: [{name: out, input: parse}]
+`
+	r := run(t, parse(t, strings.Replace(y, "RX", "", 1)))
+	if r.Summary.ExecutorCores != 2 || r.Summary.Stages[0].Tasks != 8 || r.Batches[0].Tasks != 8 || r.Batches[0].Records != 2000 {
+		t.Fatalf("receivers: %d cores, %d tasks, %d records", r.Summary.ExecutorCores, r.Batches[0].Tasks, r.Batches[0].Records)
+	}
+	// 8 blocks of 250 records, 25ms + 2ms each, on the 2 cores left: 4 waves
+	if got := r.Batches[0].Stages[0]; got != 4*27 {
+		t.Errorf("stage of the blocks: %v ms, want 4 waves of 27ms", got)
+	}
+	r = run(t, parse(t, strings.Replace(y, "RX", ", receiver_max_rate: 600/s", 1)))
+	if b := r.Batches[0]; b.Records != 1200 {
+		t.Errorf("receiver_max_rate 600/s: %d records in a batch, want 2 × 600", b.Records)
+	}
+	// 1000B records at 500KB/s: 500 records/s per receiver
+	r = run(t, parse(t, strings.Replace(y, "RX", ", write_ahead_log: true, wal_bandwidth: 500KB/s", 1)))
+	if b := r.Batches[0]; b.Records != 1000 || r.Summary.Totals.SourceLag == 0 {
+		t.Errorf("write-ahead log at 500KB/s: %d records in a batch, lag %d", b.Records, r.Summary.Totals.SourceLag)
+	}
+	if _, err := New(parse(t, strings.Replace(strings.Replace(y, "RX", "", 1), "slots: 4", "slots: 2", 1)), Options{}); err == nil || !strings.Contains(err.Error(), "no core is left to process the batches") {
+		t.Errorf("2 receivers on 2 cores: %v", err)
+	}
+}

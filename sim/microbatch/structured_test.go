@@ -120,3 +120,43 @@ func TestRowsDroppedByWatermark(t *testing.T) {
 		}
 	}
 }
+
+// The default trigger starts the next micro-batch as soon as the last one
+// ends (when data waits; else after the polling delay); available-now
+// reads what arrived by its start (the end of the warmup) and stops; a
+// continuous trigger's records take only their own processing.
+func TestTriggers(t *testing.T) {
+	base := `
+engine: structured-streaming
+duration: 20s
+warmup: 5s
+spark: {TRIGGER, job_overhead: 10ms, task_overhead: 2ms}
+sources: [{name: in, arrival: {process: constant, rate: 1000/s}}]
+operators: [{name: parse, input: in, service_time: {mean: 100us}}]
+sinks: [{name: out, input: parse}]
+`
+	r := run(t, parse(t, strings.Replace(base, "TRIGGER", "trigger: default", 1)))
+	for i := 1; i < len(r.Batches); i++ {
+		prev, b := r.Batches[i-1], r.Batches[i]
+		end := prev.TimeS + prev.ProcessingMs/1000
+		if math.Abs(b.TimeS-end) > 1e-9 || b.SchedulingDelayMs != 0 {
+			t.Fatalf("default trigger: batch %d at %v s, the one before ended at %v s", b.Batch, b.TimeS, end)
+		}
+	}
+	// a steady state: a batch of n records takes 12ms + n × 0.1ms, and n
+	// is what arrived meanwhile (1000/s): n = 12 / (1 − 0.1) ≈ 13
+	if last := r.Batches[len(r.Batches)-1]; last.Records < 12 || last.Records > 15 {
+		t.Errorf("default trigger: %d records a batch", last.Records)
+	}
+
+	r = run(t, parse(t, strings.Replace(base, "TRIGGER", "trigger: available-now", 1)))
+	if len(r.Batches) != 1 || r.Batches[0].TimeS != 5 || r.Batches[0].Records != 5000 {
+		t.Errorf("available-now: %+v", r.Batches)
+	}
+
+	r = run(t, parse(t, strings.Replace(base, "TRIGGER", "trigger: continuous, trigger_interval: 1s", 1)))
+	// every record: one task overhead and its service: 2ms + 0.1ms
+	if l := r.Summary.Latency; l.MeanMs != 2.1 || l.MaxMs != 2.1 {
+		t.Errorf("continuous: latency %+v", l)
+	}
+}
