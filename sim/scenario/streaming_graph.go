@@ -170,7 +170,7 @@ func (c *checker) streamingGraphs() {
 		if op.Window != nil {
 			c.errorf(p+"."+kGraph, "an operator is a window or a graph operator, not both")
 		}
-		if g.Algorithm != GraphDegrees && op.Parallelism > 1 {
+		if (g.Algorithm == GraphSpanner || g.Algorithm == GraphComponents) && op.Parallelism > 1 {
 			c.errorf(p+"."+kParallelism, "%s needs a global view of the graph: parallelism 1, got %d (a partitioned variant would lose paths and components that cross partitions)", g.Algorithm, op.Parallelism)
 		}
 		for _, in := range op.Inputs {
