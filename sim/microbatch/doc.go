@@ -58,7 +58,7 @@
 //     own processing (the sum of the service means and one task overhead).
 //     The offset and commit logs are not modelled as costs.
 //   - Failures: executor and driver failures at a scripted time; no random
-//     failures, no task retries within a job, none on structured
-//     streaming. A rerun batch keeps the processing time it was computed
-//     with, plus the recomputation of the lost state.
+//     failures, no task retries within a job. A rerun batch keeps the
+//     processing time it was computed with, plus the recomputation (or,
+//     for structured streaming, the reload) of the lost state.
 package microbatch

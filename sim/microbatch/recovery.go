@@ -19,6 +19,11 @@ import (
 // checkpoint and every batch since redone, as an RDD's lost partitions
 // are recomputed from their dependencies.
 //
+// Structured streaming writes each micro-batch's offsets to the offset log
+// before it runs and a commit after: a restarted query runs the batch
+// without a commit again, with the same offsets, and loads its state
+// from the state store's checkpoint of the batch before (no lineage).
+//
 // A failed driver takes the executors with it. Without checkpoint: true
 // the StreamingContext cannot be recovered: the job is lost. With it, the
 // restarted driver (spark.driver_restart later) reads the metadata
@@ -119,7 +124,13 @@ func (s *Sim) onExecutorReplaced(now des.Time, cores int64) {
 // of lineage.
 func (s *Sim) lineageCost(w int) (des.Time, int) {
 	lineage := s.ckpt.lineage
-	if s.ckpt.interval == 0 {
+	stored := s.ckpt.interval > 0
+	switch {
+	case s.ss != nil:
+		// the state store is checkpointed with every micro-batch: a lost
+		// partition is loaded back, nothing is recomputed
+		lineage, stored = 0, true
+	case !stored:
 		lineage = int(s.next) // no checkpoint: the lineage goes back to the start
 	}
 	execs := s.sc.Workers.Count
@@ -139,7 +150,7 @@ func (s *Sim) lineageCost(w int) (des.Time, int) {
 				continue
 			}
 			d := des.Time(lineage) * st.task[i]
-			if s.ckpt.interval > 0 {
+			if stored {
 				var bytes int64
 				for _, vt := range stateful {
 					bytes += int64(len(vt.state[i])) * vt.v.State.BytesPerKey
@@ -180,12 +191,16 @@ func (s *Sim) driverLost(now des.Time) {
 		// writes it all again
 		if s.atLeastOnce() && b.proc > 0 {
 			frac := min(float64(now-b.info.start)/float64(b.proc), 1)
-			s.rec.duplicated += uint64(frac * float64(len(b.arrivals)))
+			out := int64(len(b.arrivals))
+			if s.ss != nil {
+				out = b.info.RowsWritten // what the query writes to its sink
+			}
+			s.rec.duplicated += uint64(frac * float64(out))
 		}
 		b.info.RecomputeMs = 0
 		pending = append([]*batch{b}, pending...)
 	}
-	if !s.sp.Checkpoint {
+	if s.ss == nil && !s.sp.Checkpoint {
 		s.rec.jobLost = true
 		for _, b := range pending {
 			s.queuedN -= int64(len(b.arrivals))
@@ -226,6 +241,19 @@ func (s *Sim) onDriverRestart(now des.Time, _ int64) {
 	s.cores = s.rec.fullCores
 	missed := s.rec.missed
 	s.rec.missed = nil
+	if s.ss != nil {
+		s.events = append(s.events, sim.Event{Time: now, Type: sim.EventRestart, Worker: -1,
+			Message: fmt.Sprintf("the query restarted from its checkpoint: %s in the offset log without a commit runs again; the state is loaded from the state store (%s)",
+				plural.Count(len(s.queue), "micro-batch"), sim.FormatTime(s.rec.extra))})
+		// the offset log's last batch without a commit runs again, then
+		// the trigger goes on; without one, a trigger at once
+		if len(s.queue) > 0 {
+			s.startNext(now)
+		} else {
+			s.ss.triggerAt(now)
+		}
+		return
+	}
 	s.events = append(s.events, sim.Event{Time: now, Type: sim.EventRestart, Worker: -1,
 		Message: fmt.Sprintf("the driver restarted from the checkpoint: %s pending again, %s of the downtime generated; the state is restored and recomputed from lineage (%s)",
 			plural.Count(len(s.queue), "batch"), plural.Count(len(missed), "batch"), sim.FormatTime(s.rec.extra))})

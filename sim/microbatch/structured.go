@@ -95,8 +95,8 @@ func (ss *structured) ended(now des.Time) {
 // trigger cuts and starts the micro-batch of time now (onBatchTime for
 // structured streaming): every offset available, no rate limit.
 func (ss *structured) triggerAt(now des.Time) {
-	if ss.finished {
-		return
+	if ss.finished || ss.s.rec.driverDown {
+		return // no driver: no trigger; the restart triggers again
 	}
 	s := ss.s
 	b := s.cut(now, now, nil)

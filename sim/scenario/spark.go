@@ -39,7 +39,7 @@ var sparkOnly = map[string]string{
 	kPIDIntegral: EngineSparkStreaming, kPIDDerived: EngineSparkStreaming,
 	kPIDMinRate: EngineSparkStreaming, kInitialRate: EngineSparkStreaming,
 	kStateOperation: EngineSparkStreaming, kStateTimeout: EngineSparkStreaming,
-	kCheckpointInterval: EngineSparkStreaming, kExecutorRestart: EngineSparkStreaming, kDriverRestart: EngineSparkStreaming,
+	kCheckpointInterval: EngineSparkStreaming,
 	kTrigger: EngineStructuredStreaming, kTriggerInterval: EngineStructuredStreaming,
 	kOutputMode: EngineStructuredStreaming, kWatermark: EngineStructuredStreaming,
 	kWindow: EngineStructuredStreaming,
@@ -84,12 +84,10 @@ func (c *checker) validateSpark() {
 	for i, f := range s.Failures {
 		p := strictyaml.Index(kFailures, i)
 		switch {
-		case s.Engine == EngineStructuredStreaming:
-			c.errorf(p, "failures are not simulated on engine structured-streaming yet; engine spark-streaming takes worker (an executor) and jobmanager (the driver) failures")
 		case f.MTBF > 0:
-			c.errorf(p+"."+kMTBF, "random failures are not simulated on engine spark-streaming yet; give at")
+			c.errorf(p+"."+kMTBF, "random failures are not simulated on engine %s yet; give at", s.Engine)
 		case f.Kind != FailureWorker && f.Kind != FailureJobManager:
-			c.errorf(p+"."+kKind, "on engine spark-streaming a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got %s", f.Kind)
+			c.errorf(p+"."+kKind, "on engine %s a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got %s", s.Engine, f.Kind)
 		}
 	}
 	switch s.Engine {
