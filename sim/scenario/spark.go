@@ -40,7 +40,7 @@ var sparkOnly = map[string]string{
 	kPIDMinRate: EngineSparkStreaming, kInitialRate: EngineSparkStreaming,
 	kStateOperation: EngineSparkStreaming, kStateTimeout: EngineSparkStreaming,
 	kCheckpointInterval: EngineSparkStreaming,
-	kTrigger: EngineStructuredStreaming, kTriggerInterval: EngineStructuredStreaming,
+	kTrigger:            EngineStructuredStreaming, kTriggerInterval: EngineStructuredStreaming,
 	kOutputMode: EngineStructuredStreaming, kWatermark: EngineStructuredStreaming,
 	kWindow: EngineStructuredStreaming,
 }
