@@ -142,6 +142,12 @@ type DeliverySummary struct {
 	// retention.time or retention.size): never emitted into the job, lost
 	// all the same, with that cause (topic.go).
 	LostToRetention uint64 `json:"lost_to_retention,omitempty"`
+	// Shed counts records load shedding dropped at the sources (read and
+	// never emitted, shed.go), apart from lost ones; ShedFraction is Shed
+	// over the records the shedding sources read (emitted + shed): the
+	// relative error of a count over what they emit.
+	Shed         uint64  `json:"shed,omitempty"`
+	ShedFraction float64 `json:"shed_fraction,omitempty"`
 	// InFlight are inside the job at the end (or, while it restarts, in
 	// the channel state it will restore); Uncommitted are written to
 	// transactional sinks and wait for their checkpoint to complete;
@@ -174,11 +180,16 @@ type SinkSummary struct {
 
 func (s *Sim) deliverySummary() *DeliverySummary {
 	d := &DeliverySummary{Lost: s.lost, InFlight: s.inFlight(), Sinks: []SinkSummary{}}
+	var shedRead uint64 // records read by the sources that shed
 	for _, src := range s.sources {
 		d.Emitted += src.emits - src.replayed // written at least once
 		d.Replayed += src.replayed
 		d.Dropped += src.dropped
 		d.LostToRetention += src.lostRetention
+		if src.shedding != nil {
+			d.Shed += src.shed
+			shedRead += src.shed + src.emits - src.replayed
+		}
 		if src.mode == srcLog {
 			if src.maxOffset > src.next {
 				d.ToReplay += src.maxOffset - src.next
@@ -186,6 +197,9 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 		}
 	}
 	d.EmittedDistinct = d.Emitted
+	if shedRead > 0 {
+		d.ShedFraction = round6(float64(d.Shed) / float64(shedRead))
+	}
 	if ck := s.restoring(); ck != nil {
 		// persisted channel state waits for the restore
 		for _, rss := range [2]map[int][]Record{ck.chanState, ck.outState} {
@@ -228,6 +242,9 @@ func deliveryText(d *DeliverySummary, running bool) string {
 	s += fmt.Sprintf(", %d lost", d.Lost)
 	if d.Dropped > 0 {
 		s += fmt.Sprintf(", %d dropped by the sources (never emitted)", d.Dropped)
+	}
+	if d.Shed > 0 {
+		s += fmt.Sprintf(", %d shed by load shedding (%s of what those sources read, never emitted)", d.Shed, pctPrec(d.ShedFraction))
 	}
 	if d.LostToRetention > 0 {
 		s += fmt.Sprintf(", %d lost to topic retention (deleted before they were read)", d.LostToRetention)

@@ -193,7 +193,9 @@
 // VLDB 2013, §5.1): an at-least-once sink with dedup checkpoints each
 // production with its id before delivery and drops the ids it has seen,
 // asking a Bloom filter of recent ids (two generations of id_retention)
-// before a stable-storage lookup.
+// before a stable-storage lookup. Load shedding (shed.go): a replayable
+// source sheds the records it reads while its lag passes lag_over, at
+// random or by key, counted apart from lost ones.
 //
 // # Simplifications
 //

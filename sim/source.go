@@ -45,13 +45,17 @@ type source struct {
 	// deleted before the source read them
 	topic, retain *topicReader
 	lostRetention uint64
-	keys          *keyDist // nil when nothing reads keys (keysRead): none is drawn
-	keyRng        *rand.Rand
-	keyPCG        *rand.PCG // keyRng's state (rewinding)
-	genPCG        *rand.PCG // gen's state when generated (rewinding)
-	size          int32
-	readCost      des.Time
-	reopen        func() (arrivals, error) // a fresh gen (trace rewinding)
+	// shedding is the source's load shedding (shed.go), nil without;
+	// shed counts the records it shed
+	shedding *scenario.Shedding
+	shed     uint64
+	keys     *keyDist // nil when nothing reads keys (keysRead): none is drawn
+	keyRng   *rand.Rand
+	keyPCG   *rand.PCG // keyRng's state (rewinding)
+	genPCG   *rand.PCG // gen's state when generated (rewinding)
+	size     int32
+	readCost des.Time
+	reopen   func() (arrivals, error) // a fresh gen (trace rewinding)
 
 	vt      des.Time // srcLog, srcPaced: time of the next record (log or producer time)
 	ended   bool     // the arrival process has no more records
@@ -183,6 +187,7 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	if sc.MaxRate > 0 {
 		src.readCost = des.FromSeconds(1 / sc.MaxRate)
 	}
+	src.shedding = sc.Shedding
 	if sc.EventDelay != nil && src.trace == nil {
 		src.delay = newEventDelay(sc.EventDelay, t.v.salt)
 	}
@@ -196,9 +201,10 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 
 // keysRead reports whether anything in the job of p reads record keys:
 // an operator with keyed state, a window operator or a join (its windows
-// and buffers are per key), or a hash-partitioned edge (keyBy) into more than one subtask
-// (into one, every key group is that subtask's). A new reader of
-// Record.Key must be named here.
+// and buffers are per key), a hash-partitioned edge (keyBy) into more
+// than one subtask (into one, every key group is that subtask's), a sink
+// that writes a topic (its partitioner) or semantic load shedding (a
+// predicate on the key). A new reader of Record.Key must be named here.
 // Without either, a generated source draws no keys (its records carry key
 // 0): the keys come from a stream of their own ("source/NAME/i/keys"), so
 // not drawing them changes no other draw, and nothing else looks at a key.
@@ -209,6 +215,9 @@ func keysRead(p *plan.Plan) bool {
 	for _, v := range p.Vertices {
 		if v.Window != nil || v.Join != nil {
 			return true
+		}
+		if v.Writes != nil || (v.Source != nil && v.Source.Shedding != nil && v.Source.Shedding.Mode == scenario.SheddingSemantic) {
+			return true // a Kafka sink's partitioner, a shedding predicate on the key
 		}
 		for _, e := range v.Inputs {
 			if e.Partitioning == scenario.PartitionHash && v.Parallelism > 1 {
@@ -351,6 +360,10 @@ func (src *source) emitNext(now des.Time) bool {
 	})
 	if src.topic != nil && src.topic.log != nil {
 		t.pend[len(t.pend)-1] = src.topic.rec // a stored topic's record keeps its id and first ingestion
+	}
+	if src.shedding != nil && src.sheds(now, &t.pend[len(t.pend)-1]) {
+		t.pend = t.pend[:len(t.pend)-1]
+		return true
 	}
 	if !t.emit(now) {
 		t.setState(now, t.blockedState())

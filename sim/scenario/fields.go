@@ -159,6 +159,8 @@ var sourceMapping = &Mapping{
 		{Name: kWatermarks, Go: "Watermarks", Kind: KindMapping, Sub: watermarksMapping, DefaultDoc: "no watermarks",
 			Doc: "Watermark generation of each subtask (Flink's WatermarkStrategy); needed by event-time windows downstream."},
 		{Name: kEdges, Go: "Edges", Kind: KindMapping, Sub: edgesMapping, DefaultDoc: "plain records", Doc: "An edge stream: each record is the next edge of a graph (streaming-graph operators read it)."},
+		{Name: kShedding, Go: "Shedding", Kind: KindMapping, Sub: sheddingMapping,
+			Doc: "Load shedding: while the source's lag passes lag_over records, the records it reads are dropped (shed), at random or by key; they are counted apart from lost ones."},
 		{Name: kWrites, Go: "Writes", Kind: KindMapping, Sub: producerMapping,
 			Doc: "Makes the source a Kafka producer outside the job: its records are appended to a topic (read it with a source of arrival process topic); no vertex reads the source itself."},
 	},
@@ -207,6 +209,23 @@ var watermarksMapping = &Mapping{
 			Doc:    "Period of watermark emission (pipeline.auto-watermark-interval); punctuated also checks idleness at this period."},
 		{Name: kIdleness, Go: "Idleness", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
 			Doc: "withIdleness: a subtask that read no record for this long is marked idle and no longer holds the watermark back downstream (Flink's IdlenessTimer, checked at every emission); 0 is never idle."},
+	},
+}
+
+var sheddingMapping = &Mapping{
+	Path: kSources + "[]." + kShedding,
+	Doc:  "Load shedding at a replayable source (Tatbul et al., Load Shedding in a Data Stream Manager, VLDB 2003): shed records are read and dropped, never emitted, and counted in delivery.shed.",
+	Fields: []*Field{
+		{Name: kLagOver, Go: "LagOver", Kind: KindInteger, Required: true, Bounds: Bounds{Min: 1},
+			Doc: "Shed while the source's lag (records appended to its log and not read: a topic's pendingRecords) is above this many records."},
+		{Name: kMode, Go: "Mode", Kind: KindEnum, Default: SheddingRandom, Values: []Value{
+			val(SheddingRandom, "each record read is shed with probability"),
+			val(SheddingSemantic, "the records of keys keep_keys and above are shed (key ids are ranks, 0 the hottest): a predicate on the key"),
+		}, Doc: "Which records are shed."},
+		{Name: kProbability, Go: "Probability", Kind: KindRatio, Default: 1.0, Bounds: Bounds{Positive: true, Max: 1.0},
+			Only: &Cond{Field: kMode, Values: []string{SheddingRandom}}, Doc: "Probability that a record read is shed (random)."},
+		{Name: kKeepKeys, Go: "KeepKeys", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
+			Only: &Cond{Field: kMode, Values: []string{SheddingSemantic}}, Doc: "Keys below this id are kept, the others shed (semantic)."},
 	},
 }
 

@@ -125,3 +125,33 @@ sinks:
 		}
 	}
 }
+
+// TestSheddingErrors: shedding needs a replayable source, and a threshold.
+func TestSheddingErrors(t *testing.T) {
+	base := `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+    shedding: {lag_over: 100, mode: semantic, keep_keys: 10}
+sinks:
+  - name: out
+    input: src
+`
+	s, err := Parse("t.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh := s.Sources[0].Shedding; sh == nil || sh.LagOver != 100 || sh.Mode != SheddingSemantic || sh.KeepKeys != 10 || sh.Probability != 1 {
+		t.Fatalf("shedding %+v", sh)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{"lag_over: 100, ", "", `t.yaml:5:15: sources[0].shedding: missing required field "lag_over"`},
+		{"    shedding:", "    replayable: false\n    shedding:", `t.yaml:6:15: sources[0].shedding: shedding skips records of a log: the source must be replayable (a socket source drops with on_backpressure: drop)`},
+		{"mode: semantic, keep_keys: 10", "probability: 0.5, keep_keys: 10", `t.yaml:5:49: sources[0].shedding.keep_keys: "keep_keys" applies only to mode semantic, not random (the default)`},
+	} {
+		_, err := Parse("t.yaml", []byte(strings.Replace(base, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got:\n%v\nwant:\n%s", err, c.want)
+		}
+	}
+}

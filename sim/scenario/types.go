@@ -210,6 +210,9 @@ type Source struct {
 	// of a generated graph or an edge-list file (streaming_graph.go); nil
 	// for a source of plain records.
 	Edges *EdgeStream
+	// Shedding, if set, drops records at the source while its lag passes
+	// a threshold (load shedding; see Shedding).
+	Shedding *Shedding
 	// Writes, if set, makes the source a Kafka producer outside the job:
 	// its records are appended to a topic instead of entering the job
 	// graph, and no vertex may read it (a source of process topic reads
@@ -316,6 +319,25 @@ type Dedup struct {
 	IDRetention         des.Time // default 10m
 	LookupTime          des.Time // default 1ms
 	ProductionWriteTime des.Time // default 1ms
+}
+
+// Load-shedding modes (Shedding.Mode).
+const (
+	SheddingRandom   = "random"   // each record with Probability
+	SheddingSemantic = "semantic" // the records of keys KeepKeys and above (key ids are ranks: 0 is the hottest)
+)
+
+// Shedding is load shedding at a replayable source (Tatbul et al.,
+// "Load Shedding in a Data Stream Manager", VLDB 2003): while the
+// source's lag passes LagOver records, the records it reads are shed
+// (skipped, never emitted) at random with Probability, or semantically
+// by a predicate on the key (key >= KeepKeys); shed records are counted
+// apart from lost ones (delivery.shed).
+type Shedding struct {
+	LagOver     int     // records, > 0
+	Mode        string  // default SheddingRandom
+	Probability float64 // random: default 1
+	KeepKeys    int     // semantic: keys below it are kept, default 1
 }
 
 // Kafka partitioners of a producer (Producer.Partitioner).
