@@ -25,8 +25,10 @@
 //     buffer_pool.go), written by a recordWriter whose ChannelSelector is
 //     the edge's partitioning (record_writer.go, channel_selector.go);
 //   - the record processor behind one interface (processor.go): the source
-//     reader (source.go), the operator function, the sink writer
-//     (sink_writer.go);
+//     reader (source.go, with edge_stream.go's arrivals for an edge
+//     stream), the operator function, the sink writer (sink_writer.go),
+//     and operators of their own kind such as the graph operator
+//     (graph_operator.go);
 //   - the barrier handler, a state machine as Flink's BarrierHandlerState
 //     (barrier_handler.go);
 //   - time accounting and record counters (time_accounting.go) and keyed
