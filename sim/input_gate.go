@@ -155,6 +155,44 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 	return true
 }
 
+// directHops turns the one-record hops of direct and handOver on; a test
+// turns them off to compare a run with the queued path.
+var directHops = true
+
+// direct reports whether a record arriving on c now would be the next the
+// owner takes, at once: the owner is idle and running (no pause can hold
+// it), and nothing comes before the record: no restored channel state, no
+// buffer or event being read or queued on any channel with data to read,
+// none on c, which is not blocked by an alignment. A one-record hop can
+// then skip the queues (handOver).
+func (g *unionInputGate) direct(c *channel) bool {
+	t := g.owner
+	return directHops && t.state == stateIdle && !t.down && !t.s.pauses && g.cur == nil && g.avail.len() == 0 &&
+		g.restoredNext >= len(g.restored) && c.queue.len() == 0 && !c.blocked
+}
+
+// handOver gives record r, arriving on c now, to the owner when direct(c)
+// holds: what queueing it and pulling would do, without the channel's
+// queue and the gate's list of channels with data. The owner counts the
+// arrival, takes r (b, the buffer that brought it, is recycled and its
+// credit returned; nil when the record came without one), serves it and
+// goes on as pull does.
+func (g *unionInputGate) handOver(now des.Time, c *channel, r *Record, b *buffer) {
+	t := g.owner
+	t.arrive(now, 1)
+	t.cur, t.curArrived = *r, now
+	c.recv++
+	if b != nil {
+		t.s.freeBuffer(b)
+		c.gate.recycle(now, c)
+	}
+	t.serve(now)
+	for t.state == stateIdle && g.next(now, &t.cur, &t.curArrived) {
+		t.serve(now)
+	}
+	t.chainDone(now)
+}
+
 // recycle returns the buffer just emptied on c: a floating buffer the
 // channel no longer needs goes back to the gate's floating pool (and on to
 // a channel waiting for one); otherwise it becomes credit for c's sender.

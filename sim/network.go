@@ -135,17 +135,23 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 		c.backlogSeen = b.backlog
 		g.requestFloating(now, c)
 	}
-	c.queue.push(b)
-	n := len(b.recs)
-	u.queuedBufs++
-	u.queuedRecs += n
-	u.owner.arrive(now, n)
-	if !c.inAvail && !c.blocked {
-		c.inAvail = true
-		u.avail.push(c)
-	}
-	if u.owner.state == stateIdle {
-		u.owner.pull(now)
+	if len(b.recs) == 1 && b.isBuffer() && u.direct(c) {
+		// a one-record buffer the idle receiver takes at once: straight
+		// to it, not through its queue
+		u.handOver(now, c, &b.recs[0], b)
+	} else {
+		c.queue.push(b)
+		n := len(b.recs)
+		u.queuedBufs++
+		u.queuedRecs += n
+		u.owner.arrive(now, n)
+		if !c.inAvail && !c.blocked {
+			c.inAvail = true
+			u.avail.push(c)
+		}
+		if u.owner.state == stateIdle {
+			u.owner.pull(now)
+		}
 	}
 	if !c.part.unbounded && data { // a barrier takes no buffer of the sender's pool
 		c.part.pool.recycle()

@@ -84,6 +84,15 @@ func (p *partition) flushAll(now des.Time) {
 // needed. It reports false, writing nothing, when the pool is empty: the
 // writer is back-pressured.
 func (p *partition) write(now des.Time, c *channel, r *Record) bool {
+	if p.bufTimeout == 0 && p.unbounded && !c.remote && c.cur == nil && c.backlog.len() == 0 && c.spill == 0 && c.gate.union.direct(c) {
+		// a one-record hop on an unbounded local channel into an idle
+		// receiver: the buffer would be finished and delivered at once
+		// (finish), and taken at once (handOver), so the record goes
+		// straight to the receiver, without one
+		c.sent++
+		c.gate.union.handOver(now, c, r, nil)
+		return true
+	}
 	b := c.cur
 	size := p.s.sizeOf(r)
 	if b != nil && len(b.recs) > 0 && b.bytes+size > p.bufSize {
