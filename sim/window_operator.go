@@ -108,6 +108,9 @@ type windowStats struct {
 	pairs       uint64             // joins: the pairs emitted
 	records     uint64             // records taken in
 	emitted     uint64             // result records written
+	// onFire, if set (tests), sees every firing: the key, the window's
+	// start and the records in it
+	onFire func(key uint32, start des.Time, records int64)
 }
 
 func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, stats *windowStats) *windowOperator {
@@ -363,6 +366,9 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 	}
 	s := w.stats
 	s.firings++
+	if s.onFire != nil {
+		s.onFire(id.key, id.start, st.records)
+	}
 	if w.sides != nil {
 		s.pairs += uint64(st.side[0] * st.side[1])
 	}
