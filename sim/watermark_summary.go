@@ -57,7 +57,24 @@ type VertexEventTime struct {
 	// event time), after the warmup, ms.
 	EventTimeLagP50Ms *float64 `json:"event_time_lag_p50_ms,omitempty"`
 	EventTimeLagP99Ms *float64 `json:"event_time_lag_p99_ms,omitempty"`
+	// EventTimeLagCDF is the distribution of that lag: its quantiles at
+	// the probabilities EventTimeLagProbabilities (0 is the least, 1 the
+	// largest, exact; the others within 1%), for dspalab plot
+	// --event-time-lag.
+	EventTimeLagCDF []LagQuantile `json:"event_time_lag_cdf,omitempty"`
 }
+
+// LagQuantile is one point of a lag distribution: the fraction P of the
+// records whose lag was at most Ms milliseconds.
+type LagQuantile struct {
+	P  float64 `json:"p"`
+	Ms float64 `json:"ms"`
+}
+
+// EventTimeLagProbabilities are the probabilities at which summary.json
+// gives the sinks' event-time lag distribution (EventTimeLagCDF).
+var EventTimeLagProbabilities = []float64{0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5,
+	0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99, 0.999, 1}
 
 // eventTimeOn reports whether the job has event time: a source with
 // watermarks or a window operator.
@@ -129,6 +146,9 @@ func (s *Sim) eventTimeSummary(now des.Time) *EventTimeSummary {
 		if h := v.etLag; h != nil && h.Count() > 0 {
 			ve.EventTimeLagP50Ms = ptr(h.Quantile(0.50).Milliseconds())
 			ve.EventTimeLagP99Ms = ptr(h.Quantile(0.99).Milliseconds())
+			for _, p := range EventTimeLagProbabilities {
+				ve.EventTimeLagCDF = append(ve.EventTimeLagCDF, LagQuantile{P: p, Ms: h.Quantile(p).Milliseconds()})
+			}
 		}
 		es.Vertices = append(es.Vertices, ve)
 	}

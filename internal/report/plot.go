@@ -44,6 +44,12 @@ type PlotOptions struct {
 	Subtasks bool
 	// CDF draws the latency CDF; Heatmap the back-pressure heatmap.
 	CDF, Heatmap bool
+	// The figures of a run with event time: Watermarks, event time
+	// against processing time per vertex (plot.Watermarks);
+	// EventTimeLag, the event-time lag CDF at the sinks
+	// (plot.EventTimeLagCDF); Late, late records over time
+	// (plot.LateRecords).
+	Watermarks, EventTimeLag, Late bool
 	// X and Y, for a sweep: the parameter on the x axis and the metrics.
 	X string
 	Y []string
@@ -102,8 +108,8 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 		switch {
 		case len(opts.Inputs) > 1:
 			return nil, &runner.OptionError{Err: errors.New("plot one sweep at a time (several run directories can be overlaid, not sweeps)")}
-		case opts.CDF || opts.Heatmap || len(opts.Metrics) > 0 || len(opts.Vertices) > 0 || opts.Subtasks:
-			return nil, &runner.OptionError{Err: errors.New("a sweep is plotted with -x PARAMETER -y METRIC; -m, --vertex, --subtasks, --cdf and --heatmap are for run directories")}
+		case opts.CDF || opts.Heatmap || opts.eventTime() || len(opts.Metrics) > 0 || len(opts.Vertices) > 0 || opts.Subtasks:
+			return nil, &runner.OptionError{Err: errors.New("a sweep is plotted with -x PARAMETER -y METRIC; -m, --vertex, --subtasks, --cdf, --heatmap, --watermarks, --event-time-lag and --late are for run directories")}
 		}
 		f, err := regfile.Open(sweepFile)
 		if err != nil {
@@ -122,8 +128,12 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	switch {
 	case opts.X != "" || len(opts.Y) > 0:
 		return nil, &runner.OptionError{Err: errors.New("-x and -y are for a sweep's sweep.csv; plot run directories with -m METRIC")}
-	case opts.CDF && opts.Heatmap:
-		return nil, &runner.OptionError{Err: errors.New("--cdf and --heatmap draw different figures: choose one")}
+	case opts.kinds() > 1:
+		return nil, &runner.OptionError{Err: errors.New(strings.Join(opts.kindFlags(), " and ") + " draw different figures: choose one")}
+	case opts.eventTime() && len(opts.Metrics) > 0:
+		return nil, &runner.OptionError{Err: errors.New(opts.kindFlags()[0] + " draws the event-time columns; it takes no -m")}
+	case (opts.EventTimeLag || opts.Late) && opts.Subtasks:
+		return nil, &runner.OptionError{Err: errors.New(opts.kindFlags()[0] + " draws whole vertices; it takes no --subtasks")}
 	case opts.CDF && len(opts.Metrics) > 0:
 		return nil, &runner.OptionError{Err: errors.New("--cdf draws end-to-end latency; it takes no -m")}
 	case opts.CDF && opts.Subtasks:
@@ -133,6 +143,10 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	}
 	filter := plot.TimeseriesFilter{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks}
 	switch {
+	case opts.eventTime():
+		// optional: a run without them has no event time, which the
+		// figure says (plot.NoEventTimeError)
+		filter.Metrics, filter.Optional = []string{}, plot.EventTimeMetrics
 	case opts.CDF:
 		filter.Metrics = plot.CDFMetrics
 	case opts.Heatmap && len(opts.Metrics) == 0:
@@ -151,7 +165,14 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	et := plot.EventTimeOptions{Vertices: opts.Vertices, Subtasks: opts.Subtasks, Title: opts.Title}
 	switch {
+	case opts.Watermarks:
+		return plot.Watermarks(runs, et)
+	case opts.EventTimeLag:
+		return plot.EventTimeLagCDF(runs, et)
+	case opts.Late:
+		return plot.LateRecords(runs, et)
 	case opts.CDF:
 		return plot.LatencyCDF(runs, plot.CDFOptions{Vertices: opts.Vertices, Title: opts.Title})
 	case opts.Heatmap:
@@ -163,6 +184,27 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	}
 	return plot.TimeSeries(runs, plot.TimeSeriesOptions{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks, Title: opts.Title})
 }
+
+// eventTime says whether opts ask for a figure of event time.
+func (opts PlotOptions) eventTime() bool { return opts.Watermarks || opts.EventTimeLag || opts.Late }
+
+// kindFlags names the flags of the figures opts ask for, in the order
+// of dspalab plot's help.
+func (opts PlotOptions) kindFlags() []string {
+	var out []string
+	for _, k := range []struct {
+		on   bool
+		flag string
+	}{{opts.CDF, "--cdf"}, {opts.Heatmap, "--heatmap"}, {opts.Watermarks, "--watermarks"}, {opts.EventTimeLag, "--event-time-lag"}, {opts.Late, "--late"}} {
+		if k.on {
+			out = append(out, k.flag)
+		}
+	}
+	return out
+}
+
+// kinds counts the figures opts ask for (one at most).
+func (opts PlotOptions) kinds() int { return len(opts.kindFlags()) }
 
 // sweepInput tells whether the inputs are a sweep: a .csv file other
 // than a run's (a sweep.csv under any name), or a directory with a

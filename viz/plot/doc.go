@@ -8,7 +8,12 @@
 //   - Heatmap: back-pressured time (or another metric) per vertex or
 //     subtask over time, with Flink's OK/LOW/HIGH bands on the scale;
 //   - Tradeoff: a sweep's metric against one of its parameters, the mean
-//     over seeds with a min-max band.
+//     over seeds with a min-max band;
+//   - Watermarks, EventTimeLagCDF and LateRecords, of a run with event
+//     time: each vertex's watermark against processing time below the
+//     diagonal (and its lag), the event-time lag CDF at the sinks
+//     (summary.json's event_time_lag_cdf), late records over time; a run
+//     without event time gives a *NoEventTimeError.
 //
 // The package reads values and readers (ReadTimeseries, ReadEvents,
 // ReadCheckpoints, ReadSweep; ReadRun through an fs.FS) and opens no file
