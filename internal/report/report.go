@@ -231,6 +231,12 @@ func Write(opts Options) error {
 		}
 		return err
 	}
+	var engine struct {
+		Engine string `json:"engine"`
+	}
+	if json.Unmarshal(data, &engine) == nil && engine.Engine != "" && engine.Engine != scenario.EngineFlink {
+		return fmt.Errorf("%s is a run of engine %s: the report covers Flink runs only; read its summary.json and batches.csv, plot it (dspalab plot %s -m total_delay_ms), or set it beside a Flink run (dspalab compare)", dir, engine.Engine, dir)
+	}
 	pd := &pageData{Title: opts.Title, Summary: sum, Dir: filepath.Clean(dir), Version: opts.Version}
 	if pd.Title == "" {
 		pd.Title = sum.Scenario
