@@ -390,13 +390,17 @@ func Lookup(doc any, segs []Seg) (any, error) {
 }
 
 // vertexNames returns the names of the vertices of sc's job graph
-// (plan.Compile), sorted; none for a scenario that does not compile.
+// (plan.Compile) and of its topics, sorted, what a metric's [name] may
+// select; none for a scenario that does not compile.
 func vertexNames(sc *scenario.Scenario) []string {
 	p, err := plan.Compile(sc)
 	if err != nil {
 		return nil
 	}
 	names := p.Names()
+	for _, t := range p.Topics {
+		names = append(names, t.Name) // topics[NAME] selects a topic of summary.json
+	}
 	slices.Sort(names)
 	return names
 }
