@@ -36,8 +36,15 @@ var skipColumns = map[string]bool{
 // metricColumns returns the metric columns of a summary whose vertices
 // have the given names, in the order of sim.Summary's fields.
 func metricColumns(vertices []string) []string {
+	return metricColumnsOf(reflect.TypeFor[sim.Summary](), vertices)
+}
+
+// metricColumnsOf is metricColumns for the summary type t of an engine:
+// sim.Summary, or microbatch.Summary for Spark's engines (whose lists,
+// such as its stages, are left out as sim's are).
+func metricColumnsOf(t reflect.Type, vertices []string) []string {
 	var cols []string
-	walkType(reflect.TypeFor[sim.Summary](), "", vertices, &cols, 0)
+	walkType(t, "", vertices, &cols, 0)
 	return cols
 }
 
@@ -114,7 +121,10 @@ func jsonName(f reflect.StructField) (string, bool) {
 }
 
 // flatten returns the values of a summary by column name, as CSV cells.
-func flatten(s *sim.Summary) map[string]string {
+func flatten(s *sim.Summary) map[string]string { return flattenAny(s) }
+
+// flattenAny is flatten for a pointer to any engine's summary.
+func flattenAny(s any) map[string]string {
 	out := map[string]string{}
 	walkValue(reflect.ValueOf(s).Elem(), "", out, 0)
 	return out

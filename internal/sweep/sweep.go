@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -31,6 +32,7 @@ import (
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	jobplan "github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -194,6 +196,7 @@ type plan struct {
 	header    []string
 	metrics   []string
 	manifest  Manifest
+	micro     bool // the scenario runs on a micro-batch engine (sim/microbatch)
 }
 
 // newPlan checks a sweep before anything runs: the scenario, the parameters,
@@ -248,12 +251,20 @@ func newPlan(opts Options) (*plan, error) {
 			return nil, &runner.OptionError{Err: fmt.Errorf("with %s the job's vertices are %s instead of %s; a sweep keeps the vertices (their names are columns of %s)",
 				grid.describe(vals), strings.Join(got, ", "), strings.Join(vertices, ", "), runfiles.SweepFile)}
 		}
+		if sc.IsMicroBatch() != base.IsMicroBatch() || sc.IsMicroBatch() && sc.Engine != base.Engine {
+			return nil, &runner.OptionError{Err: fmt.Errorf("with %s the job runs on engine %s instead of %s; a sweep keeps the engine (its summary's fields are the columns of %s)",
+				grid.describe(vals), sc.Engine, base.Engine, runfiles.SweepFile)}
+		}
 		if err := runner.CheckLimits(label+" with "+grid.describe(vals), sc, opts.Limits); err != nil {
 			return nil, err
 		}
 		p.scenarios[c] = sc
 	}
 	p.metrics = metricColumns(vertices)
+	if base.IsMicroBatch() {
+		p.micro = true
+		p.metrics = metricColumnsOf(reflect.TypeFor[microbatch.Summary](), nil)
+	}
 	p.header = append(p.header, runfiles.SweepRunColumn)
 	for _, prm := range grid.Params {
 		p.header = append(p.header, prm.Path)
@@ -469,6 +480,9 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 	sc := *p.scenarios[c] // each run has its own copy: the seed differs
 	sc.Seed = seed
 	// this combination's trace settings (the sweep may vary them)
+	if p.micro {
+		return p.simulateMicroBatch(ctx, opts, i, c, &sc)
+	}
 	prep, err := runner.Prepare(&sc, runner.Setup{Label: p.label, Limits: opts.Limits, Traces: runner.TraceEnv{Open: opts.OpenTrace}})
 	if err != nil {
 		return nil, fmt.Errorf("sweep: run %d: %w", i, err)
@@ -486,7 +500,30 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 	case err != nil && !errors.As(err, &qe) && !res.Summary.Partial:
 		return nil, fmt.Errorf("sweep: run %d (%s, seed %d): %w", i, p.grid.describe(p.grid.Combination(c)), seed, err)
 	}
-	cells := flatten(&res.Summary)
+	return p.row(i, c, seed, flatten(&res.Summary)), nil
+}
+
+// simulateMicroBatch is simulate for a scenario of Spark's engines
+// (sim/microbatch); a run stopped by --max-queued gives a partial row.
+func (p *plan) simulateMicroBatch(ctx context.Context, opts Options, i, c int, sc *scenario.Scenario) ([]string, error) {
+	s, err := microbatch.New(sc, microbatch.Options{MaxQueued: opts.Limits.MaxQueued})
+	if err != nil {
+		return nil, fmt.Errorf("sweep: run %d (%s, seed %d): %w", i, p.grid.describe(p.grid.Combination(c)), sc.Seed, err)
+	}
+	err = s.RunUntil(ctx, sc.Duration)
+	var qe *microbatch.QueueLimitError
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil
+	case err != nil && !errors.As(err, &qe):
+		return nil, fmt.Errorf("sweep: run %d (%s, seed %d): %w", i, p.grid.describe(p.grid.Combination(c)), sc.Seed, err)
+	}
+	res := s.Result()
+	return p.row(i, c, sc.Seed, flattenAny(&res.Summary)), nil
+}
+
+// row is the CSV row of run i (combination c, seed) with the metric cells.
+func (p *plan) row(i, c int, seed uint64, cells map[string]string) []string {
 	row := make([]string, 0, len(p.header))
 	row = append(row, strconv.Itoa(i))
 	row = append(row, p.grid.Combination(c)...)
@@ -494,5 +531,5 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 	for _, m := range p.metrics {
 		row = append(row, cells[m])
 	}
-	return row, nil
+	return row
 }
