@@ -288,7 +288,14 @@ func (w *windowOperator) addGlobal(now des.Time, r *Record) {
 	st := w.add(now, id, des.Never, r)
 	if st.records >= w.count {
 		w.fire(now, id, st)
-		w.purge(now, id, st)
+		// PurgingTrigger: the contents go, the key's firing count stays
+		// (the next result's identity)
+		w.grow(now, -st.bytes)
+		st.records, st.bytes, st.fired = 0, 0, false
+		if !w.process {
+			st.bytes = w.accBytes
+			w.grow(now, w.accBytes)
+		}
 	}
 }
 
@@ -347,7 +354,7 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 	t := w.t
 	firing := st.firings
 	st.firings++
-	off := mix64(t.v.salt^uint64(id.key)<<20^mix64(uint64(id.start))) ^ uint64(firing)*0x9e3779b97f4a7c15
+	off := w.resultOffset(id, firing)
 	et := st.end - 1
 	if w.kind == scenario.WindowGlobal {
 		et = t.cur.EventTime
@@ -618,4 +625,37 @@ func (w *windowOperator) sideOf(r *Record) int8 {
 		return w.sides[o]
 	}
 	return 0
+}
+
+// resultOffset returns the offset part of the id of window id's result
+// of the given firing: (operator subtask, key, window, firing) in the
+// id's bits. An on-time firing of a key below 2^20 has the window's index
+// (start / slide, start / gap for a session, whose starts of one key are
+// more than a gap apart; the firing for a global window) in the high 20
+// bits and the key in the low 20, so a sink's set of visible results
+// holds about two bytes a result (a roaring bitmap of near-dense ids); a
+// late firing or a larger key takes a hash of them all.
+func (w *windowOperator) resultOffset(id winID, firing uint32) uint64 {
+	var wi int64
+	switch w.kind {
+	case scenario.WindowGlobal:
+		wi, firing = int64(firing), 0
+	case scenario.WindowSession:
+		wi = floorDiv(id.start, w.gap)
+	default:
+		wi = floorDiv(id.start, w.slide)
+	}
+	if firing == 0 && id.key < 1<<20 {
+		return uint64(wi)&(1<<20-1)<<20 | uint64(id.key)
+	}
+	return mix64(w.t.v.salt^uint64(id.key)<<20^mix64(uint64(id.start))^uint64(firing)*0x9e3779b97f4a7c15) & offsetMask
+}
+
+// floorDiv is x / m rounded down (m > 0).
+func floorDiv(x, m des.Time) int64 {
+	q := x / m
+	if x%m < 0 {
+		q--
+	}
+	return int64(q)
 }

@@ -405,3 +405,18 @@ sinks:
 	s = job(true)
 	t.Log(has(s, "the watermark of win is held back by source quiet, subtask 0, idle for 40s (no record since 20s); set watermarks.idleness"))
 }
+
+// TestGlobalCountWindow: a global window per key fired and purged every
+// 10 records (countWindow(10)): a constant 100/s of one key for 10.005s
+// is 1000 records, so 100 firings, 100 results, each a result of its own
+// (the key's firing count is its identity): none is counted twice at the
+// sink. Incremental state holds one accumulator at the end: 64B.
+func TestGlobalCountWindow(t *testing.T) {
+	s := run(t, parse(t, "global.yaml", windowJob(t, "10.005s", "{process: constant, rate: 100/s}", "{count: 1}",
+		"{strategy: punctuated}", "", "{kind: global, count: 10}")))
+	w := eventTime(t, s, "win")
+	k := s.Delivery.Sinks[0]
+	if *w.Firings != 100 || k.Delivered != 100 || k.Duplicated != 0 || *w.WindowStateBytes != 64 {
+		t.Errorf("%d firings, %d results delivered, %d duplicated, %dB of state; want 100, 100, 0, 64B", *w.Firings, k.Delivered, k.Duplicated, *w.WindowStateBytes)
+	}
+}
