@@ -92,13 +92,16 @@ type DedupSummary struct {
 	LatencyAddedMs float64 `json:"latency_added_ms"`
 	StorageWrites  uint64  `json:"storage_writes"`
 	StateBytes     int64   `json:"state_bytes"`
+	// FilterBytes is the memory of the Bloom filter's two generations
+	// (in StateBytes).
+	FilterBytes int64 `json:"filter_bytes"`
 }
 
 // summary sums up d after a run of duration run, the sink having made
 // delivered ids visible.
 func (d *dedupState) summary(run des.Time, delivered uint64) *DedupSummary {
 	ds := &DedupSummary{Received: d.received, DuplicatesCaught: d.caught, Lookups: d.lookups, FalsePositives: d.falsePos,
-		StorageWrites: d.writes, StateBytes: d.cur.Bytes() + d.prev.Bytes() + int64(delivered)*16}
+		StorageWrites: d.writes, StateBytes: d.cur.Bytes() + d.prev.Bytes() + int64(delivered)*16, FilterBytes: d.cur.Bytes() + d.prev.Bytes()}
 	if s := run.Seconds(); s > 0 {
 		ds.LookupsPerS = round6(float64(d.lookups) / s)
 	}
