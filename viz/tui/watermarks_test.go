@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -95,6 +96,16 @@ func TestGoldenWatermarks(t *testing.T) {
 			golden.RequireEqual(t, got)
 		})
 	}
+	// the built-in lesson: eu goes quiet at 30s and holds the count's
+	// watermark there (a change of the scenario changes the frame: look
+	// at the new one, then go test -update)
+	t.Run("builtin_idle-source_60s_100x30", func(t *testing.T) {
+		if _, err := scenarios.Get("idle-source"); err != nil {
+			t.Skip("no built-in scenario idle-source")
+		}
+		got, _ := frame(t, builtin(t, "idle-source"), 100, 30, []string{"down", "down"}, 60*des.Second)
+		golden.RequireEqual(t, got)
+	})
 }
 
 // TestHeldBackText checks what the pane says holds a watermark back, on
