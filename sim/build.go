@@ -88,13 +88,19 @@ func (s *Sim) build() error {
 			if pv.State != nil {
 				t.keyed = newKeyedState(pv.State, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)
 			}
+			if pv.Timer != nil {
+				if v.win == nil {
+					v.win = newWindowStats()
+				}
+				t.proc = newTimerOperator(t, pv.Timer, v.win)
+			}
 			if pv.Join != nil {
 				if v.win == nil {
 					v.win = newWindowStats()
 				}
 				t.proc = &operatorFunction{t: t} // made below, once the id spaces are known
 			}
-			if (pv.Window != nil || pv.Join != nil) && t.keyed == nil {
+			if (pv.Window != nil || pv.Join != nil || pv.Timer != nil) && t.keyed == nil {
 				// window state is keyed state (its access costs access_time)
 				t.keyed = newKeyedState(&scenario.KeyedState{}, sc.StateBackend, sc.Checkpoint.Incremental, maxKeys)
 			}

@@ -239,8 +239,12 @@
 //     its input watermark starts from none, as Flink's does, so a record
 //     late before the failure may not be late in the replay;
 //   - late records are dropped and counted, there is no side output yet;
-//     window joins, interval joins and timers as an operator of their own
-//     are not modelled yet;
+//   - a timer operator (timer_operator.go, a KeyedProcessFunction) has one
+//     timer per key, the timeout pattern; its keys' last times are its
+//     state;
+//   - a join tells a record's input by where the record comes from (the
+//     input whose upstream holds its source or window); a record whose
+//     origin reaches both inputs counts as left;
 //   - graph operators: a failure is refused by validation, and a failover
 //     (from the live view, or heap state past a worker's memory, where
 //     the run stops at once) stops the run: the graph state is not

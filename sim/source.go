@@ -213,7 +213,7 @@ func keysRead(p *plan.Plan) bool {
 		return true
 	}
 	for _, v := range p.Vertices {
-		if v.Window != nil || v.Join != nil {
+		if v.Window != nil || v.Join != nil || v.Timer != nil {
 			return true
 		}
 		if v.Writes != nil || (v.Source != nil && v.Source.Shedding != nil && v.Source.Shedding.Mode == scenario.SheddingSemantic) {

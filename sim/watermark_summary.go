@@ -80,7 +80,7 @@ var EventTimeLagProbabilities = []float64{0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.
 // watermarks or a window operator.
 func (s *Sim) eventTimeOn() bool {
 	for _, v := range s.plan.Vertices {
-		if v.Window != nil || v.Join != nil || v.Source != nil && v.Source.Watermarks != nil {
+		if v.Window != nil || v.Join != nil || v.Timer != nil || v.Source != nil && v.Source.Watermarks != nil {
 			return true
 		}
 	}

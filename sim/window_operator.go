@@ -65,6 +65,8 @@ type windowOperator struct {
 
 	stats *windowStats
 	snaps map[int64]*windowSnap // by checkpoint id: the pending ones and the latest completed
+	// timerFn handles a timer in place of onTimer (timer_operator.go)
+	timerFn func(now des.Time, x timer)
 	// sides is the input (0 left, 1 right) of a join's record by the id
 	// space of its origin (join_operator.go); nil for a window
 	sides []int8
@@ -433,7 +435,7 @@ func (w *windowOperator) processWatermark(now, wm des.Time) {
 	w.fresh()
 	if w.event {
 		for w.timers.len() > 0 && w.timers.peek().at <= wm {
-			w.onTimer(now, w.timers.pop())
+			w.handleTimer(now, w.timers.pop())
 		}
 	}
 	w.pendWM, w.hasWM = wm, true
@@ -511,7 +513,7 @@ func (w *windowOperator) armProcessing(at des.Time) {
 func (w *windowOperator) fireProcessing(now des.Time) {
 	w.fresh()
 	for w.timers.len() > 0 && w.timers.peek().at <= now {
-		w.onTimer(now, w.timers.pop())
+		w.handleTimer(now, w.timers.pop())
 	}
 	if w.timers.len() > 0 {
 		w.armProcessing(w.timers.peek().at)
@@ -658,4 +660,13 @@ func floorDiv(x, m des.Time) int64 {
 		q--
 	}
 	return int64(q)
+}
+
+// handleTimer hands timer x to the operator's timer function.
+func (w *windowOperator) handleTimer(now des.Time, x timer) {
+	if w.timerFn != nil {
+		w.timerFn(now, x)
+		return
+	}
+	w.onTimer(now, x)
 }

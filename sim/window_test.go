@@ -420,3 +420,37 @@ func TestGlobalCountWindow(t *testing.T) {
 		t.Errorf("%d firings, %d results delivered, %d duplicated, %dB of state; want 100, 100, 0, 64B", *w.Firings, k.Delivered, k.Duplicated, *w.WindowStateBytes)
 	}
 }
+
+// TestKeyedTimers: a keyed process function with a timer of 1s per key
+// (the timeout pattern). One key writes 10/s from 0 to 5s and from 10s
+// to 15s. In processing time each record moves the key's timer to 1s
+// after it; the timers of the records at 5s and 15s fire, at 6s and 16s:
+// 2 records, fired on time. In event time the watermark moves only with
+// the records: the record of 10.1s, which carries the watermark past 6s,
+// is the key's own and replaces its timer first, and nothing passes 16s:
+// no timer fires.
+func TestKeyedTimers(t *testing.T) {
+	job := func(domain string) *sim.Summary {
+		return run(t, parse(t, "timer.yaml", []byte(`duration: 20s
+workers: {count: 1, slots: 2}
+sources:
+  - name: src
+    arrival: {process: schedule, schedule: [{at: 0s, rate: 10/s}, {at: 5s, rate: 0/s}, {at: 10s, rate: 10/s}, {at: 15s, rate: 0/s}]}
+    keys: {count: 1}
+    watermarks: {strategy: punctuated}
+operators:
+  - {name: timeout, input: src, partitioning: hash, service_time: {mean: 0s}, timer: {time: `+domain+`, delay: 1s}}
+sinks:
+  - {name: out, input: timeout}
+`)))
+	}
+	s := job("processing")
+	w := eventTime(t, s, "timeout")
+	if *w.Firings != 2 || s.Totals.Delivered != 2 || *w.FiringDelayP99Ms > 0.001 {
+		t.Errorf("processing time: %d timers fired, %d records at the sink, fired %gms late; want 2, 2, on time", *w.Firings, s.Totals.Delivered, *w.FiringDelayP99Ms)
+	}
+	s = job("event")
+	if w := eventTime(t, s, "timeout"); *w.Firings != 0 {
+		t.Errorf("event time: %d timers fired, want 0", *w.Firings)
+	}
+}

@@ -159,6 +159,8 @@ type Vertex struct {
 	// of a join operator, else nil.
 	Window *scenario.Window
 	Join   *scenario.Join
+	// Timer is the timer of a keyed process function, else nil.
+	Timer *scenario.Timer
 	// Inputs are the edges into the vertex, in the order its inputs are
 	// listed; Outputs the edges out of it, in the order of their receivers
 	// in Plan.Vertices.
@@ -230,7 +232,7 @@ type Edge struct {
 // in Flink's default slot sharing group, so that condition always holds.
 func (p *Plan) Chainable(e *Edge) bool {
 	return p.Scenario.Chaining && len(e.To.Inputs) == 1 && e.Partitioning == scenario.PartitionForward &&
-		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source && e.To.Window == nil && e.To.Join == nil
+		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source && e.To.Window == nil && e.To.Join == nil && e.To.Timer == nil
 }
 
 // Pointwise reports whether each sender of e has channels to a subset of
@@ -425,7 +427,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	for i := range sc.Operators {
 		o := &sc.Operators[i]
 		v := &Vertex{Name: o.Name, Kind: Operator, Decl: i, Parallelism: o.Parallelism, Network: o.Network,
-			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain, Window: o.Window, Join: o.Join}
+			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain, Window: o.Window, Join: o.Join, Timer: o.Timer}
 		if o.State != nil && o.State.BytesPerKey > 0 {
 			v.State = o.State
 		}

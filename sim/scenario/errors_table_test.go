@@ -1267,6 +1267,15 @@ sinks:
 			`t.yaml:2:16: sources[0].paralelism: unknown field "paralelism"; did you mean "parallelism"?`,
 			`t.yaml:10:10: sinks[0]: << expects a mapping or a list of mappings, got 1`,
 		}},
+	{"timers need keyBy", `duration: 10s
+sources: [{name: a, arrival: {process: constant, rate: 10/s}}]
+operators:
+  - {name: t, input: a, service_time: {mean: 1ms}, timer: {delay: 1s}}
+sinks: [{name: out, input: t}]
+`,
+		[]string{
+			`t.yaml:4:59: operators[0].timer: timers are per key: they need keyBy (partitioning: hash), but the partitioning is forward (the default)`,
+		}},
 	{"joins: keyed inputs, two of them", `duration: 10s
 sources:
   - {name: a, arrival: {process: constant, rate: 10/s}}

@@ -435,6 +435,19 @@ var joinMapping = &Mapping{
 	},
 }
 
+var timerMapping = &Mapping{
+	Path: kOperators + "[]." + kTimer,
+	Doc:  "A KeyedProcessFunction with a timer per key (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/process_function/): each record sets its key's timer delay after its event time (or after its service on the clock), replacing the key's earlier one; a timer that fires (no newer record of the key within delay) emits one record for the key: a timeout per key. Needs partitioning: hash (keyBy); the last time of each key is keyed state (accumulator_size of a window, 64B).",
+	Fields: []*Field{
+		{Name: kTime, Go: "Time", Kind: KindEnum, Default: TimeEvent, Values: []Value{
+			val(TimeEvent, "an event-time timer, fired by the watermark"),
+			val(TimeProcessing, "a processing-time timer, fired by the clock"),
+		}, Doc: "The timer's time domain."},
+		{Name: kDelay, Go: "Delay", Kind: KindDuration, Required: true, Bounds: Bounds{Positive: true},
+			Doc: "How long after a key's last record its timer fires."},
+	},
+}
+
 var operatorMapping = &Mapping{
 	Path: kOperators + "[]",
 	Doc:  "A processing vertex: one record at a time per subtask.",
@@ -445,6 +458,7 @@ var operatorMapping = &Mapping{
 		&Field{Name: kState, Go: "State", Kind: KindMapping, Sub: keyedStateMapping, DefaultDoc: "stateless", Doc: "Keyed state."},
 		&Field{Name: kWindow, Go: "Window", Kind: KindMapping, Sub: windowMapping, DefaultDoc: "no window", Doc: "Makes the operator a window operator."},
 		&Field{Name: kJoin, Go: "Join", Kind: KindMapping, Sub: joinMapping, DefaultDoc: "no join", Doc: "Makes the operator a keyed join of its two inputs."},
+		&Field{Name: kTimer, Go: "Timer", Kind: KindMapping, Sub: timerMapping, DefaultDoc: "no timer", Doc: "Makes the operator a keyed process function with a timer per key."},
 		&Field{Name: kGraph, Go: "Graph", Kind: KindMapping, Sub: graphMapping, DefaultDoc: "a plain operator", Doc: "A streaming-graph operator over the edges of its input."},
 	),
 	Custom:  decodeInputs,

@@ -151,6 +151,7 @@ const (
 	kTime                  = "time"
 	kWatermarks            = "watermarks"
 	kJoin                  = "join"
+	kTimer                 = "timer"
 	kBefore                = "before"
 	kAfter                 = "after"
 	// kWindow ("window") is declared with the micro-batch keys below

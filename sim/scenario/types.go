@@ -441,6 +441,20 @@ type Operator struct {
 	// Join makes the operator a join of its two inputs; nil for a plain
 	// one.
 	Join *Join
+	// Timer makes the operator a keyed process function with a timer per
+	// key; nil for a plain one.
+	Timer *Timer
+}
+
+// Timer is a KeyedProcessFunction with one timer per key
+// (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/process_function/):
+// each record sets its key's timer Delay after its event time (or, in
+// processing time, after its service on the clock), replacing the key's
+// earlier one; when a timer fires (no newer record of the key came within
+// Delay) the operator emits one record for the key.
+type Timer struct {
+	Time  string   // event (default) or processing
+	Delay des.Time // > 0
 }
 
 // Join kinds (https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/joining/).

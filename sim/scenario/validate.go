@@ -202,6 +202,16 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		if op.Join != nil {
 			c.join(p, op, par)
 		}
+		if op.Timer != nil && op.Partitioning != PartitionHash && !c.isBad(p+"."+kPartitioning) {
+			got := c.shown(p+"."+kPartitioning, op.Partitioning)
+			if op.Partitioning == "" {
+				got = inputDefaults(op.Inputs, op.Parallelism, par)
+			}
+			c.errorf(p+"."+kTimer, "timers are per key: they need keyBy (partitioning: hash), but the partitioning is %s", got)
+		}
+		if op.Timer != nil && (op.Window != nil || op.Join != nil) {
+			c.errorf(p+"."+kTimer, "an operator is a window, a join or a timer, one of them")
+		}
 	}
 	for i, sk := range s.Sinks {
 		p := strictyaml.Index(kSinks, i)
