@@ -44,7 +44,7 @@ sinks:
 name: drain
 chaining: false
 duration: 120s
-sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 30s, rate: 10/s}]}}]
+sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 30s, rate: 10/s}]}, record_size: 1KiB}]
 operators: [{name: op, input: src, service_time: {mean: 10ms}}]
 sinks: [{name: out, input: op}]
 `, sim.DiagnosisIntermittent, "op", "came and went"},
@@ -52,7 +52,7 @@ sinks: [{name: out, input: op}]
 name: drain2
 chaining: false
 duration: 120s
-sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 30s, rate: 10/s}]}}]
+sources: [{name: src, arrival: {process: schedule, schedule: [{at: 0s, rate: 200/s}, {at: 30s, rate: 10/s}]}, record_size: 1KiB}]
 operators:
   - {name: parse, input: src, service_time: {mean: 1ms}}
   - {name: op, input: parse, service_time: {mean: 10ms}}
@@ -63,7 +63,7 @@ name: key-groups
 duration: 20s
 warmup: 5s
 workers: {count: 17, slots: 10}
-sources: [{name: src, arrival: {process: constant, rate: 10000/s}, keys: {count: 100000}}]
+sources: [{name: src, arrival: {process: constant, rate: 10000/s}, keys: {count: 100000}, record_size: 4KiB}]
 operators:
   - {name: op, input: src, partitioning: hash, parallelism: 170, service_time: {mean: 20ms}}
 sinks: [{name: out, input: op}]

@@ -65,6 +65,16 @@
 //     hop on average; its first tick is drawn uniformly within one
 //     buffer_timeout of the partition's start, as tasks start at
 //     unrelated instants (see the simplifications);
+//   - a flush does not close the buffer: it makes what was written
+//     available, and the network takes it as a slice of the same buffer
+//     when it has credit, while the writer goes on filling the buffer
+//     until it is full (Flink's PipelinedSubpartition.flush and
+//     pollBuffer, BufferBuilder and BufferConsumer over one memory
+//     segment); the segment returns to the pool with its last piece, so
+//     under back-pressure every buffer held is full and the data in
+//     flight is buffers × buffer_size; an aligned barrier or a watermark
+//     finishes the buffer first (BufferWritingResultPartition
+//     .broadcastEvent);
 //   - transfer between workers takes latency + bytes/bandwidth on the one
 //     connection from the sending worker to the receiving one, which all
 //     channels between them share, first come first served, each direction
@@ -213,10 +223,10 @@
 //     workers serializes whole buffers in the order they are sent (Netty
 //     interleaves the channels' buffers the same way, one at a time), each
 //     at the bandwidth of its receiver's network setting;
-//   - a flush closes the buffer (the next record takes a new one), where
-//     Flink's flush only hands the written part to the network; the
-//     output flusher's ticks that find nothing to flush are not
-//     simulated (they do nothing);
+//   - the output flusher's ticks that find nothing to flush are not
+//     simulated (they do nothing); a record is never split across two
+//     buffers (Flink's serializer spans records), so a full buffer may
+//     fall short of buffer_size by less than one record;
 //   - the union gate reads channels in the order their data arrived over
 //     all gates (Flink's UnionInputGate takes gates in that order, then
 //     each gate its channels);

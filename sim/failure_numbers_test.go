@@ -33,6 +33,12 @@ func runBuiltin(t *testing.T, name string, duration des.Time, extra string) (*Re
 	if duration > 0 {
 		sc.Duration = duration
 	}
+	return runTable(t, sc)
+}
+
+// runTable runs sc and returns the result and its table.
+func runTable(t *testing.T, sc *scenario.Scenario) (*Result, string) {
+	t.Helper()
 	_, res := runSim(t, sc, Options{})
 	var b strings.Builder
 	if err := WriteTable(&b, &res.Summary); err != nil {
@@ -65,9 +71,13 @@ func diagnosisText(d Diagnosis) string { return d.Message + "\n" + strings.Join(
 // to 50s: worker 1 dies at 45s, its heartbeat times out at 55s) was down
 // 5s, from the failure to the end, and has not recovered: the failure is
 // listed, and the diagnosis names the lost worker and explains the
-// source's back-pressure while it waited for it.
+// source's back-pressure while it waited for it. Records of 4KiB, 8 to a
+// buffer, fill the buffers into the dead subtasks in seconds (at 100B, 327
+// to a buffer, they hold the 10s of records the sources send there).
 func TestUnnoticedLostWorkerIsDown(t *testing.T) {
-	res, table := runBuiltin(t, "exactly-once", 50*des.Second, "")
+	sc := mustLoadBuiltin(t, "exactly-once")
+	sc.Duration, sc.Sources[0].RecordSize = 50*des.Second, 4096
+	res, table := runTable(t, sc)
 	r := res.Summary.Recovery
 	if r.JobState != JobRunning || r.Failures != 1 || r.Restarts != 0 {
 		t.Fatalf("recovery %+v: want running, 1 failure, 0 restarts", r)
@@ -89,7 +99,7 @@ func TestUnnoticedLostWorkerIsDown(t *testing.T) {
 	wantIn(t, "table", table, "recovery: 1 failure, 0 restarts; down 5s from the failure to the end (5s detection so far); job running (worker 1 failed; not noticed by the end, heartbeat_timeout 10s)")
 	d := diagnosisText(res.Summary.Diagnosis)
 	wantIn(t, "diagnosis", d,
-		"sensors is OK, back-pressured 9%, 9% of the window while worker 1 was lost and not yet noticed",
+		"sensors is LOW, back-pressured 12%, 12% of the window while worker 1 was lost and not yet noticed",
 		"was down 5s from the failure to the end (5s detection so far): worker 1 was lost at 45s and not noticed by the end")
 	wantNotIn(t, "diagnosis", d, "down 0s")
 }

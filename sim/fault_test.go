@@ -888,6 +888,7 @@ checkpoint: {mode: aligned, interval: 10s}
 failures: [{kind: worker, at: 22s, worker: 1}]
 `)
 	sc.Workers.HeartbeatTimeout = 10 * des.Second
+	sc.Sources[0].RecordSize = 4096 // 8 to a buffer: the buffers into the dead subtasks fill in about 3s
 	_, res := runSim(t, sc, Options{})
 	s := res.Summary
 	if src := s.Vertices[0]; src.Backpressured < 0.05 {

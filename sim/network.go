@@ -27,11 +27,23 @@ type channel struct {
 	spill       int64
 	lastArrival des.Time
 
-	// sender side
-	cur      *buffer
-	backlog  ring[*buffer]
-	credit   int
-	inflight ring[*buffer]
+	// sender side: cur is the open BufferBuilder's buffer with the
+	// records written since its last slice (Flink's BufferConsumer reads
+	// on from there), curFill the bytes written into its segment, sliced
+	// or not; flushRequested a flush the network has not served yet
+	// (PipelinedSubpartition.flushRequested). curSlices are the slices of
+	// the open segment in flight (lastSlice the latest), oldSlices those
+	// of finished ones: a slice returns no buffer to the pool, the
+	// segment's last piece does.
+	cur            *buffer
+	curFill        int64
+	flushRequested bool
+	curSlices      int
+	oldSlices      int
+	lastSlice      *buffer
+	backlog        ring[*buffer]
+	credit         int
+	inflight       ring[*buffer]
 
 	// receiver side
 	queue        ring[*buffer]
@@ -73,16 +85,33 @@ func (e *creditAnnouncement) HandleEvent(now des.Time, credits int64) {
 	}
 }
 
-// trySend ships backlogged buffers while the receiver has credit.
+// trySend ships backlogged buffers while the receiver has credit, then,
+// when a flush was requested, the written part of the open buffer as a
+// slice (Flink's PipelinedSubpartition.pollBuffer: finished buffers
+// first, then the unfinished one only after a flush).
 func (c *channel) trySend(now des.Time) {
 	unb := c.part.unbounded
 	if c.from.down {
 		return // a failed sender sends nothing
 	}
-	for c.backlog.len() > 0 && (unb || c.credit > 0) {
-		b := c.backlog.pop()
-		c.s.netRecs, c.s.netBufs = c.s.netRecs-int64(len(b.recs)), c.s.netBufs-1
-		b.backlog = c.backlog.len()
+	for unb || c.credit > 0 {
+		var b *buffer
+		switch {
+		case c.backlog.len() > 0:
+			b = c.backlog.pop()
+			c.s.netRecs, c.s.netBufs = c.s.netRecs-int64(len(b.recs)), c.s.netBufs-1
+		case c.flushRequested && c.cur != nil && len(c.cur.recs) > 0:
+			b = c.takeSlice()
+			if !unb {
+				c.curSlices, c.lastSlice = c.curSlices+1, b
+			}
+		default:
+			c.flushRequested = false // drained: nothing written since
+		}
+		if b == nil {
+			break
+		}
+		b.backlog = c.backlogLen()
 		if !unb {
 			c.credit--
 		}
@@ -99,8 +128,45 @@ func (c *channel) trySend(now des.Time) {
 	}
 }
 
+// takeSlice takes the records written to c's open buffer since its last
+// slice as a buffer of their own, to be sent; the open buffer goes on in
+// the same segment (Flink's BufferConsumer.build).
+func (c *channel) takeSlice() *buffer {
+	b := c.cur
+	b.slice = true
+	c.cur = c.s.newBuffer()
+	c.flushRequested = false
+	return b
+}
+
+// backlogLen is the backlog the sender announces with a buffer (Flink's
+// PipelinedSubpartition.getBuffersInBacklogUnsafe): the finished buffers
+// waiting, and the open one when a flush has made it available.
+func (c *channel) backlogLen() int {
+	n := c.backlog.len()
+	if c.flushRequested && c.cur != nil && len(c.cur.recs) > 0 {
+		n++
+	}
+	return n
+}
+
+// segmentSliced is called when the open buffer is finished with every
+// record sent in slices: the last slice in flight now returns the
+// segment when it arrives. It reports true when none is in flight, so
+// the segment returns to the pool now.
+func (c *channel) segmentSliced() bool {
+	if c.curSlices == 0 {
+		return true
+	}
+	c.lastSlice.slice = false
+	c.oldSlices += c.curSlices - 1
+	c.curSlices, c.lastSlice = 0, nil
+	return false
+}
+
 // deliver hands b to the receiver and returns the sender's buffer to its
-// pool.
+// pool (a slice returns none: its segment is still being written, or a
+// later piece of it returns it).
 func (c *channel) deliver(now des.Time, b *buffer) {
 	g := c.gate
 	u := g.union
@@ -118,9 +184,9 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 		}
 		return
 	}
-	// whether the sender's pool gets a buffer back, read before the
-	// receiver may take the buffer's records and free it
-	data := b.isBuffer()
+	// what the sender's pool gets back, read before the receiver may take
+	// the buffer's records and free it
+	data, slice := b.isBuffer(), b.slice
 	if c.spill != 0 && data {
 		if ck := c.s.ckpt.pending[c.spill]; ck != nil {
 			for _, r := range b.recs {
@@ -153,7 +219,16 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 			u.owner.pull(now)
 		}
 	}
-	if !c.part.unbounded && data { // a barrier takes no buffer of the sender's pool
+	switch {
+	case c.part.unbounded || !data: // a barrier takes no buffer of the sender's pool
+	case slice && c.oldSlices > 0: // slices arrive in the order they were sent
+		c.oldSlices--
+	case slice:
+		c.curSlices--
+		if c.curSlices == 0 {
+			c.lastSlice = nil
+		}
+	default:
 		c.part.pool.recycle()
 		c.from.unblock(now, c.part)
 	}

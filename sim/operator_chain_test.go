@@ -212,7 +212,7 @@ func TestChainStatusChangesOnce(t *testing.T) {
 name: chain
 duration: 20s
 sources:
-  - {name: src, arrival: {process: constant, rate: 100/s}}
+  - {name: src, arrival: {process: constant, rate: 100/s}, record_size: 4KiB}
 operators:
   - {name: a, input: src, partitioning: rebalance, service_time: {distribution: constant, mean: 1ms}}
   - {name: b, input: a, service_time: {distribution: constant, mean: 1ms}}

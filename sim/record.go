@@ -41,6 +41,10 @@ type buffer struct {
 	backlog  int      // sender backlog announced with it (credit-based flow control)
 	dataType dataType
 	event    event // the event of an event buffer
+	// slice: records taken from a buffer still being written (Flink's
+	// BufferConsumer.build of an unfinished BufferBuilder); it returns
+	// no buffer to the sender's pool when it arrives
+	slice bool
 }
 
 // dataType is what a buffer carries (Flink's Buffer.DataType).

@@ -10,9 +10,10 @@ import (
 // (PipelinedResultPartition) with one subpartition (the sending end of a
 // channel) per receiving subtask, and its BufferPool. Records are written
 // into the subpartition's current buffer (Flink's BufferBuilder); a full
-// buffer is finished and queued for sending, and the partition's output
-// flusher ships partly filled ones on its free-running timer, every
-// buffer_timeout (see flushTick).
+// buffer is finished and queued for sending. The partition's output
+// flusher, a free-running timer (see flushTick), flushes every
+// buffer_timeout: a flush makes what was written available to the network
+// without closing the buffer (see flush).
 type partition struct {
 	s          *Sim
 	owner      *subtask
@@ -71,13 +72,33 @@ func (p *partition) HandleEvent(now des.Time, _ int64) {
 	p.flushAll(now)
 }
 
-// flushAll ships every channel's partly filled buffer.
+// flushAll flushes every channel of the partition (Flink's
+// ResultPartition.flushAll).
 func (p *partition) flushAll(now des.Time) {
 	for _, c := range p.chans {
 		if c.cur != nil && len(c.cur.recs) > 0 {
-			p.finish(now, c)
+			p.flush(now, c)
 		}
 	}
+}
+
+// flush makes the records written to c's current buffer available to the
+// network, as Flink's PipelinedSubpartition.flush: it requests a flush
+// (flushRequested), and the network takes the written part of the buffer
+// as a slice when it has credit for it (pollBuffer builds a read-only
+// slice of the BufferBuilder's memory segment, BufferConsumer.build). The
+// buffer stays open: the writer goes on filling the same segment, so with
+// no credit the records keep filling it until it is full, and a
+// back-pressured channel holds full buffers.
+func (p *partition) flush(now des.Time, c *channel) {
+	if p.unbounded && !c.remote && c.backlog.len() == 0 {
+		// nothing can flow back on an unbounded local channel: hand the
+		// records over at once instead of through the event queue
+		c.deliver(now, c.takeSlice())
+		return
+	}
+	c.flushRequested = true
+	c.trySend(now)
 }
 
 // write appends r to c's current buffer, taking a buffer from the pool if
@@ -95,7 +116,7 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 	}
 	b := c.cur
 	size := p.s.sizeOf(r)
-	if b != nil && len(b.recs) > 0 && b.bytes+size > p.bufSize {
+	if b != nil && c.curFill > 0 && c.curFill+size > p.bufSize {
 		p.finish(now, c)
 		b = nil
 	}
@@ -106,14 +127,17 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 			}
 		}
 		b = p.s.newBuffer()
-		c.cur = b
+		c.cur, c.curFill = b, 0
 	}
 	b.recs = append(b.recs, *r)
 	b.bytes += size
+	c.curFill += size
 	c.sent++
 	switch {
-	case p.bufTimeout == 0 || b.bytes+size > p.bufSize || p.s.halted:
-		p.finish(now, c) // a stop-the-world checkpoint drains the job at once
+	case c.curFill+size > p.bufSize:
+		p.finish(now, c) // full: the next record would not fit
+	case p.bufTimeout == 0 || p.s.halted:
+		p.flush(now, c) // a stop-the-world checkpoint drains the job at once
 	case !p.flushArmed:
 		p.flushArmed = true
 		p.s.eng.Schedule(p.flushTick(now), p, 0)
@@ -121,10 +145,22 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 	return true
 }
 
-// finish closes c's current buffer and queues it for sending.
+// finish closes c's current buffer (Flink's BufferBuilder.finish) and
+// queues what was written to it since its last slice for sending. When
+// every record went out in slices, nothing is queued: the segment returns
+// to the pool with the last slice (at once when that one has arrived).
 func (p *partition) finish(now des.Time, c *channel) {
 	b := c.cur
-	c.cur = nil
+	c.cur, c.curFill = nil, 0
+	if len(b.recs) == 0 {
+		p.s.freeBuffer(b)
+		if !p.unbounded && c.segmentSliced() {
+			p.pool.recycle()
+			c.from.unblock(now, p)
+		}
+		return
+	}
+	c.oldSlices, c.curSlices, c.lastSlice = c.oldSlices+c.curSlices, 0, nil
 	if p.unbounded && !c.remote && c.backlog.len() == 0 {
 		// nothing can flow back on an unbounded local channel: hand the
 		// buffer over at once instead of through the backlog and the event
@@ -138,13 +174,13 @@ func (p *partition) finish(now des.Time, c *channel) {
 }
 
 // addEvent queues event buffer b on c behind the records written so far,
-// as Flink's BufferWritingResultPartition.broadcastEvent: the partly
-// filled buffer is finished first (finishUnicastBufferBuilder), then the
+// as Flink's BufferWritingResultPartition.broadcastEvent: the current
+// BufferBuilder is finished first (finishUnicastBufferBuilder), then the
 // event is added to the subpartition. It needs credit like a buffer but
-// takes none of the pool. Aligned checkpoint barriers and watermarks go
+// takes none of the pool. Checkpoint barriers (aligned) and watermarks go
 // this way.
 func (p *partition) addEvent(now des.Time, c *channel, b *buffer) {
-	if c.cur != nil && len(c.cur.recs) > 0 {
+	if c.cur != nil {
 		p.finish(now, c)
 	}
 	c.backlog.push(b)

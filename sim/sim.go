@@ -497,7 +497,7 @@ func (s *Sim) sizeOf(r *Record) int64 { return s.recSize[originSeq(r.ID)] }
 
 func (s *Sim) freeBuffer(b *buffer) {
 	b.recs = b.recs[:0]
-	b.bytes, b.next, b.backlog, b.dataType, b.event = 0, 0, 0, dataBuffer, event{}
+	b.bytes, b.next, b.backlog, b.dataType, b.event, b.slice = 0, 0, 0, dataBuffer, event{}, false
 	s.freeBufs = append(s.freeBufs, b)
 }
 

@@ -105,9 +105,9 @@ func TestReportSubtasksAndUnits(t *testing.T) {
 	}
 	// worker, in/s, out/s, busy, idle, back-pressured, status, L, λ, W
 	for name, want := range map[string]map[int]string{
-		"sensors[0]":   {1: "–", 2: "525", 7: "–", 8: "–", 9: "–"},
-		"aggregate[0]": {1: "534", 2: "534", 7: "14.54", 8: "534", 9: "27.223ms"},
-		"out[0]":       {1: "534", 2: "–", 8: "534"},
+		"sensors[0]":   {1: "–", 2: "560", 7: "–", 8: "–", 9: "–"},
+		"aggregate[0]": {1: "543", 2: "543", 7: "16.15", 8: "543", 9: "26.556ms"},
+		"out[0]":       {1: "543", 2: "–", 8: "543"},
 	} {
 		got := rows[name]
 		if len(got) != 10 {
@@ -120,7 +120,7 @@ func TestReportSubtasksAndUnits(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"<td>77.8ms</td>", "<td>5.08s</td>", "<td>2s</td>", "<td>1000KiB</td>"} {
+	for _, want := range []string{"<td>76.2ms</td>", "<td>5.08s</td>", "<td>2s</td>", "<td>1000KiB</td>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
