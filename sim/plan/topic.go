@@ -101,6 +101,9 @@ func (p *Plan) estimateTopics(e *Estimate, out []float64) {
 		instances := int64(0)
 		var bytesPerS float64
 		for _, s := range t.Producers {
+			if s.Keys.Distribution == scenario.KeysZipf {
+				e.ZipfKeys += int64(s.Keys.Count) // its key table, made once for all readers
+			}
 			instances += int64(s.Parallelism)
 			bytesPerS = finite(bytesPerS + meanRate(s.Arrival, p.Scenario.Duration)*float64(s.Parallelism)*float64(s.RecordSize))
 		}

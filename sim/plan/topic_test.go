@@ -55,6 +55,9 @@ func TestTopicPlan(t *testing.T) {
 		if e.Offered != 1000 || e.TopicReads != 3000 || e.TopicRetained != c.retained {
 			t.Errorf("offered %g, topic reads %g, retained %d; want 1000, 3000 ((2 subtasks + the shared log end) x 1000/s), %d", e.Offered, e.TopicReads, e.TopicRetained, c.retained)
 		}
+		if e.ZipfKeys != 0 {
+			t.Errorf("zipf keys %d, want 0 (uniform producer)", e.ZipfKeys)
+		}
 		// (2 subtasks x 3 cursors (position, log start, the initial
 		// position) + the shared log end) x (256 + 4 x 16 + 1 x 512)
 		if e.TopicBytes != (2*3+1)*832 {
@@ -95,6 +98,9 @@ sinks:
 		t.Fatalf("topic %+v: want written by to-kafka", tp)
 	}
 	e := p.Estimate(nil)
+	if e.ZipfKeys != 0 {
+		t.Errorf("zipf keys %d", e.ZipfKeys)
+	}
 	if e.TopicBytes != 120000*48 || e.Offered != 2000 || e.Records != 2000+1000+1000 {
 		t.Errorf("topic bytes %d, offered %g, records %g; want %d, 2000, 4000", e.TopicBytes, e.Offered, e.Records, 120000*48)
 	}
