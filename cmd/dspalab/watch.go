@@ -15,6 +15,7 @@ import (
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/viz/tui"
 )
 
@@ -30,7 +31,11 @@ listed under it), with its rates, input-buffer occupancy and back-pressure
 status (OK green, LOW yellow, HIGH red), the busy, back-pressured and idle
 time of the selected vertex's subtasks, charts of throughput and p99 latency over the
 last minute of simulated time, source lag, checkpoints, delivery counters
-and the event log.
+and the event log. A scenario of Spark's engines (engine: spark-streaming
+or structured-streaming) shows its batch timeline instead: a cell per
+batch (done, done after waiting, running, queued), the scheduling and
+total delay per batch, the PID rate against the input rate, and the
+active and completed batches as Spark's streaming UI lists them.
 
 SCENARIO is a YAML file or the name of a built-in scenario (see 'dspalab
 scenarios'); without it, the course's back-pressure example (` + scenarios.Default + `) runs.
@@ -144,6 +149,10 @@ func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Option
 		cmd.SetContext(ctx)
 		opts.Live = func(ctx context.Context, r runner.LiveRun) (*sim.Sim, error) {
 			return tui.Run(ctx, tui.Job{Label: r.Label, Scenario: r.Scenario, Start: r.Start},
+				tui.Options{Speed: speed, Interrupt: interrupt, ProgramOptions: progOpts})
+		}
+		opts.LiveBatches = func(ctx context.Context, r runner.LiveBatchRun) (*microbatch.Sim, error) {
+			return tui.RunBatches(ctx, tui.BatchJob{Label: r.Label, Scenario: r.Scenario, Start: r.Start},
 				tui.Options{Speed: speed, Interrupt: interrupt, ProgramOptions: progOpts})
 		}
 	} else if cmd.Flags().Changed("speed") {

@@ -15,11 +15,14 @@ import (
 // runMicroBatch is Run for a scenario of a micro-batch engine
 // (scenario.Scenario.IsMicroBatch): it simulates sc with sim/microbatch,
 // writes runfiles.MicroBatchNames into opts.OutDir and prints the table
-// (or the summary JSON). The live view and replayed actions drive Flink
-// runs only.
+// (or the summary JSON). With opts.LiveBatches the live view drives the
+// run; replayed actions drive Flink runs only.
 func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario.Scenario, stdout, stderr io.Writer) error {
-	if opts.Live != nil || opts.Actions != nil {
-		return &OptionError{fmt.Errorf("scenario %q runs on engine %s: the live view and --replay show Flink runs only; use dspalab run", label, sc.Engine)}
+	if opts.Actions != nil {
+		return &OptionError{fmt.Errorf("scenario %q runs on engine %s: --replay replays the actions of Flink runs only; use dspalab run", label, sc.Engine)}
+	}
+	if opts.Live != nil && opts.LiveBatches == nil {
+		return &OptionError{fmt.Errorf("scenario %q runs on engine %s: this live view shows Flink runs only; use dspalab run", label, sc.Engine)}
 	}
 	var out *runfiles.Writer
 	var dir *runfiles.Dir
@@ -38,7 +41,7 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 	}
 	mo := microbatch.Options{MaxQueued: opts.Limits.MaxQueued}
 	var prog *progress
-	if opts.Progress {
+	if opts.Progress && opts.LiveBatches == nil {
 		prog = newProgress(stderr, label, sc.Duration)
 		mo.Progress = prog.update
 	}
@@ -51,7 +54,31 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 		}
 		return fmt.Errorf("simulating %s: %w", label, err)
 	}
-	runErr := s.RunUntil(ctx, sc.Duration)
+	var runErr error
+	if opts.LiveBatches != nil {
+		// the view's first start is the simulation built above (its
+		// errors are reported as a run's); a restart builds another
+		first := s
+		start := func() (*microbatch.Sim, error) {
+			if first != nil {
+				f := first
+				first = nil
+				return f, nil
+			}
+			return microbatch.New(sc, mo)
+		}
+		var live *microbatch.Sim
+		live, runErr = opts.LiveBatches(ctx, LiveBatchRun{Label: label, Scenario: sc, Start: start})
+		if live == nil && runErr == nil {
+			runErr = errNoResult
+		}
+		if live == nil {
+			return runErr
+		}
+		s = live
+	} else {
+		runErr = s.RunUntil(ctx, sc.Duration)
+	}
 	if prog != nil {
 		prog.finish()
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/microbatch"
 )
 
@@ -59,7 +60,39 @@ func TestRunMicroBatch(t *testing.T) {
 
 	err = Run(context.Background(), Options{Scenario: "spark-unstable", Live: func(context.Context, LiveRun) (*sim.Sim, error) { return nil, nil }})
 	var oe *OptionError
-	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "the live view and --replay show Flink runs only") {
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "this live view shows Flink runs only") {
 		t.Errorf("live: %v", err)
+	}
+
+	// the batch view drives the run: the first start is the simulation
+	// built by Run, a restart another; quit at 20s, the summary is the
+	// partial run's (20 batches cut, 14 done: 302ms more per batch)
+	starts := 0
+	stdout.Reset()
+	err = Run(context.Background(), Options{Scenario: "spark-unstable", JSON: true, Stdout: &stdout,
+		LiveBatches: func(ctx context.Context, r LiveBatchRun) (*microbatch.Sim, error) {
+			var s *microbatch.Sim
+			for range 2 { // start, restart
+				var err error
+				if s, err = r.Start(); err != nil {
+					return nil, err
+				}
+				starts++
+				if err := s.RunUntil(ctx, 20*des.Second); err != nil {
+					return s, err
+				}
+			}
+			return s, nil
+		}})
+	if err != nil || starts != 2 {
+		t.Fatalf("live batches: %v, %d starts", err, starts)
+	}
+	sum = microbatch.Summary{}
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || !sum.Partial || sum.SimulatedS != 20 || sum.Totals.Batches != 14 {
+		t.Errorf("live batches json: %v partial %v at %vs, %d batches", err, sum.Partial, sum.SimulatedS, sum.Totals.Batches)
+	}
+	err = Run(context.Background(), Options{Scenario: "spark-unstable", Actions: []sim.Action{{Kind: sim.ActionCheckpoint}}})
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "--replay replays the actions of Flink runs only") {
+		t.Errorf("replay: %v", err)
 	}
 }

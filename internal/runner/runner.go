@@ -16,6 +16,7 @@ import (
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -67,6 +68,20 @@ type Options struct {
 	// LiveRun). With Live or Actions set, OutDir also receives
 	// actions.jsonl: the actions of the run, for --replay.
 	Live func(ctx context.Context, run LiveRun) (*sim.Sim, error)
+	// LiveBatches is Live for a scenario of a micro-batch engine: it
+	// drives the run (the batch timeline of dspalab watch) and returns
+	// the simulation to report, wherever it stands.
+	LiveBatches func(ctx context.Context, run LiveBatchRun) (*microbatch.Sim, error)
+}
+
+// LiveBatchRun is the run handed to Options.LiveBatches.
+type LiveBatchRun struct {
+	Label    string             // the scenario's name (a file or built-in name)
+	Scenario *scenario.Scenario // the scenario with the overrides applied: read only
+	// Start builds the simulation from the beginning; each call starts
+	// the run again (the output files are written once, at the end, from
+	// the simulation returned).
+	Start func() (*microbatch.Sim, error)
 }
 
 // LiveRun is the run handed to Options.Live.

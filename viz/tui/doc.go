@@ -31,6 +31,8 @@
 // Files: engine.go (the simulation's goroutine), snapshot.go (the observer
 // and the snapshots), graph.go (the job graph read from the scenario),
 // model.go (the bubbletea model), components.go (drawing),
-// watermarks.go (the watermark pane), keymap.go,
+// watermarks.go (the watermark pane), batches.go and batches_view.go
+// (a micro-batch run's batch timeline and PID rate: RunBatches, from
+// microbatch.Sim.Timeline), keymap.go,
 // styles.go, messages.go, run.go (Run).
 package tui
