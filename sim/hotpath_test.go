@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -131,6 +132,87 @@ func TestDirectHopsTaken(t *testing.T) {
 		}
 		if stage1 := s.vertices[1]; !queued(stage1) {
 			t.Errorf("%s: stage1's channel never queued; at ρ = 0.8 records must wait", capacity)
+		}
+	}
+}
+
+// skipPast counts a constant rate's arrivals in closed form: the same
+// calls, arrival and state as calling next until an arrival comes after
+// now, for rates that divide a second evenly and rates that do not.
+func TestSkipPastIsStepping(t *testing.T) {
+	rng := des.Stream(3, "skip")
+	for _, rate := range []float64{100, 3, 7, 1e5, 73129.5, 333333.3, 0.3} {
+		a := scenario.Arrival{Process: scenario.ArrivalConstant, Rate: rate}
+		fast, slow := newArrivalGen(a, nil), newArrivalGen(a, nil)
+		at := fast.next()
+		slow.next()
+		now := des.Time(0)
+		for i := 0; i < 200; i++ {
+			now += des.Time(rng.Int64N(int64(50 * des.Millisecond)))
+			if at > now {
+				continue
+			}
+			n, got, ok := fast.skipPast(now)
+			var want des.Time
+			var calls uint64
+			for want = at; want <= now; want = slow.next() {
+				calls++
+			}
+			if !ok || n != calls || got != want || fast.k != slow.k || fast.t != slow.t {
+				t.Fatalf("rate %v, now %d: skipPast = %d calls to %d (k %v), stepping %d calls to %d (k %v)",
+					rate, now, n, got, fast.k, calls, want, slow.k)
+			}
+			at = got
+		}
+	}
+	if _, _, ok := newArrivalGen(scenario.Arrival{Process: scenario.ArrivalPoisson, Rate: 5}, des.Stream(1, "p")).skipPast(des.Second); ok {
+		t.Fatal("skipPast of a poisson process reported ok")
+	}
+}
+
+// The lag of a replayable source, with the log caught up from the reader
+// and counted in closed form, is the count of the log's arrivals by now
+// less the records read: against a copy of the arrival process stepped
+// one arrival at a time, every second of a back-pressured run (constant
+// arrivals, the log far ahead) and of an unbounded one (poisson, the log
+// behind the reader but for the records in hand).
+func TestLagCatchUp(t *testing.T) {
+	for _, name := range []string{"backpressure", "tandem", "sensors-1000"} {
+		sc := mustLoadBuiltin(t, name)
+		sc.Duration, sc.Warmup = 60*des.Second, 0
+		s, err := New(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := s.sources[0]
+		ref := newArrivalGen(sc.Sources[0].Arrival, rand.New(des.StreamPCG(sc.Seed, "source/"+sc.Sources[0].Name+"/0/arrivals")))
+		var appended uint64
+		next := ref.next()
+		caught := false
+		for now := des.Second / 2; now <= sc.Duration; now += des.Second { // between the samples, which take the lag too
+			if err := s.RunUntil(context.Background(), now); err != nil {
+				t.Fatal(err)
+			}
+			for next <= now {
+				appended++
+				next = ref.next()
+			}
+			pos := src.next
+			if src.inHand() {
+				pos--
+			}
+			want := uint64(0)
+			if appended > pos {
+				want = appended - pos
+			}
+			before := src.appended
+			if got := src.lag(now); got != want {
+				t.Fatalf("%s at %s: lag %d, want %d", name, FormatTime(now), got, want)
+			}
+			caught = caught || src.appended-before > 1
+		}
+		if !caught {
+			t.Errorf("%s: the lag never moved more than one arrival at once", name)
 		}
 	}
 }

@@ -309,6 +309,31 @@ func (g *arrivalGen) next() des.Time {
 	}
 }
 
+// skipPast advances a constant-rate process (one step of a positive rate)
+// to its first arrival after now, as calling next until one comes after
+// now would, and returns how many calls that takes and the arrival it
+// stops at: the k-th arrival is at addNs(0, k/rate·1s), non-decreasing in
+// k, so the count follows from now·rate and a check of its neighbours. It
+// reports false (and does nothing) for any other process.
+func (g *arrivalGen) skipPast(now des.Time) (calls uint64, at des.Time, ok bool) {
+	if g.kind != arrivalSteps || len(g.at) != 1 || g.at[0] != 0 || g.cum[0] != 0 || !(g.rate[0] > 0) || g.k >= 1<<52 {
+		return 0, 0, false
+	}
+	rate := g.rate[0]
+	f := func(k float64) des.Time { return max(addNs(0, k/rate*float64(des.Second)), g.t) }
+	// the first k > g.k with f(k) > now
+	k := max(math.Floor(float64(now)*rate/float64(des.Second))+1, g.k+1)
+	for k-1 > g.k && f(k-1) > now {
+		k--
+	}
+	for f(k) <= now {
+		k++
+	}
+	calls = uint64(k - g.k)
+	g.t, g.k = f(k), k
+	return calls, g.t, true
+}
+
 // addNs returns t plus ns nanoseconds, rounded, saturating at des.Never
 // (absurdly slow rates must not wrap simulated time around).
 func addNs(t des.Time, ns float64) des.Time {

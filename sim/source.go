@@ -53,6 +53,7 @@ type source struct {
 	keyRng   *rand.Rand
 	keyPCG   *rand.PCG // keyRng's state (rewinding)
 	genPCG   *rand.PCG // gen's state when generated (rewinding)
+	logPCG   *rand.PCG // log's state when generated (lag: catching up with gen)
 	size     int32
 	readCost des.Time
 	reopen   func() (arrivals, error) // a fresh gen (trace rewinding)
@@ -136,6 +137,8 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 			pcg := des.StreamPCG(seed, base+"/arrivals")
 			if src.genPCG == nil {
 				src.genPCG = pcg
+			} else if src.logPCG == nil {
+				src.logPCG = pcg
 			}
 			if sc.Edges != nil { // an edge stream: as many records as edges
 				return t.s.edgeArrivals(t, newArrivalGen(sc.Arrival, rand.New(pcg))), nil
@@ -469,6 +472,9 @@ func (src *source) lag(now des.Time) uint64 {
 	if src.topic != nil {
 		return src.topicLag(now)
 	}
+	if src.nextAppend <= now {
+		src.catchUp(now)
+	}
 	for src.nextAppend <= now {
 		src.appended++
 		src.nextAppend = src.log.next()
@@ -481,6 +487,32 @@ func (src *source) lag(now des.Time) uint64 {
 		return 0
 	}
 	return src.appended - pos
+}
+
+// catchUp moves the log (lag's copy of the arrival process) past now
+// without drawing each arrival, where the result is known: the log and gen
+// are the same process (same stream, same parameters), so when the source
+// has read every record appended by now and the next one comes later, the
+// log stands where gen stands (next records appended, the next at vt);
+// and a constant rate's arrivals are counted in closed form (skipPast).
+func (src *source) catchUp(now des.Time) {
+	lg, ok := src.log.(*arrivalGen)
+	if !ok || src.logPCG == nil {
+		return
+	}
+	if gg, ok := src.gen.(*arrivalGen); ok && src.genPCG != nil && !src.ended && !src.inHand() && !src.fetchng &&
+		src.vt > now && src.appended < src.next {
+		r := lg.r
+		*lg = *gg
+		lg.r = r
+		*src.logPCG = *src.genPCG
+		src.appended, src.nextAppend = src.next, src.vt
+		return
+	}
+	if n, at, ok := lg.skipPast(now); ok {
+		src.appended += n
+		src.nextAppend = at
+	}
 }
 
 // inHand reports whether the source holds a record taken but not yet
