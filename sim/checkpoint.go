@@ -423,6 +423,9 @@ func (t *subtask) capture(ck *checkpoint) {
 	if w, ok := t.proc.(windowed); ok {
 		w.capture(ck.id) // its windows, with the keyed state
 	}
+	if g := t.keyed.graph; g != nil {
+		g.capture(ck.id) // its graph (graph_operator.go)
+	}
 	ck.stateSize += full
 	st.StateSize, st.Sync = upload, ms6(sync)
 	ck.stats.StateSize += upload

@@ -154,7 +154,14 @@
 // rocksdb serialization_bandwidth per byte and an iterator step per
 // scanned entry) plus visit_time per vertex visited; its state bytes are
 // estimated by primitive and backend (package graph), count against the
-// heap, and are snapshotted by checkpoints like other keyed state.
+// heap, and are snapshotted by checkpoints like other keyed state (the
+// snapshot's cost is the keyed state's: the graph's bytes copied on heap,
+// uploaded on rocksdb). At the barrier the operator keeps its graph (a
+// spanner's edge count, since its adjacency only grows; a copy of the
+// union-find or degrees) and the counts that describe it; a failover
+// restores them from the latest completed checkpoint, as the rewound
+// edge sources replay from its offsets, so with a replayable source the
+// graph after recovery is the one a run without the failure builds.
 //
 // Delivery (delivery.go, sink_writer.go): every record has an id and a copy
 // class; sinks write at-least-once, at-most-once, idempotent (upsert by
@@ -255,10 +262,12 @@
 //   - a join tells a record's input by where the record comes from (the
 //     input whose upstream holds its source or window); a record whose
 //     origin reaches both inputs counts as left;
-//   - graph operators: a failure is refused by validation, and a failover
-//     (from the live view, or heap state past a worker's memory, where
-//     the run stops at once) stops the run: the graph state is not
-//     restored from checkpoints; a spanner and components need
+//   - graph operators: heap graph state past a worker's memory stops the
+//     run at once (it would fail again after every restart); a replay
+//     never meets edges the restored graph holds (exactly-once state; a
+//     duplicate edge in the stream is dropped by a spanner, counted as a
+//     repeat), since Flink's at-least-once checkpointing mode (barriers
+//     not aligned) is not modelled; a spanner and components need
 //     parallelism 1 (a partitioned variant would lose paths and
 //     components across partitions), degrees counts each subtask's edges
 //     and sums the counts in the summary (a two-phase aggregation); the

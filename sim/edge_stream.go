@@ -109,6 +109,22 @@ func (a *edgeArrivals) next() des.Time {
 	return a.gen.next()
 }
 
+// rewind sets the arrivals back to a source's checkpointed position sn:
+// the times from there on, and the count of records given (the record of
+// offset sn.next is drawn already, unless the subtask's edges ended).
+func (a *edgeArrivals) rewind(sn *sourceSnap) {
+	if g, ok := a.gen.(*arrivalGen); ok {
+		*g = sn.gen
+		if pcg := a.t.asSource().genPCG; pcg != nil {
+			*pcg = sn.genPCG
+		}
+	}
+	a.n = int(sn.next)
+	if !sn.ended {
+		a.n++
+	}
+}
+
 // edgeOf returns the edge a record carries: the edge of its source
 // subtask and offset (see edgeLog).
 func (s *Sim) edgeOf(r *Record) (graph.Edge, bool) {

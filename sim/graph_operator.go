@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,20 +71,42 @@ type graphOperator struct {
 	spanner   *graph.Spanner
 	comp      *graph.Components
 	deg       *graph.Degrees
-	inGraph   bool // the record in hand is in its graph work (a second service)
-	keep      bool // the record in hand is emitted
-	epoch     uint32
+	inGraph   bool  // the record in hand is in its graph work (a second service)
+	keep      bool  // the record in hand is emitted
 	bytes     int64 // the modelled state size, by primitive and backend
-	// what it did, over the whole run
-	edges, kept, shortcuts, searches, visits uint64
-	work                                     des.Time // the graph work's service time, summed
-	visitHist                                *metrics.Histogram
-	visitLog2                                []uint64 // visits per search by power of two: [0], [1], [2,3], [4,7], ...
+	// what the graph state holds, as of now (a restore sets them back
+	// with the graph): edges applied, kept, with a new endpoint, searched,
+	// the vertices the searches visited, and repeats, the dropped edges
+	// already in the spanner (distance 1: a duplicate)
+	edges, kept, shortcuts, searches, visits, repeats uint64
+	visitHist                                         *metrics.Histogram
+	visitLog2                                         []uint64 // visits per search by power of two: [0], [1], [2,3], [4,7], ...
+	// what the task did, over the whole run (not restored): the edges it
+	// processed, replays included, and the graph work's service time
+	processed uint64
+	work      des.Time
+	snaps     map[int64]*graphSnap // by checkpoint id: the pending ones and the latest completed
+}
+
+// graphSnap is a graph operator's state as a checkpoint's barrier found
+// it: the graph (a spanner's edge count, since its adjacency only grows;
+// a copy of the union-find or the degree counts) and the counts that
+// describe it. Its snapshot cost is the keyed state's (keyedState's
+// snapshotCost: the graph's modelled bytes copied on heap, uploaded on
+// rocksdb, the changed vertices' when incremental).
+type graphSnap struct {
+	spanner                                           graph.SpannerSnap
+	comp                                              *graph.Components
+	deg                                               *graph.Degrees
+	edges, kept, shortcuts, searches, visits, repeats uint64
+	visitHist                                         metrics.Histogram
+	visitLog2                                         []uint64
+	bytes                                             int64
 }
 
 func newGraphOperator(t *subtask, g *scenario.GraphOperator, sb scenario.StateBackend) *graphOperator {
 	op := &graphOperator{t: t, algorithm: g.Algorithm, prim: graph.Primitive(g.Primitive), rocks: sb.Type == scenario.BackendRocksDB,
-		cost: newStateCost(sb), visitTime: g.VisitTime, epoch: t.s.epoch, visitHist: metrics.NewHistogram()}
+		cost: newStateCost(sb), visitTime: g.VisitTime, visitHist: metrics.NewHistogram()}
 	switch g.Algorithm {
 	case scenario.GraphSpanner:
 		op.spanner = graph.NewSpanner(g.K)
@@ -95,17 +118,73 @@ func newGraphOperator(t *subtask, g *scenario.GraphOperator, sb scenario.StateBa
 	return op
 }
 
-// run takes input records while the task is idle. A failover (a failure
-// from the live view, or an out-of-memory failure) stops the run: the
-// graph state is not restored from a checkpoint (see sim/doc.go).
-func (g *graphOperator) run(now des.Time) {
-	if g.epoch != g.t.s.epoch {
-		if g.t.s.stopped == nil {
-			g.t.s.stopped = fmt.Errorf("operator %s failed over at %s, but graph operators do not restore their graph state from checkpoints: the run stops", g.t.v.name, FormatTime(now))
-		}
-		return
+// run takes input records while the task is idle.
+func (g *graphOperator) run(now des.Time) { g.t.pull(now) }
+
+// capture keeps the graph state for checkpoint id, with the keyed state
+// at the barrier (Flink snapshots the keyed state backend that holds the
+// adjacency lists or the union-find), and drops the copies of checkpoints
+// older than the latest completed one.
+func (g *graphOperator) capture(id int64) {
+	if g.snaps == nil {
+		g.snaps = map[int64]*graphSnap{}
 	}
-	g.t.pull(now)
+	var latest int64
+	if c := g.t.s.ckpt; c != nil && c.latest != nil {
+		latest = c.latest.id
+	}
+	for old := range g.snaps {
+		if old < latest {
+			delete(g.snaps, old)
+		}
+	}
+	sn := &graphSnap{edges: g.edges, kept: g.kept, shortcuts: g.shortcuts, searches: g.searches, visits: g.visits, repeats: g.repeats,
+		visitHist: *g.visitHist, visitLog2: slices.Clone(g.visitLog2), bytes: g.bytes}
+	switch {
+	case g.spanner != nil:
+		sn.spanner = g.spanner.Snapshot()
+	case g.comp != nil:
+		sn.comp = g.comp.Clone()
+	default:
+		sn.deg = g.deg.Clone()
+	}
+	g.snaps[id] = sn
+}
+
+// restore brings the graph state back from checkpoint ck after a
+// failover (empty without one): the rewound sources then replay the
+// edges after the checkpoint's offsets, and the graph the job ends with
+// is the one a run without the failure builds from the same edges in the
+// same order.
+func (g *graphOperator) restore(now des.Time, ck *checkpoint) {
+	g.inGraph, g.keep = false, false
+	var sn *graphSnap
+	if ck != nil {
+		sn = g.snaps[ck.id]
+	}
+	for id := range g.snaps {
+		if ck == nil || id != ck.id {
+			delete(g.snaps, id) // pending ones were aborted by the failover
+		}
+	}
+	if sn == nil {
+		sn = &graphSnap{spanner: graph.NewSpanner(1).Snapshot(), comp: &graph.Components{}, deg: &graph.Degrees{}}
+	}
+	g.edges, g.kept, g.shortcuts, g.searches, g.visits, g.repeats = sn.edges, sn.kept, sn.shortcuts, sn.searches, sn.visits, sn.repeats
+	*g.visitHist = sn.visitHist
+	g.visitLog2 = slices.Clone(sn.visitLog2)
+	switch {
+	case g.spanner != nil:
+		if !g.spanner.Restore(sn.spanner) && g.t.s.stopped == nil {
+			g.t.s.stopped = fmt.Errorf("sim: operator %s: the checkpoint's spanner has edges the spanner never had", g.t.v.name)
+		}
+	case g.comp != nil:
+		g.comp = sn.comp.Clone()
+	default:
+		g.deg = sn.deg.Clone()
+	}
+	g.bytes = 0 // the failover emptied the heap and the keyed state
+	g.resize(now, sn.bytes)
 }
 
 // complete ends the service of the record in hand: first the graph work
@@ -150,6 +229,7 @@ func (g *graphOperator) process(now des.Time) des.Time {
 		return 0 // not an edge (validation lets only edge streams in)
 	}
 	g.edges++
+	g.processed++
 	c := g.cost
 	var d des.Time
 	switch {
@@ -172,6 +252,9 @@ func (g *graphOperator) process(now des.Time) des.Time {
 				g.visitLog2 = append(g.visitLog2, 0)
 			}
 			g.visitLog2[b]++
+		}
+		if st.Found == 1 {
+			g.repeats++ // the edge is in the spanner already
 		}
 		if st.Kept {
 			g.kept++
@@ -317,6 +400,16 @@ type GraphSummary struct {
 	// service time of the graph work per edge, in microseconds.
 	StateBytes int64   `json:"state_bytes"`
 	WorkMeanUs float64 `json:"work_mean_us"`
+	// Replayed is the edges processed again after failovers: the
+	// operator's graph state and the counts above were restored from a
+	// checkpoint, and the rewound sources replayed the edges after its
+	// offsets (WorkMeanUs counts their work too, over every edge
+	// processed). Repeats is the edges a spanner dropped because they were
+	// in it already (distance 1): duplicates in the stream; a replay that
+	// follows a restore never meets its own edges, since the restored
+	// spanner is that of the checkpoint's offsets.
+	Replayed uint64 `json:"replayed,omitempty"`
+	Repeats  uint64 `json:"repeats,omitempty"`
 }
 
 // graphSummaries returns the summaries of the graph operators, one per
@@ -340,7 +433,10 @@ func (s *Sim) graphSummaries() []GraphSummary {
 		hist := metrics.NewHistogram()
 		var buckets []uint64
 		var work des.Time
+		var processed uint64
 		for _, op := range ops {
+			processed += op.processed
+			g.Repeats += op.repeats
 			g.Edges += op.edges
 			g.Kept += op.kept
 			g.Shortcuts += op.shortcuts
@@ -380,10 +476,13 @@ func (s *Sim) graphSummaries() []GraphSummary {
 			g.Kept = g.Edges
 		}
 		g.Dropped = g.Edges - g.Kept
+		g.Replayed = processed - g.Edges
 		if g.Edges > 0 {
 			g.KeptRatio = round6(float64(g.Kept) / float64(g.Edges))
 			g.SearchRatio = round6(float64(g.Searches) / float64(g.Edges))
-			g.WorkMeanUs = round6(float64(work) / float64(g.Edges) / float64(des.Microsecond))
+		}
+		if processed > 0 {
+			g.WorkMeanUs = round6(float64(work) / float64(processed) / float64(des.Microsecond))
 		}
 		if g.Searches > 0 {
 			g.VisitsMean = round6(float64(g.Visits) / float64(g.Searches))

@@ -201,6 +201,9 @@ func (s *Sim) restore(now des.Time) {
 		if w, ok := t.proc.(windowed); ok {
 			w.restore(now, ck)
 		}
+		if t.keyed != nil && t.keyed.graph != nil {
+			t.keyed.graph.restore(now, ck)
+		}
 		if ck != nil {
 			if t.gate != nil {
 				t.gate.restored = append([]Record(nil), ck.chanState[t.gid]...)

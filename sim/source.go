@@ -534,7 +534,11 @@ func (src *source) snapshot() sourceSnap {
 		sn.next--
 		sn.vt, sn.keyPCG = src.taken, src.keyBefore
 	}
-	if g, ok := src.gen.(*arrivalGen); ok {
+	gen := src.gen
+	if e, ok := gen.(*edgeArrivals); ok {
+		gen = e.gen // an edge stream's times (its edges are by offset)
+	}
+	if g, ok := gen.(*arrivalGen); ok {
 		sn.gen = *g
 		if src.genPCG != nil {
 			sn.genPCG = *src.genPCG
@@ -559,6 +563,8 @@ func (src *source) rewind(sn *sourceSnap) error {
 	case *arrivalGen:
 		*g = sn.gen
 		*src.genPCG = sn.genPCG
+	case *edgeArrivals:
+		g.rewind(sn)
 	case *traceGen:
 		fresh, err := src.reopen()
 		if err != nil {

@@ -1,5 +1,7 @@
 package graph
 
+import "slices"
+
 // Components is a union-find (disjoint-set forest) over the vertices of a
 // stream, with union by size and path halving (Tarjan and van Leeuwen,
 // "Worst-case analysis of set union algorithms", 1984): the connected
@@ -69,6 +71,13 @@ func (c *Components) Add(u, v uint32) (merged bool, steps int) {
 	return true, steps
 }
 
+// Clone returns a copy of c (a snapshot of its state).
+func (c *Components) Clone() *Components {
+	x := *c
+	x.parent, x.size, x.seen = slices.Clone(c.parent), slices.Clone(c.size), slices.Clone(c.seen)
+	return &x
+}
+
 // Largest returns the number of vertices in the largest component.
 func (c *Components) Largest() int {
 	best := 0
@@ -104,6 +113,13 @@ func (d *Degrees) Add(u, v uint32) (du, dv uint32) {
 		d.Max = max(d.Max, d.deg[x])
 	}
 	return du, dv
+}
+
+// Clone returns a copy of d (a snapshot of its state).
+func (d *Degrees) Clone() *Degrees {
+	x := *d
+	x.deg = slices.Clone(d.deg)
+	return &x
 }
 
 // Of returns the degree of x.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -371,4 +372,90 @@ func BenchmarkSpanner(b *testing.B) {
 		n += len(edges)
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "edges/s")
+}
+
+// TestSpannerRestore: a spanner restored to a snapshot and fed the edges
+// after it again ends as one that took each edge once (same adjacency,
+// same counts), however often it is set back; edges fed again without
+// the restore (a replay over a graph that has them) are dropped, those it
+// had kept at distance 1, and the spanner's edges stay the same.
+func TestSpannerRestore(t *testing.T) {
+	edges := BarabasiAlbert(500, 3, rand.New(rand.NewPCG(7, 1)), 0)
+	once := NewSpanner(2)
+	for _, e := range edges {
+		once.Add(e.U, e.V)
+	}
+	s := NewSpanner(2)
+	var sn SpannerSnap
+	at, failed := 0, map[int]bool{}
+	for i := 0; i < len(edges); {
+		if i%300 == 0 {
+			sn, at = s.Snapshot(), i
+		}
+		s.Add(edges[i].U, edges[i].V)
+		i++
+		if i%300 == 250 && !failed[i] { // a failure: back to the snapshot, replay from it
+			failed[i] = true
+			if !s.Restore(sn) {
+				t.Fatal("restore refused a snapshot of this spanner")
+			}
+			i = at
+		}
+	}
+	if len(failed) < 4 {
+		t.Fatalf("%d failures, want one per 300 edges of %d", len(failed), len(edges))
+	}
+	if s.Seen != once.Seen || s.Kept != once.Kept || s.Visits != once.Visits || s.Adj.Entries() != once.Adj.Entries() || s.Adj.Vertices() != once.Adj.Vertices() {
+		t.Fatalf("restored: %d seen, %d kept, %d visits, %d entries, %d vertices; want %d, %d, %d, %d, %d",
+			s.Seen, s.Kept, s.Visits, s.Adj.Entries(), s.Adj.Vertices(), once.Seen, once.Kept, once.Visits, once.Adj.Entries(), once.Adj.Vertices())
+	}
+	for x := range uint32(500) {
+		if !slices.Equal(s.Adj.Neighbours(x), once.Adj.Neighbours(x)) {
+			t.Fatalf("vertex %d: neighbours %v, want %v", x, s.Adj.Neighbours(x), once.Adj.Neighbours(x))
+		}
+	}
+	if s.Restore(SpannerSnap{edges: s.Adj.Edges() + 1}) {
+		t.Error("restore took a snapshot with more edges than the spanner has")
+	}
+	// every edge again, without a restore
+	kept, repeats := once.Kept, 0
+	for _, e := range edges {
+		if st := once.Add(e.U, e.V); st.Kept {
+			t.Fatalf("edge %v kept twice", e)
+		} else if st.Found == 1 {
+			repeats++
+		}
+	}
+	if once.Kept != kept || uint64(repeats) != kept {
+		t.Fatalf("replayed over the spanner: %d kept (want %d), %d at distance 1 (want the %d kept)", once.Kept, kept, repeats, kept)
+	}
+}
+
+// TestClones: a clone of a union-find or degree count is a snapshot: the
+// original goes on without changing it.
+func TestClones(t *testing.T) {
+	var c Components
+	var d Degrees
+	grid := Grid(10, 10, 0)
+	for _, e := range grid[:90] {
+		c.Add(e.U, e.V)
+		d.Add(e.U, e.V)
+	}
+	cc, dc := c.Clone(), d.Clone()
+	for _, e := range grid[90:] {
+		c.Add(e.U, e.V)
+		d.Add(e.U, e.V)
+	}
+	var c2 Components
+	var d2 Degrees
+	for _, e := range grid[:90] {
+		c2.Add(e.U, e.V)
+		d2.Add(e.U, e.V)
+	}
+	if cc.Sets != c2.Sets || cc.Vertices != c2.Vertices || cc.Largest() != c2.Largest() || dc.Vertices != d2.Vertices || dc.Of(45) != d2.Of(45) || dc.Max != d2.Max {
+		t.Fatalf("clones changed: %d sets, %d vertices, largest %d, degree(45) %d; want %d, %d, %d, %d", cc.Sets, cc.Vertices, cc.Largest(), dc.Of(45), c2.Sets, c2.Vertices, c2.Largest(), d2.Of(45))
+	}
+	if c.Sets != 1 || c.Vertices != 100 {
+		t.Fatalf("original: %d sets of %d vertices, want 1 of 100", c.Sets, c.Vertices)
+	}
 }

@@ -7,6 +7,34 @@ type Adjacency struct {
 	nbrs    [][]uint32
 	entries int // neighbour entries over all lists (2 per edge)
 	present int // vertices with at least one neighbour
+	// added is the edges in the order Add took them: a snapshot is their
+	// number, and Truncate undoes the later ones (each list only grows at
+	// its end, so the last entries of u's and v's lists are the last
+	// edge's).
+	added []Edge
+}
+
+// Edges returns the edges added so far.
+func (a *Adjacency) Edges() int { return len(a.added) }
+
+// Truncate undoes the edges added after the first n (a restore to the
+// snapshot of n edges); false if fewer than n were added.
+func (a *Adjacency) Truncate(n int) bool {
+	if n > len(a.added) || n < 0 {
+		return false
+	}
+	for i := len(a.added) - 1; i >= n; i-- {
+		e := a.added[i]
+		for _, x := range [2]uint32{e.U, e.V} {
+			a.nbrs[x] = a.nbrs[x][:len(a.nbrs[x])-1]
+			if len(a.nbrs[x]) == 0 {
+				a.present--
+			}
+		}
+		a.entries -= 2
+	}
+	a.added = a.added[:n]
+	return true
 }
 
 // Degree returns the number of neighbours of x (0 for a vertex not seen).
@@ -44,13 +72,14 @@ func (a *Adjacency) Add(u, v uint32) {
 	a.nbrs[u] = append(a.nbrs[u], v)
 	a.nbrs[v] = append(a.nbrs[v], u)
 	a.entries += 2
+	a.added = append(a.added, Edge{U: u, V: v})
 }
 
 // SizeBytes is the memory of the adjacency list in this process: its
-// neighbour ids and list headers (the simulator's own memory, not the
-// modelled state size; see StateBytes for that).
+// neighbour ids, list headers and the edges in order (the simulator's
+// own memory, not the modelled state size; see StateBytes for that).
 func (a *Adjacency) SizeBytes() int64 {
-	n := int64(24 * cap(a.nbrs))
+	n := int64(24*cap(a.nbrs) + 8*cap(a.added))
 	for _, l := range a.nbrs {
 		n += 4 * int64(cap(l))
 	}
@@ -171,6 +200,29 @@ func (s *Spanner) distance(u, v uint32, bound int, st *SpannerStep) {
 		}
 	}
 	s.queue = q
+}
+
+// SpannerSnap is a spanner as a snapshot took it: its edges so far (an
+// Adjacency only grows, so their number is enough) and its counts.
+type SpannerSnap struct {
+	edges                                   int
+	Seen, Kept, Shortcuts, Searches, Visits uint64
+}
+
+// Snapshot returns the spanner's state now, for Restore.
+func (s *Spanner) Snapshot() SpannerSnap {
+	return SpannerSnap{edges: s.Adj.Edges(), Seen: s.Seen, Kept: s.Kept, Shortcuts: s.Shortcuts, Searches: s.Searches, Visits: s.Visits}
+}
+
+// Restore sets the spanner back to snapshot sn, taken on this spanner
+// with no Restore to an earlier snapshot since; false if sn holds edges
+// the spanner does not have.
+func (s *Spanner) Restore(sn SpannerSnap) bool {
+	if !s.Adj.Truncate(sn.edges) {
+		return false
+	}
+	s.Seen, s.Kept, s.Shortcuts, s.Searches, s.Visits = sn.Seen, sn.Kept, sn.Shortcuts, sn.Searches, sn.Visits
+	return true
 }
 
 // Distance returns the hop distance between u and v in the spanner when

@@ -470,13 +470,17 @@ func (p *Plan) windowStates(v *Vertex, in float64) float64 {
 // Memory of streaming graphs in the simulator, in bytes, with the
 // doubling of growing slices: an edge of an edge log (two 4-byte ids), and
 // of a Barabási–Albert generator's list of endpoints; a neighbour entry
-// of an adjacency list (4 bytes, two per edge); a vertex of an adjacency
-// list (its slice header, BFS mark and depth, key-set bit), of a
-// union-find (parent, size, seen) and of a degree array.
+// of an adjacency list (4 bytes, two per edge) and its edge in the order
+// added (8 bytes: a restore undoes the edges after its snapshot); a
+// vertex of an adjacency list (its slice header, BFS mark and depth,
+// key-set bit), of a union-find (parent, size, seen) and of a degree
+// array, each once more per checkpoint copy (the latest completed and
+// those in progress).
 const (
 	bytesPerLogEdge       = 2 * 8
 	bytesPerGeneratorEdge = 2 * 8
 	bytesPerAdjEntry      = 2 * 4
+	bytesPerAdjEdge       = 2 * 8
 	bytesPerAdjVertex     = 2 * (24 + 4 + 1 + 1)
 	bytesPerUFVertex      = 2 * 9
 	bytesPerDegreeVertex  = 2 * 4
@@ -522,6 +526,10 @@ func (p *Plan) estimateGraphs(e *Estimate) {
 		e.GraphBytes = satAdd(e.GraphBytes, satMul(ne, bytesPerLogEdge))
 	}
 	rocks := sc.StateBackend.Type == scenario.BackendRocksDB
+	copies := int64(1)
+	if sc.Checkpoint.Mode != scenario.CheckpointNone && sc.Checkpoint.Mode != "" {
+		copies += 1 + int64(max(sc.Checkpoint.MaxConcurrent, 1))
+	}
 	for _, v := range p.Vertices {
 		if v.Graph == nil {
 			continue
@@ -533,13 +541,13 @@ func (p *Plan) estimateGraphs(e *Estimate) {
 		}
 		switch v.Graph.Algorithm {
 		case scenario.GraphSpanner:
-			e.GraphBytes = satAdd(e.GraphBytes, satMul(ne, 2*bytesPerAdjEntry), satMul(ni, bytesPerAdjVertex))
+			e.GraphBytes = satAdd(e.GraphBytes, satMul(ne, 2*bytesPerAdjEntry+bytesPerAdjEdge), satMul(ni, bytesPerAdjVertex))
 			e.GraphStateBytes = satAdd(e.GraphStateBytes, graph.StateBytes(graph.Primitive(v.Graph.Primitive), rocks, min(ni, 2*ne), satMul(ne, 2)))
 		case scenario.GraphComponents:
-			e.GraphBytes = satAdd(e.GraphBytes, satMul(ni, bytesPerUFVertex))
+			e.GraphBytes = satAdd(e.GraphBytes, satMul(satMul(ni, bytesPerUFVertex), copies))
 			e.GraphStateBytes = satAdd(e.GraphStateBytes, graph.CounterBytes(rocks, min(ni, 2*ne), 2))
 		default:
-			e.GraphBytes = satAdd(e.GraphBytes, satMul(satMul(ni, bytesPerDegreeVertex), int64(v.Parallelism)))
+			e.GraphBytes = satAdd(e.GraphBytes, satMul(satMul(satMul(ni, bytesPerDegreeVertex), int64(v.Parallelism)), copies))
 			e.GraphStateBytes = satAdd(e.GraphStateBytes, graph.CounterBytes(rocks, min(ni, 2*ne), 1))
 		}
 	}

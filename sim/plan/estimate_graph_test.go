@@ -38,10 +38,17 @@ state_backend: {type: rocksdb}
 		t.Fatalf("graph edges %d, vertices %d; want %d and %d", e.GraphEdges, e.GraphVertices, ba+grid, baIDs+gridIDs)
 	}
 	wantBytes := int64(ba*bytesPerGeneratorEdge + (ba+grid)*bytesPerLogEdge +
-		2*ba*bytesPerAdjEntry + baIDs*bytesPerAdjVertex + gridIDs*bytesPerUFVertex)
+		2*ba*bytesPerAdjEntry + ba*bytesPerAdjEdge + baIDs*bytesPerAdjVertex + gridIDs*bytesPerUFVertex)
 	if e.GraphBytes != wantBytes {
 		t.Errorf("graph memory %d bytes, want %d", e.GraphBytes, wantBytes)
 	}
+	// with checkpoints, the union-find is copied for the latest completed
+	// checkpoint and each one in progress (2 at once here)
+	sc.Checkpoint.Mode, sc.Checkpoint.Interval, sc.Checkpoint.MaxConcurrent = "aligned", 1e9, 2
+	if e2 := compile(t, sc).Estimate(nil); e2.GraphBytes != wantBytes+3*gridIDs*bytesPerUFVertex {
+		t.Errorf("with checkpoints: graph memory %d bytes, want %d + 3 copies of the union-find's %d", e2.GraphBytes, wantBytes, gridIDs*bytesPerUFVertex)
+	}
+	sc.Checkpoint.Mode, sc.Checkpoint.Interval, sc.Checkpoint.MaxConcurrent = "none", 0, 0
 	wantState := graph.StateBytes(graph.ValueState, true, baIDs, 2*ba) + graph.CounterBytes(true, gridIDs, 2)
 	if e.GraphStateBytes != wantState {
 		t.Errorf("graph state %d bytes, want %d", e.GraphStateBytes, wantState)

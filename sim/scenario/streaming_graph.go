@@ -156,13 +156,11 @@ func (c *checker) streamingGraphs() {
 			c.text(p+"."+kFile, e.File, 0)
 		}
 	}
-	hasGraph := false
 	for i, op := range s.Operators {
 		g := op.Graph
 		if g == nil {
 			continue
 		}
-		hasGraph = true
 		p := strictyaml.Index(kOperators, i)
 		if op.State != nil {
 			c.errorf(p+"."+kState, "a graph operator keeps its graph as its keyed state; give graph or state, not both")
@@ -178,11 +176,6 @@ func (c *checker) streamingGraphs() {
 				c.errorf(p+"."+kInput, "a graph operator reads edges: its input %q must be a source with edges (an edge stream)", in)
 				break
 			}
-		}
-	}
-	if hasGraph {
-		for i := range s.Failures {
-			c.errorf(strictyaml.Index(kFailures, i), "failures are not simulated with graph operators: their graph state is not restored from checkpoints (see sim/doc.go); remove the failure or the graph operator")
 		}
 	}
 }
