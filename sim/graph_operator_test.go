@@ -301,7 +301,7 @@ func TestGraphColumns(t *testing.T) {
 	}
 }
 
-// graphFailureJob: a 3-spanner (map state on rocksdb) over the 5,979
+// graphFailureJob: a 3-spanner (map state on rocksdb) over the 5,994
 // edges of a Barabási–Albert stream (2,000 vertices, attach 3) read from
 // a replayable source at 1000/s, aligned checkpoints every second, a sink
 // of the given delivery, and a task failure at 4.5s when failure is true.
