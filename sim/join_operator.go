@@ -93,10 +93,7 @@ func (j *intervalJoin) freshJoin() {
 func (j *intervalJoin) complete(now des.Time) {
 	t := j.t
 	j.freshJoin()
-	t.served(now)
-	j.stats.records++
-	r := &t.cur
-	ts := r.EventTime
+	r, ts := j.take(now)
 	if wm := j.currentWatermark(); wm != minWatermark && ts < wm {
 		j.stats.lateDropped++ // IntervalJoinOperator.isLate
 		j.write(now)

@@ -41,15 +41,8 @@ func (o *timerOperator) freshTimers() {
 
 // complete sets the timer of the record in hand's key.
 func (o *timerOperator) complete(now des.Time) {
-	t := o.t
 	o.freshTimers()
-	t.served(now)
-	o.stats.records++
-	r := &t.cur
-	ts := r.EventTime
-	if !o.event {
-		ts = now
-	}
+	r, ts := o.take(now)
 	if _, ok := o.last[r.Key]; !ok {
 		o.grow(now, o.accBytes)
 	}

@@ -175,20 +175,13 @@ func (w *windowOperator) run(now des.Time) { w.t.pull(now) }
 
 // complete assigns the record in hand to its windows.
 func (w *windowOperator) complete(now des.Time) {
-	t := w.t
 	if w.firing {
 		w.firing = false
 		w.write(now)
 		return
 	}
 	w.fresh()
-	t.served(now)
-	w.stats.records++
-	r := &t.cur
-	ts := r.EventTime
-	if !w.event {
-		ts = now
-	}
+	r, ts := w.take(now)
 	switch w.kind {
 	case scenario.WindowGlobal:
 		w.addGlobal(now, r)
@@ -669,4 +662,16 @@ func (w *windowOperator) handleTimer(now des.Time, x timer) {
 		return
 	}
 	w.onTimer(now, x)
+}
+
+// take ends the service of the record in hand, counts it, and returns it
+// with its time: its event time, or now in processing time.
+func (w *windowOperator) take(now des.Time) (*Record, des.Time) {
+	t := w.t
+	t.served(now)
+	w.stats.records++
+	if !w.event {
+		return &t.cur, now
+	}
+	return &t.cur, t.cur.EventTime
 }
