@@ -108,3 +108,19 @@ sinks:
 		t.Errorf("memory %d leaves out the stored topic's %d", e.Memory, e.TopicBytes)
 	}
 }
+
+// TestTopicZipfProducer: a producer's zipf key table counts in the
+// estimate's memory, once.
+func TestTopicZipfProducer(t *testing.T) {
+	sc, err := scenario.Parse("t.yaml", []byte(strings.Replace(topicYAML, "    writes: {topic: clicks}", "    keys: {count: 5000, distribution: zipf}\n    writes: {topic: clicks}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := p.Estimate(nil); e.ZipfKeys != 5000 {
+		t.Errorf("zipf keys %d, want 5000", e.ZipfKeys)
+	}
+}
