@@ -21,9 +21,15 @@ longest one from checkpoint_subtasks.csv) and the event log. The page
 needs no other file and no network: attach it to a submission, or turn it
 into a PNG with scripts/render-report.sh (headless Chromium).
 
+A run of Spark's engines (engine: spark-streaming or structured-streaming)
+gets its own page: the summary in Spark's terms, the delays per batch
+(scheduling delay, processing time, total delay), the PID rate against the
+input rate, batches.csv as a table and the event log.
+
 ` + exitCodesHelp,
-		Example: `  dspalab run --out out && dspalab report out -o report.html`,
-		Args:    needArgs(1, 1, "a run directory, written by dspalab run --out DIR", ""),
+		Example: `  dspalab run --out out && dspalab report out -o report.html
+  dspalab run spark-backpressure --out sp && dspalab report sp -o spark.html`,
+		Args: needArgs(1, 1, "a run directory, written by dspalab run --out DIR", ""),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutputFlags(cmd); err != nil {
 				return err

@@ -158,6 +158,7 @@ var headWords = map[string]string{
 	"acknowledged_s":         "acknowledged at",
 	"end_to_end_duration_ms": "end-to-end duration",
 	"acknowledged_subtasks":  "acknowledged subtasks",
+	"rate_limit_rps":         "rate limit (records/s)",
 }
 
 // columnWords returns the heading of a CSV column: "start_delay_max_ms"
@@ -235,7 +236,7 @@ func Write(opts Options) error {
 		Engine string `json:"engine"`
 	}
 	if json.Unmarshal(data, &engine) == nil && engine.Engine != "" && engine.Engine != scenario.EngineFlink {
-		return fmt.Errorf("%s is a run of engine %s: the report covers Flink runs only; read its summary.json and batches.csv, plot it (dspalab plot %s -m total_delay_ms), or set it beside a Flink run (dspalab compare)", dir, engine.Engine, dir)
+		return writeMicroBatch(opts, rd, data)
 	}
 	pd := &pageData{Title: opts.Title, Summary: sum, Dir: filepath.Clean(dir), Version: opts.Version}
 	if pd.Title == "" {
@@ -295,21 +296,7 @@ func Write(opts Options) error {
 		}
 	}
 
-	var b bytes.Buffer
-	if err := page().Execute(&b, pd); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	out := opts.Output
-	if out == "" {
-		out = DefaultReportFile
-	}
-	if err := writeFile(out, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
-		return err
-	}
-	if opts.Stderr != nil {
-		fmt.Fprintf(opts.Stderr, "wrote %s\n", out)
-	}
-	return nil
+	return writePage(opts, page(), "report", pd)
 }
 
 // busyMetric is the column of busy time, drawn per subtask for skew.
@@ -323,18 +310,7 @@ func figures(run, subRun *plot.Run, perSubtask, skew bool, vertex string) []figu
 	runs := []*plot.Run{run}
 	var figs []figure
 	add := func(title, caption string, f *plot.Figure, err error) {
-		fig := figure{Title: title, Caption: caption}
-		if err == nil {
-			f.Title = "" // the page gives the title
-			var b bytes.Buffer
-			if err = f.WriteTo(&b, plot.SVG); err == nil {
-				fig.SVG = template.HTML(inlineSVG(b.String()))
-			}
-		}
-		if err != nil {
-			fig.Problem = err.Error()
-		}
-		figs = append(figs, fig)
+		figs = append(figs, drawn(title, caption, f, err))
 	}
 	f, err := plot.TimeSeries(runs, plot.TimeSeriesOptions{})
 	add("Throughput, back-pressure and latency over time",
@@ -449,29 +425,8 @@ func joinName(a, b string) string {
 // maxCheckpointRows rows, read a row at a time), or, without it, the
 // checkpoints found in the events; nil when there are none.
 func checkpointTable(rd *runfiles.RunDir, run *plot.Run) (*table, error) {
-	f, err := rd.Open(runfiles.CheckpointsFile)
-	if err == nil {
-		defer f.Close()
-		t := &table{}
-		header, err := runfiles.ReadTable(f, rd.Name(runfiles.CheckpointsFile), func(h, rec []string, _ int) error {
-			if len(t.Rows) == maxCheckpointRows {
-				t.More++
-				return nil
-			}
-			t.Rows = append(t.Rows, unmeasured(h, rec, cells(h, rec)))
-			return nil
-		})
-		if errors.Is(err, runfiles.ErrEmpty) || err == nil && len(t.Rows) == 0 {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		t.Header = header
-		return t, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+	if rd.Has(runfiles.CheckpointsFile) {
+		return csvTable(rd, runfiles.CheckpointsFile, maxCheckpointRows, func(h, rec []string) []cell { return unmeasured(h, rec, cells(h, rec)) })
 	}
 	if len(run.Checkpoints) == 0 {
 		return nil, nil
