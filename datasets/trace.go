@@ -273,7 +273,10 @@ func (r *Reader) delay() des.Time {
 	for {
 		d := half + half*r.rng.NormFloat64()
 		if d >= 0 && d <= m {
-			return des.Time(math.Round(d / r.spec.Speedup))
+			if v := d / r.spec.Speedup; v < float64(des.Never) {
+				return des.Time(math.Round(v))
+			}
+			return des.Never - 1 // as scale saturates
 		}
 	}
 }
@@ -347,7 +350,8 @@ func (r *Reader) readOwn() (rec sim.TraceRecord, ok bool, err error) {
 		}
 		arrival := event
 		if spec.MaxDelay > 0 {
-			arrival += r.delay()
+			// saturating: a huge event time plus a huge delay must not wrap
+			arrival += min(r.delay(), des.Never-1-arrival)
 		}
 		return sim.TraceRecord{Arrival: arrival, EventTime: event, Key: key}, true, nil
 	}
