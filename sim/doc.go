@@ -214,7 +214,12 @@
 // asking a Bloom filter of recent ids (two generations of id_retention)
 // before a stable-storage lookup. Load shedding (shed.go): a replayable
 // source sheds the records it reads while its lag passes lag_over, at
-// random or by key, counted apart from lost ones.
+// random or by key, counted apart from lost ones. A message queue's broker
+// (package queue, RabbitMQ's and SQS's semantics: competing consumers,
+// deletion on acknowledgement, a visibility timeout that redelivers
+// what a failed consumer held, a working set paged to disk past a
+// bound at a per-message cost) is a pure part so far: no scenario field
+// or vertex uses it yet.
 //
 // # Simplifications
 //

@@ -1,0 +1,192 @@
+// Package queue holds the pure part of a message queue as RabbitMQ and
+// Amazon SQS run one (issue 15 step 2), to be contrasted with a Kafka
+// log (sim/kafka, sim/topic.go): point to point, competing consumers
+// (each message goes to one consumer), a message deleted once it is
+// acknowledged, a visibility timeout that makes an unacknowledged
+// message visible again (SQS's VisibilityTimeout; RabbitMQ requeues a
+// dead channel's unacknowledged deliveries, flagged redelivered), and a
+// working set held in memory that pages to disk past a bound (RabbitMQ's
+// classic queue pages message bodies out past vm_memory_high_watermark
+// paging ratio; rabbit_variable_queue's q1..q4 with the middle on disk).
+//
+// Simplifications (sim/doc.go): the queue holds message ids, not
+// bodies; the bound is a count of ready messages; a message past the
+// bound costs one page-in (PageCost) when it is delivered, charged to the
+// broker's single delivery thread, so while the ready backlog exceeds
+// the bound the broker delivers 1/(DeliverCost + PageCost) messages per
+// second (Rates). Nothing here schedules events: the caller owns time.
+package queue
+
+import (
+	"slices"
+
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// Config is a queue's broker parameters.
+type Config struct {
+	// MemoryBound is the ready messages the broker holds in memory; the
+	// ones past it are paged to disk. 0: no bound (all in memory).
+	MemoryBound int
+	// DeliverCost is the broker's time to deliver a message held in
+	// memory; PageCost the extra time to page one in from disk.
+	DeliverCost, PageCost des.Time
+	// VisibilityTimeout is how long a delivered, unacknowledged message
+	// stays invisible to other consumers (SQS's VisibilityTimeout; for
+	// RabbitMQ the time to detect a dead consumer's channel).
+	VisibilityTimeout des.Time
+}
+
+// Rates returns the messages per second the broker delivers with the
+// working set in memory and while it pages (backlog past the bound).
+func (c Config) Rates() (inMemory, paged float64) {
+	per := func(t des.Time) float64 {
+		if t <= 0 {
+			return 0 // unbounded
+		}
+		return 1 / t.Seconds()
+	}
+	return per(c.DeliverCost), per(c.DeliverCost + c.PageCost)
+}
+
+// Delivery is one message handed to a consumer.
+type Delivery struct {
+	ID          uint64
+	Redelivered bool // delivered before (RabbitMQ's redelivered flag; SQS ApproximateReceiveCount > 1)
+}
+
+type inFlight struct {
+	id       uint64
+	deadline des.Time // visible again from then, unless acknowledged
+}
+
+// Queue is one queue on one broker. Its zero value is not usable: use
+// New.
+type Queue struct {
+	cfg      Config
+	next     uint64
+	ready    []uint64 // FIFO from head; ids
+	head     int
+	again    map[uint64]bool // ready ids delivered before
+	inflight map[int][]inFlight
+	stats    Stats
+}
+
+// Stats are a queue's counters.
+type Stats struct {
+	Published, Delivered, Acked, Redelivered, Paged uint64
+	// MaxDepth is the largest ready backlog seen.
+	MaxDepth int
+}
+
+// New returns an empty queue.
+func New(cfg Config) *Queue {
+	return &Queue{cfg: cfg, again: map[uint64]bool{}, inflight: map[int][]inFlight{}}
+}
+
+// Stats returns the counters.
+func (q *Queue) Stats() Stats { return q.stats }
+
+// Depth returns the ready messages (visible, not delivered).
+func (q *Queue) Depth() int { return len(q.ready) - q.head }
+
+// InFlight returns consumer c's delivered, unacknowledged messages.
+func (q *Queue) InFlight(c int) int { return len(q.inflight[c]) }
+
+// Paged returns the ready messages held on disk now.
+func (q *Queue) Paged() int {
+	if q.cfg.MemoryBound <= 0 {
+		return 0
+	}
+	return max(q.Depth()-q.cfg.MemoryBound, 0)
+}
+
+// Publish appends a message and returns its id (0, 1, ...).
+func (q *Queue) Publish() uint64 {
+	id := q.next
+	q.next++
+	q.ready = append(q.ready, id)
+	q.stats.Published++
+	q.stats.MaxDepth = max(q.stats.MaxDepth, q.Depth())
+	return id
+}
+
+// expire makes the messages whose visibility timeout passed by now
+// visible again, at the head of the queue (RabbitMQ requeues them in
+// their original order before newer messages), oldest id first.
+func (q *Queue) expire(now des.Time) {
+	var back []uint64
+	for c, fl := range q.inflight {
+		kept := fl[:0]
+		for _, m := range fl {
+			if m.deadline <= now {
+				back = append(back, m.id)
+			} else {
+				kept = append(kept, m)
+			}
+		}
+		q.inflight[c] = kept
+	}
+	if len(back) == 0 {
+		return
+	}
+	slices.Sort(back)
+	for _, id := range back {
+		q.again[id] = true
+	}
+	rest := q.ready[q.head:]
+	q.ready = append(back, rest...)
+	q.head = 0
+	q.stats.MaxDepth = max(q.stats.MaxDepth, q.Depth())
+}
+
+// Receive delivers up to n ready messages to consumer c at now, after
+// making expired deliveries visible again, and returns them with the
+// broker's time spent: DeliverCost each, plus PageCost for each
+// delivered while the backlog passes the bound (its message paged in).
+// Each delivery stays invisible for the visibility timeout from now: a
+// consumer that fails before acknowledging it (it can no longer call
+// Ack) has it redelivered by a Receive after the timeout, to whichever
+// consumer asks first, flagged and counted in Stats.Redelivered.
+func (q *Queue) Receive(now des.Time, c, n int) ([]Delivery, des.Time) {
+	q.expire(now)
+	var out []Delivery
+	var cost des.Time
+	for len(out) < n && q.Depth() > 0 {
+		cost += q.cfg.DeliverCost
+		if q.Paged() > 0 {
+			cost += q.cfg.PageCost
+			q.stats.Paged++
+		}
+		id := q.ready[q.head]
+		q.head++
+		again := q.again[id]
+		if again {
+			delete(q.again, id)
+			q.stats.Redelivered++
+		}
+		q.stats.Delivered++
+		out = append(out, Delivery{ID: id, Redelivered: again})
+		q.inflight[c] = append(q.inflight[c], inFlight{id: id, deadline: now + q.cfg.VisibilityTimeout})
+	}
+	if q.head > 1024 && q.head*2 > len(q.ready) {
+		q.ready = append(q.ready[:0], q.ready[q.head:]...)
+		q.head = 0
+	}
+	return out, cost
+}
+
+// Ack acknowledges consumer c's delivery of id: the message is deleted.
+// It reports false when c holds no such delivery (acknowledged before,
+// or its visibility timeout passed and it went back to the queue).
+func (q *Queue) Ack(c int, id uint64) bool {
+	fl := q.inflight[c]
+	for i, m := range fl {
+		if m.id == id {
+			q.inflight[c] = slices.Delete(fl, i, i+1)
+			q.stats.Acked++
+			return true
+		}
+	}
+	return false
+}
