@@ -608,3 +608,54 @@ func graphText(g GraphSummary) string {
 	fmt.Fprintf(&b, "; graph state %s, work %s per edge", scenario.FormatByteSize(g.StateBytes), FormatTime(des.Time(g.WorkMeanUs*1e3+0.5)))
 	return b.String()
 }
+
+// remedy is what a diagnosis advises for bottleneck v (vs its summary):
+// more parallelism or a faster operator, but not for a spanner or
+// components, which need parallelism 1 (a global view of the graph): for
+// them, what makes an edge cheaper, from the choices the operator has
+// not made yet (MapState, the heap, a smaller k), or a source below the
+// rate the operator can take at its busy ratio.
+func (s *Sim) remedy(v *vertex, vs VertexSummary) string {
+	const more = "give it more parallelism or make it faster"
+	if v.pv.Graph == nil || v.pv.Graph.Algorithm == scenario.GraphDegrees {
+		return more
+	}
+	var g *GraphSummary
+	for _, x := range s.graphSummaries() {
+		if x.Name == v.name {
+			g = &x
+			break
+		}
+	}
+	if g == nil {
+		return more
+	}
+	var ways []string
+	if g.Algorithm == scenario.GraphSpanner && g.Primitive != string(graph.MapState) {
+		ways = append(ways, fmt.Sprintf("MapState instead of %s (contains() at a search's last level, one entry put per kept edge)", primitiveName(g.Primitive)))
+	}
+	if g.Backend == scenario.BackendRocksDB {
+		ways = append(ways, "the heap state backend if the graph fits in memory (no (de)serialisation)")
+	}
+	if g.Algorithm == scenario.GraphSpanner && g.K > 1 {
+		ways = append(ways, fmt.Sprintf("a smaller k (a %d-spanner's searches visit %s vertices on average, to depth %d)", 2*g.K-1, strconv.FormatFloat(g.VisitsMean, 'f', 1, 64), 2*g.K-1))
+	}
+	limit := ""
+	if vs.Busy > 0 && vs.InRate > 0 {
+		limit = fmt.Sprintf(" below the %s edges/s it can take", rateText(vs.InRate/vs.Busy))
+	}
+	ways = append(ways, "a source"+limit)
+	return fmt.Sprintf("a %s needs parallelism 1 (a global view of the graph), so more parallelism is no remedy; make each edge cheaper (%s of graph work per edge): %s",
+		g.Algorithm, FormatTime(des.Time(g.WorkMeanUs*1e3+0.5)), joinList(ways, "or"))
+}
+
+// primitiveName is a state primitive's Flink name.
+func primitiveName(p string) string {
+	switch graph.Primitive(p) {
+	case graph.ValueState:
+		return "ValueState"
+	case graph.ListState:
+		return "ListState"
+	}
+	return "MapState"
+}

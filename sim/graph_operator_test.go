@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -381,5 +382,79 @@ func TestGraphFailover(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d edges, %d kept, %d replayed, sink %d delivered %d duplicated", delivery, g.Edges, g.Kept, g.Replayed, k.Delivered, k.Duplicated)
+	}
+}
+
+// graphBottleneck runs a graph operator of the given algorithm (and
+// primitive, k) behind a replayable source of 5000 edges/s of a BA
+// stream (or the edges of a grid for components) that it cannot keep up
+// with, and returns the diagnosis.
+func graphBottleneck(t *testing.T, graphOp, backend string) *sim.Summary {
+	t.Helper()
+	edges := "{type: barabasi-albert, vertices: 100000, attach: 5}"
+	if strings.Contains(graphOp, "components") {
+		edges = "{type: grid, rows: 300, cols: 300}"
+	}
+	sc := parse(t, "gb.yaml", []byte(fmt.Sprintf(`duration: 10s
+sources:
+  - name: edges
+    replayable: true
+    arrival: {process: constant, rate: 5000/s}
+    edges: %s
+operators:
+  - name: g
+    input: edges
+    chain: false
+    service_time: {mean: 250us}
+    graph: %s
+sinks: [{name: out, input: g}]
+state_backend: {type: %s}
+`, edges, graphOp, backend)))
+	return run(t, sc)
+}
+
+// TestGraphBottleneckAdvice: a spanner or components bottleneck is not
+// told to take more parallelism (it needs parallelism 1) but what makes
+// an edge cheaper, among the choices it has not made: MapState, the heap,
+// a smaller k, and a source below the rate it can take (its input rate
+// over its busy ratio: within 1% of 1/(250µs of service time + the mean
+// graph work per edge)); degrees, which scales, is told to take
+// parallelism.
+func TestGraphBottleneckAdvice(t *testing.T) {
+	for _, c := range []struct {
+		op, backend string
+		want, not   []string
+	}{
+		{"{algorithm: spanner, k: 2, primitive: value}", "rocksdb",
+			[]string{"a spanner needs parallelism 1", "MapState instead of ValueState", "the heap state backend", "a smaller k (a 3-spanner's searches", "a source below the "}, []string{"give it more parallelism"}},
+		{"{algorithm: spanner, k: 1, primitive: map}", "heap",
+			[]string{"a spanner needs parallelism 1", "a source below the "}, []string{"MapState instead", "heap state backend", "smaller k", "give it more parallelism"}},
+		{"{algorithm: components}", "rocksdb",
+			[]string{"a components needs parallelism 1", "the heap state backend", "a source below the "}, []string{"MapState", "smaller k", "give it more parallelism"}},
+		{"{algorithm: degrees}", "rocksdb", []string{"give it more parallelism or make it faster"}, []string{"needs parallelism 1"}},
+	} {
+		res := graphBottleneck(t, c.op, c.backend)
+		d := res.Diagnosis
+		if d.Kind != sim.DiagnosisBottleneck || d.Vertex != "g" {
+			t.Errorf("%s on %s: diagnosis %s at %s (%s); want a bottleneck at g", c.op, c.backend, d.Kind, d.Vertex, d.Message)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(d.Message, w) {
+				t.Errorf("%s on %s: %q does not say %q", c.op, c.backend, d.Message, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(d.Message, w) {
+				t.Errorf("%s on %s: %q says %q", c.op, c.backend, d.Message, w)
+			}
+		}
+		if _, after, ok := strings.Cut(d.Message, "a source below the "); ok {
+			got, _ := strconv.ParseFloat(strings.Fields(after)[0], 64)
+			want := 1e6 / (250 + graphSummary(t, res).WorkMeanUs)
+			if math.Abs(got-want) > 0.01*want {
+				t.Errorf("%s on %s: a source below %g edges/s, want 1/(250µs + %gµs) = %.0f", c.op, c.backend, got, graphSummary(t, res).WorkMeanUs, want)
+			}
+		}
 	}
 }

@@ -540,8 +540,8 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 		case v.Busy >= busyThreshold:
 			d.Kind = DiagnosisBottleneck
 			if !skewed(&d, v) && !keyGroupSkewed(&d, s.vertices[end], v) {
-				d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; give it more parallelism or make it faster",
-					v.Name, pct(v.Busy), andList(held))
+				d.Message = fmt.Sprintf("bottleneck: %s (busy %s, not back-pressured) holds back %s; %s",
+					v.Name, pct(v.Busy), andList(held), s.remedy(s.vertices[end], v))
 			}
 			if note := chainNote(s.vertices[end], v); note != "" {
 				d.Evidence = append(d.Evidence, note)
@@ -583,8 +583,8 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 			d := Diagnosis{Kind: DiagnosisOverloaded, Vertex: v.Name, Evidence: []string{
 				fmt.Sprintf("%s takes in %s records/s while its inputs send %s records/s", v.Name, rateText(v.InRate), rateText(offered)),
 				fmt.Sprintf("%s is busy %s; nothing is back-pressured because its input queue is unbounded", v.Name, pct(v.Busy))}}
-			d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it, so its input queue keeps growing; give it more parallelism or make it faster",
-				v.Name, rateText(v.InRate), rateText(offered))
+			d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it, so its input queue keeps growing; %s",
+				v.Name, rateText(v.InRate), rateText(offered), s.remedy(s.vertices[i], v))
 			if failureNote != "" {
 				d.Evidence = append(d.Evidence, failureNote)
 			}
@@ -634,14 +634,17 @@ func wasWere(n int) string {
 }
 
 // andList joins names as a sentence does: "a", "a and b", "a, b and c".
-func andList(names []string) string {
-	switch len(names) {
+func andList(names []string) string { return joinList(names, "and") }
+
+// joinList joins items as "a, b CONJ c".
+func joinList(items []string, conj string) string {
+	switch len(items) {
 	case 0:
 		return ""
 	case 1:
-		return names[0]
+		return items[0]
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // followBackpressure starts at the first back-pressured vertex (in
