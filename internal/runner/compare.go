@@ -29,6 +29,9 @@ type CompareOptions struct {
 	JSON   bool
 	Limits Limits
 	Stdout io.Writer
+	// Report, if non-nil, is called with the figures once they are
+	// printed (dspalab compare --report writes the HTML page with it).
+	Report func(all []Figures) error
 }
 
 // Figures are what Compare sets side by side, in the same terms for
@@ -84,15 +87,19 @@ func Compare(ctx context.Context, opts CompareOptions) error {
 		all = append(all, f)
 	}
 	w := orDiscard(opts.Stdout)
+	var err error
 	if opts.JSON {
-		b, err := json.MarshalIndent(all, "", "  ")
-		if err != nil {
-			return err
+		var b []byte
+		if b, err = json.MarshalIndent(all, "", "  "); err == nil {
+			_, err = w.Write(append(b, '\n'))
 		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+	} else {
+		err = writeComparison(w, all)
 	}
-	return writeComparison(w, all)
+	if err == nil && opts.Report != nil {
+		err = opts.Report(all)
+	}
+	return err
 }
 
 // figures runs sc to its end on its engine.
@@ -175,8 +182,10 @@ func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Li
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
-// writeComparison writes the figures as a table, one column per run.
-func writeComparison(w io.Writer, all []Figures) error {
+// ComparisonRows returns the comparison as the table prints it: a row
+// per figure, its name first, then a cell per run (the first row names
+// the runs, after an empty name).
+func ComparisonRows(all []Figures) [][]string {
 	ms := func(x float64) string {
 		if x < 0 {
 			return "-"
@@ -203,13 +212,21 @@ func writeComparison(w io.Writer, all []Figures) error {
 		{"downtime", func(f Figures) string { return ms(f.DowntimeS * 1000) }},
 		{"job", func(f Figures) string { return f.JobState }},
 	}
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = []string{r.name}
+		for _, f := range all {
+			out[i] = append(out[i], r.cell(f))
+		}
+	}
+	return out
+}
+
+// writeComparison writes the figures as a table, one column per run.
+func writeComparison(w io.Writer, all []Figures) error {
 	ew := &errWriter{w: w}
 	tw := tabwriter.NewWriter(ew, 0, 8, 3, ' ', 0)
-	for _, r := range rows {
-		cells := []string{r.name}
-		for _, f := range all {
-			cells = append(cells, r.cell(f))
-		}
+	for _, cells := range ComparisonRows(all) {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
