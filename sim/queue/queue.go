@@ -57,6 +57,7 @@ type Delivery struct {
 
 type inFlight struct {
 	id       uint64
+	at       des.Time // delivered then
 	deadline des.Time // visible again from then, unless acknowledged
 }
 
@@ -147,7 +148,9 @@ func (q *Queue) expire(now des.Time) {
 // Each delivery stays invisible for the visibility timeout from now: a
 // consumer that fails before acknowledging it (it can no longer call
 // Ack) has it redelivered by a Receive after the timeout, to whichever
-// consumer asks first, flagged and counted in Stats.Redelivered.
+// consumer asks first, flagged and counted in Stats.Redelivered. A
+// restarted consumer is a new channel, a new c: the dead channel's
+// deliveries are not its own to acknowledge.
 func (q *Queue) Receive(now des.Time, c, n int) ([]Delivery, des.Time) {
 	q.expire(now)
 	var out []Delivery
@@ -167,7 +170,7 @@ func (q *Queue) Receive(now des.Time, c, n int) ([]Delivery, des.Time) {
 		}
 		q.stats.Delivered++
 		out = append(out, Delivery{ID: id, Redelivered: again})
-		q.inflight[c] = append(q.inflight[c], inFlight{id: id, deadline: now + q.cfg.VisibilityTimeout})
+		q.inflight[c] = append(q.inflight[c], inFlight{id: id, at: now, deadline: now + q.cfg.VisibilityTimeout})
 	}
 	if q.head > 1024 && q.head*2 > len(q.ready) {
 		q.ready = append(q.ready[:0], q.ready[q.head:]...)
@@ -189,4 +192,26 @@ func (q *Queue) Ack(c int, id uint64) bool {
 		}
 	}
 	return false
+}
+
+// AckBefore acknowledges consumer c's deliveries made at or before t and
+// returns how many: Flink's RabbitMQ source in at-least-once mode
+// (MultipleIdsMessageAcknowledgingSourceBase, RabbitMQSourceReaderBase)
+// keeps the delivery tags it polled and acknowledges them when the
+// checkpoint taken after them completes, t being that checkpoint's
+// snapshot. A failure before the completion leaves them unacknowledged:
+// they are redelivered after the visibility timeout.
+func (q *Queue) AckBefore(c int, t des.Time) int {
+	fl := q.inflight[c]
+	kept := fl[:0]
+	for _, m := range fl {
+		if m.at <= t {
+			q.stats.Acked++
+		} else {
+			kept = append(kept, m)
+		}
+	}
+	n := len(fl) - len(kept)
+	q.inflight[c] = kept
+	return n
 }

@@ -160,3 +160,53 @@ func TestSlowConsumersDegrade(t *testing.T) {
 		t.Errorf("backlog at 20s %d, want 15000 (5000 at 10s + 1000/s x 10s)", d)
 	}
 }
+
+// TestAckOnCheckpoint: a Flink RabbitMQ source polls 100 messages/s and
+// acknowledges what it polled when a checkpoint (every 10 s) completes;
+// it fails at 25 s and restarts at 26 s. In flight at the failure: the
+// 500 polled since the checkpoint of 20 s (20 s..24.99 s); the
+// restarted reader is a new channel (consumer 1), which cannot
+// acknowledge them. They become
+// visible again 30 s after their delivery (50 s..54.99 s) and come back
+// before newer messages: redelivered = 500 by 60 s, each once.
+func TestAckOnCheckpoint(t *testing.T) {
+	q := New(Config{VisibilityTimeout: 30 * des.Second})
+	for range 10000 {
+		q.Publish()
+	}
+	const poll = 10 * des.Millisecond
+	var unacked int
+	seen := map[uint64]int{}
+	for now := des.Time(0); now < 60*des.Second; now += poll {
+		if now == 25*des.Second {
+			unacked = q.InFlight(0)
+		}
+		if now >= 25*des.Second && now < 26*des.Second {
+			continue // down
+		}
+		c := 0
+		if now >= 26*des.Second {
+			c = 1 // the restarted reader opens a new channel; the dead one's deliveries are not its own
+		}
+		if now > 0 && now%(10*des.Second) == 0 {
+			q.AckBefore(c, now-poll) // the checkpoint of now completes: what was polled before its barrier
+		}
+		d, _ := q.Receive(now, c, 1)
+		seen[d[0].ID]++
+	}
+	if unacked != 500 {
+		t.Fatalf("in flight at the failure %d, want 500 (polled since the checkpoint of 20s)", unacked)
+	}
+	twice := 0
+	for id, n := range seen {
+		if n > 1 {
+			twice++
+			if id < 2000 || id >= 2500 || n != 2 {
+				t.Errorf("id %d delivered %d times; only 2000..2499, twice", id, n)
+			}
+		}
+	}
+	if s := q.Stats(); s.Redelivered != 500 || twice != 500 {
+		t.Errorf("redelivered %d, delivered twice %d; want 500 = in flight at the failure", s.Redelivered, twice)
+	}
+}
