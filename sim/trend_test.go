@@ -1,0 +1,25 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTrendTextPercent: the change is relative to the first half: 10.16s
+// then 5.02s is 51% lower, 5.02s then 10.16s is 102% higher.
+func TestTrendTextPercent(t *testing.T) {
+	s := &Summary{}
+	s.Window.FromS, s.Window.ToS = 20, 120
+	for _, c := range []struct {
+		first, second float64
+		want          string
+	}{
+		{10160, 5020, "(51% lower)"},
+		{5020, 10160, "(102% higher)"},
+	} {
+		got := trendText(Trend{Vertex: "sink", Metric: "latency_mean_ms", First: c.first, Second: c.second, SplitS: 70, Margin: trendMargin}, s)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("trendText(%v, %v) = %q, want %q", c.first, c.second, got, c.want)
+		}
+	}
+}
