@@ -57,8 +57,12 @@
 //     micro-batches for their costs, while each record's latency is its
 //     own processing (the sum of the service means and one task overhead).
 //     The offset and commit logs are not modelled as costs.
-//   - Failures: executor and driver failures at a scripted time; no random
-//     failures, no task retries within a job. A rerun batch keeps the
+//   - Failures: executor and driver failures at a scripted time or at
+//     random (mtbf: exponential times per worker, or for the driver, from
+//     the streams sim draws them from; a random failure does not strike
+//     an executor being replaced or while the driver is down); no task
+//     failures and no task retries within a job. A batch cut while every
+//     executor is lost is computed with the replacements' cores. A rerun batch keeps the
 //     processing time it was computed with, plus the recomputation (or,
 //     for structured streaming, the reload) of the lost state.
 package microbatch

@@ -251,8 +251,11 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	s.mustSchedule(sc.Metrics.Interval, s.sample, 0)
 	s.rec.fullCores = s.cores
 	for i, f := range sc.Failures {
-		s.mustSchedule(f.At, s.fail, int64(i))
+		if f.MTBF <= 0 {
+			s.mustSchedule(f.At, s.fail, int64(i))
+		}
 	}
+	s.startRandomFailures()
 	return s, nil
 }
 
@@ -532,7 +535,13 @@ func (s *Sim) jobTime(b *batch) des.Time {
 			}
 			st.task[i] = d
 		}
-		m := makespan(st.task, s.cores)
+		// with every executor lost, the job waits for the replacements
+		// (startNext) and runs on their cores
+		cores := s.cores
+		if cores <= 0 {
+			cores = s.rec.fullCores
+		}
+		m := makespan(st.task, cores)
 		b.info.Stages = append(b.info.Stages, m.Seconds()*1000)
 		b.info.Tasks += len(st.task)
 		total += m

@@ -2,6 +2,8 @@ package microbatch
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 
 	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim"
@@ -48,6 +50,72 @@ type recovery struct {
 	duplicated uint64 // records written twice (the running batch's output before a driver failure)
 	lost       uint64 // records received and never processed (receivers without WAL)
 	downtime   des.Time
+	// lostExec marks the executors lost and not replaced yet (a random
+	// failure does not strike them again); random are the streams of
+	// random failures (mtbf), one per failure spec and worker (the
+	// driver: -1), by onRandomFailure's argument.
+	lostExec map[int]bool
+	random   []randomFailure
+	onRandom des.HandlerFunc
+}
+
+// randomFailure is one worker's (or the driver's, worker -1) process of
+// random failures: exponential times between failures of mean MTBF.
+type randomFailure struct {
+	f      *scenario.Failure
+	worker int
+	rng    *rand.Rand
+}
+
+// startRandomFailures schedules the first failure of each random process
+// (failures with mtbf): one per worker for kind worker, one for the
+// driver for kind jobmanager, each from a stream of its own named as
+// sim's ("failures/i/worker/w"), so the same seed draws the same times.
+func (s *Sim) startRandomFailures() {
+	s.rec.onRandom = s.onRandomFailure
+	for i := range s.sc.Failures {
+		f := &s.sc.Failures[i]
+		if f.MTBF <= 0 {
+			continue
+		}
+		workers := []int{-1}
+		if f.Kind != scenario.FailureJobManager {
+			workers = workers[:0]
+			for w := range s.sc.Workers.Count {
+				workers = append(workers, w)
+			}
+		}
+		for _, w := range workers {
+			s.rec.random = append(s.rec.random, randomFailure{f: f, worker: w,
+				rng: des.Stream(s.sc.Seed, "failures/"+strconv.Itoa(i)+"/worker/"+strconv.Itoa(w))})
+			s.nextRandom(s.eng.Now(), len(s.rec.random)-1)
+		}
+	}
+}
+
+// nextRandom schedules random process k's next failure after now, if
+// before the end of the run.
+func (s *Sim) nextRandom(now des.Time, k int) {
+	r := &s.rec.random[k]
+	if at := now + des.Time(r.rng.ExpFloat64()*float64(r.f.MTBF)); at < s.sc.Duration && at >= now {
+		s.mustSchedule(at, s.rec.onRandom, int64(k))
+	}
+}
+
+// onRandomFailure applies random process k's failure, as a scripted one
+// (not while the driver is down, not to an executor already lost), and
+// schedules its next.
+func (s *Sim) onRandomFailure(now des.Time, k int64) {
+	r := s.rec.random[k]
+	if !s.rec.jobLost && !s.rec.driverDown {
+		switch {
+		case r.worker < 0:
+			s.driverLost(now)
+		case !s.rec.lostExec[r.worker]:
+			s.executorLost(now, r.worker)
+		}
+	}
+	s.nextRandom(now, int(k))
 }
 
 // onFailure injects scripted failure arg.
@@ -75,6 +143,10 @@ func (s *Sim) executorLost(now des.Time, w int) {
 	s.rec.failures++
 	slots := s.sc.Workers.Slots
 	s.cores -= slots
+	if s.rec.lostExec == nil {
+		s.rec.lostExec = map[int]bool{}
+	}
+	s.rec.lostExec[w] = true
 	recompute, lineage := s.lineageCost(w)
 	ev.Message = fmt.Sprintf("executor %d lost with its %s and the state partitions it cached; they are recomputed from %s of lineage (%s)",
 		w, plural.Count(slots, "core"), plural.Count(lineage, "batch"), sim.FormatTime(recompute))
@@ -82,7 +154,7 @@ func (s *Sim) executorLost(now des.Time, w int) {
 	if r := s.rec.replace; r == nil {
 		s.rec.replace = s.onExecutorReplaced
 	}
-	s.mustSchedule(now+s.sp.ExecutorRestart, s.rec.replace, int64(slots))
+	s.mustSchedule(now+s.sp.ExecutorRestart, s.rec.replace, int64(w))
 	if b := s.running; b != nil {
 		// its tasks on the lost executor fail and run again elsewhere,
 		// after the lost state is recomputed
@@ -104,9 +176,10 @@ func (s *Sim) executorLost(now des.Time, w int) {
 	s.rec.extra += recompute
 }
 
-// onExecutorReplaced gives back the cores of a replaced executor.
-func (s *Sim) onExecutorReplaced(now des.Time, cores int64) {
-	s.cores = min(s.cores+int(cores), s.rec.fullCores)
+// onExecutorReplaced gives back the cores of executor w, replaced.
+func (s *Sim) onExecutorReplaced(now des.Time, w int64) {
+	delete(s.rec.lostExec, int(w))
+	s.cores = min(s.cores+s.sc.Workers.Slots, s.rec.fullCores)
 	if s.rec.driverDown {
 		return
 	}

@@ -84,8 +84,6 @@ func (c *checker) validateSpark() {
 	for i, f := range s.Failures {
 		p := strictyaml.Index(kFailures, i)
 		switch {
-		case f.MTBF > 0:
-			c.errorf(p+"."+kMTBF, "random failures are not simulated on engine %s yet; give at", s.Engine)
 		case f.Kind != FailureWorker && f.Kind != FailureJobManager:
 			c.errorf(p+"."+kKind, "on engine %s a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got %s", s.Engine, f.Kind)
 		}
