@@ -40,6 +40,22 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 		dir = d
 	}
 	mo := microbatch.Options{MaxQueued: opts.Limits.MaxQueued}
+	if hasTraceSource(sc) {
+		// the traces and data sets, resolved as for a Flink run
+		env, err := TraceEnv{}.env(label)
+		if err != nil {
+			return err
+		}
+		tr, err := resolveIn(sc, env)
+		if err != nil {
+			return err
+		}
+		defer tr.close()
+		if err := tr.describe(stderr, label); err != nil {
+			return err
+		}
+		mo.OpenTrace = tr.opener()
+	}
 	var prog *progress
 	if opts.Progress && opts.LiveBatches == nil {
 		prog = newProgress(stderr, label, sc.Duration)

@@ -57,6 +57,10 @@
 //     micro-batches for their costs, while each record's latency is its
 //     own processing (the sum of the service means and one task overhead).
 //     The offset and commit logs are not modelled as costs.
+//   - A trace source (Options.OpenTrace) is a direct stream of one Kafka
+//     partition per source subtask, its records' keys and event times
+//     the trace's; a partition opens its trace twice (the log's end and
+//     the read position), as sim's replayable trace sources do.
 //   - Failures: executor and driver failures at a scripted time or at
 //     random (mtbf: exponential times per worker, or for the driver, from
 //     the streams sim draws them from; a random failure does not strike

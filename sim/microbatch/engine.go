@@ -20,6 +20,10 @@ type Options struct {
 	// Progress, if non-nil, is called after every batch with the
 	// simulated time reached and the records read by the sources so far.
 	Progress func(now des.Time, emitted uint64)
+	// OpenTrace opens the traces of sources of arrival process trace
+	// (sim.Options.OpenTrace): each partition (source subtask) opens its
+	// trace twice, to append and to read.
+	OpenTrace sim.TraceOpener
 	// MaxQueued, if positive, stops the run with a *QueueLimitError when
 	// the records of the batches waiting for their job exceed it (an
 	// unstable job's queue grows without bound; each queued record holds
@@ -118,7 +122,8 @@ type vert struct {
 type partition struct {
 	src        *plan.Vertex
 	index      int
-	log, rd    *sim.ArrivalProcess
+	log, rd    arrivals           // two copies of the arrivals: appended, read
+	trace      *traceArrivals     // rd of a trace source, nil otherwise
 	nextAppend des.Time
 	appended   int64
 	nextRead   des.Time
@@ -148,7 +153,7 @@ type batch struct {
 // New builds the simulation of sc, a scenario of engine spark-streaming or
 // structured-streaming (see scenario.Scenario.IsMicroBatch). It returns an
 // error for a scenario that is invalid or that this engine cannot run
-// (trace sources).
+// (edge streams, Kafka producers), or a trace that cannot be opened.
 func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	if !sc.IsMicroBatch() {
 		return nil, fmt.Errorf("microbatch: scenario %q runs on engine %s, not a micro-batch engine", sc.Name, sc.Engine)
@@ -171,23 +176,34 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		if v.Kind != plan.Source {
 			continue
 		}
-		if v.Source.Arrival.Process == scenario.ArrivalTrace {
-			return nil, fmt.Errorf("microbatch: source %s replays a trace, which the micro-batch engines do not read yet", v.Name)
-		}
 		if v.Source.Edges != nil || v.Source.Writes != nil {
 			return nil, fmt.Errorf("microbatch: source %s is an edge stream or a Kafka producer, which the micro-batch engines do not run yet", v.Name)
 		}
 		for i := 0; i < v.Parallelism; i++ {
 			base := "source/" + v.Name + "/" + strconv.Itoa(i)
 			pt := &partition{src: v, index: i, size: v.Source.RecordSize,
-				log:    sim.NewArrivalProcess(v.Source.Arrival, des.Stream(sc.Seed, base+"/arrivals")),
-				rd:     sim.NewArrivalProcess(v.Source.Arrival, des.Stream(sc.Seed, base+"/arrivals")),
 				keys:   sim.NewKeyDistribution(v.Source.Keys),
 				keyRng: des.Stream(sc.Seed, base+"/keys")}
+			if v.Source.Arrival.Process == scenario.ArrivalTrace {
+				if opts.OpenTrace == nil {
+					return nil, fmt.Errorf("microbatch: source %s replays a trace, but no trace opener was given (Options.OpenTrace)", v.Name)
+				}
+				var tr [2]sim.Trace
+				for k := range tr {
+					if tr[k], err = opts.OpenTrace(v.Name, i, v.Parallelism); err != nil {
+						return nil, fmt.Errorf("microbatch: opening the trace of source %s (subtask %d): %w", v.Name, i, err)
+					}
+				}
+				pt.trace = &traceArrivals{tr: tr[1]}
+				pt.log, pt.rd = &traceArrivals{tr: tr[0]}, pt.trace
+			} else {
+				pt.log = sim.NewArrivalProcess(v.Source.Arrival, des.Stream(sc.Seed, base+"/arrivals"))
+				pt.rd = sim.NewArrivalProcess(v.Source.Arrival, des.Stream(sc.Seed, base+"/arrivals"))
+			}
 			if v.Source.MaxRate > 0 {
 				pt.readCost = des.FromSeconds(1 / v.Source.MaxRate)
 			}
-			if d := v.Source.EventDelay; d != nil {
+			if d := v.Source.EventDelay; d != nil && pt.trace == nil {
 				pt.delays = sim.NewEventDelays(d, uint64(v.Index+1)*0x9e3779b97f4a7c15)
 			}
 			pt.id = uint64(len(s.parts)) << 40
@@ -378,7 +394,9 @@ func (s *Sim) limits(now des.Time) []int64 {
 func (pt *partition) skip(n int64) {
 	for range n {
 		pt.nextRead = pt.rd.Next()
-		pt.keys.Sample(pt.keyRng)
+		if pt.trace == nil {
+			pt.keys.Sample(pt.keyRng)
+		}
 	}
 	pt.offset += n
 }
@@ -422,6 +440,9 @@ func (s *Sim) cut(now, readAt des.Time, limits []int64) *batch {
 		s.readPartition(b, pt, n, now)
 		pt.offset = until
 	}
+	if err := s.traceError(now); err != nil && s.stopped == nil {
+		s.stopped = err
+	}
 	s.read += uint64(b.info.Records)
 	s.ivRead += b.info.Records
 	if s.ss != nil {
@@ -444,12 +465,18 @@ func (s *Sim) readPartition(b *batch, pt *partition, n int64, now des.Time) {
 	}
 	for j := int64(0); j < n; j++ {
 		at := pt.nextRead
-		pt.nextRead = pt.rd.Next()
 		et := at // the event time: the arrival, less the source's event delay
+		var key uint32
+		if pt.trace != nil { // the trace's record: its key and event time
+			key, et = pt.trace.rec.Key, pt.trace.rec.EventTime
+		}
+		pt.nextRead = pt.rd.Next()
 		if pt.delays != nil {
 			et -= pt.delays.Draw(pt.id | uint64(pt.offset+j))
 		}
-		key := pt.keys.Sample(pt.keyRng)
+		if pt.trace == nil {
+			key = pt.keys.Sample(pt.keyRng)
+		}
 		part := pt.index
 		if blocks > 1 {
 			part = pt.index*int(blocks) + int(j*blocks/n)

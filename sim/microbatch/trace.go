@@ -1,0 +1,61 @@
+package microbatch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
+)
+
+// arrivals yields the arrival times of a partition's records in order
+// (des.Never after the last): a generated arrival process or a trace.
+type arrivals interface {
+	Next() des.Time
+}
+
+// traceArrivals replays a trace as a partition's arrivals: its records'
+// arrival times, with the key and event time of the record last
+// returned (rec), as sim's trace sources read them. A read error or a
+// record out of arrival order ends it, kept in err.
+type traceArrivals struct {
+	tr   sim.Trace
+	rec  sim.TraceRecord
+	err  error
+	last des.Time
+}
+
+// Next returns the arrival time of the next record, or des.Never at the
+// end of the trace or on an error.
+func (t *traceArrivals) Next() des.Time {
+	if t.err != nil {
+		return des.Never
+	}
+	r, err := t.tr.Next()
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			t.err = err
+		}
+		return des.Never
+	}
+	if r.Arrival < t.last {
+		t.err = fmt.Errorf("records out of arrival order (%s after %s)", sim.FormatTime(r.Arrival), sim.FormatTime(t.last))
+		return des.Never
+	}
+	t.rec, t.last = r, r.Arrival
+	return r.Arrival
+}
+
+// traceError returns the error of the first partition whose trace
+// failed, as a *sim.TraceError at now, or nil.
+func (s *Sim) traceError(now des.Time) error {
+	for _, pt := range s.parts {
+		for _, a := range []arrivals{pt.log, pt.rd} {
+			if t, ok := a.(*traceArrivals); ok && t.err != nil {
+				return &sim.TraceError{Source: pt.src.Name, Subtask: pt.index, At: now, Err: t.err}
+			}
+		}
+	}
+	return nil
+}
