@@ -122,8 +122,8 @@ type vert struct {
 type partition struct {
 	src        *plan.Vertex
 	index      int
-	log, rd    arrivals           // two copies of the arrivals: appended, read
-	trace      *traceArrivals     // rd of a trace source, nil otherwise
+	log, rd    arrivals       // two copies of the arrivals: appended, read
+	trace      *traceArrivals // rd of a trace source, nil otherwise
 	nextAppend des.Time
 	appended   int64
 	nextRead   des.Time
