@@ -17,11 +17,7 @@
 // second (Rates). Nothing here schedules events: the caller owns time.
 package queue
 
-import (
-	"slices"
-
-	"github.com/dspalab/dspalab/sim/des"
-)
+import "github.com/dspalab/dspalab/sim/des"
 
 // Config is a queue's broker parameters.
 type Config struct {
@@ -57,20 +53,48 @@ type Delivery struct {
 
 type inFlight struct {
 	id       uint64
+	c        int      // the consumer (channel) it was delivered to
 	at       des.Time // delivered then
 	deadline des.Time // visible again from then, unless acknowledged
+	acked    bool
+}
+
+// fifo is a queue of ids, popped from head.
+type fifo struct {
+	ids  []uint64
+	head int
+}
+
+func (f *fifo) len() int       { return len(f.ids) - f.head }
+func (f *fifo) push(id uint64) { f.ids = append(f.ids, id) }
+func (f *fifo) pop() uint64 {
+	id := f.ids[f.head]
+	f.head++
+	if f.head > 1024 && f.head*2 > len(f.ids) {
+		f.ids = append(f.ids[:0], f.ids[f.head:]...)
+		f.head = 0
+	}
+	return id
 }
 
 // Queue is one queue on one broker. Its zero value is not usable: use
-// New.
+// New. Calls give non-decreasing times (the caller's clock), so the
+// deliveries in flight are in the order of their deadlines: expiring
+// them costs what expires, not what is in flight.
 type Queue struct {
-	cfg      Config
-	next     uint64
-	ready    []uint64 // FIFO from head; ids
-	head     int
-	again    map[uint64]bool // ready ids delivered before
-	inflight map[int][]inFlight
-	stats    Stats
+	cfg   Config
+	next  uint64
+	ready fifo // published, never delivered, in id order
+	redo  fifo // visible again after a timeout, delivered before ready's
+	// flight holds the deliveries from fhead on in delivery order
+	// (acknowledged ones until they reach the head); pos finds one by id,
+	// as its index + base; held counts each consumer's unacknowledged.
+	flight []inFlight
+	fhead  int
+	base   int
+	pos    map[uint64]int
+	held   map[int]int
+	stats  Stats
 }
 
 // Stats are a queue's counters.
@@ -82,17 +106,17 @@ type Stats struct {
 
 // New returns an empty queue.
 func New(cfg Config) *Queue {
-	return &Queue{cfg: cfg, again: map[uint64]bool{}, inflight: map[int][]inFlight{}}
+	return &Queue{cfg: cfg, pos: map[uint64]int{}, held: map[int]int{}}
 }
 
 // Stats returns the counters.
 func (q *Queue) Stats() Stats { return q.stats }
 
 // Depth returns the ready messages (visible, not delivered).
-func (q *Queue) Depth() int { return len(q.ready) - q.head }
+func (q *Queue) Depth() int { return q.ready.len() + q.redo.len() }
 
 // InFlight returns consumer c's delivered, unacknowledged messages.
-func (q *Queue) InFlight(c int) int { return len(q.inflight[c]) }
+func (q *Queue) InFlight(c int) int { return q.held[c] }
 
 // Paged returns the ready messages held on disk now.
 func (q *Queue) Paged() int {
@@ -106,39 +130,41 @@ func (q *Queue) Paged() int {
 func (q *Queue) Publish() uint64 {
 	id := q.next
 	q.next++
-	q.ready = append(q.ready, id)
+	q.ready.push(id)
 	q.stats.Published++
 	q.stats.MaxDepth = max(q.stats.MaxDepth, q.Depth())
 	return id
 }
 
-// expire makes the messages whose visibility timeout passed by now
-// visible again, at the head of the queue (RabbitMQ requeues them in
-// their original order before newer messages), oldest id first.
+// expire makes the deliveries whose visibility timeout passed by now
+// visible again, ahead of the messages never delivered (RabbitMQ
+// requeues them near their original position), in delivery order.
 func (q *Queue) expire(now des.Time) {
-	var back []uint64
-	for c, fl := range q.inflight {
-		kept := fl[:0]
-		for _, m := range fl {
-			if m.deadline <= now {
-				back = append(back, m.id)
-			} else {
-				kept = append(kept, m)
+	for q.fhead < len(q.flight) {
+		m := &q.flight[q.fhead]
+		if !m.acked {
+			if m.deadline > now {
+				break
 			}
+			q.drop(m)
+			q.redo.push(m.id)
 		}
-		q.inflight[c] = kept
+		q.fhead++
 	}
-	if len(back) == 0 {
-		return
+	if q.fhead > 1024 && q.fhead*2 > len(q.flight) {
+		n := copy(q.flight, q.flight[q.fhead:])
+		q.flight = q.flight[:n]
+		q.base += q.fhead
+		q.fhead = 0
 	}
-	slices.Sort(back)
-	for _, id := range back {
-		q.again[id] = true
-	}
-	rest := q.ready[q.head:]
-	q.ready = append(back, rest...)
-	q.head = 0
 	q.stats.MaxDepth = max(q.stats.MaxDepth, q.Depth())
+}
+
+// drop forgets an unacknowledged delivery (acknowledged or expired).
+func (q *Queue) drop(m *inFlight) {
+	m.acked = true
+	delete(q.pos, m.id)
+	q.held[m.c]--
 }
 
 // Receive delivers up to n ready messages to consumer c at now, after
@@ -161,20 +187,19 @@ func (q *Queue) Receive(now des.Time, c, n int) ([]Delivery, des.Time) {
 			cost += q.cfg.PageCost
 			q.stats.Paged++
 		}
-		id := q.ready[q.head]
-		q.head++
-		again := q.again[id]
+		var id uint64
+		again := q.redo.len() > 0
 		if again {
-			delete(q.again, id)
+			id = q.redo.pop()
 			q.stats.Redelivered++
+		} else {
+			id = q.ready.pop()
 		}
 		q.stats.Delivered++
 		out = append(out, Delivery{ID: id, Redelivered: again})
-		q.inflight[c] = append(q.inflight[c], inFlight{id: id, at: now, deadline: now + q.cfg.VisibilityTimeout})
-	}
-	if q.head > 1024 && q.head*2 > len(q.ready) {
-		q.ready = append(q.ready[:0], q.ready[q.head:]...)
-		q.head = 0
+		q.pos[id] = q.base + len(q.flight)
+		q.flight = append(q.flight, inFlight{id: id, c: c, at: now, deadline: now + q.cfg.VisibilityTimeout})
+		q.held[c]++
 	}
 	return out, cost
 }
@@ -183,15 +208,13 @@ func (q *Queue) Receive(now des.Time, c, n int) ([]Delivery, des.Time) {
 // It reports false when c holds no such delivery (acknowledged before,
 // or its visibility timeout passed and it went back to the queue).
 func (q *Queue) Ack(c int, id uint64) bool {
-	fl := q.inflight[c]
-	for i, m := range fl {
-		if m.id == id {
-			q.inflight[c] = slices.Delete(fl, i, i+1)
-			q.stats.Acked++
-			return true
-		}
+	i, ok := q.pos[id]
+	if !ok || q.flight[i-q.base].c != c {
+		return false
 	}
-	return false
+	q.drop(&q.flight[i-q.base])
+	q.stats.Acked++
+	return true
 }
 
 // AckBefore acknowledges consumer c's deliveries made at or before t and
@@ -202,16 +225,13 @@ func (q *Queue) Ack(c int, id uint64) bool {
 // snapshot. A failure before the completion leaves them unacknowledged:
 // they are redelivered after the visibility timeout.
 func (q *Queue) AckBefore(c int, t des.Time) int {
-	fl := q.inflight[c]
-	kept := fl[:0]
-	for _, m := range fl {
-		if m.at <= t {
-			q.stats.Acked++
-		} else {
-			kept = append(kept, m)
+	n := 0
+	for i := q.fhead; i < len(q.flight) && q.flight[i].at <= t; i++ {
+		if m := &q.flight[i]; !m.acked && m.c == c {
+			q.drop(m)
+			n++
 		}
 	}
-	n := len(fl) - len(kept)
-	q.inflight[c] = kept
+	q.stats.Acked += uint64(n)
 	return n
 }

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -208,5 +209,119 @@ func TestAckOnCheckpoint(t *testing.T) {
 	}
 	if s := q.Stats(); s.Redelivered != 500 || twice != 500 {
 		t.Errorf("redelivered %d, delivered twice %d; want 500 = in flight at the failure", s.Redelivered, twice)
+	}
+}
+
+// naive is the queue's semantics without its bookkeeping: lists scanned
+// whole. TestAgainstNaive checks Queue (its positions, compactions and
+// the order of the deadlines) against it.
+type naive struct {
+	ready, redo []uint64
+	flight      []inFlight // unacknowledged, in delivery order
+	next        uint64
+	vt          des.Time
+	redelivered int
+}
+
+func (n *naive) receive(now des.Time, c, k int) []uint64 {
+	kept := n.flight[:0]
+	for _, m := range n.flight {
+		if m.deadline <= now {
+			n.redo = append(n.redo, m.id)
+		} else {
+			kept = append(kept, m)
+		}
+	}
+	n.flight = kept
+	var out []uint64
+	for len(out) < k && len(n.ready)+len(n.redo) > 0 {
+		var id uint64
+		if len(n.redo) > 0 {
+			id, n.redo = n.redo[0], n.redo[1:]
+			n.redelivered++
+		} else {
+			id, n.ready = n.ready[0], n.ready[1:]
+		}
+		out = append(out, id)
+		n.flight = append(n.flight, inFlight{id: id, c: c, at: now, deadline: now + n.vt})
+	}
+	return out
+}
+
+func (n *naive) ack(c int, id uint64) bool {
+	for i, m := range n.flight {
+		if m.id == id && m.c == c {
+			n.flight = append(n.flight[:i], n.flight[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// TestAgainstNaive: 50,000 seeded operations (publish, receive up to 5
+// by one of 4 consumers, ack of a delivered id by its consumer or
+// another, ack of a consumer's deliveries before a time) give the same
+// deliveries, acknowledgements and counts as the naive lists.
+func TestAgainstNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const vt = 50 * des.Millisecond
+	q, n := New(Config{VisibilityTimeout: vt}), &naive{vt: vt}
+	var now des.Time
+	var delivered []uint64
+	for step := range 50000 {
+		now += des.Time(rng.IntN(3)) * des.Millisecond
+		switch op := rng.IntN(10); {
+		case op < 4:
+			q.Publish()
+			n.ready = append(n.ready, n.next)
+			n.next++
+		case op < 7:
+			c, k := rng.IntN(4), 1+rng.IntN(5)
+			got, _ := q.Receive(now, c, k)
+			want := n.receive(now, c, k)
+			if len(got) != len(want) {
+				t.Fatalf("step %d: %d delivered, want %d", step, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].ID != want[i] {
+					t.Fatalf("step %d: delivered %d, want %d", step, got[i].ID, want[i])
+				}
+				delivered = append(delivered, got[i].ID)
+			}
+		case op < 9 && len(delivered) > 0:
+			id, c := delivered[rng.IntN(len(delivered))], rng.IntN(4)
+			if a, b := q.Ack(c, id), n.ack(c, id); a != b {
+				t.Fatalf("step %d: ack(%d, %d) %v, want %v", step, c, id, a, b)
+			}
+		default:
+			c, before := rng.IntN(4), now-des.Time(rng.IntN(40))*des.Millisecond
+			var acked []uint64
+			for _, m := range n.flight {
+				if m.c == c && m.at <= before {
+					acked = append(acked, m.id)
+				}
+			}
+			for _, id := range acked {
+				n.ack(c, id)
+			}
+			want := len(acked)
+			if got := q.AckBefore(c, before); got != want {
+				t.Fatalf("step %d: AckBefore %d, want %d", step, got, want)
+			}
+		}
+		for c := range 4 {
+			held := 0
+			for _, m := range n.flight {
+				if m.c == c {
+					held++
+				}
+			}
+			if q.InFlight(c) != held || q.Depth() != len(n.ready)+len(n.redo) {
+				t.Fatalf("step %d: consumer %d holds %d, want %d; depth %d, want %d", step, c, q.InFlight(c), held, q.Depth(), len(n.ready)+len(n.redo))
+			}
+		}
+	}
+	if s := q.Stats(); int(s.Redelivered) != n.redelivered || s.Redelivered < 1000 {
+		t.Errorf("redelivered %d, naive %d (want many)", s.Redelivered, n.redelivered)
 	}
 }
