@@ -181,7 +181,9 @@
 // goes to every output channel behind the data and needs credit; the
 // input watermark is StatusWatermarkValve's minimum over the active
 // channels. A window operator assigns records to tumbling, sliding,
-// session or global windows, fires on its EventTimeTrigger's timers as
+// session or global windows (a session merge deletes the merged windows'
+// timers, so the timers held are the open windows'), fires on its
+// EventTimeTrigger's timers as
 // the watermark passes a window's maxTimestamp (or on the clock, or every
 // count records), fires again for a late record within allowed_lateness,
 // drops and counts later ones (numLateRecordsDropped), and clears a

@@ -128,6 +128,7 @@ func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, 
 	}
 	if o.kind == scenario.WindowSession {
 		o.sessions = map[uint32][]des.Time{}
+		o.timers.deletable()
 	}
 	return o
 }
@@ -244,8 +245,11 @@ func (w *windowOperator) addSession(now des.Time, r *Record, ts des.Time) {
 			}
 			continue
 		}
-		// merge st into the new window
+		// merge st into the new window; its timers go
+		// (WindowOperator's MergeFunction: triggerContext.clear and
+		// deleteCleanupTimer of each merged window)
 		start, end = min(start, s), max(end, st.end)
+		w.unregister(winID{r.Key, s}, st)
 		delete(w.windows, winID{r.Key, s})
 		if merged == nil {
 			merged = st
@@ -260,6 +264,7 @@ func (w *windowOperator) addSession(now des.Time, r *Record, ts des.Time) {
 		if merged != nil { // the windows merged with a late one stay as they were: put them back
 			merged.end = max(merged.end, end)
 			w.windows[winID{r.Key, start}] = merged
+			w.register(winID{r.Key, start}, merged)
 			keep = append(keep, start)
 		}
 		w.sessions[r.Key] = keep
@@ -340,6 +345,15 @@ func (w *windowOperator) register(id winID, st *winState) {
 	}
 	if !w.event {
 		w.armProcessing(st.end - 1)
+	}
+}
+
+// unregister deletes the timers register set for window st (merged into
+// another).
+func (w *windowOperator) unregister(id winID, st *winState) {
+	w.timers.remove(timer{at: st.end - 1, key: id.key, ns: id.start})
+	if w.lateness > 0 {
+		w.timers.remove(timer{at: st.end - 1 + w.lateness, key: id.key, ns: id.start})
 	}
 }
 
@@ -605,7 +619,7 @@ func (w *windowOperator) restore(now des.Time, ck *checkpoint) {
 	for k, v := range sn.sessions {
 		w.sessions[k] = append([]des.Time(nil), v...)
 	}
-	w.timers.h = append(w.timers.h, sn.timers...)
+	w.timers.load(sn.timers)
 	w.t.keyed.extra = 0
 	w.grow(now, sn.bytes)
 	if !w.event && w.timers.len() > 0 {
