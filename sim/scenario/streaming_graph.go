@@ -109,7 +109,7 @@ var edgesMapping = &Mapping{
 
 var graphMapping = &Mapping{
 	Path: kOperators + "[]." + kGraph,
-	Doc:  "A streaming-graph operator over the edges of its input (an edge-stream source): the graph state (one neighbour list per vertex) is keyed state in the state backend, each access at its cost for the primitive, and snapshotted by checkpoints.",
+	Doc:  "A streaming-graph operator over the edges of its input (an edge-stream source): the graph state (one neighbour list per vertex) is keyed state in the state backend, each access at its cost for the primitive, snapshotted by checkpoints and restored from the latest completed one after a failover.",
 	Fields: []*Field{
 		{Name: kAlgorithm, Go: "Algorithm", Kind: KindEnum, Required: true, Values: []Value{
 			val(GraphDegrees, "the degree of every vertex (one counter per vertex); any parallelism, the subtasks' counts summed"),
