@@ -61,6 +61,11 @@
 //     partition per source subtask, its records' keys and event times
 //     the trace's; a partition opens its trace twice (the log's end and
 //     the read position), as sim's replayable trace sources do.
+//   - A source of process topic reads a topic of producers as
+//     DirectKafkaInputDStream does: one RDD partition (a task) per Kafka
+//     partition, from sim.TopicCursor (the records a Flink job would
+//     read, latency from their send); the topic's retention is not
+//     applied, and a topic written by a job's sinks is not read.
 //   - Failures: executor and driver failures at a scripted time or at
 //     random (mtbf: exponential times per worker, or for the driver, from
 //     the streams sim draws them from; a random failure does not strike

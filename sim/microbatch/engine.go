@@ -122,8 +122,8 @@ type vert struct {
 type partition struct {
 	src        *plan.Vertex
 	index      int
-	log, rd    arrivals       // two copies of the arrivals: appended, read
-	trace      *traceArrivals // rd of a trace source, nil otherwise
+	log, rd    arrivals // two copies of the arrivals: appended, read
+	recs       recorded // rd of a trace or topic source (its records' keys), nil otherwise
 	nextAppend des.Time
 	appended   int64
 	nextRead   des.Time
@@ -179,7 +179,11 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		if v.Source.Edges != nil || v.Source.Writes != nil {
 			return nil, fmt.Errorf("microbatch: source %s is an edge stream or a Kafka producer, which the micro-batch engines do not run yet", v.Name)
 		}
-		for i := 0; i < v.Parallelism; i++ {
+		tp := p.TopicOf(v)
+		if tp != nil && tp.Stored() {
+			return nil, fmt.Errorf("microbatch: source %s reads topic %s, which sinks of the job write; the micro-batch engines read topics of producers only", v.Name, tp.Name)
+		}
+		for i := 0; i < sourceParts(p, v); i++ {
 			base := "source/" + v.Name + "/" + strconv.Itoa(i)
 			pt := &partition{src: v, index: i, size: v.Source.RecordSize,
 				keys:   sim.NewKeyDistribution(v.Source.Keys),
@@ -194,8 +198,16 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 						return nil, fmt.Errorf("microbatch: opening the trace of source %s (subtask %d): %w", v.Name, i, err)
 					}
 				}
-				pt.trace = &traceArrivals{tr: tr[1]}
-				pt.log, pt.rd = &traceArrivals{tr: tr[0]}, pt.trace
+				rd := &traceArrivals{tr: tr[1]}
+				pt.log, pt.rd, pt.recs = &traceArrivals{tr: tr[0]}, rd, rd
+			} else if tp != nil {
+				// DirectKafkaInputDStream: an RDD partition per Kafka
+				// partition, cursor i owning one of them
+				rd := &topicArrivals{c: sim.NewTopicCursor(tp, i, tp.Partitions, sc.Seed, sc.Duration)}
+				pt.log, pt.rd, pt.recs = &topicArrivals{c: sim.NewTopicCursor(tp, i, tp.Partitions, sc.Seed, sc.Duration)}, rd, rd
+				if len(tp.Producers) > 0 {
+					pt.size = tp.Producers[0].RecordSize
+				}
 			} else {
 				pt.log = sim.NewArrivalProcess(v.Source.Arrival, des.Stream(sc.Seed, base+"/arrivals"))
 				pt.rd = sim.NewArrivalProcess(v.Source.Arrival, des.Stream(sc.Seed, base+"/arrivals"))
@@ -203,14 +215,14 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 			if v.Source.MaxRate > 0 {
 				pt.readCost = des.FromSeconds(1 / v.Source.MaxRate)
 			}
-			if d := v.Source.EventDelay; d != nil && pt.trace == nil {
+			if d := v.Source.EventDelay; d != nil && pt.recs == nil {
 				pt.delays = sim.NewEventDelays(d, uint64(v.Index+1)*0x9e3779b97f4a7c15)
 			}
 			pt.id = uint64(len(s.parts)) << 40
 			pt.nextAppend, pt.nextRead = pt.log.Next(), pt.rd.Next()
 			s.parts = append(s.parts, pt)
 		}
-		receivers += v.Parallelism
+		receivers += sourceParts(p, v)
 	}
 	if sc.Engine == scenario.EngineSparkStreaming && s.sp.Input == scenario.InputReceiver {
 		if s.cores <= receivers {
@@ -220,10 +232,13 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	}
 	for _, ps := range p.Stages() {
 		st := &stage{Stage: ps, parts: ps.Vertices[0].Parallelism}
+		if v := ps.Vertices[0]; v.Kind == plan.Source {
+			st.parts = sourceParts(p, v)
+		}
 		// the partitions of a stage are its first vertex's (a narrow
 		// sink runs on them, whatever its parallelism)
 		if !ps.Shuffle && s.receiverMode() {
-			st.parts = ps.Vertices[0].Parallelism * s.blocksPerBatch()
+			st.parts *= s.blocksPerBatch()
 		}
 		st.task, st.read = make([]des.Time, st.parts), make([]int64, st.parts)
 		s.stages = append(s.stages, st)
@@ -394,7 +409,7 @@ func (s *Sim) limits(now des.Time) []int64 {
 func (pt *partition) skip(n int64) {
 	for range n {
 		pt.nextRead = pt.rd.Next()
-		if pt.trace == nil {
+		if pt.recs == nil {
 			pt.keys.Sample(pt.keyRng)
 		}
 	}
@@ -467,14 +482,14 @@ func (s *Sim) readPartition(b *batch, pt *partition, n int64, now des.Time) {
 		at := pt.nextRead
 		et := at // the event time: the arrival, less the source's event delay
 		var key uint32
-		if pt.trace != nil { // the trace's record: its key and event time
-			key, et = pt.trace.rec.Key, pt.trace.rec.EventTime
+		if pt.recs != nil { // the trace's or topic's record: its key, origin and event time
+			key, at, et = pt.recs.current()
 		}
 		pt.nextRead = pt.rd.Next()
 		if pt.delays != nil {
 			et -= pt.delays.Draw(pt.id | uint64(pt.offset+j))
 		}
-		if pt.trace == nil {
+		if pt.recs == nil {
 			key = pt.keys.Sample(pt.keyRng)
 		}
 		part := pt.index

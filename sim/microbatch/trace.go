@@ -7,12 +7,22 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 )
 
 // arrivals yields the arrival times of a partition's records in order
 // (des.Never after the last): a generated arrival process or a trace.
 type arrivals interface {
 	Next() des.Time
+}
+
+// recorded is arrivals whose records carry their own key and times (a
+// trace's, a topic's): current returns those of the record Next last
+// returned: its key, its origin (when it entered the system, what its
+// latency counts from) and its event time.
+type recorded interface {
+	arrivals
+	current() (key uint32, origin, eventTime des.Time)
 }
 
 // traceArrivals replays a trace as a partition's arrivals: its records'
@@ -45,6 +55,32 @@ func (t *traceArrivals) Next() des.Time {
 	}
 	t.rec, t.last = r, r.Arrival
 	return r.Arrival
+}
+
+func (t *traceArrivals) current() (uint32, des.Time, des.Time) {
+	return t.rec.Key, t.rec.Arrival, t.rec.EventTime
+}
+
+// topicArrivals reads a topic's partition as a direct Kafka stream: a
+// record arrives when it can be read (append_latency after its send, or
+// behind the leader's bandwidth); its latency counts from its send,
+// which is also its event time.
+type topicArrivals struct{ c *sim.TopicCursor }
+
+func (t *topicArrivals) Next() des.Time { return t.c.Next() }
+
+func (t *topicArrivals) current() (uint32, des.Time, des.Time) {
+	sent, key, _, _ := t.c.Record()
+	return key, sent, sent
+}
+
+// sourceParts is the partitions of source vertex v: its parallelism, or
+// for a direct stream of a topic the topic's partitions.
+func sourceParts(p *plan.Plan, v *plan.Vertex) int {
+	if tp := p.TopicOf(v); tp != nil {
+		return tp.Partitions
+	}
+	return v.Parallelism
 }
 
 // traceError returns the error of the first partition whose trace

@@ -63,10 +63,10 @@ func (c *checker) validateSpark() {
 	for _, k := range []struct{ list, key, msg string }{
 		{kSources, kWatermarks, "this field belongs to engine: flink (Flink's WatermarkStrategy); Structured Streaming's watermark is spark.watermark"},
 		{kSources, kEdges, "edge streams are not simulated on the micro-batch engines yet"},
-		{kSources, kWrites, "Kafka producers are not simulated on the micro-batch engines yet"},
 		{kOperators, kWindow, "this field belongs to engine: flink (a Flink window); Structured Streaming's window is spark.window"},
 		{kOperators, kGraph, "graph operators are not simulated on the micro-batch engines yet"},
 		{kOperators, kNetwork, "this field belongs to engine: flink (Flink's network stack)"},
+		{kSinks, kWrites, "this field belongs to engine: flink (Flink's KafkaSink; a micro-batch job's source may read a topic of producers)"},
 		{kSinks, kNetwork, "this field belongs to engine: flink (Flink's network stack)"},
 	} {
 		n := map[string]int{kSources: len(s.Sources), kOperators: len(s.Operators), kSinks: len(s.Sinks)}[k.list]

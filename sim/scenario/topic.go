@@ -70,9 +70,6 @@ func (c *checker) topics() {
 			if _, ok := first[src.Arrival.Topic]; !ok {
 				unknown(p+"."+kArrival+"."+kTopic, src.Arrival.Topic)
 			}
-			if s.IsMicroBatch() {
-				c.errorf(p+"."+kArrival+"."+kProcess, "the micro-batch engines do not read topics yet; use engine: flink")
-			}
 			if !src.Replayable && c.s.given(p+"."+kReplayable) {
 				c.errorf(p+"."+kReplayable, "a source of process topic reads a log by offset: it is replayable, got false")
 			}
