@@ -670,9 +670,18 @@ func (f *failover) restartJob(now des.Time) {
 func (f *failover) recovered(now des.Time) {
 	s := f.s
 	f.hasPending = false
+	was := f.state
 	f.state = JobRunning
 	f.outageFrom = -1
 	s.restore(now)
+	if s.stopped != nil {
+		// the restore itself stopped the run (the restored heap state is
+		// past the worker's memory, a graph snapshot cannot be taken
+		// back): the job did not recover, and the run_stopped event says
+		// why
+		f.state = was
+		return
+	}
 	msg := fmt.Sprintf("recovered: processing again %s after the failure", FormatTime(now-f.downSince))
 	if c := f.current(); c != nil {
 		c.RecoveredS = secs(now)

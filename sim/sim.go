@@ -357,6 +357,13 @@ func (s *Sim) Emitted() uint64 {
 	return n
 }
 
+// Stopped is the error that stopped the run before its end (RunUntil
+// returned it, and returns it again), nil while the run can go on: a
+// cancelled context, a limit of Options, a trace or edge file that failed,
+// or the simulated job itself (a worker out of memory). Result then
+// summarises the run up to the stop, marked partial with this cause.
+func (s *Sim) Stopped() error { return s.stopped }
+
 // RunUntil advances the simulation to t (at most the scenario's duration).
 // It returns ctx's error, leaving the simulation at the last event fired,
 // when ctx is cancelled; the run can then only be finished with Result.

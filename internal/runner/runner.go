@@ -149,6 +149,26 @@ func (e *MemoryError) Error() string {
 
 func (e *MemoryError) Unwrap() error { return e.Err }
 
+// StoppedError is returned by Run when the simulated job itself stopped
+// the run before its end (sim.Sim.Stopped): a worker ran out of memory
+// with heap state past workers.memory (Flink's job would fail with
+// java.lang.OutOfMemoryError again after every restart), a restore found
+// a checkpoint it cannot take back, an edge-list file has a malformed
+// line. Like an interrupted run, its outputs (written and printed) are
+// partial, and summary.json's partial_reason names the cause.
+type StoppedError struct {
+	Reached  des.Time // simulated time reached
+	Duration des.Time // simulated time the run was to reach
+	Err      error    // what stopped it
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("run stopped at %s of %s simulated: %v; the outputs are partial",
+		sim.FormatTime(e.Reached), sim.FormatTime(e.Duration), e.Err)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
 // OptionError is an option of Run that the scenario refuses, such as a
 // --duration no longer than its warmup: a bad flag value, so ExitCode
 // maps it to ExitUsage.
@@ -165,9 +185,12 @@ func (e *OptionError) Unwrap() error { return e.Err }
 //   - an error for an unknown scenario or a limit it refuses (before
 //     running), or a failure of the simulator or of the outputs;
 //   - an *InterruptedError when ctx is cancelled, a *QueuedError when
-//     more records were queued than Limits.MaxQueued, or a *MemoryError
-//     when the run accumulated more than Limits.MaxMemory leaves: the run stops, and
-//     the results so far are still written and printed, marked partial.
+//     more records were queued than Limits.MaxQueued, a *MemoryError
+//     when the run accumulated more than Limits.MaxMemory leaves, a
+//     *TraceStoppedError when a trace failed, or a *StoppedError when the
+//     simulated job stopped the run (a worker out of memory, say): the
+//     run stops, and the results so far are still written and printed,
+//     marked partial.
 //
 // ExitCode maps each to the command's exit status.
 func Run(ctx context.Context, opts Options) error {
@@ -245,6 +268,8 @@ func Run(ctx context.Context, opts Options) error {
 		stopped = &MemoryError{Err: me}
 	case res != nil && errors.As(runErr, &te):
 		stopped = &TraceStoppedError{Err: te}
+	case res != nil && runErr != nil && errors.Is(runErr, s.Stopped()):
+		stopped = &StoppedError{Reached: des.FromSeconds(res.Summary.SimulatedS), Duration: sc.Duration, Err: s.Stopped()}
 	case runErr != nil:
 		return fmt.Errorf("simulating %s: %w", label, runErr)
 	case res == nil:

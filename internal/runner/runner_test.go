@@ -769,3 +769,84 @@ func TestExitCodeOfCancellation(t *testing.T) {
 		}
 	}
 }
+
+// A run that the simulated job stops (a worker out of memory: the
+// spanner's heap state past workers.memory) still writes and prints what
+// it simulated up to the stop, marked partial with the cause, and
+// returns a *StoppedError (exit 1), as an interrupted run does: the
+// state_bytes growth the scenario shows is not lost.
+func TestRunStoppedByModelWritesPartial(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "oom.yaml", `name: oom
+seed: 1
+duration: 60s
+sources: [{name: edges, arrival: {process: constant, rate: 4000/s}, edges: {type: barabasi-albert, vertices: 1000000, attach: 5}}]
+operators: [{name: spanner, input: edges, chain: false, service_time: {mean: 2us}, graph: {algorithm: spanner, k: 2, primitive: value}}]
+sinks: [{name: out, input: spanner}]
+state_backend: {type: heap}
+workers: {memory: 2MiB}
+`)
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	err := Run(context.Background(), Options{Scenario: file, OutDir: out, Stdout: &stdout, Stderr: &stderr})
+	var se *StoppedError
+	if !errors.As(err, &se) || sim.FormatTime(se.Reached) != "9.134s" || se.Duration != 60*des.Second {
+		t.Fatalf("err = %T %v, want a *StoppedError at 9.134s of 60s", err, err)
+	}
+	if ExitCode(err) != ExitFailure {
+		t.Errorf("ExitCode = %d, want %d", ExitCode(err), ExitFailure)
+	}
+	cause := "worker 0 ran out of memory at 9.134s: 2097184 bytes (2MiB) of heap state (the graph of spanner, value) exceed its memory of 2097152 bytes (2MiB)"
+	if want := "run stopped at 9.134s of 60s simulated: " + cause; !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "; the outputs are partial") {
+		t.Errorf("message %q, want it to start %q and say the outputs are partial", err, want)
+	}
+	if want := "\nPARTIAL: stopped at 9.134s of 60s: " + cause; !strings.Contains(stdout.String(), want) || !strings.Contains(stdout.String(), "\ngraph spanner (3-spanner, value state on heap): 36511 edges in, 30297 kept") {
+		t.Errorf("table lacks %q or the graph line up to the stop:\n%s", want, stdout.String())
+	}
+	if !strings.HasPrefix(stderr.String(), "wrote "+filepath.Join(out, runfiles.SummaryFile)+", ") {
+		t.Errorf("stderr = %q, want the wrote line", stderr.String())
+	}
+	got := readDir(t, out)
+	if !strings.Contains(got[runfiles.ManifestFile], `"partial": true`) || !strings.Contains(got[runfiles.SummaryFile], `"partial": true`) ||
+		!strings.Contains(got[runfiles.SummaryFile], `"partial_reason": "stopped at 9.134s of 60s: `+cause) {
+		t.Errorf("run.json or summary.json not partial with the cause:\n%s\n%s", got[runfiles.ManifestFile], got[runfiles.SummaryFile])
+	}
+	// the heap state's growth up to the stop: the last row of spanner[0]
+	// is the state that did not fit
+	var last string
+	for _, l := range strings.Split(got[runfiles.TimeseriesFile], "\n") {
+		if strings.HasPrefix(l, "9.134,spanner,operator,0,") {
+			last = l
+		}
+	}
+	if !strings.Contains(last, ",2097184,36511,30297,") {
+		t.Errorf("timeseries.csv's last row of spanner[0] = %q, want state_bytes 2097184 over 36511 edges", last)
+	}
+	// the live view's q after the stop: the view returns the simulation
+	// and the error that stopped it, and the summary up to the stop is
+	// printed and written the same way
+	live := filepath.Join(dir, "live")
+	stdout.Reset()
+	err = Run(context.Background(), Options{Scenario: file, OutDir: live, Stdout: &stdout, Stderr: &stderr,
+		Live: func(ctx context.Context, r LiveRun) (*sim.Sim, error) {
+			s, err := r.Start(nil)
+			if err != nil {
+				return nil, err
+			}
+			return s, s.RunUntil(ctx, r.Scenario.Duration)
+		}})
+	if !errors.As(err, &se) || !strings.Contains(stdout.String(), "\nPARTIAL: stopped at 9.134s of 60s: "+cause) {
+		t.Errorf("live: err = %T %v, want a *StoppedError and the table up to the stop:\n%s", err, err, stdout.String())
+	}
+	l := readDir(t, live)
+	if !strings.Contains(l[runfiles.SummaryFile], `"partial_reason": "stopped at 9.134s of 60s: `+cause) {
+		t.Errorf("live: summary.json not partial with the cause:\n%s", l[runfiles.SummaryFile])
+	}
+	if a, ok := l[runfiles.ActionsFile]; !ok || a != "" {
+		t.Errorf("live: actions.jsonl = %q (present %v), want it empty: the replay stops by itself", a, ok)
+	}
+	events := got[runfiles.EventsFile]
+	if !strings.Contains(events, `{"time_s":9.134`) || !strings.Contains(events, `"type":"run_stopped","message":"stopped at 9.134s of 60s: worker 0 ran out of memory`) {
+		t.Errorf("events.jsonl lacks the run_stopped event:\n%s", events)
+	}
+}
