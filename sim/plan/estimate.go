@@ -427,6 +427,11 @@ func meanRate(a scenario.Arrival, d des.Time) float64 {
 // sliding windows hold span/slide windows per key, each with the keys of
 // size of input (at most the key count); a session holds one window per
 // key seen within gap + lag + lateness; a global window one per key.
+// The records that can arrive within the span bound them too (each opens
+// at most ceil(size/slide) windows, and no more records arrive than the
+// run's duration brings): a tumbling window of 1ns at 2000/s holds about
+// 600 windows, not one a nanosecond of the span, and a bound of hours
+// (a trace's max_delay) holds no more windows than the run has records.
 func (p *Plan) windowStates(v *Vertex, in float64) float64 {
 	w := v.Window
 	keys, lag := 1, des.Time(0)
@@ -449,7 +454,9 @@ func (p *Plan) windowStates(v *Vertex, in float64) float64 {
 			lag = max(lag, l)
 		}
 	}
-	distinct := func(d des.Time) float64 { return min(float64(keys), finite(in*d.Seconds())+1) }
+	// records(d) is how many records can arrive within d (of the run)
+	records := func(d des.Time) float64 { return finite(in * min(d, p.Scenario.Duration).Seconds()) }
+	distinct := func(d des.Time) float64 { return min(float64(keys), records(d)+1) }
 	switch w.Kind {
 	case scenario.WindowGlobal:
 		return float64(keys)
@@ -464,7 +471,8 @@ func (p *Plan) windowStates(v *Vertex, in float64) float64 {
 		return 0
 	}
 	span := w.Size + lag + w.AllowedLateness
-	return finite(math.Ceil(float64(span)/float64(slide)) * distinct(w.Size))
+	slots := finite(math.Ceil(float64(span)/float64(slide)) * distinct(w.Size))
+	return min(slots, finite(math.Ceil(records(span))*math.Ceil(float64(w.Size)/float64(slide))))
 }
 
 // Memory of streaming graphs in the simulator, in bytes, with the
