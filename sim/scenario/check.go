@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 
@@ -119,7 +120,11 @@ func (c *checker) bounds(p string, f *Field, x float64) {
 	default:
 		return
 	}
-	c.errorf(p, "%s, got %s", msg, f.format(x))
+	got := f.format(x)
+	if f.Kind == KindInteger && x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+		got = strconv.FormatFloat(x, 'f', -1, 64) // a whole number is written in digits: echo it so
+	}
+	c.errorf(p, "%s, got %s", msg, got)
 }
 
 // enum checks that v is one of f's values, suggesting the nearest, or the

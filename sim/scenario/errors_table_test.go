@@ -24,6 +24,25 @@ checkpoint: {mode: aligned, interval: 1ms}
 		[]string{
 			`t.yaml:8:39: checkpoint.interval: must be at least 10ms (Flink's minimum checkpoint interval), got 1ms`,
 		}},
+	{"a topic's retention.size of 0 (leave it out for no limit) and a partition count echoed as written", `duration: 10s
+topics:
+  - name: clicks
+    partitions: 1000000000
+    retention: {size: 0B}
+sources:
+  - name: app
+    arrival: {process: constant, rate: 10/s}
+    writes: {topic: clicks}
+  - name: etl
+    arrival: {process: topic, topic: clicks}
+sinks:
+  - name: out
+    input: etl
+`,
+		[]string{
+			`t.yaml:4:17: topics[0].partitions: must be at most 100000, got 1000000000`,
+			`t.yaml:5:23: topics[0].retention.size: must be greater than 0 (leave size out for no limit, as Kafka's retention.bytes -1), got 0B`,
+		}},
 	{"zipf with too many keys", `duration: 10s
 sources:
   - name: src

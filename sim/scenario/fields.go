@@ -276,8 +276,9 @@ var retentionMapping = &Mapping{
 	Fields: []*Field{
 		{Name: kTime, Go: "Time", Kind: KindDuration, Default: "168h", Bounds: Bounds{Positive: true},
 			Doc: "Records older than this are deleted (retention.ms); a reader that lags more loses them."},
-		{Name: kSize, Go: "Size", Kind: KindSize, Default: "0B", DefaultDoc: "no limit", Bounds: Bounds{Min: 0},
-			Doc: "Most bytes a partition retains (retention.bytes); the oldest records beyond it are deleted. 0 for no limit."},
+		{Name: kSize, Go: "Size", Kind: KindSize, Default: "0B", DefaultDoc: "no limit", ZeroDefault: true,
+			Bounds: Bounds{Positive: true, PositiveWhy: "leave size out for no limit, as Kafka's retention.bytes -1"},
+			Doc:    "Most bytes a partition retains (retention.bytes); the oldest records beyond it are deleted. Leave it out for no limit."},
 	},
 }
 
