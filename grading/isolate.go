@@ -261,7 +261,7 @@ func crashReason(err error, stderr []byte, maxMemory int64) string {
 		oom = true
 	}
 	if oom {
-		return fmt.Sprintf("the simulation ran out of memory: it needs more than %s, the limit per submission (--max-memory); lower what the scenario holds at once (parallelism, buffers, keys, checkpoints in flight)",
+		return fmt.Sprintf("the simulation ran out of memory: it needs more than %s, the limit per submission (--max-memory); lower what the scenario holds at once (parallelism, buffers, keys, checkpoints in flight, topics[].partitions, sinks[].dedup.bloom_bits)",
 			scenario.FormatByteSize(maxMemory))
 	}
 	first := ""

@@ -190,40 +190,40 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 
 // memoryParts says what the memory estimate e counts, for messages
 // ("16000000 channels, 10000000 zipf keys, 8000 subtasks, 1.25GiB of key
-// sets: 1200 of 1MiB, ..."), and what to lower: the remedies of the parts
-// that hold a quarter of the memory or more, the largest first.
+// sets: 1200 of 1MiB, ..."), leaving out what it holds none of, and what
+// to lower: the remedies of the parts that hold a quarter of the memory
+// or more, the largest first, each naming the scenario's field. Counts
+// use plural.Count and sizes byteSize, the one formatter of each.
 func memoryParts(e Estimate) (parts, remedy string) {
 	type part struct {
 		bytes        int64
 		text, remedy string
 	}
-	ps := []part{
-		{e.Channels * plan.BytesPerChannel, fmt.Sprintf("%d channels", e.Channels), "lower the parallelism of all-to-all edges"},
-		{e.ZipfKeys * plan.BytesPerZipfKey, fmt.Sprintf("%d zipf keys", e.ZipfKeys), "lower the zipf key counts"},
-		{int64(e.Subtasks) * plan.BytesPerSubtask, fmt.Sprintf("%d subtasks", e.Subtasks), "lower the parallelism"},
+	var ps []part
+	add := func(bytes int64, text, remedy string) {
+		if bytes > 0 {
+			ps = append(ps, part{bytes, text, remedy})
+		}
 	}
+	add(e.Channels*plan.BytesPerChannel, plural.Count(e.Channels, "channel"), "lower the parallelism of all-to-all edges")
+	add(e.ZipfKeys*plan.BytesPerZipfKey, plural.Count(e.ZipfKeys, "zipf key"), "lower the zipf key counts")
+	add(int64(e.Subtasks)*plan.BytesPerSubtask, plural.Count(e.Subtasks, "subtask"), "lower the parallelism")
 	if w := int64(e.Workers) * plan.BytesPerWorker; w >= e.Memory/100 {
-		ps = append(ps, part{w, fmt.Sprintf("%d workers", e.Workers), "lower workers.count"})
+		add(w, plural.Count(e.Workers, "worker"), "lower workers.count")
 	}
-	if e.KeySetBytes > 0 {
-		ps = append(ps, part{e.KeySetBytes, fmt.Sprintf("%s of keyed state: %d key sets of %d keyed subtasks", byteSize(float64(e.KeySetBytes)), e.KeySets, e.KeyedSubtasks),
-			"lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent)"})
-	}
-	if e.WindowBytes > 0 {
-		ps = append(ps, part{e.WindowBytes, fmt.Sprintf("%s of open windows: about %s of one key at once", byteSize(float64(e.WindowBytes)), Sci(e.WindowStates, 1)),
-			"shorten the windows (size, gap, allowed_lateness), lower the key count or the bound of the watermarks"})
-	}
-	if e.CheckpointBytes > 0 {
-		ps = append(ps, part{e.CheckpointBytes, fmt.Sprintf("%s for up to %s in flight", byteSize(float64(e.CheckpointBytes)), plural.Count(e.CheckpointsInFlight, "checkpoint")),
-			"lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval"})
-	}
-	if e.GraphBytes > 0 {
-		ps = append(ps, part{e.GraphBytes, fmt.Sprintf("%s for streaming graphs of up to %d edges and %d vertices", byteSize(float64(e.GraphBytes)), e.GraphEdges, e.GraphVertices),
-			"lower the edge stream's rate or duration, or set its edges.max_edges"})
-	}
-	if e.FailoverBytes > 0 {
-		ps = append(ps, part{e.FailoverBytes, fmt.Sprintf("%s for about %s failovers", byteSize(float64(e.FailoverBytes)), Sci(e.Failovers, 1)), "lengthen the failures' mtbf"})
-	}
+	add(e.KeySetBytes, fmt.Sprintf("%s of keyed state: %s of %s", byteSize(float64(e.KeySetBytes)), plural.Count(e.KeySets, "key set"), plural.Count(e.KeyedSubtasks, "keyed subtask")),
+		"lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent)")
+	add(e.WindowBytes, fmt.Sprintf("%s for about %s open windows at once (one state per key and window)", byteSize(float64(e.WindowBytes)), Sci(e.WindowStates, 1)),
+		"shorten the windows (size, gap, allowed_lateness), lower the key count or the bound of the watermarks")
+	add(e.CheckpointBytes, fmt.Sprintf("%s for up to %s in flight", byteSize(float64(e.CheckpointBytes)), plural.Count(e.CheckpointsInFlight, "checkpoint")),
+		"lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval")
+	add(e.GraphBytes, fmt.Sprintf("%s for streaming graphs of up to %s and %s", byteSize(float64(e.GraphBytes)), plural.Count(e.GraphEdges, "edge"), plural.Count(e.GraphVertices, "vertex")),
+		"lower the edge stream's rate or duration, or set its edges.max_edges")
+	add(e.TopicBytes, fmt.Sprintf("%s for the readers' offsets and summary rows of %s", byteSize(float64(e.TopicBytes)), plural.Count(e.TopicPartitions, "topic partition")),
+		"lower topics[].partitions")
+	add(e.BloomBytes, fmt.Sprintf("%s for Bloom filters of %s (two generations per sink)", byteSize(float64(e.BloomBytes)), plural.Count(e.BloomBits, "bit")),
+		"lower sinks[].dedup.bloom_bits")
+	add(e.FailoverBytes, fmt.Sprintf("%s for about %s %s", byteSize(float64(e.FailoverBytes)), Sci(e.Failovers, 1), plural.For(int64(math.Round(e.Failovers)), "failover")), "lengthen the failures' mtbf")
 	texts := make([]string, len(ps))
 	for i, p := range ps {
 		texts[i] = p.text

@@ -339,7 +339,7 @@ sources: [{name: s, parallelism: 500, arrival: {process: constant, rate: 1/s}}]
 sinks: [{name: o, input: s, partitioning: forward, parallelism: 500}]
 `)
 	err = CheckLimits("small.yaml", small, Limits{MaxMemory: 1 << 20})
-	if want := `scenario "small.yaml": about 1.95MiB of memory before any record (0 channels, 0 zipf keys, 1000 subtasks) exceeds the limit of 1MiB; lower the parallelism, or raise --max-memory`; err == nil || err.Error() != want {
+	if want := `scenario "small.yaml": about 1.95MiB of memory before any record (1000 subtasks) exceeds the limit of 1MiB; lower the parallelism, or raise --max-memory`; err == nil || err.Error() != want {
 		t.Errorf("CheckLimits with --max-memory 1MiB =\n%v\nwant\n%s", err, want)
 	}
 	// every structure the scenario sizes is counted, with what to lower
@@ -351,9 +351,9 @@ sinks: [{name: out, input: a, parallelism: 2}]
 `
 	for _, c := range []struct{ name, yaml, want string }{
 		{"F2", "duration: 120s\nworkers: {count: 1000000000, slots: 1000000000}\n" + job,
-			`scenario "F2": about 74.51GiB of memory before any record (4 channels, 0 zipf keys, 6 subtasks, 1000000000 workers, 384B of keyed state: 2 key sets of 2 keyed subtasks) exceeds the limit of 4GiB; lower workers.count, or raise --max-memory`},
+			`scenario "F2": about 74.51GiB of memory before any record (4 channels, 6 subtasks, 1000000000 workers, 384B of keyed state: 2 key sets of 2 keyed subtasks) exceeds the limit of 4GiB; lower workers.count, or raise --max-memory`},
 		{"F3", "duration: 168h\nworkers: {count: 2, slots: 1}\n" + job + "checkpoint: {mode: unaligned, interval: 10ms, max_concurrent: 1000000, timeout: 100h, storage: {bandwidth: 1B/s}}\n",
-			`scenario "F3": about 2.56GiB of memory before any record (4 channels, 0 zipf keys, 6 subtasks, 366.21MiB of keyed state: 2000004 key sets of 2 keyed subtasks, 2.21GiB for up to 1000000 checkpoints in flight) exceeds the limit of 1GiB; lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval, or raise --max-memory`},
+			`scenario "F3": about 2.56GiB of memory before any record (4 channels, 6 subtasks, 366.21MiB of keyed state: 2000004 key sets of 2 keyed subtasks, 2.21GiB for up to 1000000 checkpoints in flight) exceeds the limit of 1GiB; lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval, or raise --max-memory`},
 		{"F4", `duration: 60s
 workers: {count: 1000, slots: 4}
 sources: [{name: s, parallelism: 4, arrival: {process: constant, rate: 100/s}, keys: {count: 8388608}}]
@@ -361,11 +361,31 @@ operators: [{name: a, input: s, partitioning: hash, parallelism: 4000, service_t
 sinks: [{name: out, input: a, parallelism: 4}]
 state_backend: {type: rocksdb}
 checkpoint: {mode: aligned, interval: 10s, incremental: true}
-`, `scenario "F4": about 15.64GiB of memory before any record (32000 channels, 0 zipf keys, 4008 subtasks, 15.63GiB of keyed state: 16000 key sets of 4000 keyed subtasks, 1.71MiB for up to 1 checkpoint in flight) exceeds the limit of 4GiB; lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent), or raise --max-memory`},
+`, `scenario "F4": about 15.64GiB of memory before any record (32000 channels, 4008 subtasks, 15.63GiB of keyed state: 16000 key sets of 4000 keyed subtasks, 1.71MiB for up to 1 checkpoint in flight) exceeds the limit of 4GiB; lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent), or raise --max-memory`},
+		// MillWheel's Bloom filter: two generations of 2^31 bits (bloom_bits
+		// 2^31 − 1 rounded up to 64-bit words), one pair per sink vertex:
+		// 536870912 + 20 x 300 + 12 x 2048 + 2 x 80 + 384 = 536902032 bytes
+		{"bloom", "duration: 120s\nworkers: {count: 2, slots: 4}\n" + strings.Replace(job, "sinks: [{name: out, input: a, parallelism: 2}]",
+			"sinks: [{name: out, input: a, parallelism: 8, delivery: at-least-once, chain: false, dedup: {bloom_bits: 2147483647}}]", 1),
+			`scenario "bloom": about 512.03MiB of memory before any record (20 channels, 12 subtasks, 384B of keyed state: 2 key sets of 2 keyed subtasks, 512MiB for Bloom filters of 4294967296 bits (two generations per sink)) exceeds the limit of 200MiB; lower sinks[].dedup.bloom_bits, or raise --max-memory`},
+		// 100,000 partitions: 7 cursors of 2.39MiB and 100,000 summary rows
+		// (plan's TestTopicPartitionBytes)
+		{"partitions", `duration: 300s
+topics: [{name: clicks, partitions: 100000}]
+sources:
+  - {name: app, arrival: {process: poisson, rate: 1000/s}, writes: {topic: clicks}}
+  - {name: etl, parallelism: 2, arrival: {process: topic, topic: clicks}}
+sinks: [{name: out, input: etl}]
+`, `scenario "partitions": about 65.53MiB of memory before any record (2 channels, 3 subtasks, 65.52MiB for the readers' offsets and summary rows of 100000 topic partitions) exceeds the limit of 50MiB; lower topics[].partitions, or raise --max-memory`},
 	} {
 		lim := Limits{MaxSubtasks: 1e4}
-		if c.name == "F3" {
+		switch c.name {
+		case "F3":
 			lim.MaxMemory = 1 << 30
+		case "bloom":
+			lim.MaxMemory = 200 << 20
+		case "partitions":
+			lim.MaxMemory = 50 << 20
 		}
 		if err := CheckLimits(c.name, parse(t, c.yaml), lim); err == nil || err.Error() != c.want {
 			t.Errorf("%s: CheckLimits =\n%v\nwant\n%s", c.name, err, c.want)

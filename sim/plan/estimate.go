@@ -139,12 +139,16 @@ type Estimate struct {
 	// it counts against workers.memory.
 	GraphEdges, GraphVertices   int64
 	GraphBytes, GraphStateBytes int64
+	// BloomBits are the bits of the Bloom filters of the sinks with dedup
+	// (MillWheel's, sinks[].dedup.bloom_bits rounded up to 64-bit words,
+	// two generations each: see estimateDedup), BloomBytes their memory.
+	BloomBits, BloomBytes int64
 	// Memory is the estimated bytes of the job's structures before any
 	// record: channels (about 300 bytes each), zipf key tables (8 bytes a
 	// key), subtasks (about 2 KiB each), workers (80 bytes each), key sets
 	// (KeySetBytes), checkpoints in flight (CheckpointBytes), failovers
-	// (FailoverBytes), open windows (WindowBytes) and streaming graphs
-	// (GraphBytes).
+	// (FailoverBytes), open windows (WindowBytes), streaming graphs
+	// (GraphBytes), topics (TopicBytes) and Bloom filters (BloomBytes).
 	Memory int64
 	// Rows is the number of rows of timeseries.csv: one per subtask and
 	// per vertex at every metrics sample.
@@ -159,13 +163,16 @@ type Estimate struct {
 	// partitions), and the topic's log-end cursor, shared by its readers,
 	// once more (topic.go); they count in EventRate.
 	// TopicBytes is the memory of those cursors (offsets and counts per
-	// partition and producer instance, never records), in Memory;
+	// partition and producer instance, never records) and of the
+	// partitions' rows of the summary, in Memory; TopicPartitions the
+	// partitions of all topics;
 	// TopicRetained the bytes the topics retain at most, on the modelled
 	// brokers' disks, not in memory: per topic the producers' bytes over
 	// retention.time, or partitions x retention.size if less.
-	TopicReads    float64
-	TopicBytes    int64
-	TopicRetained int64
+	TopicReads      float64
+	TopicBytes      int64
+	TopicPartitions int64
+	TopicRetained   int64
 }
 
 // Estimate measures the size of a run of p by following the records
@@ -251,7 +258,8 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	e.WindowBytes = satMul(int64(min(e.WindowStates, float64(math.MaxInt64/BytesPerWindowState))), BytesPerWindowState)
 	p.estimateGraphs(&e)
 	p.estimateTopics(&e, out)
-	e.Memory = satAdd(e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
+	p.estimateDedup(&e)
+	e.Memory = satAdd(e.BloomBytes, e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
 		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.GraphBytes, e.TopicBytes)
 	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents + e.TopicReads)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())

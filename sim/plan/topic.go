@@ -69,14 +69,20 @@ func (p *Plan) TopicOf(v *Vertex) *Topic {
 }
 
 // Memory of a topic reader's cursors (sim's topic.go), measured roughly:
-// per cursor a fixed part, per partition its counters, per producer
-// instance its streams.
+// per cursor a fixed part, per partition its counters (topicReader's
+// owned flag, free time, count and lost: 1 + 3 x 8 bytes), per producer
+// instance its streams; and per partition of every reader, its row of
+// summary.json's topics[].partitions_detail (a 104-byte
+// PartitionSummary, its slice's growth and some 300 bytes of its JSON
+// text). With 100,000 partitions and a reader of 2 subtasks, a run's peak
+// resident memory grows by about 69 MB over that of 10 partitions.
 const (
-	bytesPerTopicCursor   = 256
-	bytesPerCursorPart    = 16
-	bytesPerCursorStream  = 512
-	cursorsPerReader      = 2 // position and log start, per reader subtask
-	checkpointedPerReader = 1 // a checkpoint copies the position cursor
+	bytesPerTopicCursor      = 256
+	bytesPerCursorPart       = 25
+	bytesPerPartitionSummary = 512
+	bytesPerCursorStream     = 512
+	cursorsPerReader         = 2 // position and log start, per reader subtask
+	checkpointedPerReader    = 1 // a checkpoint copies the position cursor
 )
 
 // rate returns the records per second the producers of t send, over a
@@ -93,6 +99,8 @@ func (t *Topic) rate(d des.Time) float64 {
 // emits, records per second.
 func (p *Plan) estimateTopics(e *Estimate, out []float64) {
 	for _, t := range p.Topics {
+		e.TopicPartitions = satAdd(e.TopicPartitions, int64(t.Partitions))
+		e.TopicBytes = satAdd(e.TopicBytes, satMul(satMul(int64(t.Partitions), int64(len(t.Readers))), bytesPerPartitionSummary))
 		if t.Stored() {
 			p.estimateStored(e, t, out)
 			continue

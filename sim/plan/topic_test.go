@@ -59,9 +59,10 @@ func TestTopicPlan(t *testing.T) {
 			t.Errorf("zipf keys %d, want 0 (uniform producer)", e.ZipfKeys)
 		}
 		// (2 subtasks x 3 cursors (position, log start, the initial
-		// position) + the shared log end) x (256 + 4 x 16 + 1 x 512)
-		if e.TopicBytes != (2*3+1)*832 {
-			t.Errorf("topic bytes %d, want %d", e.TopicBytes, (2*3+1)*832)
+		// position) + the shared log end) x (256 + 4 x 25 + 1 x 512),
+		// and 4 summary rows of 512
+		if e.TopicBytes != (2*3+1)*868+4*512 {
+			t.Errorf("topic bytes %d, want %d", e.TopicBytes, (2*3+1)*868+4*512)
 		}
 	}
 }
@@ -101,8 +102,9 @@ sinks:
 	if e.ZipfKeys != 0 {
 		t.Errorf("zipf keys %d", e.ZipfKeys)
 	}
-	if e.TopicBytes != 120000*48 || e.Offered != 2000 || e.Records != 2000+1000+1000 {
-		t.Errorf("topic bytes %d, offered %g, records %g; want %d, 2000, 4000", e.TopicBytes, e.Offered, e.Records, 120000*48)
+	// the stored records, and a summary row per partition of its reader
+	if e.TopicBytes != 120000*48+4*512 || e.Offered != 2000 || e.Records != 2000+1000+1000 {
+		t.Errorf("topic bytes %d, offered %g, records %g; want %d, 2000, 4000", e.TopicBytes, e.Offered, e.Records, 120000*48+4*512)
 	}
 	if e.Memory < e.TopicBytes {
 		t.Errorf("memory %d leaves out the stored topic's %d", e.Memory, e.TopicBytes)
@@ -122,5 +124,32 @@ func TestTopicZipfProducer(t *testing.T) {
 	}
 	if e := p.Estimate(nil); e.ZipfKeys != 5000 {
 		t.Errorf("zipf keys %d, want 5000", e.ZipfKeys)
+	}
+}
+
+// TestTopicPartitionBytes: the estimate counts every partition of a topic
+// in every cursor of its reader and in the summary. 100,000 partitions
+// read by 2 subtasks without checkpoints: 7 cursors (each subtask's
+// position, log start and the copy a checkpoint would take, and the
+// shared log end) of 256 + 100,000 x 25 + 512 (one producer instance)
+// bytes, and 100,000 summary rows of 512 bytes: 68,705,376 bytes, over
+// 50MiB (a run's peak resident memory grows by some 69 MB over 10
+// partitions).
+func TestTopicPartitionBytes(t *testing.T) {
+	sc, err := scenario.Parse("t.yaml", []byte(strings.Replace(topicYAML, "partitions: 4", "partitions: 100000", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Estimate(nil)
+	const want = 7*(256+100000*25+512) + 100000*512
+	if e.TopicBytes != want || e.TopicPartitions != 100000 {
+		t.Errorf("topic bytes %d over %d partitions, want %d over 100000", e.TopicBytes, e.TopicPartitions, want)
+	}
+	if e.Memory < want || e.Memory <= 50<<20 {
+		t.Errorf("memory %d, want at least the topic's %d, over 50MiB", e.Memory, want)
 	}
 }
