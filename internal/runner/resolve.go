@@ -92,11 +92,12 @@ func readScenarioFile(path string) ([]byte, error) {
 // unknownScenario builds "PREFIX X; built-in: a, b, c (did you mean Y?)".
 func unknownScenario(prefix, name string) error {
 	names := scenarios.Names()
-	msg := fmt.Sprintf("%s %q; built-in: %s", prefix, name, strings.Join(names, ", "))
 	if s := suggest(name, names); s != "" {
-		msg += fmt.Sprintf(" (did you mean %s?)", s)
+		// the nearest name first, where it is seen, before the list
+		// (34 names and growing), as flags say it
+		return fmt.Errorf("%s %q; did you mean %s? (built-in: %s)", prefix, name, s, strings.Join(names, ", "))
 	}
-	return errors.New(msg)
+	return fmt.Errorf("%s %q; built-in: %s", prefix, name, strings.Join(names, ", "))
 }
 
 // suggest returns the built-in name nearest to what the user typed, or ""

@@ -228,7 +228,7 @@ func TestResolve(t *testing.T) {
 		{arg: "tandem", label: "tandem", data: "name: tandem"},
 		{arg: file, label: file, data: "duration: 1s"},
 		{arg: dir, err: dir + " is a directory, not a scenario file"},
-		{arg: "backpresure", err: `no scenario file or built-in scenario named "backpresure"; built-in: ` + strings.Join(scenarios.Names(), ", ") + ` (did you mean backpressure?)`},
+		{arg: "backpresure", err: `no scenario file or built-in scenario named "backpresure"; did you mean backpressure? (built-in: ` + strings.Join(scenarios.Names(), ", ") + `)`},
 		{arg: filepath.Join(file, "x"), err: `no scenario file or built-in scenario named`},
 	} {
 		label, data, err := Resolve(tc.arg)
