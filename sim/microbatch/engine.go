@@ -279,7 +279,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	} else {
 		s.mustSchedule(s.interval, s.gen, 0)
 	}
-	s.mustSchedule(sc.Metrics.Interval, s.sample, 0)
+	s.mustSchedule(s.MetricsInterval(), s.sample, 0)
 	s.rec.fullCores = s.cores
 	for i, f := range sc.Failures {
 		if f.MTBF <= 0 {

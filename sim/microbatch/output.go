@@ -124,7 +124,7 @@ func (s *Sim) onSample(now des.Time, _ int64) {
 	if now == s.sc.Warmup && now > 0 {
 		s.events = append(s.events, sim.Event{Time: now, Type: sim.EventWarmupEnded, Worker: -1, Message: "warmup ended: the statistics start here"})
 	}
-	if next := now + s.sc.Metrics.Interval; next <= s.sc.Duration {
+	if next := now + s.MetricsInterval(); next <= s.sc.Duration {
 		s.mustSchedule(next, s.sample, 0)
 	}
 }

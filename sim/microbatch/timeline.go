@@ -51,6 +51,10 @@ type ActiveBatch struct {
 // Duration returns the scenario's duration, where RunUntil stops.
 func (s *Sim) Duration() des.Time { return s.sc.Duration }
 
+// MetricsInterval returns the simulated time between two metrics samples,
+// as the plan resolves metrics.interval (its one place).
+func (s *Sim) MetricsInterval() des.Time { return s.plan.MetricsInterval() }
+
 // Timeline returns a copy of where the run stands, with the last n
 // completed batches, metrics samples and events. It changes nothing in
 // the simulation.

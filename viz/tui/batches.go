@@ -67,11 +67,7 @@ type batchEngine struct {
 func newBatchEngine(job BatchJob, cfg engineConfig) (*batchEngine, error) {
 	cfg.defaults()
 	e := &batchEngine{job: job, cfg: cfg, cmds: make(chan command, 64),
-		out: make(chan *BatchSnapshot, 1), done: make(chan struct{}), spd: clampSpeed(cfg.speed),
-		interval: job.Scenario.Metrics.Interval}
-	if e.interval <= 0 {
-		e.interval = des.Second // the default of metrics.interval
-	}
+		out: make(chan *BatchSnapshot, 1), done: make(chan struct{}), spd: clampSpeed(cfg.speed)}
 	if cfg.paused {
 		e.state = Paused
 	}
@@ -87,6 +83,7 @@ func (e *batchEngine) start() error {
 		return err
 	}
 	e.sim, e.stopErr, e.dirty = s, nil, true
+	e.interval = s.MetricsInterval()
 	return nil
 }
 
