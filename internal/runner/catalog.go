@@ -35,6 +35,9 @@ func Validate(stdout, stderr io.Writer, args []string) error {
 		if _, err := fmt.Fprintf(stdout, "%s: ok\n", arg); err != nil {
 			return fmt.Errorf("printing the results: %w", err)
 		}
+		if err := writeWarnings(stderr, sc); err != nil {
+			return err
+		}
 	}
 	if failed {
 		return ErrReported

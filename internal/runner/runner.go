@@ -203,6 +203,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if err := writeWarnings(stderr, sc); err != nil {
+		return err
+	}
 	if sc.IsMicroBatch() {
 		return runMicroBatch(ctx, opts, label, sc, stdout, stderr)
 	}
@@ -405,6 +408,17 @@ func applyOverrides(label string, sc *scenario.Scenario, opts Options) ([]scenar
 		return beyond, nil
 	}
 	return nil, nil
+}
+
+// writeWarnings prints the scenario's warnings (scenario.Warnings), one a
+// line, as its errors are printed.
+func writeWarnings(w io.Writer, sc *scenario.Scenario) error {
+	for _, e := range sc.Warnings() {
+		if _, err := fmt.Fprintln(w, e.Error()); err != nil {
+			return fmt.Errorf("printing the warnings: %w", err)
+		}
+	}
+	return nil
 }
 
 func orDiscard(w io.Writer) io.Writer {

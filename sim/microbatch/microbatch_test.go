@@ -211,3 +211,38 @@ sinks: [{name: out, input: parse}]
 		t.Errorf("2 receivers on 2 cores: %v", err)
 	}
 }
+
+// A batch interval no shorter than the run: no batch completes, the PID
+// rate estimator never estimated, and the table says so instead of
+// printing its -1 ("no estimate yet") as a rate; the diagnosis names the
+// interval; the scenario warns of it.
+func TestBatchIntervalLongerThanRun(t *testing.T) {
+	sc := parse(t, `
+engine: spark-streaming
+duration: 90s
+spark: {batch_interval: 1000h, backpressure: true}
+sources: [{name: in, parallelism: 2, arrival: {process: constant, rate: 500/s}}]
+operators: [{name: f, input: in, parallelism: 2, service_time: {mean: 600us}}]
+sinks: [{name: out, input: f}]
+`)
+	r := run(t, sc)
+	var b bytes.Buffer
+	if err := WriteTable(&b, &r.Summary); err != nil {
+		t.Fatal(err)
+	}
+	table := b.String()
+	if !strings.Contains(table, "\nback-pressure: no batch completed, so the PID rate estimator has no rate yet (the input is not limited)\n") || strings.Contains(table, "-1") {
+		t.Errorf("table:\n%s", table)
+	}
+	if want := "no batch completed in the window: the batch interval 1000h is not shorter than the run (90s)"; !strings.HasPrefix(r.Summary.Diagnosis.Message, want) {
+		t.Errorf("diagnosis %q, want it to start %q", r.Summary.Diagnosis.Message, want)
+	}
+	w := sc.Warnings()
+	if len(w) != 1 || w[0].Error() != "t.yaml:4:25: spark.batch_interval: warning: 1000h is not shorter than the run (duration 90s): no batch completes, so there is nothing to measure; make it shorter than the duration" {
+		t.Errorf("warnings %v", w)
+	}
+	sc.Spark.BatchInterval = 89 * des.Second
+	if w := sc.Warnings(); len(w) != 0 {
+		t.Errorf("batch_interval 89s of a 90s run: warnings %v, want none", w)
+	}
+}

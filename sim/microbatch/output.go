@@ -450,16 +450,31 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 	}
 	if st.Batches == 0 {
 		d.Kind = DiagnosisNone
-		say("no batch completed in the window")
+		if s.ss == nil && iv >= s.sc.Duration {
+			say("no batch completed in the window: the batch interval %s is not shorter than the run (%s), and the first batch is generated one batch interval after the start",
+				sim.FormatTime(iv), sim.FormatTime(s.sc.Duration))
+		} else {
+			say("no batch completed in the window")
+		}
 		return d
 	}
 	proc := des.FromSeconds(st.ProcessingTime.MeanMs / 1000)
 	switch {
 	case s.ss != nil:
-		if iv > 0 && proc > iv {
+		switch {
+		case iv > 0 && proc > iv && st.ProcessingTime.LastMs > 1.5*st.ProcessingTime.MeanMs:
 			d.Kind = DiagnosisFallingBehind
-			say("falls behind its trigger: processing time %s > trigger interval %s, so each micro-batch starts at the next interval after the last one ended and grows", sim.FormatTime(proc), sim.FormatTime(iv))
-		} else {
+			say("falls behind its trigger: processing time %s > trigger interval %s, so each micro-batch starts at the next interval after the last one ended, reads all that arrived meanwhile, and grows (the last took %s)",
+				sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.ProcessingTime.LastMs/1000)))
+		case iv > 0 && proc > iv:
+			// ProcessingTimeExecutor starts the next batch at the next
+			// interval after one that overran (and logs "Current batch is
+			// falling behind"): with an interval shorter than a batch that
+			// is as fast as possible, which keeps up while the batches do
+			// not grow
+			say("runs as fast as possible: processing time %s per micro-batch > trigger interval %s, so each starts at the next interval after the last one ended (Spark logs \"Current batch is falling behind\"); the batches do not grow, so it keeps up (source lag %d records at the end)",
+				sim.FormatTime(proc), sim.FormatTime(iv), sum.Totals.SourceLag)
+		default:
 			say("keeps up: processing time %s per micro-batch (trigger %s)", sim.FormatTime(proc), s.sp.Trigger)
 		}
 	case !st.Stable:
@@ -621,7 +636,17 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	b.WriteString("\n")
 	if bp := s.Backpressure; bp != nil {
-		fmt.Fprintf(&b, "back-pressure: PID rate %.0f records/s at the end (min %.0f, max %.0f)\n", bp.FinalRate, bp.MinRate, bp.MaxRate)
+		switch {
+		case bp.FinalRate < 0 && t.Batches == 0:
+			// the estimator's -1 is "no estimate yet", not a rate
+			b.WriteString("back-pressure: no batch completed, so the PID rate estimator has no rate yet (the input is not limited)\n")
+		case bp.FinalRate < 0:
+			b.WriteString("back-pressure: the PID rate estimator has no rate yet (it needs two completed batches; the input is not limited)\n")
+		case bp.MinRate < 0:
+			fmt.Fprintf(&b, "back-pressure: PID rate %.0f records/s at the end (no batch limited by it yet)\n", bp.FinalRate)
+		default:
+			fmt.Fprintf(&b, "back-pressure: PID rate %.0f records/s at the end (min %.0f, max %.0f)\n", bp.FinalRate, bp.MinRate, bp.MaxRate)
+		}
 	}
 	if st := s.State; st != nil {
 		fmt.Fprintf(&b, "state: %d keys, %s", st.Keys, scenario.FormatByteSize(st.Bytes))

@@ -784,7 +784,7 @@ var sparkMapping = &Mapping{
 			val(TriggerAvailableNow, "Trigger.AvailableNow(): process what is available at the start in micro-batches, then stop"),
 			val(TriggerContinuous, "Trigger.Continuous(trigger_interval): long-running tasks process records as they come, epoch markers every interval (map-like queries only)"),
 		}, Doc: "structured-streaming: when micro-batches run (DataStreamWriter.trigger)."},
-		{Name: kTriggerInterval, Go: "TriggerInterval", Kind: KindDuration, ZeroDefault: true, Bounds: Bounds{Positive: true}, Only: timedTrigger, RequiredWhen: timedTrigger,
+		{Name: kTriggerInterval, Go: "TriggerInterval", Kind: KindDuration, ZeroDefault: true, Bounds: Bounds{Positive: true, Min: MinBatchInterval, MinWhy: "Spark's trigger interval is in milliseconds: Trigger.ProcessingTime(intervalMs)"}, Only: timedTrigger, RequiredWhen: timedTrigger,
 			Doc: "structured-streaming: the interval of a processing-time or continuous trigger."},
 		{Name: kOutputMode, Go: "OutputMode", Kind: KindEnum, Default: OutputUpdate, ZeroDefault: true, Values: []Value{
 			val(OutputAppend, "only rows that will not change any more: for an aggregation, a window once the watermark passes its end (needs watermark)"),

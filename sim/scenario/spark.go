@@ -22,6 +22,21 @@ func DefaultSparkCheckpointInterval(batch des.Time) des.Time {
 	return batch * n
 }
 
+// Warnings are what a valid scenario most likely does not mean, located as
+// its errors are (Errorf): a spark.batch_interval no shorter than the
+// duration, so that no batch completes (Spark Streaming's first batch is
+// generated one batch interval after the start: JobGenerator's
+// RecurringTimer, then its job runs). Validate and run print them; they
+// refuse nothing.
+func (s *Scenario) Warnings() []*Error {
+	var w []*Error
+	if s.Engine == EngineSparkStreaming && s.Spark.BatchInterval >= s.Duration && s.Duration > 0 {
+		w = append(w, s.Errorf(kSpark+"."+kBatchInterval, "warning: %s is not shorter than the run (duration %s): no batch completes, so there is nothing to measure; make it shorter than the duration",
+			FormatDuration(s.Spark.BatchInterval), FormatDuration(s.Duration)))
+	}
+	return w
+}
+
 // IsMicroBatch reports whether the scenario runs on one of Spark's
 // micro-batch engines.
 func (s *Scenario) IsMicroBatch() bool {
