@@ -196,6 +196,11 @@ func (g *Grader) grade1(q exercises.Question, ans string, truth any, it *Item) {
 	x, err := strconv.ParseFloat(strings.TrimSpace(ans), 64)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		it.Feedback = fmt.Sprintf("expected a number, got %q", shorten(ans))
+		if pc, ok := strings.CutSuffix(strings.TrimSpace(ans), "%"); ok {
+			if p, err := strconv.ParseFloat(strings.TrimSpace(pc), 64); err == nil {
+				it.Feedback += fmt.Sprintf(": answers are plain numbers, so give a percentage as a fraction (%s)", strconv.FormatFloat(p/100, 'g', 12, 64))
+			}
+		}
 		return
 	}
 	t, ok := truth.(float64)
@@ -207,7 +212,13 @@ func (g *Grader) grade1(q exercises.Question, ans string, truth any, it *Item) {
 		it.Passed, it.Points, it.Feedback = true, q.Points, "correct (within "+q.Tolerance.String()+")"
 		return
 	}
-	it.Feedback = "not within " + q.Tolerance.String() + " of the simulated value"
+	// the truth is a metric of a run, measured or (a closed form) computed
+	// from it: name it, not "the simulated value"
+	run := "the starter's run"
+	if q.Truth.Run == exercises.RunSubmission {
+		run = "your scenario's run"
+	}
+	it.Feedback = "not within " + q.Tolerance.String() + " of " + q.Truth.Metric + " in " + run
 }
 
 // sameAnswer compares answers ignoring case and surrounding space, and

@@ -31,6 +31,10 @@ type dedupState struct {
 	// checkpointed and receiver ids recorded), latency added in all
 	received, caught, lookups, falsePos, writes uint64
 	added                                       des.Time
+	// expected sums the closed-form false-positive probability of the
+	// filter as each new record met it (its fill then): over the new
+	// records, the rate the run should measure
+	expected float64
 }
 
 func newDedupState(cfg scenario.Dedup) *dedupState {
@@ -51,6 +55,7 @@ func (d *dedupState) filter(now des.Time, r *Record, visible *visibleSet) (extra
 	d.writes++ // the sender's strong production of r
 	extra = d.cfg.ProductionWriteTime
 	key := r.ID ^ mix64(uint64(r.Copy)+0x5bd1e995)
+	p := d.closedForm()
 	if d.cur.MayContain(key) || d.prev.MayContain(key) {
 		d.lookups++
 		extra += d.cfg.LookupTime
@@ -61,10 +66,18 @@ func (d *dedupState) filter(now des.Time, r *Record, visible *visibleSet) (extra
 		}
 		d.falsePos++
 	}
+	d.expected += p
 	d.cur.Add(key)
 	d.writes++ // the receiver records the id
 	d.added += extra
 	return extra, false
+}
+
+// closedForm is the probability, by the closed form (1 − e^(−kn/m))^k of
+// each generation at its fill n, that the filter answers "maybe seen" for
+// an id it was never given.
+func (d *dedupState) closedForm() float64 {
+	return 1 - (1-dedup.FalsePositiveRate(d.cur.Bits(), d.cur.Hashes(), d.cur.Added()))*(1-dedup.FalsePositiveRate(d.prev.Bits(), d.prev.Hashes(), d.prev.Added()))
 }
 
 // DedupSummary is a MillWheel-style sink's deduplication (summary.json
@@ -80,10 +93,15 @@ type DedupSummary struct {
 	LookupsPerS      float64 `json:"lookups_per_s"`
 	FalsePositives   uint64  `json:"false_positives"`
 	// FalsePositiveRate is FalsePositives over the records not seen
-	// before; ExpectedFalsePositiveRate the closed form (1 − e^(−kn/m))^k
-	// at the filter's current n (both generations).
-	FalsePositiveRate         float64 `json:"false_positive_rate"`
-	ExpectedFalsePositiveRate float64 `json:"expected_false_positive_rate"`
+	// before, measured over the run; MeanExpectedFalsePositiveRate the
+	// same quantity by the closed form (1 − e^(−kn/m))^k: its mean over
+	// those records, each at the filter's n when it arrived (both
+	// generations); ExpectedFalsePositiveRate the closed form at the
+	// filter's n at the end, which is higher than the run's mean while
+	// the filter fills.
+	FalsePositiveRate             float64 `json:"false_positive_rate"`
+	MeanExpectedFalsePositiveRate float64 `json:"mean_expected_false_positive_rate"`
+	ExpectedFalsePositiveRate     float64 `json:"expected_false_positive_rate"`
 	// LatencyAddedMs is the mean latency the scheme adds per record (the
 	// strong production's write, and a lookup where the filter may have
 	// seen it); StorageWrites the productions checkpointed plus the ids
@@ -107,8 +125,9 @@ func (d *dedupState) summary(run des.Time, delivered uint64) *DedupSummary {
 	}
 	if fresh := d.received - d.caught; fresh > 0 {
 		ds.FalsePositiveRate = round6(float64(d.falsePos) / float64(fresh))
+		ds.MeanExpectedFalsePositiveRate = round6(d.expected / float64(fresh))
 	}
-	ds.ExpectedFalsePositiveRate = round6(1 - (1-dedup.FalsePositiveRate(d.cur.Bits(), d.cur.Hashes(), d.cur.Added()))*(1-dedup.FalsePositiveRate(d.prev.Bits(), d.prev.Hashes(), d.prev.Added())))
+	ds.ExpectedFalsePositiveRate = round6(d.closedForm())
 	if d.received > 0 {
 		ds.LatencyAddedMs = round6(d.added.Seconds() * 1000 / float64(d.received))
 	}
@@ -118,8 +137,8 @@ func (d *dedupState) summary(run des.Time, delivered uint64) *DedupSummary {
 // dedupText is a MillWheel-style sink's line of the summary table.
 func dedupText(k *SinkSummary) string {
 	d := k.Dedup
-	return fmt.Sprintf("%s dedup (MillWheel): %s caught, %s (%s/s), %s (rate %.2g, closed form %.2g), +%s per record, %s, state %s",
+	return fmt.Sprintf("%s dedup (MillWheel): %s caught, %s (%s/s), %s (rate over the run %.4g, closed form over the run %.4g; closed form at the end %.4g), +%s per record, %s, state %s",
 		k.Name, plural.Count(int64(d.DuplicatesCaught), "duplicate"), plural.Count(int64(d.Lookups), "lookup"), rateText(d.LookupsPerS),
-		plural.Count(int64(d.FalsePositives), "false positive"), d.FalsePositiveRate, d.ExpectedFalsePositiveRate,
+		plural.Count(int64(d.FalsePositives), "false positive"), d.FalsePositiveRate, d.MeanExpectedFalsePositiveRate, d.ExpectedFalsePositiveRate,
 		FormatTime(des.FromSeconds(d.LatencyAddedMs/1000)), plural.Count(int64(d.StorageWrites), "storage write"), scenario.FormatByteSize(d.StateBytes))
 }

@@ -113,9 +113,17 @@ func TestMillWheelFalsePositives(t *testing.T) {
 		s := run(t, parse(t, "t.yaml", []byte(millwheel(seed, "1048576", false))))
 		mw := sinkOf(t, s, "millwheel")
 		d := mw.Dedup
-		for i := range d.Received - d.DuplicatesCaught {
-			want += dedup.FalsePositiveRate(1048576, 7, i)
+		fresh := d.Received - d.DuplicatesCaught
+		seedWant := 0.0
+		for i := range fresh {
+			seedWant += dedup.FalsePositiveRate(1048576, 7, i)
 		}
+		want += seedWant
+		// the closed form over the run is that sum over the new ids, the
+		// same quantity as the measured rate; at the end, the closed form
+		// at all of them
+		near(t, fmt.Sprintf("seed %d: closed form over the run", seed), d.MeanExpectedFalsePositiveRate, seedWant/float64(fresh), 1e-6) // round6
+		near(t, fmt.Sprintf("seed %d: closed form at the end", seed), d.ExpectedFalsePositiveRate, dedup.FalsePositiveRate(1048576, 7, fresh), 1e-6)
 		got += d.FalsePositives
 		if mw.Duplicated != 0 || s.Delivery.Lost != 0 || d.Lookups != d.FalsePositives+d.DuplicatesCaught {
 			t.Errorf("seed %d: duplicated %d, lost %d, lookups %d != false positives %d + caught %d", seed, mw.Duplicated, s.Delivery.Lost, d.Lookups, d.FalsePositives, d.DuplicatesCaught)
