@@ -253,9 +253,12 @@
 //     depend on its size;
 //   - an unaligned snapshot's synchronous part is counted, not waited
 //     for;
-//   - a source is one partition: its watermark is its subtask's (no
-//     per-partition watermarks of a Kafka source until partitions exist);
-//     a watermark event needs credit, as an aligned barrier does (Flink
+//   - a source that is not a topic's is one split: its watermark is its
+//     subtask's; a topic reader has a watermark generator per partition
+//     it owns (split-local, combined as the minimum over the partitions
+//     not idle), and a subtask that owns no partition keeps one generator
+//     that never sees a record (Flink's multiplexer has none, and emits
+//     nothing); a watermark event needs credit, as an aligned barrier does (Flink
 //     sends events without credit);
 //   - an edge into a window operator is never chained; a window
 //     operator's windows and timers are copied whole at its snapshot

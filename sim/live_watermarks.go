@@ -93,7 +93,7 @@ func (s *Sim) subtaskWatermarks(t *subtask) SubtaskWatermarks {
 		if t.v.kind == KindSource {
 			sw.Input = w.out
 		}
-		if g := w.gen; g != nil && g.epoch == s.epoch && g.counter > 0 {
+		if g := w.gen; g != nil && g.epoch == s.epoch && g.seen() {
 			sw.LastRecord = g.lastEvent
 		}
 	}

@@ -91,6 +91,7 @@ type source struct {
 	delay *eventDelay         // out-of-orderness of a generated source (event_delay); nil: none
 	wmGen *watermarkGenerator // watermark generation (watermarks); nil: none
 	et    des.Time            // event time of the record in hand (wmGen)
+	split int                 // its split: the index of its partition among the owned ones (0 but for a topic reader)
 }
 
 // sourceSnap is a source subtask's checkpointed position: its offset
@@ -196,7 +197,11 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	}
 	if sc.Watermarks != nil {
 		t.wm = newTaskWatermarks(t.s.epoch)
-		src.wmGen = newWatermarkGenerator(t, sc.Watermarks)
+		splits := 1
+		if src.topic != nil {
+			splits = src.topic.nOwned
+		}
+		src.wmGen = newWatermarkGenerator(t, sc.Watermarks, splits)
 		t.wm.gen = src.wmGen
 	}
 	return src, nil
@@ -354,6 +359,9 @@ func (src *source) emitNext(now des.Time) bool {
 		et -= src.delay.draw(id)
 	}
 	src.et = et
+	if src.topic != nil {
+		src.split = src.topic.split(src.topic.part)
+	}
 	src.next++
 	t.pend = append(t.pend, Record{
 		ID:        id,
@@ -397,7 +405,7 @@ func (src *source) emitted(now des.Time) {
 		src.draw()
 	}
 	if src.wmGen != nil {
-		src.wmGen.onEvent(now, src.et)
+		src.wmGen.onEvent(now, src.split, src.et)
 	}
 }
 

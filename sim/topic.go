@@ -203,6 +203,19 @@ func (r *topicReader) next() des.Time {
 	}
 }
 
+// split returns the index of owned partition p among the partitions the
+// cursor owns, in partition order (its split's watermark generator); 0
+// for none.
+func (r *topicReader) split(p int) int {
+	i := 0
+	for q := 0; q < p && q < len(r.owned); q++ {
+		if r.owned[q] {
+			i++
+		}
+	}
+	return i
+}
+
 // position returns the offset of partition p the cursor stands at: the
 // records of p before its current one.
 func (r *topicReader) position(p int) uint64 { return offsetOf(r.count, r.part, p) }

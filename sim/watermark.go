@@ -16,7 +16,8 @@ import (
 //   - each source subtask runs a watermark generator (Flink's
 //     WatermarkStrategy with BoundedOutOfOrdernessWatermarks and
 //     WatermarksWithIdleness), called on every record it writes and every
-//     auto_watermark_interval;
+//     auto_watermark_interval; a topic reader runs one per partition it
+//     owns and gives out their minimum (watermarkGenerator);
 //   - a watermark is an event in the network buffers, as a barrier is: it
 //     finishes the partly filled buffer it follows, goes to every output
 //     channel behind the data already written (under back-pressure it
@@ -74,12 +75,22 @@ func (d *eventDelay) draw(id uint64) des.Time {
 	return des.Time(x + 0.5)
 }
 
-// watermarkGenerator is the watermark generation of one source subtask:
-// Flink's BoundedOutOfOrdernessWatermarks (the largest event time seen
-// minus B minus 1, emitted periodically; monotonous is B = 0) or a
-// punctuated generator that emits the same value on every record, wrapped
-// in WatermarksWithIdleness (its IdlenessTimer), behind a
-// WatermarkToDataOutput that emits only advancing watermarks and the
+// watermarkGenerator is the watermark generation of one source subtask,
+// as Flink's SourceOperator runs it (ProgressiveTimestampsAndWatermarks
+// with SplitLocalOutputs): every split the subtask reads (a partition a
+// topic reader owns; one split for any other source) has a generator of
+// its own (splitWatermark: BoundedOutOfOrdernessWatermarks, the largest
+// event time seen minus B minus 1, emitted periodically, monotonous is
+// B = 0, or a punctuated generator that emits the same value on every
+// record, wrapped in WatermarksWithIdleness and its IdlenessTimer). A
+// WatermarkOutputMultiplexer (flink-core) combines them: the subtask's
+// watermark is the minimum over the splits that are not idle
+// (CombinedWatermarkStatus), so one slow or silent partition holds it
+// back unless idleness marks it idle, and the subtask is idle when every
+// split is. A record's watermark goes to the multiplexer at once (its
+// immediate output), a periodic one when every split has emitted
+// (deferred outputs, then onPeriodicEmit). Behind it a
+// WatermarkToDataOutput emits only advancing watermarks and the
 // IDLE/ACTIVE status changes.
 type watermarkGenerator struct {
 	t          *subtask
@@ -87,26 +98,38 @@ type watermarkGenerator struct {
 	bound      des.Time
 	interval   des.Time
 	idleness   des.Time
-	maxTS      des.Time // the largest event time seen (Long.MIN_VALUE + B + 1 before any)
-	// IdlenessTimer: counter counts records, lastCounter is its value at
-	// the last check; the countdown started at inactiveSince (timing).
-	counter, lastCounter uint64
-	inactiveSince        des.Time
-	timing               bool
-	idleNow              bool
+	splits     []splitWatermark
+	combined   des.Time // CombinedWatermarkStatus.combinedWatermark
 	// WatermarkToDataOutput
 	maxOut  des.Time
 	outIdle bool
 	epoch   uint32
 	// for the diagnosis: when the last record came, and how far each
-	// record's event time was behind the largest seen before it
+	// record's event time was behind the largest of its split seen
+	// before it
 	lastEvent des.Time
 	behind    *metrics.Histogram
 }
 
-func newWatermarkGenerator(t *subtask, w *scenario.Watermarks) *watermarkGenerator {
+// splitWatermark is one split's generator with its IdlenessTimer and
+// the multiplexer's PartialWatermark of it.
+type splitWatermark struct {
+	maxTS des.Time // the largest event time seen (Long.MIN_VALUE + B + 1 before any)
+	// IdlenessTimer: counter counts records, lastCounter is its value at
+	// the last check; the countdown started at inactiveSince (timing).
+	counter, lastCounter uint64
+	inactiveSince        des.Time
+	timing               bool
+	// PartialWatermark
+	wm   des.Time
+	idle bool
+}
+
+// newWatermarkGenerator returns the generator of source subtask t with
+// splits splits (at least one).
+func newWatermarkGenerator(t *subtask, w *scenario.Watermarks, splits int) *watermarkGenerator {
 	g := &watermarkGenerator{t: t, punctuated: w.Strategy == scenario.WatermarksPunctuated, interval: w.AutoWatermarkInterval, idleness: w.Idleness,
-		behind: metrics.NewHistogram()}
+		behind: metrics.NewHistogram(), splits: make([]splitWatermark, max(splits, 1))}
 	if w.Strategy != scenario.WatermarksMonotonous {
 		g.bound = w.BoundedOutOfOrderness
 	}
@@ -120,8 +143,10 @@ func newWatermarkGenerator(t *subtask, w *scenario.Watermarks) *watermarkGenerat
 // reset starts the generator afresh (a restarted task: Flink does not
 // checkpoint watermarks).
 func (g *watermarkGenerator) reset() {
-	g.maxTS = minWatermark + g.bound + 1
-	g.counter, g.lastCounter, g.timing, g.idleNow = 0, 0, false, false
+	for i := range g.splits {
+		g.splits[i] = splitWatermark{maxTS: minWatermark + g.bound + 1, wm: minWatermark}
+	}
+	g.combined = minWatermark
 	g.maxOut, g.outIdle = minWatermark, false
 	g.epoch = g.t.s.epoch
 }
@@ -132,57 +157,88 @@ func (g *watermarkGenerator) start() {
 	g.t.s.eng.Schedule(g.interval, (*watermarkTick)(g), 0)
 }
 
-// onEvent takes the event time of a record the source wrote.
-func (g *watermarkGenerator) onEvent(now, et des.Time) {
+// onEvent takes the event time of a record the source wrote from split
+// i (SourceOutputWithWatermarks.collect).
+func (g *watermarkGenerator) onEvent(now des.Time, i int, et des.Time) {
 	if g.epoch != g.t.s.epoch {
 		g.reset()
 	}
-	if top := g.maxTS; top > minWatermark+g.bound+1 && top > et {
+	s := &g.splits[i]
+	if top := s.maxTS; top > minWatermark+g.bound+1 && top > et {
 		g.behind.Add(top - et)
 	} else {
 		g.behind.Add(0)
 	}
 	g.lastEvent = now
-	g.maxTS = max(g.maxTS, et)
-	g.counter++
-	g.idleNow = false
-	if g.punctuated {
-		g.output(now, g.maxTS-g.bound-1)
+	s.maxTS = max(s.maxTS, et)
+	s.counter++
+	if g.punctuated && s.set(s.maxTS-g.bound-1) && s.wm > g.combined {
+		g.update(now) // the immediate output
 	}
 }
 
-// onPeriodicEmit is WatermarksWithIdleness.onPeriodicEmit: idle once the
-// IdlenessTimer says so, else the wrapped generator's periodic watermark.
+// onPeriodicEmit is each split's WatermarksWithIdleness.onPeriodicEmit
+// into its deferred output (idle once its IdlenessTimer says so, else
+// the wrapped generator's periodic watermark), then the multiplexer's
+// onPeriodicEmit.
 func (g *watermarkGenerator) onPeriodicEmit(now des.Time) {
-	if g.idleness > 0 && g.checkIfIdle(now) {
-		if !g.idleNow {
-			g.idleNow = true
-			if !g.outIdle {
-				g.outIdle = true
-				g.t.emitWatermarkEvent(now, event{kind: watermarkStatusEvent, idle: true})
-			}
+	for i := range g.splits {
+		s := &g.splits[i]
+		switch {
+		case g.idleness > 0 && s.checkIfIdle(now, g.idleness):
+			s.idle = true
+		case !g.punctuated:
+			s.set(s.maxTS - g.bound - 1)
 		}
-		return
 	}
-	if !g.punctuated {
-		g.output(now, g.maxTS-g.bound-1)
+	g.update(now)
+}
+
+// set is PartialWatermark.setWatermark: it clears the idle flag and
+// reports whether wm advanced the split's watermark.
+func (s *splitWatermark) set(wm des.Time) bool {
+	s.idle = false
+	if wm > s.wm {
+		s.wm = wm
+		return true
 	}
+	return false
 }
 
 // checkIfIdle is Flink's IdlenessTimer.checkIfIdle: the countdown starts
 // at the first check that saw no record since the previous one, and the
-// subtask is idle at the first check strictly more than idleness later.
-func (g *watermarkGenerator) checkIfIdle(now des.Time) bool {
-	if g.counter != g.lastCounter {
-		g.lastCounter = g.counter
-		g.timing = false
+// split is idle at the first check strictly more than idleness later.
+func (s *splitWatermark) checkIfIdle(now, idleness des.Time) bool {
+	if s.counter != s.lastCounter {
+		s.lastCounter = s.counter
+		s.timing = false
 		return false
 	}
-	if !g.timing {
-		g.timing, g.inactiveSince = true, now
+	if !s.timing {
+		s.timing, s.inactiveSince = true, now
 		return false
 	}
-	return now-g.inactiveSince > g.idleness
+	return now-s.inactiveSince > idleness
+}
+
+// update is WatermarkOutputMultiplexer.updateCombinedWatermark: the
+// minimum over the splits that are not idle goes out if it advanced the
+// combined watermark; with every split idle the output is marked idle.
+func (g *watermarkGenerator) update(now des.Time) {
+	lo, allIdle := des.Time(math.MaxInt64), true
+	for i := range g.splits {
+		if s := &g.splits[i]; !s.idle {
+			lo, allIdle = min(lo, s.wm), false
+		}
+	}
+	switch {
+	case !allIdle && lo > g.combined:
+		g.combined = lo
+		g.output(now, lo)
+	case allIdle && !g.outIdle:
+		g.outIdle = true
+		g.t.emitWatermarkEvent(now, event{kind: watermarkStatusEvent, idle: true})
+	}
 }
 
 // output is WatermarkToDataOutput.emitWatermark: only a watermark past
@@ -468,6 +524,17 @@ func (v *watermarkValve) newMin() bool {
 	if any && lo > v.last {
 		v.last = lo
 		return true
+	}
+	return false
+}
+
+// seen reports whether any split has had a record since the generator
+// started afresh.
+func (g *watermarkGenerator) seen() bool {
+	for i := range g.splits {
+		if g.splits[i].counter > 0 {
+			return true
+		}
 	}
 	return false
 }

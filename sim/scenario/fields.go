@@ -208,7 +208,7 @@ var watermarksMapping = &Mapping{
 			Bounds: Bounds{Positive: true},
 			Doc:    "Period of watermark emission (pipeline.auto-watermark-interval); punctuated also checks idleness at this period."},
 		{Name: kIdleness, Go: "Idleness", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
-			Doc: "withIdleness: a subtask that read no record for this long is marked idle and no longer holds the watermark back downstream (Flink's IdlenessTimer, checked at every emission); 0 is never idle."},
+			Doc: "withIdleness: a subtask that read no record for this long is marked idle and no longer holds the watermark back downstream (Flink's IdlenessTimer, checked at every emission); a topic reader times each partition it owns, and a silent partition marked idle no longer holds back the others; 0 is never idle."},
 	},
 }
 

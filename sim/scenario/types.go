@@ -262,7 +262,9 @@ type Watermarks struct {
 	// (pipeline.auto-watermark-interval, default 200ms).
 	AutoWatermarkInterval des.Time
 	// Idleness marks a subtask without records for that long idle
-	// (withIdleness); 0, the default, never.
+	// (withIdleness); a topic reader times each partition it owns (its
+	// split) and leaves an idle one out of its watermark; 0, the
+	// default, never.
 	Idleness des.Time
 }
 
