@@ -69,28 +69,48 @@ func TestComponentsOfTheGrid(t *testing.T) {
 // issue's lecture asks, with numbers a student measures: which state
 // primitive and backend keep a 3-spanner (k = 2) up with 10,000 edges/s,
 // and what fraction of the edges needs a search. Of the six answers its
-// editable fields allow, exactly the three on the heap keep up (busy
-// under 10%, 7.5µs of work per edge: an access is 100ns whatever it
-// reads); on RocksDB every primitive stays back-pressured over 80% (value
-// 189µs, list 190µs, map 181µs per edge: each of the ~45 vertices a
-// search visits is a 5µs access, which MapState does not spare), so
-// RocksDB is no answer here. The search fraction is the same 80.0% for
-// every answer (the stream decides it, not the storage), within the
+// editable fields allow exactly one keeps up, MapState on RocksDB (55µs
+// of work per edge with the starter's access_time 1us and
+// serialization_bandwidth 50MiB/s: contains() at a search's last level,
+// one entry put per kept edge). ValueState and ListState on RocksDB
+// (de)serialise whole neighbour lists (129µs and 133µs per edge) and
+// stay back-pressured over 60%; on the heap every primitive runs out of
+// the workers' 8MiB (the graph state passes it at 8.1s to 13.8s of the
+// 20s) and the run stops. The search fraction is 80.0% for every answer
+// that runs (the stream decides it, not the storage), within the
 // question's 5%.
 func TestGraphSpannerExercise(t *testing.T) {
 	b, err := os.ReadFile("../exercises/builtin/graph-spanner/starter.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	const starterBackend = "state_backend: {type: rocksdb,"
+	if !strings.Contains(string(b), starterBackend) || !strings.Contains(string(b), "primitive: value") {
+		t.Fatalf("starter.yaml has no %q or \"primitive: value\"", starterBackend)
+	}
 	for _, backend := range []string{"heap", "rocksdb"} {
 		for _, prim := range []string{"value", "list", "map"} {
-			text := strings.Replace(strings.Replace(string(b), "primitive: value", "primitive: "+prim, 1), "state_backend: {type: rocksdb}", "state_backend: {type: "+backend+"}", 1)
-			s := run(t, parse(t, "graph-spanner", []byte(text)), nil).Summary
+			text := strings.Replace(strings.Replace(string(b), "primitive: value", "primitive: "+prim, 1), starterBackend, "state_backend: {type: "+backend+",", 1)
+			sc := parse(t, "graph-spanner", []byte(text))
+			res, err := sim.Run(context.Background(), sc, sim.Options{})
+			if backend == "heap" {
+				if err == nil || !strings.Contains(err.Error(), "ran out of memory") || !strings.Contains(err.Error(), "the graph of spanner, "+prim) {
+					t.Errorf("%s on heap: err %v, want the run stopped: out of memory (the graph of spanner)", prim, err)
+				}
+				continue
+			}
+			if err != nil || res.Summary.Partial {
+				t.Fatalf("%s on %s: %v (partial %v)", prim, backend, err, res.Summary.Partial)
+			}
+			s := res.Summary
 			g := graphOf(t, &s)
 			bp := vertex(t, &s, "edges").Backpressured
 			keepsUp := bp <= 0.1 && g.Edges >= 199000 // the exercise's checks
-			if keepsUp != (backend == "heap") {
-				t.Errorf("%s on %s: back-pressured %.2f, %d edges, %.1fµs per edge; want it to keep up only on the heap", prim, backend, bp, g.Edges, g.WorkMeanUs)
+			if keepsUp != (prim == "map") {
+				t.Errorf("%s on %s: back-pressured %.2f, %d edges, %.1fµs per edge; want it to keep up only with map", prim, backend, bp, g.Edges, g.WorkMeanUs)
+			}
+			if prim != "map" && bp < 0.6 {
+				t.Errorf("%s on %s: back-pressured %.2f, want over 0.60", prim, backend, bp)
 			}
 			if math.Abs(g.SearchRatio-0.8) > 0.05*0.8 {
 				t.Errorf("%s on %s: search ratio %.4f, want 0.80 within 5%%", prim, backend, g.SearchRatio)

@@ -560,8 +560,7 @@ var backendMapping = &Mapping{
 		{Name: kGCPausePerGiB, Go: "GCPausePerGiB", Kind: KindDuration, Only: heapOnly, Bounds: Bounds{Min: 0}, DefaultDoc: "100ms once gc_interval is on",
 			Doc: "The pause per GiB of heap state of a worker; needs gc_interval."},
 		{Name: kSerializationBandwidth, Go: "SerializationBandwidth", Kind: KindBandwidth, DefaultDoc: "200MiB/s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
-			Only: &Cond{Field: kType, Values: []string{BackendRocksDB}},
-			Doc:  "Bytes per second a state access (de)serialises beside its access_time: a graph operator's read of a ValueState or ListState neighbour list takes its bytes / serialization_bandwidth more (RocksDB stores serialised bytes; the heap keeps objects)."},
+			Doc: "Bytes per second a rocksdb state access (de)serialises beside its access_time: a graph operator's read of a ValueState or ListState neighbour list takes its bytes / serialization_bandwidth more (RocksDB stores serialised bytes). Accepted and ignored on heap, which keeps objects, so that switching state_backend.type keeps a scenario valid."},
 	},
 }
 

@@ -1,5 +1,7 @@
 package scenario
 
+import "testing"
+
 // graphErrorCases are the mistakes of streaming-graph scenarios, run by
 // TestParseErrors with the other error cases.
 var graphErrorCases = []struct {
@@ -19,6 +21,19 @@ operators:
     graph: {algorithm: spanner, k: 2, primitive: value}
 sinks: [{name: out, input: spanner}]
 state_backend: {type: rocksdb, serialization_bandwidth: 100MiB/s}
+`, nil},
+	{"serialization_bandwidth accepted on heap (ignored there), so that only state_backend.type differs from rocksdb", `duration: 10s
+sources:
+  - name: edges
+    arrival: {process: constant, rate: 1000/s}
+    edges: {type: barabasi-albert, vertices: 1000, attach: 3}
+operators:
+  - name: spanner
+    input: edges
+    service_time: {mean: 1us}
+    graph: {algorithm: spanner, k: 2, primitive: value}
+sinks: [{name: out, input: spanner}]
+state_backend: {type: heap, access_time: 1us, serialization_bandwidth: 50MiB/s}
 `, nil},
 	{"k below 1, a misspelt primitive, a spanner at parallelism 2", `duration: 10s
 sources:
@@ -84,5 +99,24 @@ func init() {
 			yaml string
 			want []string
 		}{c.name, c.yaml, c.want})
+	}
+}
+
+// TestSerializationRate: rocksdb (de)serialises at serialization_bandwidth
+// or its default 200MiB/s; the heap serialises nothing on access, even
+// where serialization_bandwidth is given.
+func TestSerializationRate(t *testing.T) {
+	for _, c := range []struct {
+		b    StateBackend
+		want float64
+	}{
+		{StateBackend{Type: BackendRocksDB, SerializationBandwidth: 50 << 20}, 50 << 20},
+		{StateBackend{Type: BackendRocksDB}, DefaultSerializationBandwidth},
+		{StateBackend{Type: BackendHeap, SerializationBandwidth: 50 << 20}, 0},
+		{StateBackend{Type: BackendHeap}, 0},
+	} {
+		if got := c.b.SerializationRate(); got != c.want {
+			t.Errorf("%+v: SerializationRate() = %v, want %v", c.b, got, c.want)
+		}
 	}
 }
