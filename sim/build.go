@@ -109,7 +109,7 @@ func (s *Sim) build() error {
 		}
 		for _, pe := range pv.Inputs {
 			u := s.vertices[pe.From.Index]
-			e := &edge{from: u, to: v, plan: pe, partitioning: pe.Partitioning, part: partitionerOf(pe.Partitioning),
+			e := &edge{from: u, to: v, plan: pe, partitioning: pe.Partitioning, late: pe.LateOutput != "", part: partitionerOf(pe.Partitioning),
 				maxParallelism: pe.MaxParallelism}
 			u.outputs = append(u.outputs, e)
 			v.inputs = append(v.inputs, e)

@@ -186,7 +186,11 @@
 // EventTimeTrigger's timers as
 // the watermark passes a window's maxTimestamp (or on the clock, or every
 // count records), fires again for a late record within allowed_lateness,
-// drops and counts later ones (numLateRecordsDropped), and clears a
+// drops and counts later ones (numLateRecordsDropped) or, with a
+// late_output, sends them to that side output (WindowOperator's
+// lateDataOutputTag: then numLateRecordsDropped counts none; the record
+// writer writes a late record to the side output's edges only, the
+// results to the others), and clears a
 // window at maxTimestamp + allowed_lateness; its windows count in the
 // task's keyed state. A result record's id is derived from (operator,
 // key, window, firing). Joins (join_operator.go): a tumbling window join
@@ -265,7 +269,9 @@
 //     (incremental checkpoints upload them whole too); after a restart
 //     its input watermark starts from none, as Flink's does, so a record
 //     late before the failure may not be late in the replay;
-//   - late records are dropped and counted, there is no side output yet;
+//   - a late side output's edge is never chained (Flink may chain it),
+//     and a join has none (an interval join drops and counts its late
+//     records);
 //   - a timer operator (timer_operator.go, a KeyedProcessFunction) has one
 //     timer per key, the timeout pattern; its keys' last times are its
 //     state;

@@ -25,6 +25,11 @@ type Record struct {
 	EventTime des.Time // when the record happened (its arrival at the source)
 	Ingest    des.Time // when the source emitted it into the job
 	Key       uint32   // key id in [0, keys.count); 0 when nothing reads keys (keysRead)
+	// late marks a record a window operator sends to its late side
+	// output: the record writer writes it to the side output's edges
+	// only, and clears the mark there (in the struct's padding: no bytes
+	// added)
+	late bool
 }
 
 // buffer is one network buffer and what it carries, as Flink's Buffer

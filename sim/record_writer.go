@@ -18,6 +18,7 @@ type recordWriter struct {
 	pi, pe    int
 	pc        int
 	pch       *channel
+	sent      bool       // the record at pi went to an output already (the others get copies)
 	blockedOn *partition // the partition with no buffer, while blocked
 	salt      uint64     // the vertex's hash salt (copy classes)
 	copyBuf   Record     // copyOf's result
@@ -37,12 +38,17 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 		r := &w.pend[w.pi]
 		for w.pe < len(w.outs) {
 			p := w.outs[w.pe]
+			if p.edge.late != r.late { // a late record goes to the late side output only, the others to the main output
+				w.pe++
+				continue
+			}
 			if p.next != nil { // a chained operator, served in this thread
 				x := r
-				if w.pe != 0 {
+				if w.sent {
 					x = w.copyOf(r)
 				}
 				w.pe++
+				w.sent = true
 				if !p.next.accept(now, x) {
 					w.blockedOn = p
 					return false
@@ -51,10 +57,7 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 			}
 			if p.edge.part == partBroadcast {
 				for w.pc < len(p.chans) {
-					x := r
-					if w.pe|w.pc != 0 {
-						x = w.copyOf(r)
-					}
+					x := w.written(r, w.sent || w.pc != 0)
 					if !p.write(now, p.chans[w.pc], x) {
 						w.blockedOn = p
 						return false
@@ -66,10 +69,7 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 				if w.pch == nil {
 					w.pch = p.choose(r)
 				}
-				x := r
-				if w.pe != 0 {
-					x = w.copyOf(r)
-				}
+				x := w.written(r, w.sent)
 				if !p.write(now, w.pch, x) {
 					w.blockedOn = p
 					return false
@@ -77,8 +77,10 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 				w.pch = nil
 			}
 			w.pe++
+			w.sent = true
 		}
 		w.pe = 0
+		w.sent = false
 		w.pi++
 		m.recordOut(now, warmup)
 	}
@@ -88,6 +90,21 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 	return true
 }
 
+// written returns r as written to the current channel: a copy of its
+// own if copy (see copyOf), and without the late mark (a late record
+// leaves on its side output as a record like any other).
+func (w *recordWriter) written(r *Record, cp bool) *Record {
+	if cp {
+		return w.copyOf(r)
+	}
+	if r.late {
+		w.copyBuf = *r
+		w.copyBuf.late = false
+		return &w.copyBuf
+	}
+	return r
+}
+
 // copyOf returns r as written to the current output edge and channel of
 // the cursors (not the first of both): a fan-out's or broadcast's copies
 // get a copy class of their own.
@@ -95,13 +112,14 @@ func (w *recordWriter) copyOf(r *Record) *Record {
 	w.copyBuf = *r
 	salt := 1<<62 | uint64(w.pe)<<32 | uint64(w.pc)
 	w.copyBuf.Copy = copyClass(r.Copy, salt^w.salt)
+	w.copyBuf.late = false
 	return &w.copyBuf
 }
 
 // reset drops what the writer held (a failover).
 func (w *recordWriter) reset() {
 	w.pend = w.pend[:0]
-	w.pi, w.pe, w.pc, w.pch, w.blockedOn = 0, 0, 0, nil, nil
+	w.pi, w.pe, w.pc, w.pch, w.blockedOn, w.sent = 0, 0, 0, nil, nil, false
 }
 
 // forwardBarrier writes barrier id into every output channel. An aligned

@@ -42,7 +42,11 @@ type VertexEventTime struct {
 	// (processing time of the firing − window end, ms), the records of a
 	// window at its first firing, and the window state held at the end
 	// and at most (bytes, over the subtasks).
-	NumLateRecordsDropped *uint64  `json:"num_late_records_dropped,omitempty"`
+	NumLateRecordsDropped *uint64 `json:"num_late_records_dropped,omitempty"`
+	// LateRecordsSideOutput is the late records a window with a
+	// late_output sent there instead of dropping them (Flink counts them
+	// in numRecordsOut only); absent without a late output.
+	LateRecordsSideOutput *uint64  `json:"late_records_side_output,omitempty"`
 	JoinedPairs           *uint64  `json:"joined_pairs,omitempty"` // joins: the pairs emitted
 	Firings               *uint64  `json:"firings,omitempty"`
 	LateFirings           *uint64  `json:"late_firings,omitempty"`
@@ -123,6 +127,9 @@ func (s *Sim) eventTimeSummary(now des.Time) *EventTimeSummary {
 		}
 		if w := v.win; w != nil {
 			ve.NumLateRecordsDropped, ve.Firings, ve.LateFirings = ptr(w.lateDropped), ptr(w.firings), ptr(w.lateFirings)
+			if v.pv.Window != nil && v.pv.Window.LateOutput != "" {
+				ve.LateRecordsSideOutput = ptr(w.lateSide)
+			}
 			if v.pv.Join != nil {
 				ve.JoinedPairs = ptr(w.pairs)
 			}

@@ -16,7 +16,10 @@ import (
 //     MergingWindowSet) or one global window per key;
 //   - a window whose end plus allowed lateness the watermark has passed
 //     is late: a record that falls only into late windows is dropped and
-//     counted (numLateRecordsDropped);
+//     counted (numLateRecordsDropped), or, with a late output
+//     (sideOutputLateData), sent to that side output and not counted
+//     (WindowOperator.processElement: sideOutput(element) if
+//     lateDataOutputTag != null, else numLateRecordsDropped.inc());
 //   - the EventTimeTrigger registers a timer at the window's
 //     maxTimestamp (end − 1) and fires when the watermark reaches it; a
 //     record for a window the watermark has passed but within the
@@ -46,6 +49,7 @@ type windowOperator struct {
 	gap      des.Time
 	count    int64
 	lateness des.Time
+	lateOut  bool // late records go to the late side output (window.late_output)
 	accBytes int64
 	recBytes int64
 	seq      int // the result records' id space (Sim.recSize)
@@ -102,6 +106,7 @@ type winState struct {
 // windowStats are a window vertex's metrics, shared by its subtasks.
 type windowStats struct {
 	lateDropped uint64             // numLateRecordsDropped
+	lateSide    uint64             // late records sent to the late side output instead
 	firings     uint64             // results emitted
 	lateFirings uint64             // of them, late firings (allowed lateness)
 	fireDelay   *metrics.Histogram // processing time of a firing − the window's end
@@ -118,7 +123,7 @@ type windowStats struct {
 func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, stats *windowStats) *windowOperator {
 	o := &windowOperator{t: t, kind: w.Kind, event: w.Time != scenario.TimeProcessing && w.Kind != scenario.WindowGlobal,
 		process: w.Function == scenario.FunctionProcess, size: w.Size, slide: w.Slide, gap: w.Gap, count: int64(w.Count),
-		lateness: w.AllowedLateness, accBytes: w.AccumulatorSize, recBytes: recBytes, seq: seq,
+		lateness: w.AllowedLateness, lateOut: w.LateOutput != "", accBytes: w.AccumulatorSize, recBytes: recBytes, seq: seq,
 		windows: map[winID]*winState{}, epoch: t.s.epoch, stats: stats}
 	if o.kind == scenario.WindowTumbling {
 		o.slide = o.size
@@ -226,8 +231,22 @@ func (w *windowOperator) addSliding(now des.Time, r *Record, ts des.Time) {
 		w.add(now, winID{r.Key, start}, end, r)
 	}
 	if !added {
-		w.stats.lateDropped++
+		w.lateRecord(r)
 	}
+}
+
+// lateRecord handles a record that falls only into late windows: it is
+// sent to the late side output if there is one, else dropped and
+// counted (WindowOperator.processElement).
+func (w *windowOperator) lateRecord(r *Record) {
+	if !w.lateOut {
+		w.stats.lateDropped++
+		return
+	}
+	w.stats.lateSide++
+	x := *r
+	x.late = true
+	w.t.pend = append(w.t.pend, x)
 }
 
 // addSession puts r into its session window [ts, ts+gap), merged with
@@ -268,7 +287,7 @@ func (w *windowOperator) addSession(now des.Time, r *Record, ts des.Time) {
 			keep = append(keep, start)
 		}
 		w.sessions[r.Key] = keep
-		w.stats.lateDropped++
+		w.lateRecord(r)
 		return
 	}
 	id := winID{r.Key, start}
@@ -474,8 +493,10 @@ func (w *windowOperator) write(now des.Time) {
 	t := w.t
 	for _, r := range t.pend[t.pi:] {
 		t.v.observeLatency(now - r.Ingest)
+		if !r.late {
+			w.stats.emitted++
+		}
 	}
-	w.stats.emitted += uint64(len(t.pend) - t.pi)
 	if !t.emit(now) {
 		t.setState(now, t.blockedState())
 		return

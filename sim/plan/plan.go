@@ -217,6 +217,12 @@ type Edge struct {
 	// records go from one operator to the next in the same thread, with
 	// no channel, buffer or network between them.
 	Chained bool
+	// LateOutput is the name of the window operator's late side output
+	// (scenario.Window.LateOutput) when the edge carries it, "" for an
+	// edge of the sender's main output. A side-output edge carries only
+	// the late records, the main edges none of them (Flink's
+	// sideOutputLateData and getSideOutput); it is never chained.
+	LateOutput string
 }
 
 // Chainable reports whether e is fused into its sender's task, by the
@@ -227,12 +233,14 @@ type Edge struct {
 // ends may chain (a vertex with chain: false is Flink's disableChaining,
 // ChainingStrategy.NEVER). An edge into a window operator is not chained
 // (a simplification: its firings write outside the thread of a record
-// handed in, see sim/doc.go). A source chains to its successor (its
+// handed in, see sim/doc.go), nor is a late side output's edge (a
+// simplification: Flink may chain it). A source chains to its successor (its
 // ChainingStrategy is HEAD); a sink has no successor. Every vertex here is
 // in Flink's default slot sharing group, so that condition always holds.
 func (p *Plan) Chainable(e *Edge) bool {
 	return p.Scenario.Chaining && len(e.To.Inputs) == 1 && e.Partitioning == scenario.PartitionForward &&
-		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source && e.To.Window == nil && e.To.Join == nil && e.To.Timer == nil
+		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source && e.To.Window == nil && e.To.Join == nil && e.To.Timer == nil &&
+		e.LateOutput == ""
 }
 
 // Pointwise reports whether each sender of e has channels to a subset of
@@ -451,12 +459,26 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 		index[d.v.Name] = i
 	}
 	for i, d := range decls {
+		if w := d.v.Window; w != nil && w.LateOutput != "" {
+			if _, dup := index[w.LateOutput]; dup {
+				return nil, fmt.Errorf("plan: compiling %q: late output %q of %q is also the name of a vertex", sc.Name, w.LateOutput, d.v.Name)
+			}
+			index[w.LateOutput] = i
+		}
+	}
+	side := make([][]string, len(decls)) // the late output each input reads, "" for a main output
+	for i, d := range decls {
 		for _, name := range d.inputs {
 			u, ok := index[name]
 			if !ok {
 				return nil, fmt.Errorf("plan: compiling %q: %q reads unknown vertex %q", sc.Name, d.v.Name, name)
 			}
 			in[i] = append(in[i], u)
+			late := ""
+			if name != decls[u].v.Name {
+				late = name
+			}
+			side[i] = append(side[i], late)
 		}
 	}
 	order, err := topo(in)
@@ -468,9 +490,9 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 		v := d.v
 		v.Index = len(p.Vertices)
 		p.Vertices = append(p.Vertices, v)
-		for _, ui := range in[i] {
+		for j, ui := range in[i] {
 			u := decls[ui].v
-			e := &Edge{From: u, To: v, Partitioning: d.partitioning, MaxParallelism: d.maxP}
+			e := &Edge{From: u, To: v, Partitioning: d.partitioning, MaxParallelism: d.maxP, LateOutput: side[i][j]}
 			if e.Partitioning == "" {
 				e.Partitioning = scenario.DefaultPartitioning(u.Parallelism, v.Parallelism)
 			}

@@ -516,3 +516,37 @@ sinks:
 		}
 	}
 }
+
+// TestLateOutputEdge: a sink that reads a window's late_output gets an
+// edge of its own from the window operator, marked with the side
+// output's name and never chained (even forward at equal parallelism,
+// where the main output's edge to the other sink is chained).
+func TestLateOutputEdge(t *testing.T) {
+	p := compile(t, parse(t, `duration: 10s
+sources:
+  - {name: src, parallelism: 2, arrival: {process: constant, rate: 10/s}, watermarks: {strategy: punctuated}}
+operators:
+  - {name: win, input: src, parallelism: 2, partitioning: hash, service_time: {mean: 1ms}, window: {kind: tumbling, size: 1s, late_output: late}}
+sinks:
+  - {name: out, input: win, parallelism: 2}
+  - {name: late-sink, input: late, parallelism: 2}
+`))
+	win := p.Vertex("win")
+	if len(win.Outputs) != 2 {
+		t.Fatalf("win has %d output edges, want 2", len(win.Outputs))
+	}
+	for _, e := range win.Outputs {
+		switch e.To.Name {
+		case "out":
+			if e.LateOutput != "" || !e.Chained {
+				t.Errorf("win -> out: late output %q, chained %v; want \"\", true", e.LateOutput, e.Chained)
+			}
+		case "late-sink":
+			if e.LateOutput != "late" || e.Chained || e.Partitioning != scenario.PartitionForward {
+				t.Errorf("win -> late-sink: late output %q, chained %v, %s; want \"late\", false, forward", e.LateOutput, e.Chained, e.Partitioning)
+			}
+		default:
+			t.Errorf("unexpected edge win -> %s", e.To.Name)
+		}
+	}
+}

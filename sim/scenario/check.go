@@ -35,7 +35,9 @@ func (c *checker) fields(mp *Mapping, v reflect.Value, path string, base reflect
 				c.enum(p, f, fv.String())
 			}
 		case KindName:
-			c.name(p, fv.String())
+			if !(f.EmptyOK && fv.String() == "" && !c.s.given(p)) {
+				c.name(p, fv.String())
+			}
 		case KindText:
 			maxLen := 0
 			if f.Bounds.Max != nil {

@@ -130,12 +130,19 @@ func DefaultPartitioning(up, down int) string {
 }
 
 // Parallelisms returns the parallelism of every vertex, by name (the first
-// vertex of a name).
+// vertex of a name), and of every late side output (its window
+// operator's).
 func (s *Scenario) Parallelisms() map[string]int {
 	par := make(map[string]int, len(s.Sources)+len(s.Operators)+len(s.Sinks))
-	for _, v := range s.vertices() {
+	vs := s.vertices()
+	for _, v := range vs {
 		if _, dup := par[v.name]; !dup {
 			par[v.name] = v.parallelism
+		}
+	}
+	for _, v := range vs {
+		if _, dup := par[v.lateOutput]; !dup && v.lateOutput != "" {
+			par[v.lateOutput] = v.parallelism
 		}
 	}
 	return par

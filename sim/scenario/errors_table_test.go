@@ -1352,6 +1352,24 @@ sinks:
 			`t.yaml:24:35: operators[2].window.count: must be at least 1, got 0`,
 			`t.yaml:24:38: operators[2].window.sise: unknown field "sise"; did you mean "size"?`,
 		}},
+	{"late side outputs", `duration: 10s
+sources:
+  - {name: src, arrival: {process: constant, rate: 10/s}, watermarks: {strategy: punctuated}}
+operators:
+  - {name: win, input: src, partitioning: hash, service_time: {mean: 1ms}, window: {kind: tumbling, size: 1s, time: processing, late_output: late}}
+  - {name: glob, input: src, partitioning: hash, service_time: {mean: 1ms}, window: {kind: global, count: 2, late_output: glob-late}}
+  - {name: ev, input: src, partitioning: hash, service_time: {mean: 1ms}, window: {kind: tumbling, size: 1s, late_output: src}}
+  - {name: ev2, input: src, partitioning: hash, service_time: {mean: 1ms}, window: {kind: tumbling, size: 1s, late_output: ev2-late}}
+sinks:
+  - {name: out, inputs: [win, glob, ev, ev2]}
+  - {name: late-sink, input: ev2-lat}
+`,
+		[]string{
+			`t.yaml:5:142: operators[0].window.late_output: applies to event-time windows only (no record is late in processing time), but time is processing`,
+			`t.yaml:6:123: operators[1].window.late_output: applies to event-time windows only, but a global window fires by count`,
+			`t.yaml:7:123: operators[2].window.late_output: "src" is already the name of a vertex (line 3) or of another late output; a late output needs a name of its own`,
+			`t.yaml:11:30: sinks[1].input: unknown vertex "ev2-lat"; did you mean "ev2-late"?`,
+		}},
 }
 
 func TestParseErrors(t *testing.T) {

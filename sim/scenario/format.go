@@ -135,8 +135,8 @@ type Field struct {
 	// Schema, if set, is the field's JSON Schema (without description
 	// and default), where its kind does not say enough.
 	Schema map[string]any
-	// EmptyOK: an enum or text left "" means unset (the data set's
-	// default), not an unknown value.
+	// EmptyOK: an enum, text or name left "" means unset (the data
+	// set's default, or none), not an unknown or empty value.
 	EmptyOK bool
 	// Inherit: the mapping's defaults are the scenario's values of the
 	// same field (a vertex's network), so checks skip the fields that

@@ -13,6 +13,7 @@ type vertex struct {
 	parallelism  int
 	inputs       []string
 	partitioning string
+	lateOutput   string // a window operator's late side output (late_output), read by this name
 }
 
 func (v *vertex) path() string { return strictyaml.Index(v.kind, v.index) }
@@ -25,8 +26,12 @@ func (s *Scenario) vertices() []*vertex {
 		vs = append(vs, &vertex{kind: kSources, index: i, name: x.Name, parallelism: x.Parallelism})
 	}
 	for i, x := range s.Operators {
-		vs = append(vs, &vertex{kind: kOperators, index: i, name: x.Name, parallelism: x.Parallelism,
-			inputs: x.Inputs, partitioning: x.Partitioning})
+		v := &vertex{kind: kOperators, index: i, name: x.Name, parallelism: x.Parallelism,
+			inputs: x.Inputs, partitioning: x.Partitioning}
+		if x.Window != nil {
+			v.lateOutput = x.Window.LateOutput
+		}
+		vs = append(vs, v)
 	}
 	for i, x := range s.Sinks {
 		vs = append(vs, &vertex{kind: kSinks, index: i, name: x.Name, parallelism: x.Parallelism,
@@ -36,12 +41,18 @@ func (s *Scenario) vertices() []*vertex {
 }
 
 // edges returns, for each vertex index, the indices of its valid inputs
-// (existing, not sinks), using the first vertex of each name.
+// (existing, not sinks), using the first vertex of each name; an input
+// that names a window operator's late side output is an input from it.
 func edges(vs []*vertex) (byName map[string]int, in [][]int) {
 	byName = map[string]int{}
 	for i, v := range vs {
 		if _, dup := byName[v.name]; !dup && v.name != "" {
 			byName[v.name] = i
+		}
+	}
+	for i, v := range vs {
+		if _, dup := byName[v.lateOutput]; !dup && v.lateOutput != "" {
+			byName[v.lateOutput] = i
 		}
 	}
 	in = make([][]int, len(vs))

@@ -139,6 +139,7 @@ const (
 	// event time (issue 14)
 	kAccumulatorSize       = "accumulator_size"
 	kAllowedLateness       = "allowed_lateness"
+	kLateOutput            = "late_output"
 	kAutoWatermarkInterval = "auto_watermark_interval"
 	kBoundedOutOfOrderness = "bounded_out_of_orderness"
 	kEventDelay            = "event_delay"

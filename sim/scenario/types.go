@@ -302,6 +302,13 @@ type Window struct {
 	// AllowedLateness keeps event-time windows for late firings that long
 	// past their end (default 0).
 	AllowedLateness des.Time
+	// LateOutput names the side output of the records later than the
+	// allowed lateness (sideOutputLateData with an OutputTag,
+	// https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/datastream/operators/windows/#getting-late-data-as-a-side-output):
+	// a vertex reads it by this name in its inputs, and the late records
+	// go there instead of being dropped. Event time only; default none
+	// (late records are dropped and counted, numLateRecordsDropped).
+	LateOutput string
 	// AccumulatorSize is the state of one key and window of aggregate
 	// (default 64 B). A result record has the record size of the job's
 	// first source.

@@ -323,6 +323,18 @@ func (c *checker) graph() {
 		shown = append(shown, displayName(v.name))
 	}
 	for _, v := range vs {
+		if v.lateOutput == "" {
+			continue
+		}
+		if first, ok := byName[v.lateOutput]; ok && (vs[first] != v || v.lateOutput == v.name) {
+			line, _ := s.Pos(vs[first].path() + "." + kName)
+			c.errorf(v.path()+"."+kWindow+"."+kLateOutput, "%s is already the name of a vertex (line %d) or of another late output; a late output needs a name of its own", quote(v.lateOutput), line)
+			continue
+		}
+		names = append(names, v.lateOutput)
+		shown = append(shown, displayName(v.lateOutput))
+	}
+	for _, v := range vs {
 		for j, name := range v.inputs {
 			u, ok := byName[name]
 			switch {
@@ -551,6 +563,12 @@ func (c *checker) window(p string, op Operator, par map[string]int) {
 	}
 	if w.Kind == WindowGlobal && w.AllowedLateness > 0 {
 		c.errorf(wp+"."+kAllowedLateness, "applies to event-time windows only, but a global window fires by count")
+	}
+	if w.LateOutput != "" && w.Time == TimeProcessing {
+		c.errorf(wp+"."+kLateOutput, "applies to event-time windows only (no record is late in processing time), but time is processing")
+	}
+	if w.LateOutput != "" && w.Kind == WindowGlobal {
+		c.errorf(wp+"."+kLateOutput, "applies to event-time windows only, but a global window fires by count")
 	}
 }
 
