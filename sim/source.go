@@ -359,7 +359,7 @@ func (src *source) emitNext(now des.Time) bool {
 		et -= src.delay.draw(id)
 	}
 	src.et = et
-	if src.topic != nil {
+	if src.topic != nil && src.wmGen != nil {
 		src.split = src.topic.split(src.topic.part)
 	}
 	src.next++
