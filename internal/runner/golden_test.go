@@ -196,4 +196,5 @@ var addedAfterChaining = map[string]bool{
 	// event time (issue 14)
 	"idle-source": true, "session-windows": true, "trace-event-counts": true,
 	"watermark-bound": true, "window-functions": true, "window-join": true,
+	"backpressure-watermarks": true,
 }
