@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -237,24 +236,6 @@ func RunBatches(ctx context.Context, job BatchJob, opts Options) (*microbatch.Si
 	final, perr := p.Run()
 	e.send(command{kind: cmdQuit})
 	<-e.done
-	if fm, ok := final.(batchModel); ok && fm.interrupted && perr == nil {
-		if opts.Interrupt != nil {
-			opts.Interrupt()
-		}
-		if ctx.Err() == nil {
-			var stop context.CancelFunc
-			ctx, stop = context.WithCancel(ctx)
-			stop()
-		}
-	}
-	switch {
-	case ctx.Err() != nil:
-		e.sim.RunUntil(ctx, e.sim.Now())
-		return e.sim, ctx.Err()
-	case perr != nil && errors.Is(perr, tea.ErrInterrupted):
-		return e.sim, fmt.Errorf("tui: %w", perr)
-	case perr != nil:
-		return e.sim, fmt.Errorf("tui: running the terminal UI: %w", perr)
-	}
-	return e.sim, e.stopErr
+	fm, ok := final.(batchModel)
+	return e.sim, endRun(ctx, ok && fm.interrupted, perr, opts.Interrupt, e.sim, e.stopErr)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dspalab/dspalab/sim/des"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -55,10 +56,27 @@ func Run(ctx context.Context, job Job, opts Options) (*sim.Sim, error) {
 	final, perr := p.Run()
 	e.send(command{kind: cmdQuit})
 	<-e.done // the engine no longer touches the simulation
-	if fm, ok := final.(model); ok && fm.interrupted && perr == nil {
-		// ctrl+c: an interrupt, as SIGINT is for dspalab run
-		if opts.Interrupt != nil {
-			opts.Interrupt()
+	fm, ok := final.(model)
+	return e.sim, endRun(ctx, ok && fm.interrupted, perr, opts.Interrupt, e.sim, e.stopErr)
+}
+
+// stoppable is what endRun needs of a simulation: sim.Sim and
+// microbatch.Sim both are.
+type stoppable interface {
+	Now() des.Time
+	RunUntil(context.Context, des.Time) error
+}
+
+// endRun returns the error of a live view that has ended: ctx's error when
+// ctx was cancelled or the user pressed ctrl+c (interrupted; then
+// interrupt is called, as SIGINT is for dspalab run, and s learns of the
+// interruption, so that its result says so: with ctx cancelled it fires
+// no event), the terminal's (perr), or stopErr, the one that stopped the
+// simulation.
+func endRun(ctx context.Context, interrupted bool, perr error, interrupt func(), s stoppable, stopErr error) error {
+	if interrupted && perr == nil {
+		if interrupt != nil {
+			interrupt()
 		}
 		if ctx.Err() == nil {
 			var stop context.CancelFunc
@@ -68,14 +86,12 @@ func Run(ctx context.Context, job Job, opts Options) (*sim.Sim, error) {
 	}
 	switch {
 	case ctx.Err() != nil:
-		// The simulation learns of the interruption (its result then
-		// says so); with ctx cancelled it fires no event.
-		e.sim.RunUntil(ctx, e.sim.Now())
-		return e.sim, ctx.Err()
+		s.RunUntil(ctx, s.Now())
+		return ctx.Err()
 	case perr != nil && errors.Is(perr, tea.ErrInterrupted):
-		return e.sim, fmt.Errorf("tui: %w", perr)
+		return fmt.Errorf("tui: %w", perr)
 	case perr != nil:
-		return e.sim, fmt.Errorf("tui: running the terminal UI: %w", perr)
+		return fmt.Errorf("tui: running the terminal UI: %w", perr)
 	}
-	return e.sim, e.stopErr
+	return stopErr
 }
