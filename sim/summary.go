@@ -377,6 +377,13 @@ func (s *Sim) Result() *Result {
 			d.Message += fmt.Sprintf(" (but the job failed: %s; the back-pressure may come from subtasks that were down or from the catch-up, see the evidence)", plural.Count(r.Failures, "failure"))
 		}
 	}
+	if stoppedByJob(s.stopped) && win > 0 {
+		// the job or a run limit ended the run (a worker out of memory
+		// at a restore, a bad edge file, --max-memory): that comes
+		// before any bottleneck
+		d := &res.Summary.Diagnosis
+		d.Message = fmt.Sprintf("the run stopped early at %s: %s; before that: %s", FormatTime(now), s.stopped.Error(), d.Message)
+	}
 	if s.ckpt != nil {
 		cs := s.ckpt.sum
 		cs.InProgress = len(s.ckpt.pending)
@@ -397,6 +404,14 @@ func (s *Sim) Result() *Result {
 	}
 	res.Summary.EventTime = s.eventTimeSummary(now)
 	return res
+}
+
+// stoppedByJob tells whether err, the reason a run stopped early, came
+// from the simulated job or a run limit (a worker out of memory, a bad
+// edge file, Options.MaxMemory) rather than from its caller (an
+// interrupt, a time limit, a person quitting: nil).
+func stoppedByJob(err error) bool {
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // stoppedText says in words how a run stopped early: "interrupted at 13.9s
