@@ -116,8 +116,8 @@ type windowStats struct {
 	records     uint64             // records taken in
 	emitted     uint64             // result records written
 	// onFire, if set (tests), sees every firing: the key, the window's
-	// start and the records in it
-	onFire func(key uint32, start des.Time, records int64)
+	// start, the firing (0 on time, then late ones) and the records in it
+	onFire func(key uint32, start des.Time, firing uint32, records int64)
 }
 
 func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, stats *windowStats) *windowOperator {
@@ -402,7 +402,7 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 	s := w.stats
 	s.firings++
 	if s.onFire != nil {
-		s.onFire(id.key, id.start, st.records)
+		s.onFire(id.key, id.start, firing, st.records)
 	}
 	if w.sides != nil {
 		s.pairs += uint64(st.side[0] * st.side[1])

@@ -119,7 +119,9 @@ sinks:
 			}
 			got := map[[2]int64]int64{}
 			win := s.vertices[1].win
-			win.onFire = func(key uint32, start des.Time, n int64) { got[[2]int64{int64(key), int64(start / des.Second)}] = n }
+			win.onFire = func(key uint32, start des.Time, _ uint32, n int64) {
+				got[[2]int64{int64(key), int64(start / des.Second)}] = n
+			}
 			if err := s.RunUntil(context.Background(), sc.Duration); err != nil {
 				t.Fatal(err)
 			}
