@@ -4,8 +4,9 @@
 // and org.apache.kafka.clients.producer.internals.BuiltInPartitioner), the
 // round-robin partitioner (RoundRobinPartitioner), the sticky partitioner
 // of records without a key (BuiltInPartitioner without adaptive load
-// statistics), and Flink's partition assignment
-// (KafkaSourceEnumerator.getSplitOwner).
+// statistics), Flink's partition assignment
+// (KafkaSourceEnumerator.getSplitOwner), and a consumer group's
+// (RangeAssignor, assignor.go).
 //
 // It depends on nothing of the simulator, so that another engine (the
 // micro-batch engine's direct Kafka input) computes the same partitions and
