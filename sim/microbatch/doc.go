@@ -69,8 +69,14 @@
 //   - Failures: executor and driver failures at a scripted time or at
 //     random (mtbf: exponential times per worker, or for the driver, from
 //     the streams sim draws them from; a random failure does not strike
-//     an executor being replaced or while the driver is down); no task
-//     failures and no task retries within a job. A batch cut while every
+//     an executor being replaced or while the driver is down). A task
+//     failure (kind task, scripted, random or injected) fails the task's
+//     attempt in the running job, or in the next job when none runs; the
+//     attempt runs again in full, its time added to the job's processing
+//     time whenever in the attempt it failed (Spark's TaskSetManager
+//     reruns it as soon as a core frees, so its stage grows by at most
+//     that), and the spark.task.maxFailures-th failure of one task aborts
+//     the job, which stops the application. A batch cut while every
 //     executor is lost is computed with the replacements' cores. A rerun batch keeps the
 //     processing time it was computed with, plus the recomputation (or,
 //     for structured streaming, the reload) of the lost state.

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/dspalab/dspalab/internal/plural"
+	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/metrics"
@@ -29,6 +31,10 @@ type Options struct {
 	// unstable job's queue grows without bound; each queued record holds
 	// 8 bytes for its latency).
 	MaxQueued int64
+	// Actions are replayed at their times (At; AtS when At is 0), as
+	// recorded by Sim.Actions: the same scenario, seed and actions give
+	// the same run.
+	Actions []sim.Action
 }
 
 // QueueLimitError stops a run whose queued batches hold more records
@@ -89,6 +95,8 @@ type Sim struct {
 	rec               recovery
 	gen, done, sample des.HandlerFunc
 	fail              des.HandlerFunc
+	actions           []sim.Action // injected (Inject)
+	nextAction        int          // next of opts.Actions to replay
 }
 
 // stage is a plan.Stage with its partitions.
@@ -147,13 +155,16 @@ type batch struct {
 	// take recLatency (their own processing), not the epoch's end
 	continuous bool
 	recLatency des.Time
-	maxTask    des.Time // the longest task of the job (rerun after an executor loss)
+	maxTask    des.Time        // the longest task of the job (rerun after an executor loss)
+	tasks      [][]des.Time    // the job's task durations, by stage and partition
+	failed     map[taskRef]int // failed attempts by task (TaskSetManager's numFailures), nil for none
 }
 
 // New builds the simulation of sc, a scenario of engine spark-streaming or
 // structured-streaming (see scenario.Scenario.IsMicroBatch). It returns an
 // error for a scenario that is invalid or that this engine cannot run
-// (edge streams, Kafka producers), or a trace that cannot be opened.
+// (edge streams, Kafka producers), a task failure of a subtask the job
+// runs no task for, or a trace that cannot be opened.
 func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	if !sc.IsMicroBatch() {
 		return nil, fmt.Errorf("microbatch: scenario %q runs on engine %s, not a micro-batch engine", sc.Name, sc.Engine)
@@ -282,11 +293,21 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	s.mustSchedule(s.MetricsInterval(), s.sample, 0)
 	s.rec.fullCores = s.cores
 	for i, f := range sc.Failures {
+		if f.Kind == scenario.FailureTask && f.MTBF <= 0 {
+			if _, err := s.taskOf(f.Vertex, f.Subtask); err != nil {
+				return nil, sc.Errorf(strictyaml.Index("failures", i)+".subtask", "%v", err)
+			}
+		}
+	}
+	for i, f := range sc.Failures {
 		if f.MTBF <= 0 {
 			s.mustSchedule(f.At, s.fail, int64(i))
 		}
 	}
 	s.startRandomFailures()
+	if s.opts.Actions, err = replayTimes(opts.Actions); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -324,7 +345,14 @@ func (s *Sim) Now() des.Time { return s.eng.Now() }
 func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 	t = min(t, s.sc.Duration)
 	n := 0
-	for s.stopped == nil && s.eng.NextTime() <= t {
+	for s.stopped == nil {
+		next := s.eng.NextTime()
+		if s.replayDue(next, t) {
+			continue
+		}
+		if next > t {
+			break
+		}
 		s.eng.Step()
 		if n++; n&0xff == 0 {
 			if err := ctx.Err(); err != nil {
@@ -465,6 +493,10 @@ func (s *Sim) cut(now, readAt des.Time, limits []int64) *batch {
 	}
 	b.proc = s.jobTime(b)
 	b.maxTask = s.maxTask()
+	b.tasks = make([][]des.Time, len(s.stages))
+	for k, st := range s.stages {
+		b.tasks[k] = slices.Clone(st.task)
+	}
 	b.info.StateKeys, _ = s.stateKeys()
 	b.info.ProcessingMs = b.proc.Seconds() * 1000
 	return b
@@ -651,6 +683,13 @@ func (s *Sim) startNext(now des.Time) {
 		s.stopped = fmt.Errorf("microbatch: %w", err)
 	}
 	s.endEv = id
+	for _, t := range s.rec.pendingTasks { // task failures that waited for a job
+		s.retryTask(now, b, t)
+		if s.running == nil {
+			break // aborted
+		}
+	}
+	s.rec.pendingTasks = s.rec.pendingTasks[:0]
 }
 
 // onJobEnd completes the running job: StreamingListener's

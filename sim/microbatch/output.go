@@ -48,8 +48,12 @@ type BatchInfo struct {
 	StateKeys int64 `json:"state_keys"`
 	// RecomputeMs is the part of the processing time spent recomputing
 	// state lost with an executor or the driver, from lineage, and
-	// rerunning the tasks of a lost executor.
+	// rerunning the tasks of a lost executor and failed task attempts.
 	RecomputeMs float64 `json:"recompute_ms"`
+	// FailedTasks counts the task attempts of the job that failed (failure
+	// kind task): each ran again, unless it was the
+	// spark.task.maxFailures-th of its task, which aborted the job.
+	FailedTasks int `json:"failed_tasks"`
 
 	time, start, end des.Time
 }
@@ -58,6 +62,7 @@ type BatchInfo struct {
 var BatchColumns = []string{
 	"batch", "batch_time_s", "records", "rate_limit_rps", "scheduling_delay_ms", "processing_time_ms", "total_delay_ms",
 	"tasks", "delivered_records", "rows_written", "bytes_written", "watermark_s", "lineage_batches", "checkpoint_bytes", "state_keys", "recompute_ms",
+	"failed_tasks",
 }
 
 // TimeseriesColumns are the columns of a micro-batch run's timeseries.csv:
@@ -199,11 +204,15 @@ type Totals struct {
 // RecoverySummary sums up the failures of a run.
 type RecoverySummary struct {
 	Failures int `json:"failures"`
-	// JobState is "running", or "lost" after a driver failure without
+	// JobState is "running", "failed" after a task failed
+	// spark.task.maxFailures times (the job aborted), or "lost" after a driver failure without
 	// checkpointing.
 	JobState   string  `json:"job_state"`
 	DowntimeS  float64 `json:"driver_downtime_s"`
 	RecomputeS float64 `json:"recompute_s"` // processing time spent recomputing lost state and tasks
+	// FailedTasks counts the failed task attempts of the completed (and
+	// aborted) batches (batches.csv failed_tasks).
+	FailedTasks int `json:"failed_tasks"`
 }
 
 // Streaming holds StreamingListener's figures over the window.
@@ -303,11 +312,10 @@ func (s *Sim) Result() *Result {
 		}
 	}
 	for _, st := range s.stages {
-		ss := StageSummary{Tasks: st.parts, Shuffle: st.Shuffle}
+		ss := StageSummary{Name: stageName(st), Tasks: st.parts, Shuffle: st.Shuffle}
 		for _, v := range st.Vertices {
 			ss.Vertices = append(ss.Vertices, v.Name)
 		}
-		ss.Name = strings.Join(ss.Vertices, " -> ")
 		for _, b := range win {
 			ss.MeanMs += b.Stages[st.Index] / float64(len(win))
 		}
@@ -328,13 +336,17 @@ func (s *Sim) Result() *Result {
 		t.Rows += s.batches[i].RowsWritten
 	}
 	t.Duplicated, t.Lost = s.rec.duplicated, s.rec.lost
-	if len(sc.Failures) > 0 {
+	if len(sc.Failures) > 0 || s.rec.failures > 0 {
 		r := &RecoverySummary{Failures: s.rec.failures, JobState: "running", DowntimeS: s.rec.downtime.Seconds()}
-		if s.rec.jobLost {
+		switch {
+		case s.rec.jobFailed:
+			r.JobState = "failed"
+		case s.rec.jobLost:
 			r.JobState = "lost"
 		}
 		for i := range s.batches {
 			r.RecomputeS += s.batches[i].RecomputeMs / 1000
+			r.FailedTasks += s.batches[i].FailedTasks
 		}
 		r.RecomputeS = round3(r.RecomputeS)
 		sum.Recovery = r
@@ -500,6 +512,8 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 	}
 	if r := sum.Recovery; r != nil {
 		switch {
+		case r.JobState == "failed":
+			say("the job failed: a task failed %d times (spark.task.maxFailures), so its job was aborted and the application stopped; nothing reads the sources any more (source lag %d records)", s.sp.TaskMaxFailures, sum.Totals.SourceLag)
 		case r.JobState == "lost":
 			say("the job is lost: the driver failed without checkpoint: true, so nothing reads the sources any more (source lag %d records)", sum.Totals.SourceLag)
 		case r.DowntimeS > 0:
@@ -539,7 +553,7 @@ func WriteBatchesCSV(w io.Writer, bs []BatchInfo) error {
 			num(b.SchedulingDelayMs), num(b.ProcessingMs), num(b.TotalDelayMs), strconv.Itoa(b.Tasks),
 			strconv.FormatInt(b.Delivered, 10), strconv.FormatInt(b.RowsWritten, 10), strconv.FormatInt(b.BytesWritten, 10),
 			num(b.WatermarkS), strconv.Itoa(b.Lineage), strconv.FormatInt(b.CheckpointBytes, 10), strconv.FormatInt(b.StateKeys, 10),
-			num(b.RecomputeMs),
+			num(b.RecomputeMs), strconv.Itoa(b.FailedTasks),
 		}); err != nil {
 			return err
 		}
@@ -656,8 +670,12 @@ func WriteTable(w io.Writer, s *Summary) error {
 		b.WriteString("\n")
 	}
 	if r := s.Recovery; r != nil {
-		fmt.Fprintf(&b, "recovery: %s, driver down %s, %s recomputing lost state; %d records duplicated, %d lost; job %s\n",
-			plural.Count(r.Failures, "failure"), sec(r.DowntimeS), sec(r.RecomputeS), s.Totals.Duplicated, s.Totals.Lost, r.JobState)
+		retried := ""
+		if r.FailedTasks > 0 {
+			retried = ", " + plural.Count(r.FailedTasks, "failed task attempt")
+		}
+		fmt.Fprintf(&b, "recovery: %s%s, driver down %s, %s recomputing lost state; %d records duplicated, %d lost; job %s\n",
+			plural.Count(r.Failures, "failure"), retried, sec(r.DowntimeS), sec(r.RecomputeS), s.Totals.Duplicated, s.Totals.Lost, r.JobState)
 	}
 	if c := s.Checkpoints; c != nil {
 		fmt.Fprintf(&b, "checkpoints: state every %s, %d written (%s), lineage at most %d batches\n",

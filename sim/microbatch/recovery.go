@@ -41,15 +41,19 @@ import (
 type recovery struct {
 	fullCores  int
 	driverDown bool
-	jobLost    bool       // the driver failed without checkpointing
-	missed     []des.Time // batch times of the downtime
-	extra      des.Time   // lineage recomputation the next job does first
-	replace    des.HandlerFunc
-	restart    des.HandlerFunc
-	failures   int
-	duplicated uint64 // records written twice (the running batch's output before a driver failure)
-	lost       uint64 // records received and never processed (receivers without WAL)
-	downtime   des.Time
+	jobLost    bool // the driver failed without checkpointing
+	jobFailed  bool // a task failed spark.task.maxFailures times: the job was aborted
+	// pendingTasks are task failures injected while no job ran: the
+	// next job's attempts of those tasks fail
+	pendingTasks []taskRef
+	missed       []des.Time // batch times of the downtime
+	extra        des.Time   // lineage recomputation the next job does first
+	replace      des.HandlerFunc
+	restart      des.HandlerFunc
+	failures     int
+	duplicated   uint64 // records written twice (the running batch's output before a driver failure)
+	lost         uint64 // records received and never processed (receivers without WAL)
+	downtime     des.Time
 	// lostExec marks the executors lost and not replaced yet (a random
 	// failure does not strike them again); random are the streams of
 	// random failures (mtbf), one per failure spec and worker (the
@@ -68,7 +72,7 @@ type randomFailure struct {
 }
 
 // startRandomFailures schedules the first failure of each random process
-// (failures with mtbf): one per worker for kind worker, one for the
+// (failures with mtbf): one per worker for kinds task and worker, one for the
 // driver for kind jobmanager, each from a stream of its own named as
 // sim's ("failures/i/worker/w"), so the same seed draws the same times.
 func (s *Sim) startRandomFailures() {
@@ -111,11 +115,32 @@ func (s *Sim) onRandomFailure(now des.Time, k int64) {
 		switch {
 		case r.worker < 0:
 			s.driverLost(now)
-		case !s.rec.lostExec[r.worker]:
+		case s.rec.lostExec[r.worker]:
+		case r.f.Kind == scenario.FailureTask:
+			s.randomTask(now, r)
+		default:
 			s.executorLost(now, r.worker)
 		}
 	}
 	s.nextRandom(now, int(k))
+}
+
+// randomTask fails a task of the job that runs on r's executor (a
+// partition i with i mod executors = worker), drawn uniformly from r's
+// stream.
+func (s *Sim) randomTask(now des.Time, r randomFailure) {
+	var on []taskRef
+	for _, st := range s.stages {
+		for i := r.worker; i < st.parts; i += s.sc.Workers.Count {
+			on = append(on, taskRef{stage: st.Index, index: i})
+		}
+	}
+	if len(on) == 0 {
+		s.events = append(s.events, sim.Event{Time: now, Type: sim.EventFailure, Worker: r.worker,
+			Message: fmt.Sprintf("a task on executor %d failed; the job runs no task there", r.worker)})
+		return
+	}
+	s.failTask(now, on[r.rng.IntN(len(on))])
 }
 
 // onFailure injects scripted failure arg.
@@ -125,6 +150,9 @@ func (s *Sim) onFailure(now des.Time, arg int64) {
 		return
 	}
 	switch f.Kind {
+	case scenario.FailureTask:
+		t, _ := s.taskOf(f.Vertex, f.Subtask) // checked by New
+		s.failTask(now, t)
 	case scenario.FailureWorker:
 		s.executorLost(now, f.Worker)
 	case scenario.FailureJobManager:
@@ -159,18 +187,12 @@ func (s *Sim) executorLost(now des.Time, w int) {
 		// its tasks on the lost executor fail and run again elsewhere,
 		// after the lost state is recomputed
 		extra := recompute + b.maxTask
-		s.eng.Cancel(s.endEv)
 		end := b.info.start + b.proc + extra
 		if s.cores <= 0 { // no core left: it all waits for the replacement
 			end = max(end, now+s.sp.ExecutorRestart+b.proc+recompute)
 		}
-		b.proc = end - b.info.start
 		b.info.RecomputeMs += extra.Seconds() * 1000
-		id, err := s.eng.Schedule(end, s.done, 0)
-		if err != nil && s.stopped == nil {
-			s.stopped = fmt.Errorf("microbatch: %w", err)
-		}
-		s.endEv = id
+		s.reschedule(b, end)
 		return
 	}
 	s.rec.extra += recompute

@@ -55,7 +55,7 @@ func TestParseDesignExample(t *testing.T) {
 		Spark: Spark{JobOverhead: 10 * des.Millisecond, TaskOverhead: 2 * des.Millisecond, ShuffleBandwidth: 125e6,
 			Input: InputDirect, MinRatePerPartition: 1, BlockInterval: 200 * des.Millisecond, WALBandwidth: 100 << 20,
 			PIDProportional: 1, PIDIntegral: 0.2, PIDMinRate: 100, StateOperation: StateUpdateStateByKey,
-			CheckpointBandwidth: 100 << 20, ExecutorRestart: 10 * des.Second, DriverRestart: 30 * des.Second,
+			CheckpointBandwidth: 100 << 20, ExecutorRestart: 10 * des.Second, DriverRestart: 30 * des.Second, TaskMaxFailures: 4,
 			Trigger: TriggerDefault, OutputMode: OutputUpdate},
 		Chaining: true,
 		Workers:  Workers{Count: 2, Slots: 4, Memory: 1 << 30, HeartbeatTimeout: 50 * des.Second},

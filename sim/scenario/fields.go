@@ -777,6 +777,8 @@ var sparkMapping = &Mapping{
 			Doc: "How fast a checkpoint writes state to the checkpoint directory (a replicated file system)."},
 		{Name: kExecutorRestart, Go: "ExecutorRestart", Kind: KindDuration, Default: "10s", Bounds: Bounds{Min: 0}, ZeroDefault: true,
 			Doc: "A failed executor (failure kind worker) loses its cores and the state partitions it cached until the cluster manager has started a replacement this long after."},
+		{Name: kTaskMaxFailures, Go: "TaskMaxFailures", Kind: KindInteger, Default: 4, Bounds: Bounds{Min: 1}, ZeroDefault: true,
+			Doc: "The attempts of one task that may fail (failure kind task) before the job is aborted (spark.task.maxFailures): a failed attempt is run again; the last one aborts the batch's job, which stops the streaming application."},
 		{Name: kDriverRestart, Go: "DriverRestart", Kind: KindDuration, Default: "30s", Bounds: Bounds{Min: 0}, ZeroDefault: true,
 			Doc: "A failed driver (failure kind jobmanager) is restarted this long after (spark-submit --supervise, or YARN's next application attempt) and recovers from the checkpoint; without checkpoint: true the job is lost."},
 		{Name: kTrigger, Go: "Trigger", Kind: KindEnum, Default: TriggerDefault, ZeroDefault: true, Values: []Value{

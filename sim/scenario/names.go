@@ -185,6 +185,7 @@ const (
 	kCheckpointBandwidth = "checkpoint_bandwidth"
 	kExecutorRestart     = "executor_restart"
 	kDriverRestart       = "driver_restart"
+	kTaskMaxFailures     = "task_max_failures"
 	kTrigger             = "trigger"
 	kTriggerInterval     = "trigger_interval"
 	kOutputMode          = "output_mode"

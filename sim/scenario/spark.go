@@ -99,8 +99,8 @@ func (c *checker) validateSpark() {
 	for i, f := range s.Failures {
 		p := strictyaml.Index(kFailures, i)
 		switch {
-		case f.Kind != FailureWorker && f.Kind != FailureJobManager:
-			c.errorf(p+"."+kKind, "on engine %s a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got %s", s.Engine, f.Kind)
+		case f.Kind != FailureTask && f.Kind != FailureWorker && f.Kind != FailureJobManager:
+			c.errorf(p+"."+kKind, "on engine %s a failure is task (an attempt of a task fails and runs again), worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got %s", s.Engine, f.Kind)
 		}
 	}
 	switch s.Engine {

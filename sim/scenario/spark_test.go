@@ -23,10 +23,10 @@ func TestSparkErrors(t *testing.T) {
 		{"engine: structured-streaming\nspark: {output_mode: append}\n", "t.yaml:2:22: spark.output_mode: append mode on an aggregation needs a watermark"},
 		{"engine: structured-streaming\nspark: {trigger: continuous, trigger_interval: 1s}\n", "t.yaml:2:18: spark.trigger: a continuous trigger supports only map-like operations"},
 		{"engine: spark-streaming\nspark: {batch_interval: 1s}\n", "t.yaml:2:8: spark: updateStateByKey and mapWithState need checkpoint: true"},
-		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\nfailures: [{kind: task, vertex: agg, at: 5s}]\n",
-			"t.yaml:3:19: failures[0].kind: on engine spark-streaming a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got task"},
-		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\nfailures: [{kind: task, mtbf: 1m}]\n",
-			"t.yaml:3:19: failures[0].kind: on engine spark-streaming a failure is worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got task"},
+		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\nfailures: [{kind: slowdown, vertex: agg, at: 5s, duration: 1s}]\n",
+			"t.yaml:3:19: failures[0].kind: on engine spark-streaming a failure is task (an attempt of a task fails and runs again), worker (an executor dies with its cores and cached state) or jobmanager (the driver dies), got slowdown"},
+		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true, task_max_failures: 0}\n",
+			"t.yaml:2:66: spark.task_max_failures: must be at least 1, got 0"},
 		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true, buffer_timeout: 5ms}\n",
 			"t.yaml:2:47: spark.buffer_timeout: buffer_timeout is Flink's (execution.buffer-timeout, network.buffer_timeout of engine: flink)"},
 		{"engine: sparkstreaming\n", `t.yaml:1:9: engine: unknown engine "sparkstreaming"; did you mean "spark-streaming"?`},
@@ -41,7 +41,9 @@ func TestSparkErrors(t *testing.T) {
 	if _, err := Parse("t.yaml", []byte(flinkOnly)); err == nil || !strings.Contains(err.Error(), "sources[0].watermarks: this field belongs to engine: flink (Flink's WatermarkStrategy); Structured Streaming's watermark is spark.watermark, not structured-streaming") {
 		t.Errorf("watermarks on structured streaming: %v", err)
 	}
-	if _, err := Parse("t.yaml", []byte("engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\n"+job)); err != nil {
-		t.Errorf("valid: %v", err)
+	for _, head := range []string{"", "failures: [{kind: task, vertex: agg, at: 5s}, {kind: task, mtbf: 1m}]\n"} {
+		if _, err := Parse("t.yaml", []byte("engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\n"+head+job)); err != nil {
+			t.Errorf("valid: %v", err)
+		}
 	}
 }

@@ -790,6 +790,10 @@ type Spark struct {
 	// DriverRestart how long a failed driver takes to come back and
 	// recover from the checkpoint (default 30s).
 	ExecutorRestart, DriverRestart des.Time
+	// TaskMaxFailures is spark.task.maxFailures (default 4): the failed
+	// attempts of one task in a job (failure kind task) after which the
+	// TaskSetManager aborts the job.
+	TaskMaxFailures int
 	// Trigger, TriggerInterval, OutputMode, Watermark and Window are
 	// Structured Streaming's: the trigger (default TriggerDefault), its
 	// interval (processing-time, continuous), the output mode (default
