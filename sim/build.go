@@ -63,6 +63,9 @@ func (s *Sim) build() error {
 			return fmt.Errorf("sim: building the job: vertex %q has parallelism %d", v.name, v.parallelism)
 		}
 		v.salt = mix64(uint64(vi+1) * 0x9e3779b97f4a7c15)
+		if v.shed = newShedding(pv); v.shed != nil {
+			s.sample.Shedding = true
+		}
 		for i := 0; i < v.parallelism; i++ {
 			t := &subtask{s: s, v: v, index: i, worker: p.Worker(i), gid: len(s.subtasks), recordWriter: recordWriter{salt: v.salt},
 				inHand: inHand{rng: des.Stream(sc.Seed, v.kind+"/"+v.name+"/"+fmt.Sprint(i)+"/service")}}

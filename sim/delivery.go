@@ -145,9 +145,14 @@ type DeliverySummary struct {
 	// Shed counts records load shedding dropped at the sources (read and
 	// never emitted, shed.go), apart from lost ones; ShedFraction is Shed
 	// over the records the shedding sources read (emitted + shed): the
-	// relative error of a count over what they emit.
-	Shed         uint64  `json:"shed,omitempty"`
-	ShedFraction float64 `json:"shed_fraction,omitempty"`
+	// relative error of a count over what they emit. ShedByOperators
+	// counts the records operators shed in front of them (emitted, never
+	// processed; each operator's shed_records): with exactly-once and
+	// selectivity 1, emitted = delivered + in flight + uncommitted + lost
+	// + to replay + shed by operators.
+	Shed            uint64  `json:"shed,omitempty"`
+	ShedFraction    float64 `json:"shed_fraction,omitempty"`
+	ShedByOperators uint64  `json:"shed_by_operators,omitempty"`
 	// InFlight are inside the job at the end (or, while it restarts, in
 	// the channel state it will restore); Uncommitted are written to
 	// transactional sinks and wait for their checkpoint to complete;
@@ -181,15 +186,23 @@ type SinkSummary struct {
 func (s *Sim) deliverySummary() *DeliverySummary {
 	d := &DeliverySummary{Lost: s.lost, InFlight: s.inFlight(), Sinks: []SinkSummary{}}
 	var shedRead uint64 // records read by the sources that shed
+	for _, v := range s.vertices {
+		if v.shed == nil {
+			continue
+		}
+		shed, came := v.shedCounts()
+		if v.kind == KindSource {
+			d.Shed += shed
+			shedRead += came
+		} else {
+			d.ShedByOperators += shed
+		}
+	}
 	for _, src := range s.sources {
 		d.Emitted += src.emits - src.replayed // written at least once
 		d.Replayed += src.replayed
 		d.Dropped += src.dropped
 		d.LostToRetention += src.lostRetention
-		if src.shedding != nil {
-			d.Shed += src.shed
-			shedRead += src.shed + src.emits - src.replayed
-		}
 		if src.mode == srcLog {
 			if src.maxOffset > src.next {
 				d.ToReplay += src.maxOffset - src.next
@@ -197,9 +210,7 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 		}
 	}
 	d.EmittedDistinct = d.Emitted
-	if shedRead > 0 {
-		d.ShedFraction = round6(float64(d.Shed) / float64(shedRead))
-	}
+	d.ShedFraction = shedFraction(d.Shed, shedRead)
 	if ck := s.restoring(); ck != nil {
 		// persisted channel state waits for the restore
 		for _, rss := range [2]map[int][]Record{ck.chanState, ck.outState} {
@@ -245,6 +256,9 @@ func deliveryText(d *DeliverySummary, running bool) string {
 	}
 	if d.Shed > 0 {
 		s += fmt.Sprintf(", %d shed by load shedding (%s of what those sources read, never emitted)", d.Shed, pctPrec(d.ShedFraction))
+	}
+	if d.ShedByOperators > 0 {
+		s += fmt.Sprintf(", %d shed by operators' load shedding (never processed)", d.ShedByOperators)
 	}
 	if d.LostToRetention > 0 {
 		s += fmt.Sprintf(", %d lost to topic retention (deleted before they were read)", d.LostToRetention)

@@ -83,6 +83,9 @@ func (sw *StreamWriter) Sample(s *Sample) {
 		if s.Graph {
 			header = append(append([]string(nil), header...), GraphColumns...)
 		}
+		if s.Shedding {
+			header = append(append([]string(nil), header...), ShedColumns...)
+		}
 		sw.fail(sw.ts.Write(header))
 	}
 	t := num(s.Time.Seconds())
@@ -105,6 +108,9 @@ func (sw *StreamWriter) Sample(s *Sample) {
 		}
 		if s.Graph {
 			rec = r.Graph.appendCSV(rec)
+		}
+		if s.Shedding {
+			rec = r.Shed.appendCSV(rec)
 		}
 		sw.fail(sw.ts.Write(rec))
 	}

@@ -69,6 +69,10 @@ type Sample struct {
 	// Graph is true for a job with streaming-graph operators: their rows
 	// have Graph filled in, and timeseries.csv has the GraphColumns.
 	Graph bool
+	// Shedding is true for a job with load shedding: the rows of the
+	// vertices that shed have Shed filled in, and timeseries.csv has the
+	// ShedColumns.
+	Shedding bool
 }
 
 // Row is one line of timeseries.csv: one subtask, or a whole vertex when
@@ -109,6 +113,9 @@ type Row struct {
 	EventTime RowEventTime
 	// Graph holds the counts of a graph operator (graph_operator.go).
 	Graph RowGraph
+	// Shed holds the load shedding of a source or an operator that sheds
+	// (shed.go): records shed so far and the shed rate.
+	Shed RowShed
 }
 
 // takeSample closes the current metrics interval.
@@ -160,6 +167,12 @@ func (s *Sim) takeSample(now des.Time) {
 			}
 			if t.keyed != nil {
 				r.StateBytes = t.keyed.bytes()
+			}
+			if v.shed != nil {
+				v.shed.sample(t.index, &r.Shed, sec)
+				vr.Shed.On = true
+				vr.Shed.Records += r.Shed.Records
+				vr.Shed.Rate += r.Shed.Rate
 			}
 			if src := t.asSource(); src != nil {
 				r.QueuedRecords = src.queued()

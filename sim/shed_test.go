@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -53,4 +54,23 @@ func TestShedding(t *testing.T) {
 		within(t, mode+": count error against shed + queued", countErr, (float64(d.Shed)+float64(s.Totals.SourceLag)+float64(d.InFlight))/appended, 0.01)
 		t.Logf("%s: shed %d (%.3f of what was read), count error %.3f", mode, d.Shed, d.ShedFraction, countErr)
 	}
+}
+
+// TestSheddingByLatencyAtSource: with latency_over 200ms the source
+// sheds the records that waited in its log longer than that, so the lag
+// in time stays within 200ms and a buffer's wait: at most 200 records
+// plus the 654 appended while a record waits for a buffer (as above).
+func TestSheddingByLatencyAtSource(t *testing.T) {
+	s := run(t, parse(t, "t.yaml", []byte(strings.Replace(shedJob("mode: random"), "lag_over: 2000, ", "latency_over: 200ms, ", 1))))
+	d := s.Delivery
+	if limit := uint64(200 + 654); s.Totals.SourceLag > limit {
+		t.Errorf("lag %d at the end, want held under %d", s.Totals.SourceLag, limit)
+	}
+	if d.Lost != 0 || d.ShedByOperators != 0 {
+		t.Errorf("lost %d, shed by operators %d; want 0", d.Lost, d.ShedByOperators)
+	}
+	within(t, "records counted", float64(d.Delivered), 500*100, 0.01)
+	// what is not counted is shed, or still in the log or the buffers
+	within(t, "count error against shed + queued", 1-float64(d.Delivered)/100000, (float64(d.Shed)+float64(s.Totals.SourceLag)+float64(d.InFlight))/100000, 0.001)
+	t.Logf("shed %d (%.4f of what was read), lag %d, in flight %d", d.Shed, d.ShedFraction, s.Totals.SourceLag, d.InFlight)
 }

@@ -238,6 +238,7 @@ type vertex struct {
 	ivLat       *metrics.Histogram    // end-to-end latency at this vertex, this interval
 	winLat      *metrics.Histogram    // the same inside the statistics window
 	halfLat     [2]*metrics.Histogram // sinks: the same in each half of the window (trend.go)
+	shed        *shedding             // load shedding of a source or an operator (shed.go); nil without
 	status      string
 	s           *Sim
 }

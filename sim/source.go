@@ -45,18 +45,14 @@ type source struct {
 	// deleted before the source read them
 	topic, retain *topicReader
 	lostRetention uint64
-	// shedding is the source's load shedding (shed.go), nil without;
-	// shed counts the records it shed
-	shedding *scenario.Shedding
-	shed     uint64
-	keys     *keyDist // nil when nothing reads keys (keysRead): none is drawn
-	keyRng   *rand.Rand
-	keyPCG   *rand.PCG // keyRng's state (rewinding)
-	genPCG   *rand.PCG // gen's state when generated (rewinding)
-	logPCG   *rand.PCG // log's state when generated (lag: catching up with gen)
-	size     int32
-	readCost des.Time
-	reopen   func() (arrivals, error) // a fresh gen (trace rewinding)
+	keys          *keyDist // nil when nothing reads keys (keysRead): none is drawn
+	keyRng        *rand.Rand
+	keyPCG        *rand.PCG // keyRng's state (rewinding)
+	genPCG        *rand.PCG // gen's state when generated (rewinding)
+	logPCG        *rand.PCG // log's state when generated (lag: catching up with gen)
+	size          int32
+	readCost      des.Time
+	reopen        func() (arrivals, error) // a fresh gen (trace rewinding)
 
 	vt      des.Time // srcLog, srcPaced: time of the next record (log or producer time)
 	ended   bool     // the arrival process has no more records
@@ -191,7 +187,6 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	if sc.MaxRate > 0 {
 		src.readCost = des.FromSeconds(1 / sc.MaxRate)
 	}
-	src.shedding = sc.Shedding
 	if sc.EventDelay != nil && src.trace == nil {
 		src.delay = newEventDelay(sc.EventDelay, t.v.salt)
 	}
@@ -224,7 +219,7 @@ func keysRead(p *plan.Plan) bool {
 		if v.Window != nil || v.Join != nil || v.Timer != nil {
 			return true
 		}
-		if v.Writes != nil || (v.Source != nil && v.Source.Shedding != nil && v.Source.Shedding.Mode == scenario.SheddingSemantic) {
+		if sh := v.LoadShedding(); v.Writes != nil || (sh != nil && sh.Mode == scenario.SheddingSemantic) {
 			return true // a Kafka sink's partitioner, a shedding predicate on the key
 		}
 		for _, e := range v.Inputs {
@@ -372,7 +367,7 @@ func (src *source) emitNext(now des.Time) bool {
 	if src.topic != nil && src.topic.log != nil {
 		t.pend[len(t.pend)-1] = src.topic.rec // a stored topic's record keeps its id and first ingestion
 	}
-	if src.shedding != nil && src.sheds(now, &t.pend[len(t.pend)-1]) {
+	if t.v.shed != nil && src.sheds(now, &t.pend[len(t.pend)-1]) {
 		t.pend = t.pend[:len(t.pend)-1]
 		return true
 	}

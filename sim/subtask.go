@@ -99,6 +99,9 @@ func (t *subtask) pull(now des.Time) {
 // serve starts the service of the record in hand (t.cur): busy for its
 // service time, or done at once.
 func (t *subtask) serve(now des.Time) {
+	if t.v.shed != nil && t.shedsInput(now) {
+		return // shed in front of the operator (shed.go): on to the next record
+	}
 	t.recordIn(now, t.s.warmup)
 	d := t.v.svc.sample(t.rng)
 	if t.keyed != nil {

@@ -161,9 +161,15 @@ type VertexSummary struct {
 	BackpressuredOn         map[string]float64 `json:"backpressured_on,omitempty"`
 	BackpressuredLostWorker float64            `json:"backpressured_lost_worker_ratio,omitempty"`
 	// Dropped and SourceLag for sources (records).
-	Dropped   uint64           `json:"dropped_records,omitempty"`
-	SourceLag uint64           `json:"source_lag_records,omitempty"`
-	Subtasks  []SubtaskSummary `json:"subtasks"`
+	Dropped   uint64 `json:"dropped_records,omitempty"`
+	SourceLag uint64 `json:"source_lag_records,omitempty"`
+	// Shed counts the records the load shedding of a source or an
+	// operator dropped over the run (shed.go); ShedFraction is Shed over
+	// the records that came to it: read by the source, or taken from the
+	// operator's input (processed + shed).
+	Shed         uint64           `json:"shed_records,omitempty"`
+	ShedFraction float64          `json:"shed_fraction,omitempty"`
+	Subtasks     []SubtaskSummary `json:"subtasks"`
 }
 
 // SubtaskSummary holds one subtask's statistics over the window.
@@ -308,6 +314,10 @@ func (s *Sim) Result() *Result {
 				vs.Dropped += src.dropped
 				vs.SourceLag += src.lag(now)
 			}
+		}
+		if v.shed != nil {
+			shed, came := v.shedCounts()
+			vs.Shed, vs.ShedFraction = shed, shedFraction(shed, came)
 		}
 		vs.InRate, vs.OutRate, vs.BusyMean = round6(vs.InRate), round6(vs.OutRate), round6(vs.BusyMean)
 		vs.Status = Status(vs.Backpressured)

@@ -161,6 +161,9 @@ type Vertex struct {
 	Join   *scenario.Join
 	// Timer is the timer of a keyed process function, else nil.
 	Timer *scenario.Timer
+	// Shedding is an operator's load shedding, else nil (a source's is
+	// Source.Shedding).
+	Shedding *scenario.Shedding
 	// Inputs are the edges into the vertex, in the order its inputs are
 	// listed; Outputs the edges out of it, in the order of their receivers
 	// in Plan.Vertices.
@@ -169,6 +172,15 @@ type Vertex struct {
 	Task *Task
 	// chain is false for a vertex with chain: false (never chained).
 	chain bool
+}
+
+// LoadShedding returns the load shedding of a source or an operator, nil
+// for a vertex that sheds nothing.
+func (v *Vertex) LoadShedding() *scenario.Shedding {
+	if v.Source != nil {
+		return v.Source.Shedding
+	}
+	return v.Shedding
 }
 
 // Emits reports whether the vertex sends records downstream: sources and
@@ -234,13 +246,15 @@ type Edge struct {
 // ChainingStrategy.NEVER). An edge into a window operator is not chained
 // (a simplification: its firings write outside the thread of a record
 // handed in, see sim/doc.go), nor is a late side output's edge (a
-// simplification: Flink may chain it). A source chains to its successor (its
+// simplification: Flink may chain it), nor an edge into an operator that
+// sheds load (its drop box watches the operator's input queue, the gate a
+// chained operator has not). A source chains to its successor (its
 // ChainingStrategy is HEAD); a sink has no successor. Every vertex here is
 // in Flink's default slot sharing group, so that condition always holds.
 func (p *Plan) Chainable(e *Edge) bool {
 	return p.Scenario.Chaining && len(e.To.Inputs) == 1 && e.Partitioning == scenario.PartitionForward &&
 		e.From.Parallelism == e.To.Parallelism && e.From.chain && e.To.chain && e.To.Kind != Source && e.To.Window == nil && e.To.Join == nil && e.To.Timer == nil &&
-		e.LateOutput == ""
+		e.To.Shedding == nil && e.LateOutput == ""
 }
 
 // Pointwise reports whether each sender of e has channels to a subset of
@@ -435,7 +449,8 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	for i := range sc.Operators {
 		o := &sc.Operators[i]
 		v := &Vertex{Name: o.Name, Kind: Operator, Decl: i, Parallelism: o.Parallelism, Network: o.Network,
-			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain, Window: o.Window, Join: o.Join, Timer: o.Timer}
+			ServiceTime: o.ServiceTime, Selectivity: o.Selectivity, chain: o.Chain, Window: o.Window, Join: o.Join, Timer: o.Timer,
+			Shedding: o.Shedding}
 		if o.State != nil && o.State.BytesPerKey > 0 {
 			v.State = o.State
 		}

@@ -160,7 +160,8 @@ var sourceMapping = &Mapping{
 			Doc: "Watermark generation of each subtask (Flink's WatermarkStrategy); needed by event-time windows downstream."},
 		{Name: kEdges, Go: "Edges", Kind: KindMapping, Sub: edgesMapping, DefaultDoc: "plain records", Doc: "An edge stream: each record is the next edge of a graph (streaming-graph operators read it)."},
 		{Name: kShedding, Go: "Shedding", Kind: KindMapping, Sub: sheddingMapping,
-			Doc: "Load shedding: while the source's lag passes lag_over records, the records it reads are dropped (shed), at random or by key; they are counted apart from lost ones."},
+			DefaultDoc: "no shedding",
+			Doc:        "Load shedding: while the source's lag or the records' time in its log passes a threshold, the records it reads are dropped (shed), at random or by key; they are counted apart from lost ones."},
 		{Name: kWrites, Go: "Writes", Kind: KindMapping, Sub: producerMapping,
 			Doc: "Makes the source a Kafka producer outside the job: its records are appended to a topic (read it with a source of arrival process topic); no vertex reads the source itself."},
 	},
@@ -212,21 +213,44 @@ var watermarksMapping = &Mapping{
 	},
 }
 
-var sheddingMapping = &Mapping{
-	Path: kSources + "[]." + kShedding,
-	Doc:  "Load shedding at a replayable source (Tatbul et al., Load Shedding in a Data Stream Manager, VLDB 2003): shed records are read and dropped, never emitted, and counted in delivery.shed.",
-	Fields: []*Field{
-		{Name: kLagOver, Go: "LagOver", Kind: KindInteger, Required: true, Bounds: Bounds{Min: 1},
-			Doc: "Shed while the source's lag (records appended to its log and not read: a topic's pendingRecords) is above this many records."},
+// sheddingLink names the paper the shedding fields follow.
+const sheddingLink = "Tatbul, Çetintemel, Zdonik, Cherniack, Stonebraker: Load Shedding in a Data Stream Manager, VLDB 2003; Aurora's drop boxes"
+
+// sheddingFields are the fields of a source's and an operator's
+// shedding: the trigger given (over), then latency_over and what is shed.
+func sheddingFields(over *Field, latencyDoc string) []*Field {
+	return []*Field{over,
+		{Name: kLatencyOver, Go: "LatencyOver", Kind: KindDuration, Bounds: Bounds{Positive: true}, ZeroDefault: true, DefaultDoc: "no latency trigger",
+			Doc: latencyDoc},
 		{Name: kMode, Go: "Mode", Kind: KindEnum, Default: SheddingRandom, Values: []Value{
-			val(SheddingRandom, "each record read is shed with probability"),
+			val(SheddingRandom, "each record is shed with probability (decided by a hash of its id: a replay sheds the same)"),
 			val(SheddingSemantic, "the records of keys keep_keys and above are shed (key ids are ranks, 0 the hottest): a predicate on the key"),
 		}, Doc: "Which records are shed."},
 		{Name: kProbability, Go: "Probability", Kind: KindRatio, Default: 1.0, Bounds: Bounds{Positive: true, Max: 1.0},
-			Only: &Cond{Field: kMode, Values: []string{SheddingRandom}}, Doc: "Probability that a record read is shed (random)."},
+			Only: &Cond{Field: kMode, Values: []string{SheddingRandom}}, Doc: "Probability that a record is shed while a trigger holds (random)."},
 		{Name: kKeepKeys, Go: "KeepKeys", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1},
 			Only: &Cond{Field: kMode, Values: []string{SheddingSemantic}}, Doc: "Keys below this id are kept, the others shed (semantic)."},
-	},
+	}
+}
+
+var sheddingMapping = &Mapping{
+	Path: kSources + "[]." + kShedding,
+	Doc: "Load shedding at a replayable source (" + sheddingLink + "): shed records are read and dropped, never emitted, and counted in delivery.shed. " +
+		"Give lag_over, latency_over or both: the source sheds while either passes its threshold.",
+	Fields: sheddingFields(
+		&Field{Name: kLagOver, Go: "QueueOver", Kind: KindInteger, Bounds: Bounds{Min: 1}, ZeroDefault: true, DefaultDoc: "no lag trigger",
+			Doc: "Shed while the source's lag (records appended to its log and not read: a topic's pendingRecords) is above this many records."},
+		"Shed the records that waited longer than this in the source's log (now − the time the record was appended: the lag in time)."),
+}
+
+var operatorSheddingMapping = &Mapping{
+	Path: kOperators + "[]." + kShedding,
+	Doc: "Load shedding at an operator, a drop box in front of it (" + sheddingLink + "): a record taken from the input queue while a trigger holds is shed, counted in the operator's shed_records and delivery.shed_by_operators, never processed. " +
+		"Give queue_over, latency_over or both: the operator sheds while either passes its threshold. An operator that sheds is never chained to its input (it reads its own input gate).",
+	Fields: sheddingFields(
+		&Field{Name: kQueueOver, Go: "QueueOver", Kind: KindInteger, Bounds: Bounds{Min: 1}, ZeroDefault: true, DefaultDoc: "no queue trigger",
+			Doc: "Shed while more than this many records wait in the subtask's input queue (its input gate's buffers: queued_records in timeseries.csv)."},
+		"Shed the records whose latency, now − when the source emitted them into the job (the latency the sinks report), is above this as the operator takes them."),
 }
 
 var producerMapping = &Mapping{
@@ -463,6 +487,8 @@ var operatorMapping = &Mapping{
 		&Field{Name: kJoin, Go: "Join", Kind: KindMapping, Sub: joinMapping, DefaultDoc: "no join", Doc: "Makes the operator a keyed join of its two inputs."},
 		&Field{Name: kTimer, Go: "Timer", Kind: KindMapping, Sub: timerMapping, DefaultDoc: "no timer", Doc: "Makes the operator a keyed process function with a timer per key."},
 		&Field{Name: kGraph, Go: "Graph", Kind: KindMapping, Sub: graphMapping, DefaultDoc: "a plain operator", Doc: "A streaming-graph operator over the edges of its input."},
+		&Field{Name: kShedding, Go: "Shedding", Kind: KindMapping, Sub: operatorSheddingMapping, DefaultDoc: "no shedding",
+			Doc: "Load shedding: while the input queue or the latency passes a threshold, the records the operator takes are dropped (shed), at random or by key; they are counted apart from lost ones."},
 	),
 	Custom:  decodeInputs,
 	Prefill: inheritNetwork,

@@ -13,6 +13,8 @@ const (
 	kBloomBits              = "bloom_bits"
 	kShedding               = "shedding"
 	kLagOver                = "lag_over"
+	kQueueOver              = "queue_over"
+	kLatencyOver            = "latency_over"
 	kKeepKeys               = "keep_keys"
 	kDedup                  = "dedup"
 	kHashes                 = "hashes"

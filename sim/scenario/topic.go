@@ -74,9 +74,6 @@ func (c *checker) topics() {
 				c.errorf(p+"."+kReplayable, "a source of process topic reads a log by offset: it is replayable, got false")
 			}
 		}
-		if src.Shedding != nil && !src.Replayable && !src.ReadsTopic() {
-			c.errorf(p+"."+kShedding, "shedding skips records of a log: the source must be replayable (a socket source drops with on_backpressure: drop)")
-		}
 		if src.Writes == nil {
 			continue
 		}

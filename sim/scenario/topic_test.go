@@ -141,13 +141,53 @@ sinks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sh := s.Sources[0].Shedding; sh == nil || sh.LagOver != 100 || sh.Mode != SheddingSemantic || sh.KeepKeys != 10 || sh.Probability != 1 {
+	if sh := s.Sources[0].Shedding; sh == nil || sh.QueueOver != 100 || sh.Mode != SheddingSemantic || sh.KeepKeys != 10 || sh.Probability != 1 {
 		t.Fatalf("shedding %+v", sh)
 	}
 	for _, c := range []struct{ old, new, want string }{
 		{"lag_over: 100, ", "", `t.yaml:5:15: sources[0].shedding: missing required field "lag_over"`},
 		{"    shedding:", "    replayable: false\n    shedding:", `t.yaml:6:15: sources[0].shedding: shedding skips records of a log: the source must be replayable (a socket source drops with on_backpressure: drop)`},
 		{"mode: semantic, keep_keys: 10", "probability: 0.5, keep_keys: 10", `t.yaml:5:49: sources[0].shedding.keep_keys: "keep_keys" applies only to mode semantic, not random (the default)`},
+	} {
+		_, err := Parse("t.yaml", []byte(strings.Replace(base, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got:\n%v\nwant:\n%s", err, c.want)
+		}
+	}
+}
+
+// TestOperatorSheddingErrors: an operator's shedding needs queue_over or
+// latency_over; a trigger of 0 is refused; a source's latency_over alone
+// is a trigger.
+func TestOperatorSheddingErrors(t *testing.T) {
+	base := `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+operators:
+  - name: op
+    input: src
+    service_time: {distribution: constant, mean: 1ms}
+    shedding: {queue_over: 100, latency_over: 200ms}
+sinks:
+  - name: out
+    input: op
+`
+	s, err := Parse("t.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh := s.Operators[0].Shedding; sh == nil || sh.QueueOver != 100 || sh.LatencyOver != 200*des.Millisecond || sh.Mode != SheddingRandom || sh.Probability != 1 {
+		t.Fatalf("shedding %+v", sh)
+	}
+	if _, err := Parse("t.yaml", []byte(strings.Replace(base, "    arrival:", "    shedding: {latency_over: 1s}\n    arrival:", 1))); err != nil {
+		t.Errorf("a source shedding by latency alone: %v", err)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{"queue_over: 100, latency_over: 200ms", "mode: random", `t.yaml:9:15: operators[0].shedding: missing required field "queue_over" (or "latency_over", or both): the trigger that starts the shedding`},
+		{"latency_over: 200ms", "latency_over: 0s", `t.yaml:9:47: operators[0].shedding.latency_over: must be greater than 0, got 0s`},
+		{"queue_over: 100", "queue_over: 0", `t.yaml:9:28: operators[0].shedding.queue_over: must be at least 1, got 0`},
+		{"queue_over: 100", "lag_over: 100", `t.yaml:9:16: operators[0].shedding.lag_over: unknown field "lag_over" here; it belongs in sources[].shedding.lag_over`},
 	} {
 		_, err := Parse("t.yaml", []byte(strings.Replace(base, c.old, c.new, 1)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -210,8 +210,9 @@ type Source struct {
 	// of a generated graph or an edge-list file (streaming_graph.go); nil
 	// for a source of plain records.
 	Edges *EdgeStream
-	// Shedding, if set, drops records at the source while its lag passes
-	// a threshold (load shedding; see Shedding).
+	// Shedding, if set, drops records at the source while its lag or
+	// their time in its log passes a threshold (load shedding; see
+	// Shedding).
 	Shedding *Shedding
 	// Writes, if set, makes the source a Kafka producer outside the job:
 	// its records are appended to a topic instead of entering the job
@@ -336,17 +337,24 @@ const (
 	SheddingSemantic = "semantic" // the records of keys KeepKeys and above (key ids are ranks: 0 is the hottest)
 )
 
-// Shedding is load shedding at a replayable source (Tatbul et al.,
-// "Load Shedding in a Data Stream Manager", VLDB 2003): while the
-// source's lag passes LagOver records, the records it reads are shed
-// (skipped, never emitted) at random with Probability, or semantically
-// by a predicate on the key (key >= KeepKeys); shed records are counted
-// apart from lost ones (delivery.shed).
+// Shedding is load shedding (Tatbul et al., "Load Shedding in a Data
+// Stream Manager", VLDB 2003: Aurora's drop boxes) at a replayable source
+// (Source.Shedding) or in front of an operator (Operator.Shedding): while
+// a trigger holds, the records read (a source) or taken from the input
+// queue (an operator) are shed, at random with Probability or
+// semantically by a predicate on the key (key >= KeepKeys); shed records
+// are counted apart from lost ones (delivery.shed, shed_by_operators).
+// The triggers are QueueOver and LatencyOver: at least one is given, and
+// either one holding sheds.
 type Shedding struct {
-	LagOver     int     // records, > 0
-	Mode        string  // default SheddingRandom
-	Probability float64 // random: default 1
-	KeepKeys    int     // semantic: keys below it are kept, default 1
+	// QueueOver is the records queued ahead of the reader: a source's
+	// lag in its log (lag_over), an operator's input queue (queue_over);
+	// 0 for no such trigger
+	QueueOver   int
+	LatencyOver des.Time // a source: time in its log; an operator: now − the record's ingestion; 0 for no latency trigger
+	Mode        string   // default SheddingRandom
+	Probability float64  // random: default 1
+	KeepKeys    int      // semantic: keys below it are kept, default 1
 }
 
 // Kafka partitioners of a producer (Producer.Partitioner).
@@ -453,6 +461,9 @@ type Operator struct {
 	// Timer makes the operator a keyed process function with a timer per
 	// key; nil for a plain one.
 	Timer *Timer
+	// Shedding, if set, drops records in front of the operator while its
+	// input queue or their latency passes a threshold (see Shedding).
+	Shedding *Shedding
 }
 
 // Timer is a KeyedProcessFunction with one timer per key

@@ -185,6 +185,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 		c.eventTime(p, src)
 	}
 	c.topics()
+	c.shedding()
 	par := s.Parallelisms()
 	for i, op := range s.Operators {
 		p := strictyaml.Index(kOperators, i)
