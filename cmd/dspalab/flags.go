@@ -16,7 +16,7 @@ import (
 // maxMemoryUsage is the help of --max-memory, the same in run and sweep
 // (runner.Limits.MaxMemory: the up-front estimate, and the running budget
 // it leaves).
-const maxMemoryUsage = "refuse scenarios whose estimated structures (channels, subtasks, workers, key sets, checkpoints in flight, topic partitions, Bloom filters) need more memory, and stop runs whose checkpoints pile up past it, e.g. 8GiB"
+const maxMemoryUsage = "refuse scenarios whose estimated structures (channels, subtasks, workers, key sets, checkpoints in flight, topic partitions, Bloom filters; a micro-batch job's state stores and queued batches) need more memory, and stop runs whose checkpoints pile up past it, e.g. 8GiB"
 
 // outputFlags adds -o/--output FILE to cmd, and --out as its synonym
 // (run, sweep and grade write with --out): both set *p, and

@@ -153,6 +153,7 @@ func CheckLimits(label string, sc *scenario.Scenario, l Limits) error {
 func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[string]float64) error {
 	l = l.withDefaults()
 	e := measure(sc, traceRates)
+	e.CapQueued(l.MaxQueued) // a micro-batch run stops past it
 	var errs []error
 	if e.Subtasks > l.MaxSubtasks {
 		errs = append(errs, fmt.Errorf("scenario %q: %d subtasks exceed the limit of %d; lower the parallelism or raise --max-subtasks",
@@ -172,10 +173,17 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 	}
 	if e.Memory > l.MaxMemory {
 		parts, remedy := memoryParts(e)
-		errs = append(errs, fmt.Errorf("scenario %q: about %s of memory before any record (%s) exceeds the limit of %s; %s, or raise --max-memory",
-			label, byteSize(float64(e.Memory)), parts, byteSize(float64(l.MaxMemory)), remedy))
+		when := "before any record"
+		if e.MicroBatch {
+			when = "by the end of the run" // the state and the queued batches grow with the records
+		}
+		errs = append(errs, fmt.Errorf("scenario %q: about %s of memory %s (%s) exceeds the limit of %s; %s, or raise --max-memory",
+			label, byteSize(float64(e.Memory)), when, parts, byteSize(float64(l.MaxMemory)), remedy))
 	}
-	if l.WritesOutputs && e.Rows > l.MaxRows {
+	if l.WritesOutputs && e.Rows > l.MaxRows && e.MicroBatch {
+		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of timeseries.csv (one every %s over %s, some %s) exceed the limit of %s; lengthen metrics.interval, shorten the duration, or raise --max-rows",
+			label, Sci(e.Rows, 1), sim.FormatTime(e.MetricsInterval), sim.FormatTime(e.Duration), byteSize(e.Rows*100), Sci(l.MaxRows, -1)))
+	} else if l.WritesOutputs && e.Rows > l.MaxRows {
 		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of timeseries.csv (%d subtasks and vertices every %s over %s, some %s) exceed the limit of %s; lengthen metrics.interval, shorten the duration, or raise --max-rows",
 			label, Sci(e.Rows, 1), e.Subtasks+e.Vertices, sim.FormatTime(e.MetricsInterval), sim.FormatTime(e.Duration),
 			byteSize(e.Rows*100), Sci(l.MaxRows, -1)))
@@ -211,6 +219,13 @@ func memoryParts(e Estimate) (parts, remedy string) {
 	if w := int64(e.Workers) * plan.BytesPerWorker; w >= e.Memory/100 {
 		add(w, plural.Count(e.Workers, "worker"), "lower workers.count")
 	}
+	add(e.StateBytes, fmt.Sprintf("%s of state stores: about %s rows (keys, or windows and keys)", byteSize(float64(e.StateBytes)), Sci(e.StateRows, 1)),
+		"lower the key count (sources[].keys.count) or shorten the duration (the state holds every key seen)")
+	add(e.QueueBytes, queueText(e), "lower the rates or shorten the duration, or lower --max-queued (a job whose processing time passes spark.batch_interval queues its batches)")
+	add(e.BatchBytes, fmt.Sprintf("%s for the rows of %s and %s kept for batches.csv and timeseries.csv", byteSize(float64(e.BatchBytes)), plural.Count(int64(e.Batches), "batch"), plural.Count(int64(e.Rows), "metrics sample")),
+		"lengthen spark.batch_interval (or spark.trigger_interval) or metrics.interval, or shorten the duration")
+	add(e.TaskSlotBytes, fmt.Sprintf("%s for %s of the stages", byteSize(float64(e.TaskSlotBytes)), plural.Count(e.TaskSlots, "task partition")),
+		"lower the parallelism, or lengthen spark.block_interval (a receiver's stage has a partition per block)")
 	add(e.KeySetBytes, fmt.Sprintf("%s of keyed state: %s of %s", byteSize(float64(e.KeySetBytes)), plural.Count(e.KeySets, "key set"), plural.Count(e.KeyedSubtasks, "keyed subtask")),
 		"lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent)")
 	add(e.WindowBytes, fmt.Sprintf("%s for about %s open windows at once (one state per key and window)", byteSize(float64(e.WindowBytes)), Sci(e.WindowStates, 1)),
@@ -237,6 +252,16 @@ func memoryParts(e Estimate) (parts, remedy string) {
 		}
 	}
 	return strings.Join(texts, ", "), strings.Join(remedies, "; ")
+}
+
+// queueText says what the queued batches of a micro-batch estimate hold:
+// the records of the whole run, or those --max-queued lets queue.
+func queueText(e Estimate) string {
+	by := "every one that reaches a sink over the run"
+	if e.QueueCap > 0 && e.BatchRecords > 0 && e.QueuedRecords == float64(e.QueueCap)+2*e.BatchRecords {
+		by = fmt.Sprintf("--max-queued %s, the batch past it and the one running", Sci(float64(e.QueueCap), -1))
+	}
+	return fmt.Sprintf("%s for up to %s records in queued batches (%s)", byteSize(float64(e.QueueBytes)), Sci(e.QueuedRecords, 1), by)
 }
 
 // rowsMatter reports whether the metrics rows are a tenth of the events or

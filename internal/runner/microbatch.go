@@ -24,6 +24,13 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 	if opts.Live != nil && opts.LiveBatches == nil {
 		return &OptionError{fmt.Errorf("scenario %q runs on engine %s: this live view shows Flink runs only; use dspalab run", label, sc.Engine)}
 	}
+	// the traces and data sets, resolved and checked against the limits
+	// as for a Flink run
+	prep, err := prepareRun(label, sc, Setup{Label: label, Limits: opts.Limits}, stderr)
+	if err != nil {
+		return err
+	}
+	defer prep.Close()
 	var out *runfiles.Writer
 	var dir *runfiles.Dir
 	names := runfiles.MicroBatchNames()
@@ -39,23 +46,7 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 		defer out.Abort()
 		dir = d
 	}
-	mo := microbatch.Options{MaxQueued: opts.Limits.MaxQueued}
-	if hasTraceSource(sc) {
-		// the traces and data sets, resolved as for a Flink run
-		env, err := TraceEnv{}.env(label)
-		if err != nil {
-			return err
-		}
-		tr, err := resolveIn(sc, env)
-		if err != nil {
-			return err
-		}
-		defer tr.close()
-		if err := tr.describe(stderr, label); err != nil {
-			return err
-		}
-		mo.OpenTrace = tr.opener()
-	}
+	mo := prep.MicroBatchOptions()
 	var prog *progress
 	if opts.Progress && opts.LiveBatches == nil {
 		prog = newProgress(stderr, label, sc.Duration)

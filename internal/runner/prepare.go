@@ -4,6 +4,7 @@ import (
 	"github.com/dspalab/dspalab/datasets"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -130,6 +131,12 @@ func (p *Prepared) Options(obs sim.Observer, progress func(des.Time, uint64)) si
 		Observer:  p.traces.observe(obs),
 		Progress:  progress,
 	}
+}
+
+// MicroBatchOptions returns the microbatch.Options of a run of a
+// micro-batch engine: the trace opener and the queue limit.
+func (p *Prepared) MicroBatchOptions() microbatch.Options {
+	return microbatch.Options{MaxQueued: p.maxQueued, OpenTrace: p.open}
 }
 
 // Until is the simulated time to run to: the scenario's duration, or the

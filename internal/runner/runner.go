@@ -177,6 +177,25 @@ type OptionError struct{ Err error }
 func (e *OptionError) Error() string { return e.Err.Error() }
 func (e *OptionError) Unwrap() error { return e.Err }
 
+// prepareRun prepares a run of sc (Prepare), refuses it over the limits
+// of s (Prepared.CheckLimits) and says on stderr what its traces replay,
+// for run on either engine.
+func prepareRun(label string, sc *scenario.Scenario, s Setup, stderr io.Writer) (*Prepared, error) {
+	prep, err := Prepare(sc, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := prep.CheckLimits(s.Limits); err != nil {
+		prep.Close()
+		return nil, err
+	}
+	if err := prep.traces.describe(stderr, label); err != nil {
+		prep.Close()
+		return nil, err
+	}
+	return prep, nil
+}
+
 // Run simulates the scenario of opts and reports it: the table (or the
 // summary JSON) on Stdout, the output files in OutDir. It returns:
 //   - the scenario.ErrorList of an invalid scenario, unwrapped;
@@ -209,17 +228,11 @@ func Run(ctx context.Context, opts Options) error {
 	if sc.IsMicroBatch() {
 		return runMicroBatch(ctx, opts, label, sc, stdout, stderr)
 	}
-	prep, err := Prepare(sc, Setup{Label: label, Limits: opts.Limits, Actions: opts.Actions})
+	prep, err := prepareRun(label, sc, Setup{Label: label, Limits: opts.Limits, Actions: opts.Actions}, stderr)
 	if err != nil {
 		return err
 	}
 	defer prep.Close()
-	if err := prep.CheckLimits(opts.Limits); err != nil {
-		return err
-	}
-	if err := prep.traces.describe(stderr, label); err != nil {
-		return err
-	}
 
 	var out *outputs
 	var files sim.Observer // the output files' writer, if any

@@ -391,6 +391,38 @@ sinks: [{name: out, input: etl}]
 			t.Errorf("%s: CheckLimits =\n%v\nwant\n%s", c.name, err, c.want)
 		}
 	}
+	// a micro-batch run: its state stores and its queued batches, the
+	// queue bounded by --max-queued
+	mb := `engine: spark-streaming
+duration: 1h
+spark: {batch_interval: 1s, checkpoint: true}
+sources: [{name: s, parallelism: 2, arrival: {process: constant, rate: 50000/s}, keys: {count: 100000000}}]
+operators: [{name: a, input: s, partitioning: hash, parallelism: 2, service_time: {mean: 1us}, state: {bytes_per_key: 100B}}]
+sinks: [{name: out, input: a}]
+`
+	for _, c := range []struct {
+		name, yaml string
+		lim        Limits
+		want       string
+	}{
+		// 10^8 keys of 32 bytes (3600s x 100,000/s = 3.6e8 records bring
+		// them all): 3.2e9 bytes; 2e7 queued records (the default
+		// --max-queued) and two batches of 100,000, 10 bytes each; 3600
+		// batch rows of 2 x 184 + 2 x 16 bytes (two stages), 3600 samples
+		// of 2 x 112 and 362 events of 256 (360 state checkpoints); two
+		// stages of 2 task partitions: 2 x (64 + 40) + 2 x (64 + 2 x 40)
+		{"keys", mb, Limits{},
+			`scenario "keys": about 3.17GiB of memory by the end of the run (5 subtasks, 3200MB of state stores: about 1.0e8 rows (keys, or windows and keys), 202MB for up to 2.0e7 records in queued batches (--max-queued 2e7, the batch past it and the one running), 2.23MiB for the rows of 3600 batches and 3600 metrics samples kept for batches.csv and timeseries.csv, 496B for 4 task partitions of the stages) exceeds the limit of 3GiB; lower the key count (sources[].keys.count) or shorten the duration (the state holds every key seen), or raise --max-memory`},
+		// 1000 keys: the queue of the whole run (3.6e8 records of 10
+		// bytes) when --max-queued does not bound it
+		{"queue", strings.Replace(mb, "count: 100000000", "count: 1000", 1), Limits{MaxQueued: 1e9},
+			`scenario "queue": about 3.35GiB of memory by the end of the run (5 subtasks, 32KB of state stores: about 1000 rows (keys, or windows and keys), 3600MB for up to 3.6e8 records in queued batches (every one that reaches a sink over the run), 2.23MiB for the rows of 3600 batches and 3600 metrics samples kept for batches.csv and timeseries.csv, 496B for 4 task partitions of the stages) exceeds the limit of 3GiB; lower the rates or shorten the duration, or lower --max-queued (a job whose processing time passes spark.batch_interval queues its batches), or raise --max-memory`},
+	} {
+		c.lim.MaxMemory = 3 << 30
+		if err := CheckLimits(c.name, parse(t, c.yaml), c.lim); err == nil || err.Error() != c.want {
+			t.Errorf("%s: CheckLimits =\n%v\nwant\n%s", c.name, err, c.want)
+		}
+	}
 	// F5: checkpoint traffic counts as events
 	f5 := parse(t, `duration: 168h
 workers: {count: 1023, slots: 4}

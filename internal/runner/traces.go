@@ -106,7 +106,7 @@ func (t *traces) rates() map[string]float64 {
 
 // describe writes, for each trace source, what it replays and from where
 // (the cache, the embedded offline sample or a file), and which ones the
-// limits estimate leaves out because their rate is unknown.
+// up-front limits count no record of, because their rate is unknown.
 func (t *traces) describe(w io.Writer, label string) error {
 	if t == nil {
 		return nil
@@ -126,7 +126,7 @@ func (t *traces) describe(w io.Writer, label string) error {
 			fmt.Fprintf(&b, "%s: (%s)\n", label, rp.Hint)
 		}
 		if rp.Rate() == 0 {
-			fmt.Fprintf(&b, "%s: the limits estimate leaves out source %s: the rate of its trace is not known before it is read\n", label, s.Name)
+			fmt.Fprintf(&b, "%s: the up-front limits (--max-events, --max-memory) count no record of source %s: the rate of its trace is not known before it is read; --max-queued still bounds the run\n", label, s.Name)
 		}
 		if end, ok := t.knownEnd(s.Name); ok {
 			fmt.Fprintf(&b, "%s: warning: %s\n", label, t.endMessage(s.Name, end, rp.Extent))

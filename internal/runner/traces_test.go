@@ -87,7 +87,7 @@ sinks: [{name: out, input: s}]
 	}
 	data := filepath.Join(dir, "data.csv")
 	want := file + ": source s replays file data.csv from " + data + "\n" +
-		file + ": the limits estimate leaves out source s: the rate of its trace is not known before it is read\n" +
+		file + ": the up-front limits (--max-events, --max-memory) count no record of source s: the rate of its trace is not known before it is read; --max-queued still bounds the run\n" +
 		"trace of s: 5 rows read, 4 records; skipped: 1 malformed (the first: " + data + ":3: expected 2 columns, got 1)\n" +
 		file + ": warning: the trace of source s ends at 3s of 10s simulated: statistics after 3s see no input\n"
 	if stderr.String() != want {
@@ -252,7 +252,7 @@ sinks: [{name: out, input: s}]
 		t.Fatal(err)
 	}
 	want := "empty.yaml: source s replays file empty.csv\n" +
-		"empty.yaml: the limits estimate leaves out source s: the rate of its trace is not known before it is read\n" +
+		"empty.yaml: the up-front limits (--max-events, --max-memory) count no record of source s: the rate of its trace is not known before it is read; --max-queued still bounds the run\n" +
 		"trace of s: 0 rows read, 0 records\n" +
 		"empty.yaml: warning: the trace of source s has no rows: file empty.csv is empty\n"
 	if stderr.String() != want {

@@ -194,7 +194,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		if tp != nil && tp.Stored() {
 			return nil, fmt.Errorf("microbatch: source %s reads topic %s, which sinks of the job write; the micro-batch engines read topics of producers only", v.Name, tp.Name)
 		}
-		for i := 0; i < sourceParts(p, v); i++ {
+		for i := 0; i < p.SourcePartitions(v); i++ {
 			base := "source/" + v.Name + "/" + strconv.Itoa(i)
 			pt := &partition{src: v, index: i, size: v.Source.RecordSize,
 				keys:   sim.NewKeyDistribution(v.Source.Keys),
@@ -233,7 +233,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 			pt.nextAppend, pt.nextRead = pt.log.Next(), pt.rd.Next()
 			s.parts = append(s.parts, pt)
 		}
-		receivers += sourceParts(p, v)
+		receivers += p.SourcePartitions(v)
 	}
 	if sc.Engine == scenario.EngineSparkStreaming && s.sp.Input == scenario.InputReceiver {
 		if s.cores <= receivers {
@@ -244,7 +244,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	for _, ps := range p.Stages() {
 		st := &stage{Stage: ps, parts: ps.Vertices[0].Parallelism}
 		if v := ps.Vertices[0]; v.Kind == plan.Source {
-			st.parts = sourceParts(p, v)
+			st.parts = p.SourcePartitions(v)
 		}
 		// the partitions of a stage are its first vertex's (a narrow
 		// sink runs on them, whatever its parallelism)

@@ -6,10 +6,8 @@ import (
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
-// pollingDelay is spark.sql.streaming.pollingDelay: how long a query with
-// the default trigger waits before it looks for new data again after a
-// micro-batch found none.
-const pollingDelay = 10 * des.Millisecond
+// pollingDelay is spark.sql.streaming.pollingDelay (plan.PollingDelay).
+const pollingDelay = plan.PollingDelay
 
 // structured is Structured Streaming's MicroBatchExecution: a trigger
 // decides when the next micro-batch starts; each reads every offset

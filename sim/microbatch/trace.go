@@ -7,7 +7,6 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
-	"github.com/dspalab/dspalab/sim/plan"
 )
 
 // arrivals yields the arrival times of a partition's records in order
@@ -72,15 +71,6 @@ func (t *topicArrivals) Next() des.Time { return t.c.Next() }
 func (t *topicArrivals) current() (uint32, des.Time, des.Time) {
 	sent, key, _, _ := t.c.Record()
 	return key, sent, sent
-}
-
-// sourceParts is the partitions of source vertex v: its parallelism, or
-// for a direct stream of a topic the topic's partitions.
-func sourceParts(p *plan.Plan, v *plan.Vertex) int {
-	if tp := p.TopicOf(v); tp != nil {
-		return tp.Partitions
-	}
-	return v.Parallelism
 }
 
 // traceError returns the error of the first partition whose trace

@@ -148,7 +148,8 @@ type Estimate struct {
 	// key), subtasks (about 2 KiB each), workers (80 bytes each), key sets
 	// (KeySetBytes), checkpoints in flight (CheckpointBytes), failovers
 	// (FailoverBytes), open windows (WindowBytes), streaming graphs
-	// (GraphBytes), topics (TopicBytes) and Bloom filters (BloomBytes).
+	// (GraphBytes), topics (TopicBytes) and Bloom filters (BloomBytes);
+	// for a micro-batch run, see MicroBatch.
 	Memory int64
 	// Rows is the number of rows of timeseries.csv: one per subtask and
 	// per vertex at every metrics sample.
@@ -173,6 +174,34 @@ type Estimate struct {
 	TopicBytes      int64
 	TopicPartitions int64
 	TopicRetained   int64
+	// MicroBatch says the estimate is of a micro-batch run (engine
+	// spark-streaming or structured-streaming: see estimateMicroBatch),
+	// whose memory is StateBytes, QueueBytes, BatchBytes and
+	// TaskSlotBytes beside the zipf key tables, subtasks, workers, topic
+	// cursors and failovers; the Flink structures count nothing.
+	MicroBatch bool
+	// StateRows are the rows (keys, or windows and keys) the state stores
+	// of the operators with state hold at most, StateBytes their memory
+	// in the simulator (BytesPerStateRow each).
+	StateRows  float64
+	StateBytes int64
+	// QueuedRecords are the records the batches waiting for their job
+	// (and the one running) hold at most: every one that reaches a sink
+	// or an aggregation over the run, bounded by --max-queued where the
+	// runner caps it (QueueCap, 0 if not: see CapQueued); BatchRecords
+	// those of one batch (0 when unknown: a trigger as fast as possible);
+	// QueueBytes their memory (BytesPerQueuedRecord each).
+	QueuedRecords, BatchRecords float64
+	QueueCap                    int64
+	QueueBytes                  int64
+	// Batches are the batches (or triggers) of the run, each a row kept
+	// for batches.csv; BatchBytes the memory of those rows, of the
+	// metrics samples (Rows) and of the events.
+	Batches    float64
+	BatchBytes int64
+	// TaskSlots are the partitions of all stages of a micro-batch job (a
+	// receiver's stage one per block), TaskSlotBytes their memory.
+	TaskSlots, TaskSlotBytes int64
 }
 
 // Estimate measures the size of a run of p by following the records
@@ -197,6 +226,8 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	sc := p.Scenario
 	e := Estimate{Duration: sc.Duration, Vertices: len(p.Vertices), Subtasks: p.Subtasks()}
 	out := make([]float64, len(p.Vertices)) // records per second a vertex emits
+	ins := make([]float64, len(p.Vertices)) // records per second a vertex receives
+	micro := sc.IsMicroBatch()              // no channels: a shuffle between stages (estimateMicroBatch)
 	for _, v := range p.Vertices {
 		if v.Kind != Source {
 			continue
@@ -223,7 +254,7 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 		broadcast := false
 		for _, ed := range v.Inputs {
 			in = finite(in + out[ed.From.Index])
-			if !ed.Chained { // fused into its sender's task: no channel, buffer or barrier
+			if !ed.Chained && !micro { // fused into its sender's task: no channel, buffer or barrier
 				e.Channels += ed.Channels()
 			}
 			broadcast = ed.Partitioning == scenario.PartitionBroadcast
@@ -233,6 +264,7 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 			in *= float64(v.Parallelism)
 		}
 		in = finite(in)
+		ins[v.Index] = in
 		if v.Emits() {
 			e.BySelectivity = e.BySelectivity || (in > 0 && v.Selectivity > 1)
 			out[v.Index] = finite(in * v.Selectivity)
@@ -259,6 +291,10 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	p.estimateGraphs(&e)
 	p.estimateTopics(&e, out)
 	p.estimateDedup(&e)
+	if micro {
+		p.estimateMicroBatch(&e, ins)
+		return e
+	}
 	e.Memory = satAdd(e.BloomBytes, e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
 		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.GraphBytes, e.TopicBytes)
 	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents + e.TopicReads)

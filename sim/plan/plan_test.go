@@ -252,9 +252,6 @@ func TestBuiltinEstimates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc.IsMicroBatch() {
-			continue // a Flink estimate; micro-batch runs are not estimated
-		}
 		fmt.Fprintf(&b, "%s: %+v\n", n, compile(t, sc).Estimate(nil))
 	}
 	if *updateEstimates {
