@@ -259,7 +259,7 @@ func TestOversizedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reason := "answers.yaml is 50.0 MiB; the limit is 1 MiB (answers.yaml holds one short answer per question)"
+	reason := "answers.yaml is 50MiB; the limit is 1MiB (answers.yaml holds one short answer per question)"
 	if r.Score != 6 || !slices.Equal(r.Problems, []string{reason}) {
 		t.Errorf("big answers: %s/%s, problems %q", points(r.Score), points(r.Max), r.Problems)
 	}
@@ -273,7 +273,7 @@ func TestOversizedFile(t *testing.T) {
 			t.Errorf("big answers: question %s: %q", it.ID, it.Feedback)
 		}
 	}
-	if md := string(r.Markdown(e)); strings.Contains(md, "a scenario is a short YAML file") || !strings.Contains(md, "answers.yaml is 50.0 MiB") {
+	if md := string(r.Markdown(e)); strings.Contains(md, "a scenario is a short YAML file") || !strings.Contains(md, "answers.yaml is 50MiB") {
 		t.Errorf("big answers: feedback:\n%s", md)
 	}
 
@@ -285,7 +285,7 @@ func TestOversizedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reason = "scenario.yaml is 50.0 MiB; the limit is 1 MiB (a scenario is a short YAML file)"
+	reason = "scenario.yaml is 50MiB; the limit is 1MiB (a scenario is a short YAML file)"
 	if r.Score != 4 || !slices.Equal(r.Problems, []string{reason}) {
 		t.Errorf("big scenario: %s/%s, problems %q", points(r.Score), points(r.Max), r.Problems)
 	}

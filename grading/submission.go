@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // Files of a submission directory.
@@ -337,7 +339,11 @@ func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.Fil
 		return nil, fmt.Errorf("%s is not a regular file", label)
 	}
 	if fi.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s is %s; the limit is 1 MiB (%s)", label, mebibytes(fi.Size()), what)
+		size, limit := scenario.FormatByteSize(fi.Size()), scenario.FormatByteSize(MaxFileBytes)
+		if size == limit { // not "1MiB" for one byte over
+			size = "more than " + limit
+		}
+		return nil, fmt.Errorf("%s is %s; the limit is %s (%s)", label, size, limit, what)
 	}
 	f, err := open(name)
 	if err != nil {
@@ -349,13 +355,10 @@ func readFile(stat func(string) (fs.FileInfo, error), open func(string) (*os.Fil
 		return nil, readErr(label, err)
 	}
 	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s is larger than 1 MiB; the limit is 1 MiB (%s)", label, what)
+		return nil, fmt.Errorf("%s is larger than %s, the limit (%s)", label, scenario.FormatByteSize(MaxFileBytes), what)
 	}
 	return data, nil
 }
-
-// mebibytes formats a size as "50.0 MiB".
-func mebibytes(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // cleanErr strips the path of a *fs.PathError, so that reasons name no
 // absolute paths of the grading machine, and says in words what the

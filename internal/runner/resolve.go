@@ -80,11 +80,12 @@ func readScenarioFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("reading scenario %s: %w", path, err)
 	}
 	if len(data) > MaxScenarioBytes {
-		size := "more than 1 MiB"
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = fmt.Sprintf("%.1f MiB", float64(fi.Size())/(1<<20))
+		limit := scenario.FormatByteSize(MaxScenarioBytes)
+		size := "more than " + limit
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && scenario.FormatByteSize(fi.Size()) != limit {
+			size = scenario.FormatByteSize(fi.Size()) // not "1MiB" for one byte over
 		}
-		return nil, fmt.Errorf("scenario file %s is %s; the limit is 1 MiB (a scenario is a short YAML file: is this a data file?)", path, size)
+		return nil, fmt.Errorf("scenario file %s is %s; the limit is %s (a scenario is a short YAML file: is this a data file?)", path, size, limit)
 	}
 	return data, nil
 }

@@ -245,7 +245,7 @@ func TestResolve(t *testing.T) {
 	}
 
 	big := writeFile(t, dir, "big.yaml", strings.Repeat("#", MaxScenarioBytes+1))
-	if _, _, err := Resolve(big); err == nil || !strings.Contains(err.Error(), "the limit is 1 MiB") {
+	if _, _, err := Resolve(big); err == nil || !strings.Contains(err.Error(), "big.yaml is more than 1MiB; the limit is 1MiB (") {
 		t.Errorf("a file over 1 MiB: err = %v", err)
 	}
 	ok := writeFile(t, dir, "ok.yaml", strings.Repeat("#", MaxScenarioBytes))
