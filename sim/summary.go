@@ -229,7 +229,7 @@ func (s *Sim) Result() *Result {
 	}
 	stopped := ""
 	if partial {
-		stopped = stoppedText(s.stopped, now, s.duration)
+		stopped = StoppedText(s.stopped, now, s.duration)
 		s.emit(Event{Type: EventRunStopped, Message: stopped + "; the outputs are partial"})
 	} else {
 		s.emit(Event{Type: EventRunFinished, Message: "finished at " + FormatTime(now)})
@@ -424,10 +424,11 @@ func stoppedByJob(err error) bool {
 	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
-// stoppedText says in words how a run stopped early: "interrupted at 13.9s
+// StoppedText says in words how a run stopped early: "interrupted at 13.9s
 // of 120s", "stopped at 5s of 120s" (by its caller, e.g. a person quitting
-// the live view), "stopped at 1.3s of 60s: <the error>".
-func stoppedText(err error, now, duration des.Time) string {
+// the live view), "stopped at 1.3s of 60s: <the error>". The micro-batch
+// engine says it so too.
+func StoppedText(err error, now, duration des.Time) string {
 	at := fmt.Sprintf("at %s of %s", FormatTime(now), FormatTime(duration))
 	switch {
 	case err == nil:

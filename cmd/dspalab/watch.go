@@ -67,7 +67,11 @@ injected with f fails that task (noticed at once), with F its worker
 restart strategy from its latest completed checkpoint. c needs a
 checkpoint block in the scenario; the simulator refuses an action it
 cannot apply (c without checkpoints, f once the job has failed for good),
-and the view says so in its event log.
+and the view says so in its event log. A micro-batch run (engine
+spark-streaming or structured-streaming) shows its batch timeline: tab
+and the arrows select the task f fails (Spark runs the attempt again, up
+to spark.task_max_failures), F fails its executor, and c is refused;
+its actions are recorded and replayed the same way.
 
 It needs a terminal: keys are read from standard input, and the view is
 drawn on standard output or, when that is redirected, on standard error

@@ -70,8 +70,15 @@ var OutputFiles = []string{SummaryFile, TimeseriesFile, EventsFile}
 var optionalFiles = []string{ActionsFile, CheckpointsFile, CheckpointSubtasksFile, BatchesFile}
 
 // MicroBatchNames are the files of a micro-batch run (engine
-// spark-streaming or structured-streaming): OutputFiles and BatchesFile.
-func MicroBatchNames() []string { return append(slices.Clone(OutputFiles), BatchesFile) }
+// spark-streaming or structured-streaming): OutputFiles, ActionsFile for
+// a live or replayed run (actions), and BatchesFile.
+func MicroBatchNames(actions bool) []string {
+	names := slices.Clone(OutputFiles)
+	if actions {
+		names = append(names, ActionsFile)
+	}
+	return append(names, BatchesFile)
+}
 
 // Names are the files of a run: OutputFiles, ActionsFile for a live or
 // replayed run (actions), CheckpointsFile and CheckpointSubtasksFile

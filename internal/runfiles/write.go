@@ -244,9 +244,9 @@ func (w *Writer) File(name string) io.Writer {
 }
 
 // CommitSummary is Commit for a run whose summary.json another engine
-// writes (writeSummary), partial as that summary says.
-func (w *Writer) CommitSummary(writeSummary func(io.Writer) error, partial, keepComplete bool) (string, error) {
-	return w.commit(writeSummary, partial, nil, keepComplete)
+// writes (writeSummary), partial as that summary says, with its actions.
+func (w *Writer) CommitSummary(writeSummary func(io.Writer) error, partial bool, actions []sim.Action, keepComplete bool) (string, error) {
+	return w.commit(writeSummary, partial, actions, keepComplete)
 }
 
 func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, actions []sim.Action, keepComplete bool) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dspalab/dspalab/internal/runfiles"
+	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -16,24 +17,23 @@ import (
 // (scenario.Scenario.IsMicroBatch): it simulates sc with sim/microbatch,
 // writes runfiles.MicroBatchNames into opts.OutDir and prints the table
 // (or the summary JSON). With opts.LiveBatches the live view drives the
-// run; replayed actions drive Flink runs only.
+// run; opts.Actions are replayed (microbatch.Options.Actions) up to a
+// final stop, and a live or replayed run writes its actions to
+// runfiles.ActionsFile.
 func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario.Scenario, stdout, stderr io.Writer) error {
-	if opts.Actions != nil {
-		return &OptionError{fmt.Errorf("scenario %q runs on engine %s: --replay replays the actions of Flink runs only; use dspalab run", label, sc.Engine)}
-	}
 	if opts.Live != nil && opts.LiveBatches == nil {
 		return &OptionError{fmt.Errorf("scenario %q runs on engine %s: this live view shows Flink runs only; use dspalab run", label, sc.Engine)}
 	}
 	// the traces and data sets, resolved and checked against the limits
 	// as for a Flink run
-	prep, err := prepareRun(label, sc, Setup{Label: label, Limits: opts.Limits}, stderr)
+	prep, err := prepareRun(label, sc, Setup{Label: label, Limits: opts.Limits, Actions: opts.Actions}, stderr)
 	if err != nil {
 		return err
 	}
 	defer prep.Close()
 	var out *runfiles.Writer
 	var dir *runfiles.Dir
-	names := runfiles.MicroBatchNames()
+	names := runfiles.MicroBatchNames(opts.Actions != nil || opts.LiveBatches != nil)
 	if opts.OutDir != "" {
 		d, err := runfiles.Lock(opts.OutDir)
 		if err != nil {
@@ -84,7 +84,7 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 		}
 		s = live
 	} else {
-		runErr = s.RunUntil(ctx, sc.Duration)
+		runErr = s.RunUntil(ctx, prep.Until())
 	}
 	if prog != nil {
 		prog.finish()
@@ -114,8 +114,13 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 				return errors.Join(fmt.Errorf("writing outputs: %w", err), stopped)
 			}
 		}
+		acts := s.Actions()
+		if now := s.Now(); now < sc.Duration && runErr == nil {
+			// quit before the end (the live view's q, or a replayed stop)
+			acts = append(acts, sim.Action{At: now, AtS: now.Seconds(), Kind: runfiles.ActionStop})
+		}
 		_, interrupted := stopped.(*InterruptedError)
-		if _, err := out.CommitSummary(func(f io.Writer) error { return microbatch.WriteSummaryJSON(f, &res.Summary) }, res.Summary.Partial, interrupted); err != nil {
+		if _, err := out.CommitSummary(func(f io.Writer) error { return microbatch.WriteSummaryJSON(f, &res.Summary) }, res.Summary.Partial, acts, interrupted); err != nil {
 			return errors.Join(err, stopped)
 		}
 	}

@@ -34,7 +34,7 @@ func TestRunMicroBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var man runfiles.Manifest
-	if err := json.Unmarshal(m, &man); err != nil || !slices.Equal(man.Files, runfiles.MicroBatchNames()) || man.Partial {
+	if err := json.Unmarshal(m, &man); err != nil || !slices.Equal(man.Files, runfiles.MicroBatchNames(false)) || man.Partial {
 		t.Fatalf("manifest %s (%v)", m, err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, runfiles.BatchesFile))
@@ -91,8 +91,30 @@ func TestRunMicroBatch(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || !sum.Partial || sum.SimulatedS != 20 || sum.Totals.Batches != 14 {
 		t.Errorf("live batches json: %v partial %v at %vs, %d batches", err, sum.Partial, sum.SimulatedS, sum.Totals.Batches)
 	}
-	err = Run(context.Background(), Options{Scenario: "spark-unstable", Actions: []sim.Action{{Kind: sim.ActionCheckpoint}}})
-	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "--replay replays the actions of Flink runs only") {
-		t.Errorf("replay: %v", err)
+	// replayed actions: a failure of parse[1] at 5.5s (batch 4's job,
+	// 4.906s..6.208s: 1.302s plus the task again, 2ms + 500 x 1.8ms),
+	// then a stop at 12s; actions.jsonl holds them again
+	rdir := t.TempDir()
+	acts := []sim.Action{{AtS: 5.5, Kind: sim.ActionFailure, Vertex: "parse", Subtask: 1}, {AtS: 12, Kind: runfiles.ActionStop}}
+	stdout.Reset()
+	if err := Run(context.Background(), Options{Scenario: "spark-unstable", JSON: true, Stdout: &stdout, OutDir: rdir, Actions: acts}); err != nil {
+		t.Fatal(err)
+	}
+	sum = microbatch.Summary{}
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || !sum.Partial || sum.SimulatedS != 12 || sum.Recovery == nil || sum.Recovery.FailedTasks != 1 || sum.Recovery.RecomputeS != 0.902 {
+		t.Errorf("replay json: %v partial %v at %vs, recovery %+v", err, sum.Partial, sum.SimulatedS, sum.Recovery)
+	}
+	f, err := os.Open(filepath.Join(rdir, runfiles.ActionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	back, err := runfiles.ReadActions(f, runfiles.ActionsFile)
+	if err != nil || len(back) != 2 || back[0].Vertex != "parse" || back[0].AtS != 5.5 || back[1].Kind != runfiles.ActionStop || back[1].AtS != 12 {
+		t.Errorf("actions.jsonl: %v %+v", err, back)
+	}
+	err = Run(context.Background(), Options{Scenario: "spark-unstable", Actions: []sim.Action{{AtS: 1, Kind: sim.ActionCheckpoint}}})
+	if err == nil || !strings.Contains(err.Error(), "replaying action 1 (checkpoint at 1s): a micro-batch job writes its state checkpoints every checkpoint_interval") {
+		t.Errorf("replayed checkpoint: %v", err)
 	}
 }

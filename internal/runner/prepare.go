@@ -134,9 +134,10 @@ func (p *Prepared) Options(obs sim.Observer, progress func(des.Time, uint64)) si
 }
 
 // MicroBatchOptions returns the microbatch.Options of a run of a
-// micro-batch engine: the trace opener and the queue limit.
+// micro-batch engine: the trace opener, the queue limit and the actions
+// to replay (without a final stop: run to Until).
 func (p *Prepared) MicroBatchOptions() microbatch.Options {
-	return microbatch.Options{MaxQueued: p.maxQueued, OpenTrace: p.open}
+	return microbatch.Options{MaxQueued: p.maxQueued, OpenTrace: p.open, Actions: p.actions}
 }
 
 // Until is the simulated time to run to: the scenario's duration, or the

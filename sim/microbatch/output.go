@@ -298,9 +298,7 @@ func (s *Sim) Result() *Result {
 		ExecutorCores: s.cores}
 	if now < sc.Duration {
 		sum.Partial = true
-		if s.stopped != nil {
-			sum.PartialReason = s.stopped.Error()
-		}
+		sum.PartialReason = sim.StoppedText(s.stopped, now, sc.Duration)
 	}
 	if s.ss != nil {
 		sum.Trigger, sum.OutputMode = s.sp.Trigger, s.sp.OutputMode

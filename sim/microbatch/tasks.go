@@ -27,15 +27,41 @@ func (s *Sim) taskOf(name string, i int) (taskRef, error) {
 		return taskRef{}, fmt.Errorf("the job has no vertex %q%s", name, hint)
 	}
 	st := s.verts[v.Index].st
-	n, blocks := st.parts, 1
-	if !st.Shuffle && s.receiverMode() {
-		blocks = s.blocksPerBatch()
-		n /= blocks
-	}
+	n, blocks := s.subtasks(st)
 	if i < 0 || i >= n {
 		return taskRef{}, fmt.Errorf("%s runs in stage %d (%s), whose jobs have tasks 0..%d (one per partition), not %d", name, st.Index, stageName(st), n-1, i)
 	}
 	return taskRef{stage: st.Index, index: i * blocks}, nil
+}
+
+// subtasks returns the subtasks a failure may name in stage st (its
+// partitions; with input_stream receiver, of a stage without a shuffle,
+// the receivers) and the tasks of each (a receiver's blocks).
+func (s *Sim) subtasks(st *stage) (n, blocks int) {
+	n, blocks = st.parts, 1
+	if !st.Shuffle && s.receiverMode() {
+		blocks = s.blocksPerBatch()
+		n /= blocks
+	}
+	return n, blocks
+}
+
+// VertexTasks is a vertex of the job and the subtasks of it a failure
+// may name (Inject's sim.Action.Subtask): its stage's tasks.
+type VertexTasks struct {
+	Vertex   string
+	Subtasks int
+}
+
+// Vertices lists the job's vertices in plan order, with the subtasks of
+// each a failure may name (the live view's selection).
+func (s *Sim) Vertices() []VertexTasks {
+	out := make([]VertexTasks, 0, len(s.plan.Vertices))
+	for _, v := range s.plan.Vertices {
+		n, _ := s.subtasks(s.verts[v.Index].st)
+		out = append(out, VertexTasks{Vertex: v.Name, Subtasks: n})
+	}
+	return out
 }
 
 // stageName names a stage by its vertices: "parse -> enrich".

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -37,6 +38,8 @@ type BatchSnapshot struct {
 	Speed float64 // simulated seconds per wall second; 0 as fast as possible
 	*microbatch.Timeline
 	Err string // why the run stopped, "" if it did not
+	// Notice says why the last action was refused ("" if it was not).
+	Notice string
 }
 
 // batchEngine owns a micro-batch simulation on its own goroutine, as
@@ -57,6 +60,7 @@ type batchEngine struct {
 	state    RunState
 	spd      float64
 	stopErr  error
+	notice   string   // why the last action was refused
 	interval des.Time // the step of s: the metrics interval
 	wallMark time.Time
 	lastPub  time.Time
@@ -81,7 +85,7 @@ func (e *batchEngine) start() error {
 	if err != nil {
 		return err
 	}
-	e.sim, e.stopErr, e.dirty = s, nil, true
+	e.sim, e.stopErr, e.notice, e.dirty = s, nil, "", true
 	e.interval = s.MetricsInterval()
 	return nil
 }
@@ -166,9 +170,7 @@ func (e *batchEngine) runTo(ctx context.Context, t des.Time) {
 	}
 }
 
-// handle applies a command; it returns false on cmdQuit. Failures and
-// checkpoints are not injected into a micro-batch run (cmdInject is
-// ignored: its failures are the scenario's).
+// handle applies a command; it returns false on cmdQuit.
 func (e *batchEngine) handle(ctx context.Context, c command) bool {
 	e.dirty = true
 	switch c.kind {
@@ -192,6 +194,8 @@ func (e *batchEngine) handle(ctx context.Context, c command) bool {
 		e.spd = slowerSpeed(e.spd)
 	case cmdAdvance:
 		e.runTo(ctx, c.to)
+	case cmdInject:
+		e.inject(c.action)
 	case cmdRestart:
 		if err := e.start(); err != nil {
 			e.state, e.stopErr = Stopped, fmt.Errorf("restart failed: %w", err)
@@ -206,9 +210,24 @@ func (e *batchEngine) handle(ctx context.Context, c command) bool {
 	return true
 }
 
+// inject applies an action now, between two steps, as engine.inject
+// does: an applied one appears in the events (the action, then what it
+// causes), a refused one in the notice.
+func (e *batchEngine) inject(a sim.Action) {
+	e.notice = ""
+	what := describeAction(a)
+	if e.state == Finished || e.state == Stopped {
+		e.notice = fmt.Sprintf("%s: the run has %s (r restarts it)", what, e.state)
+		return
+	}
+	if err := e.sim.Inject(a); err != nil {
+		e.notice = what + " refused (nothing applied or recorded): " + err.Error()
+	}
+}
+
 // publish hands the UI a snapshot, replacing one it has not taken yet.
 func (e *batchEngine) publish() {
-	s := &BatchSnapshot{Gen: e.gen, State: e.state, Speed: e.spd, Timeline: e.sim.Timeline(batchHistory)}
+	s := &BatchSnapshot{Gen: e.gen, State: e.state, Speed: e.spd, Timeline: e.sim.Timeline(batchHistory), Notice: e.notice}
 	if e.stopErr != nil {
 		s.Err = e.stopErr.Error()
 	}
@@ -229,10 +248,11 @@ func RunBatches(ctx context.Context, job BatchJob, opts Options) (*microbatch.Si
 	if err != nil {
 		return nil, err
 	}
+	m := newBatchModel(job, e, e.sim.Vertices()) // before the engine's goroutine owns the simulation
 	ectx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go e.run(ectx)
-	p := tea.NewProgram(newBatchModel(job, e), append([]tea.ProgramOption{tea.WithContext(ctx)}, opts.ProgramOptions...)...)
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx)}, opts.ProgramOptions...)...)
 	final, perr := p.Run()
 	e.send(command{kind: cmdQuit})
 	<-e.done

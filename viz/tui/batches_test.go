@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/microbatch"
 )
@@ -28,6 +29,7 @@ func batchFrame(t *testing.T, name string, w, h int, keys []string, to des.Time)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := newBatchModel(job, e, e.sim.Vertices())
 	ctx, cancel := context.WithCancel(context.Background())
 	go e.run(ctx)
 	t.Cleanup(func() {
@@ -35,7 +37,6 @@ func batchFrame(t *testing.T, name string, w, h int, keys []string, to des.Time)
 		<-e.done
 		cancel()
 	})
-	m := newBatchModel(job, e)
 	m.quitWhen = func(s *BatchSnapshot) bool { return s.Now >= to || s.State == Stopped }
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
@@ -110,5 +111,27 @@ func TestBatchTimeline(t *testing.T) {
 	}
 	if snap.Completed != want.Completed || len(snap.Queued) != len(want.Queued) || snap.Now != want.Now {
 		t.Errorf("the view's snapshot: %d done, %d queued at %v; the run: %d, %d at %v", snap.Completed, len(snap.Queued), snap.Now, want.Completed, len(want.Queued), want.Now)
+	}
+}
+
+// f in the batch view fails the selected task (tab and → pick parse[1]
+// of spark-unstable): injected at 0s, with no job running, it fails the
+// task's attempt in batch 1's job, which takes 1.302s + 902ms (the task
+// again: 2ms + 500 records x 1.8ms); c is refused, and the view says why.
+func TestBatchViewInjectsFailure(t *testing.T) {
+	frame, snap := batchFrame(t, "spark-unstable", 100, 32, []string{"tab", "right", "f", "c"}, 5*des.Second)
+	if len(snap.Done) == 0 || snap.Done[0].FailedTasks != 1 || snap.Done[0].ProcessingMs != 2204 {
+		t.Fatalf("batch 1: %+v", snap.Done)
+	}
+	injected := false
+	for _, e := range snap.Events {
+		injected = injected || e.Type == sim.EventAction && e.Message == "failure injected into parse[1]"
+	}
+	if !injected {
+		t.Errorf("no action event in %+v", snap.Events)
+	}
+	if !strings.Contains(snap.Notice, "checkpoint refused (nothing applied or recorded): a micro-batch job writes its state checkpoints") ||
+		!strings.Contains(frame, "checkpoint refused") || !strings.Contains(frame, "f/F fail parse[1]") {
+		t.Errorf("notice %q; frame:\n%s", snap.Notice, frame)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -39,13 +40,15 @@ type batchModel struct {
 	st                    styles
 	width, height         int
 	snap                  *BatchSnapshot
+	vertices              []microbatch.VertexTasks // the job's, the same on every restart
+	sel, sub              int                      // the vertex and subtask f and F fail
 	showHelp, interrupted bool
 	quitWhen              func(*BatchSnapshot) bool // tests: quit at the first snapshot it accepts
 }
 
-func newBatchModel(job BatchJob, ctl batchController) batchModel {
+func newBatchModel(job BatchJob, ctl batchController, vertices []microbatch.VertexTasks) batchModel {
 	sc := job.Scenario
-	return batchModel{ctl: ctl, label: job.Label, desc: sc.Description, engine: string(sc.Engine), seed: sc.Seed,
+	return batchModel{ctl: ctl, label: job.Label, desc: sc.Description, engine: string(sc.Engine), seed: sc.Seed, vertices: vertices,
 		backpressure: sc.Spark.Backpressure && sc.Engine == scenario.EngineSparkStreaming,
 		structd:      sc.Engine == scenario.EngineStructuredStreaming,
 		keys:         newKeyMap(), help: help.New(), st: newStyles(), width: defaultWidth, height: defaultHeight}
@@ -66,7 +69,8 @@ func (m batchModel) wait() tea.Cmd {
 }
 
 // Update handles keys, snapshots and resizes: the keys of the Flink view
-// that make sense here (no vertex to select, nothing to inject).
+// (tab and the arrows select the subtask that f fails, F its executor;
+// c is refused: Spark checkpoints by its interval).
 func (m batchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch msg := msg.(type) {
@@ -104,9 +108,32 @@ func (m batchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.ctl.send(command{kind: cmdSlower})
 		case key.Matches(msg, k.Restart):
 			m.ctl.send(command{kind: cmdRestart})
+		case len(m.vertices) == 0:
+		case key.Matches(msg, k.Next):
+			m.sel, m.sub = (m.sel+1)%len(m.vertices), 0
+		case key.Matches(msg, k.Prev):
+			m.sel, m.sub = (m.sel+len(m.vertices)-1)%len(m.vertices), 0
+		case key.Matches(msg, k.Left):
+			n := max(m.vertices[m.sel].Subtasks, 1)
+			m.sub = (m.sub + n - 1) % n
+		case key.Matches(msg, k.Right):
+			m.sub = (m.sub + 1) % max(m.vertices[m.sel].Subtasks, 1)
+		case key.Matches(msg, k.Fail), key.Matches(msg, k.FailWorker):
+			m.ctl.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionFailure,
+				Vertex: m.vertices[m.sel].Vertex, Subtask: m.sub, Worker: key.Matches(msg, k.FailWorker)}})
+		case key.Matches(msg, k.Ckpt):
+			m.ctl.send(command{kind: cmdInject, action: sim.Action{Kind: sim.ActionCheckpoint}})
 		}
 	}
 	return m, nil
+}
+
+// selected names the subtask f fails: "work[1]".
+func (m batchModel) selected() string {
+	if m.sel >= len(m.vertices) {
+		return ""
+	}
+	return fmt.Sprintf("%s[%d]", m.vertices[m.sel].Vertex, m.sub)
 }
 
 // View draws the live view on the alternate screen.
@@ -140,7 +167,15 @@ func (m batchModel) render() string {
 		k := m.keys
 		speed := k.Faster
 		speed.SetHelp("+/-", "speed")
-		foot = hm.ShortHelpView([]key.Binding{k.Pause, k.Step, speed, k.Restart, k.Help, k.Quit})
+		fail := k.Fail
+		fail.SetHelp("f/F", "fail "+m.selected())
+		sel := k.Next
+		sel.SetHelp("tab/←→", "select")
+		pause, step, restart := k.Pause, k.Step, k.Restart
+		pause.SetHelp("space", "pause")
+		step.SetHelp("s", "step")
+		restart.SetHelp("r", "restart")
+		foot = hm.ShortHelpView([]key.Binding{pause, step, speed, sel, fail, restart, k.Help, k.Quit})
 	}
 	lines = append(lines[:min(len(lines), h-1)], foot)
 	for i, l := range lines {
@@ -177,6 +212,8 @@ func (m batchModel) header(w int) []string {
 	switch {
 	case s.Err != "":
 		return []string{line1, st.err.Render(ansi.Truncate("stopped at "+sim.FormatTime(s.Now)+": "+stripSim(s.Err), w, "…"))}
+	case s.Notice != "":
+		return []string{line1, st.err.Render(ansi.Truncate(s.Notice, w, "…"))}
 	case s.State == Finished:
 		return []string{line1, st.bold.Render("finished: r restarts, q quits and prints the summary")}
 	case s.Gen > 0:
@@ -373,13 +410,14 @@ func (m batchModel) helpBody(w, h int) []string {
 	k := m.keys
 	text := strings.Join([]string{
 		st.title.Render("Keys"),
-		hm.FullHelpView([][]key.Binding{{k.Pause, k.Step, k.Faster, k.Slower}, {k.Restart, k.Help, k.Quit, k.Interrupt}}),
+		hm.FullHelpView([][]key.Binding{{k.Pause, k.Step, k.Faster, k.Slower}, {k.Next, k.Prev, k.Left, k.Right}, {k.Fail, k.FailWorker, k.Restart, k.Help, k.Quit, k.Interrupt}}),
 		"",
 		st.title.Render("Reading the view"),
 		"BATCHES, the batch timeline: a cell per batch, oldest on the left: " + glyphOnTime + " done, " + glyphWaited +
 			" done after waiting for its job, " + glyphRunning + " running, " + glyphQueued + " queued. Jobs run one at a time (spark.streaming.concurrentJobs = 1): when a batch's processing time passes the batch interval, the next batches queue and their scheduling delay grows. sched. delay and total delay: per batch done, as StreamingListener reports them.",
 		"RATES: records read per second, per metrics interval; with back-pressure, the PID rate is PIDRateEstimator's latest rate (records/s over all partitions), which caps the next batch (maxRatePerPartition spreads it over the Kafka partitions).",
-		"ACTIVE and COMPLETED BATCHES: as Spark's streaming UI lists them. f, F and c do nothing here: a micro-batch run's failures are its scenario's.",
+		"ACTIVE and COMPLETED BATCHES: as Spark's streaming UI lists them.",
+		"f fails the selected task's attempt (tab and the arrows select a vertex and subtask): it runs again, the batch's processing time grows by its duration, and its spark.task.maxFailures-th failure aborts the job. F fails the executor that runs it. c is refused: Spark writes checkpoints every checkpoint interval. The actions are recorded (actions.jsonl with --out) for dspalab run --replay.",
 	}, "\n")
 	lines := strings.Split(wrapWords(text, inner), "\n")
 	if len(lines) > h-2 {
