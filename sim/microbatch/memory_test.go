@@ -118,3 +118,29 @@ func TestMemoryFlat(t *testing.T) {
 		t.Errorf("peak live heap %d over 600s, %d over 60s: grows by more than the batches' rows (%d bytes)", p2, p1, rows)
 	}
 }
+
+// The records of the queued batches (what --max-queued bounds) are those
+// of the batches in the queue, also after a driver failure puts the
+// running batch back in it: spark-recovery ended with -500 queued.
+func TestQueuedRecordsAfterDriverFailure(t *testing.T) {
+	sc := parse(t, builtin(t, "spark-recovery"))
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at := des.Second; at <= sc.Duration; at += des.Second {
+		if err := s.RunUntil(context.Background(), at); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, b := range s.queue {
+			n += int64(len(b.arrivals))
+		}
+		if s.queuedN != n {
+			t.Fatalf("at %s: %d records counted queued, the queue's %d batches hold %d", at, s.queuedN, len(s.queue), n)
+		}
+	}
+	if s.rec.failures == 0 {
+		t.Fatal("no failure")
+	}
+}

@@ -294,6 +294,7 @@ func (s *Sim) driverLost(now des.Time) {
 		}
 		b.info.RecomputeMs = 0
 		pending = append([]*batch{b}, pending...)
+		s.queuedN += int64(len(b.arrivals)) // queued again
 	}
 	if s.ss == nil && !s.sp.Checkpoint {
 		s.rec.jobLost = true
