@@ -53,6 +53,7 @@ func WriteSummaryJSON(w io.Writer, s *Summary) error {
 // in memory. Either writer may be nil. Check Err (or Flush) at the end.
 type StreamWriter struct {
 	ts     *csv.Writer
+	parts  *csv.Writer // partitions.csv, nil unless WritePartitions
 	ev     io.Writer
 	err    error
 	header bool
@@ -69,8 +70,20 @@ func NewStreamWriter(timeseries, events io.Writer) *StreamWriter {
 	return sw
 }
 
-// Sample writes one CSV row per Row of s (and the header before the first).
+// WritePartitions makes sw write partitions.csv to w as well: its
+// header now (a run that samples nothing still has it), then each
+// sample's Partitions.
+func (sw *StreamWriter) WritePartitions(w io.Writer) {
+	sw.parts = csv.NewWriter(w)
+	sw.fail(sw.parts.Write(PartitionColumns))
+}
+
+// Sample writes one CSV row per Row of s (and the header before the
+// first), and the rows of its partitions.
 func (sw *StreamWriter) Sample(s *Sample) {
+	if sw.parts != nil && sw.err == nil {
+		sw.fail(WritePartitionRows(sw.parts, s))
+	}
 	if sw.ts == nil || sw.err != nil {
 		return
 	}
@@ -86,6 +99,7 @@ func (sw *StreamWriter) Sample(s *Sample) {
 		if s.Shedding {
 			header = append(append([]string(nil), header...), ShedColumns...)
 		}
+		header = append(append([]string(nil), header...), s.Counters...)
 		sw.fail(sw.ts.Write(header))
 	}
 	t := num(s.Time.Seconds())
@@ -112,6 +126,7 @@ func (sw *StreamWriter) Sample(s *Sample) {
 		if s.Shedding {
 			rec = r.Shed.appendCSV(rec)
 		}
+		rec = appendCounters(rec, &r)
 		sw.fail(sw.ts.Write(rec))
 	}
 }
@@ -148,9 +163,11 @@ func (sw *StreamWriter) Event(e Event) {
 
 // Flush flushes the CSV writer and returns the first error seen.
 func (sw *StreamWriter) Flush() error {
-	if sw.ts != nil {
-		sw.ts.Flush()
-		sw.fail(sw.ts.Error())
+	for _, w := range [...]*csv.Writer{sw.ts, sw.parts} {
+		if w != nil {
+			w.Flush()
+			sw.fail(w.Error())
+		}
 	}
 	return sw.err
 }

@@ -73,6 +73,12 @@ type Sample struct {
 	// vertices that shed have Shed filled in, and timeseries.csv has the
 	// ShedColumns.
 	Shedding bool
+	// Counters names the counter columns of the run (counters.go), which
+	// follow the GraphColumns in timeseries.csv; none without.
+	Counters []string
+	// Partitions are the topics' partitions per reader at Time (a job
+	// reading topics; partitions.go), the rows of partitions.csv.
+	Partitions []PartitionSample
 }
 
 // Row is one line of timeseries.csv: one subtask, or a whole vertex when
@@ -116,6 +122,10 @@ type Row struct {
 	// Shed holds the load shedding of a source or an operator that sheds
 	// (shed.go): records shed so far and the shed rate.
 	Shed RowShed
+	// Counters are the row's counts so far of Sample.Counters, NoCount
+	// where its vertex has none of a column's mechanism; nil when the run
+	// has no counter columns.
+	Counters []int64
 }
 
 // takeSample closes the current metrics interval.
@@ -234,6 +244,12 @@ func (s *Sim) takeSample(now des.Time) {
 	}
 	if smp.Graph {
 		s.sampleGraphs(smp)
+	}
+	if len(s.counters) > 0 {
+		s.sampleCounters(smp)
+	}
+	if len(s.plan.Topics) > 0 {
+		s.samplePartitions(smp, now)
 	}
 	if s.opts.Observer != nil {
 		s.opts.Observer.Sample(smp)

@@ -180,6 +180,8 @@ type Sim struct {
 	// topicEnds the append cursors of the topics of producers (topic.go).
 	topicLogs map[*plan.Topic]*topicLog
 	topicEnds map[*plan.Topic]*topicEnd
+	partBuf   []PartitionSummary // one reader's partitions at a sample (partitions.go)
+	counters  []*counterGroup    // the counter columns the run has (counters.go)
 	eng       des.Engine
 	warmup    des.Time
 	duration  des.Time
@@ -305,6 +307,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		src.start()
 		src.initial = src.snapshot()
 	}
+	s.counters, s.sample.Counters = s.activeCounters()
 	s.eng.Schedule(s.nextSample(0), s, 0)
 	if p.Checkpointing() {
 		s.ckpt = newCoordinator(s, sc.Checkpoint)

@@ -436,42 +436,63 @@ func (s *Sim) topicSummaries(now des.Time) []TopicSummary {
 	var out []TopicSummary
 	for _, tp := range s.plan.Topics {
 		ts := TopicSummary{Name: tp.Name, Partitions: tp.Partitions, PartitionList: []PartitionSummary{}}
-		for _, src := range s.sources {
-			if src.topic == nil || src.topic.topic != tp {
-				continue
-			}
+		for _, src := range s.topicReaders(tp) {
 			ts.LostToRetention += src.lostRetention
 			ts.MaxBehindS = max(ts.MaxBehindS, round6(src.topic.behind.Seconds()))
-			var committed *topicSnap
-			if s.ckpt != nil && s.ckpt.latest != nil {
-				committed = s.ckpt.latest.sources[src.seq].topic
-			}
-			age := 0.0
-			if !src.ended && src.vt <= now {
-				age = (now - src.vt).Seconds()
-			}
-			for p := range tp.Partitions {
-				if !src.topic.owned[p] {
-					continue
-				}
-				leo, pos := src.logEnd(now, p), src.topic.position(p)
-				start := src.logStart(now, p)
-				ps := PartitionSummary{Partition: p, Reader: src.t.v.name, Subtask: src.t.index, LogStartOffset: start,
-					LogEndOffset: leo, Position: pos, Committed: -1, RetainedBytes: int64(leo-start) * src.topic.recSize,
-					LostToRetention: src.topic.lost[p]}
-				if committed != nil {
-					ps.Committed = int64(committed.position(p))
-				}
-				if leo > pos {
-					ps.Lag = leo - pos
-					ps.LagS = round6(age)
-				}
-				ts.RecordsLagMax = max(ts.RecordsLagMax, ps.Lag)
-				ts.PendingRecords += ps.Lag
-				ts.PartitionList = append(ts.PartitionList, ps)
-			}
+			ts.PartitionList = src.partitions(now, ts.PartitionList)
+		}
+		for _, ps := range ts.PartitionList {
+			ts.RecordsLagMax = max(ts.RecordsLagMax, ps.Lag)
+			ts.PendingRecords += ps.Lag
 		}
 		out = append(out, ts)
+	}
+	return out
+}
+
+// topicReaders returns the source subtasks that read tp, in the order of
+// s.sources.
+func (s *Sim) topicReaders(tp *plan.Topic) []*source {
+	var out []*source
+	for _, src := range s.sources {
+		if src.topic != nil && src.topic.topic == tp {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+// partitions appends to out the partitions the reader subtask src owns
+// as they stand at now, in partition order: offsets, the offset the
+// latest completed checkpoint committed, lag and retained bytes
+// (summary.json's partitions_detail, partitions.csv's rows).
+func (src *source) partitions(now des.Time, out []PartitionSummary) []PartitionSummary {
+	s, tp := src.t.s, src.topic.topic
+	var committed *topicSnap
+	if s.ckpt != nil && s.ckpt.latest != nil {
+		committed = s.ckpt.latest.sources[src.seq].topic
+	}
+	age := 0.0
+	if !src.ended && src.vt <= now {
+		age = (now - src.vt).Seconds()
+	}
+	for p := range tp.Partitions {
+		if !src.topic.owned[p] {
+			continue
+		}
+		leo, pos := src.logEnd(now, p), src.topic.position(p)
+		start := src.logStart(now, p)
+		ps := PartitionSummary{Partition: p, Reader: src.t.v.name, Subtask: src.t.index, LogStartOffset: start,
+			LogEndOffset: leo, Position: pos, Committed: -1, RetainedBytes: int64(leo-start) * src.topic.recSize,
+			LostToRetention: src.topic.lost[p]}
+		if committed != nil {
+			ps.Committed = int64(committed.position(p))
+		}
+		if leo > pos {
+			ps.Lag = leo - pos
+			ps.LagS = round6(age)
+		}
+		out = append(out, ps)
 	}
 	return out
 }

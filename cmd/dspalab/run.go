@@ -37,7 +37,9 @@ scenarios'); without it, the course's back-pressure example (` + scenarios.Defau
 With --out DIR, the run also writes DIR/summary.json, DIR/timeseries.csv and
 DIR/events.jsonl; a scenario with checkpoints (any checkpoint mode but
 none) also DIR/checkpoints.csv, one row per checkpoint that ended, and
-DIR/checkpoint_subtasks.csv, one row per subtask that acknowledged one. Old
+DIR/checkpoint_subtasks.csv, one row per subtask that acknowledged one; a
+job reading topics also DIR/partitions.csv, one row per partition and
+reader per metrics interval. Old
 files there are replaced only once all are complete, and checkpoint files
 of an earlier run are removed by a run without checkpoints. Ctrl-C stops
 the run: the results so far are still printed and written, marked
@@ -117,7 +119,7 @@ same.
 	f := cmd.Flags()
 	f.Var(seedValue{&seed}, "seed", "seed of every random stream (default: the scenario's)")
 	f.Var(durationValue{&duration}, "duration", "simulated time to run, e.g. 30s or 10m (default: the scenario's)")
-	f.StringVarP(&opts.OutDir, "out", "o", "", "write summary.json, timeseries.csv, events.jsonl (and with checkpoints checkpoints.csv, checkpoint_subtasks.csv) into `DIR` (created if missing)")
+	f.StringVarP(&opts.OutDir, "out", "o", "", "write summary.json, timeseries.csv, events.jsonl (and with checkpoints checkpoints.csv, checkpoint_subtasks.csv; with topics partitions.csv) into `DIR` (created if missing)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON (summary.json) instead of the table")
 	f.IntVar(&opts.Limits.MaxSubtasks, "max-subtasks", runner.DefaultMaxSubtasks, "refuse scenarios with more subtasks in total")
 	f.Var(durationValue{&opts.Limits.MaxDuration}, "max-duration", "refuse scenarios that simulate longer")

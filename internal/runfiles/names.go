@@ -12,6 +12,7 @@
 //	events.jsonl             one JSON event a line (sim.Event)
 //	checkpoints.csv          with checkpointing: one row per checkpoint that ended (sim.CheckpointColumns)
 //	checkpoint_subtasks.csv  with checkpointing: one row per subtask acknowledgement (sim.CheckpointSubtaskColumns)
+//	partitions.csv           of a job reading topics: one row per partition and reader per metrics interval (sim.PartitionColumns)
 //	batches.csv              of a micro-batch run: one row per batch or trigger (microbatch.BatchColumns)
 //	actions.jsonl            of a live or replayed run: its actions, for --replay
 //	run.json                 the manifest: which of these files the run wrote, and whether it was complete
@@ -37,6 +38,9 @@ const (
 	// CheckpointSubtasksFile holds one row per subtask that acknowledged a
 	// checkpoint (sim.CheckpointSubtaskColumns), beside CheckpointsFile.
 	CheckpointSubtasksFile = "checkpoint_subtasks.csv"
+	// PartitionsFile holds one row per partition of a topic and reader
+	// per metrics sample (sim.PartitionColumns) of a job reading topics.
+	PartitionsFile = "partitions.csv"
 	// BatchesFile holds one row per completed batch or trigger of a
 	// micro-batch run (microbatch.BatchColumns).
 	BatchesFile = "batches.csv"
@@ -66,8 +70,9 @@ const (
 var OutputFiles = []string{SummaryFile, TimeseriesFile, EventsFile}
 
 // optionalFiles are the files only some runs write: ActionsFile for a live
-// or replayed run, the checkpoint files with checkpointing.
-var optionalFiles = []string{ActionsFile, CheckpointsFile, CheckpointSubtasksFile, BatchesFile}
+// or replayed run, the checkpoint files with checkpointing,
+// PartitionsFile with topics.
+var optionalFiles = []string{ActionsFile, CheckpointsFile, CheckpointSubtasksFile, PartitionsFile, BatchesFile}
 
 // MicroBatchNames are the files of a micro-batch run (engine
 // spark-streaming or structured-streaming): OutputFiles, ActionsFile for
@@ -80,17 +85,26 @@ func MicroBatchNames(actions bool) []string {
 	return append(names, BatchesFile)
 }
 
-// Names are the files of a run: OutputFiles, ActionsFile for a live or
-// replayed run (actions), CheckpointsFile and CheckpointSubtasksFile
-// with checkpointing (checkpoints). ManifestFile comes with every run and
-// is not among them.
-func Names(actions, checkpoints bool) []string {
+// Contents says which optional files a run writes (Names).
+type Contents struct {
+	Actions     bool // a live or replayed run: ActionsFile
+	Checkpoints bool // with checkpointing: CheckpointsFile and CheckpointSubtasksFile
+	Topics      bool // a job reading topics: PartitionsFile
+}
+
+// Names are the files of a run: OutputFiles, then the optional files c
+// asks for, in the order of optionalFiles. ManifestFile comes with every
+// run and is not among them.
+func Names(c Contents) []string {
 	names := slices.Clone(OutputFiles)
-	if actions {
+	if c.Actions {
 		names = append(names, ActionsFile)
 	}
-	if checkpoints {
+	if c.Checkpoints {
 		names = append(names, CheckpointsFile, CheckpointSubtasksFile)
+	}
+	if c.Topics {
+		names = append(names, PartitionsFile)
 	}
 	return names
 }

@@ -97,6 +97,7 @@ type Writer struct {
 	names   []string // the files written
 	files   map[string]*os.File
 	ts, ev  *bufio.Writer
+	parts   *bufio.Writer // PartitionsFile, nil without it
 	obs     *fileObserver
 	removed bool
 }
@@ -125,6 +126,10 @@ func (d *Dir) Create(names []string) (*Writer, error) {
 	w.ts = bufio.NewWriterSize(w.files[TimeseriesFile], 64<<10)
 	w.ev = bufio.NewWriterSize(w.files[EventsFile], 64<<10)
 	w.obs = &fileObserver{StreamWriter: sim.NewStreamWriter(w.ts, w.ev)}
+	if f := w.files[PartitionsFile]; f != nil {
+		w.parts = bufio.NewWriterSize(f, 64<<10)
+		w.obs.WritePartitions(w.parts)
+	}
 	if ck, sub := w.files[CheckpointsFile], w.files[CheckpointSubtasksFile]; ck != nil && sub != nil {
 		if err := w.obs.startCheckpoints(ck, sub); err != nil {
 			w.Abort()
@@ -256,6 +261,9 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 	}
 	if err == nil {
 		err = w.ev.Flush()
+	}
+	if err == nil && w.parts != nil {
+		err = w.parts.Flush()
 	}
 	if f := w.files[ActionsFile]; err == nil && f != nil {
 		err = WriteActions(f, actions)

@@ -178,7 +178,7 @@ func TestReplayFailure(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: file, OutDir: replayed, Actions: actions}); err != nil {
 		t.Fatal(err)
 	}
-	names := runfiles.Names(true, true)
+	names := runfiles.Names(runfiles.Contents{Actions: true, Checkpoints: true})
 	for _, name := range names {
 		a, _ := os.ReadFile(filepath.Join(live, name))
 		b, err := os.ReadFile(filepath.Join(replayed, name))
@@ -303,7 +303,7 @@ func TestReplayStopsWhereTheLiveRunQuit(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: file, OutDir: replayed, Actions: actions}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range runfiles.Names(true, true) {
+	for _, name := range runfiles.Names(runfiles.Contents{Actions: true, Checkpoints: true}) {
 		a, _ := os.ReadFile(filepath.Join(live, name))
 		b, err := os.ReadFile(filepath.Join(replayed, name))
 		if err != nil || !bytes.Equal(a, b) {
@@ -345,5 +345,30 @@ func TestDurationAtFailureListsIt(t *testing.T) {
 		if note := "note: at 45s " + tc.want + ": the failure had no effect\n"; !strings.Contains(stdout.String(), note) {
 			t.Errorf("--duration %s: table lacks %q:\n%s", tc.duration, note, stdout.String())
 		}
+	}
+}
+
+// TestPartitionRowsLimit: with --out, the rows of partitions.csv (one per
+// partition and reader at every metrics sample) count against --max-rows
+// too: 20,000 partitions read by two jobs' sources for 600 samples.
+func TestPartitionRowsLimit(t *testing.T) {
+	sc := parse(t, `duration: 10m
+topics: [{name: t, partitions: 20000}]
+sources:
+  - {name: app, arrival: {process: constant, rate: 10/s}, writes: {topic: t}}
+  - {name: a, arrival: {process: topic, topic: t}}
+  - {name: b, parallelism: 2, arrival: {process: topic, topic: t}}
+sinks: [{name: oa, input: a}, {name: ob, input: b}]
+`)
+	if e := Measure(sc); e.PartitionRows != 2*20000*600 {
+		t.Errorf("PartitionRows = %v, want 20000 partitions x 2 readers x 600 samples", e.PartitionRows)
+	}
+	err := CheckLimits("p.yaml", sc, Limits{WritesOutputs: true})
+	want := `scenario "p.yaml": about 2.4e7 rows of partitions.csv (40000 partition-reader pairs every 1s over 600s, some 960MB) exceed the limit of 2e7; lengthen metrics.interval, shorten the duration, or raise --max-rows`
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckLimits =\n%v\nwant\n%s", err, want)
+	}
+	if err := CheckLimits("p.yaml", sc, Limits{}); err != nil {
+		t.Errorf("without outputs: %v", err)
 	}
 }

@@ -193,6 +193,11 @@ func checkLimits(label string, sc *scenario.Scenario, l Limits, traceRates map[s
 			label, Sci(e.CheckpointRows, 1), e.Subtasks, sim.FormatTime(sc.Checkpoint.Interval), sim.FormatTime(e.Duration),
 			byteSize(e.CheckpointRows*80), Sci(l.MaxRows, -1)))
 	}
+	if l.WritesOutputs && e.PartitionRows > l.MaxRows {
+		errs = append(errs, fmt.Errorf("scenario %q: about %s rows of partitions.csv (%s every %s over %s, some %s) exceed the limit of %s; lengthen metrics.interval, shorten the duration, or raise --max-rows",
+			label, Sci(e.PartitionRows, 1), plural.Count(int64(e.PartitionRows/math.Ceil(float64(e.Duration)/float64(e.MetricsInterval))), "partition-reader pair"), sim.FormatTime(e.MetricsInterval), sim.FormatTime(e.Duration),
+			byteSize(e.PartitionRows*40), Sci(l.MaxRows, -1)))
+	}
 	return errors.Join(errs...)
 }
 

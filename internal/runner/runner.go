@@ -237,7 +237,7 @@ func Run(ctx context.Context, opts Options) error {
 	var out *outputs
 	var files sim.Observer // the output files' writer, if any
 	if opts.OutDir != "" {
-		names := runfiles.Names(opts.Actions != nil || opts.Live != nil, checkpointing(sc))
+		names := runfiles.Names(contents(sc, opts.Actions != nil || opts.Live != nil))
 		if out, err = openOutputs(opts.OutDir, names); err != nil {
 			return err
 		}
@@ -386,11 +386,16 @@ func (t teeObserver) Checkpoint(c *sim.CheckpointStats) {
 	}
 }
 
-// checkpointing reports whether sc takes checkpoints (plan.Plan.Checkpointing):
-// then the run writes checkpoints.csv and checkpoint_subtasks.csv.
-func checkpointing(sc *scenario.Scenario) bool {
+// contents says which optional files a run of sc writes: the actions of
+// a live or replayed run, the checkpoint files with checkpointing,
+// partitions.csv with topics.
+func contents(sc *scenario.Scenario, actions bool) runfiles.Contents {
 	p, err := plan.Compile(sc)
-	return err == nil && p.Checkpointing()
+	c := runfiles.Contents{Actions: actions}
+	if err == nil {
+		c.Checkpoints, c.Topics = p.Checkpointing(), len(p.Topics) > 0
+	}
+	return c
 }
 
 // applyOverrides applies --seed and --duration to sc; a shorter duration

@@ -158,6 +158,10 @@ type Estimate struct {
 	// subtask and checkpoint, a checkpoint every checkpoint.interval (0
 	// without checkpointing).
 	CheckpointRows float64
+	// PartitionRows is the number of rows of partitions.csv: one per
+	// partition of a topic and reader (source vertex) at every metrics
+	// sample (0 for a micro-batch run, which writes none).
+	PartitionRows float64
 	// TopicReads are the records per second the readers of topics
 	// regenerate: each reader subtask's position cursor re-reads every
 	// record its topic's producers send (keeping those of its
@@ -281,6 +285,12 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	e.MetricsInterval = interval
 	e.MetricsRows = float64(e.Subtasks+e.Vertices) / interval.Seconds()
 	e.Rows = float64(e.Subtasks+e.Vertices) * math.Ceil(float64(sc.Duration)/float64(interval))
+	for _, t := range p.Topics {
+		if micro {
+			break // a micro-batch run writes no partitions.csv
+		}
+		e.PartitionRows = finite(e.PartitionRows + float64(t.Partitions)*float64(len(t.Readers))*math.Ceil(float64(sc.Duration)/float64(interval)))
+	}
 	if ck := sc.Checkpoint; p.Checkpointing() && ck.Interval > 0 {
 		e.CheckpointRows = float64(e.Subtasks) * math.Floor(float64(sc.Duration)/float64(ck.Interval))
 	}
