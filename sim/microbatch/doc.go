@@ -42,9 +42,13 @@
 //   - Records keep their source's key through every operator; an operator's
 //     selectivity scales its output count (fractions carried over). A
 //     broadcast edge sends every record to every partition.
-//   - updateStateByKey forwards the batch's records downstream, not one
-//     record per key held (Spark's StateDStream emits the whole state
-//     every batch); its cost per key held is state_backend.access_time.
+//   - updateStateByKey's update function costs state_backend.access_time
+//     per call, one call per key held (the new keys included), beside the
+//     operator's service time per record; its output, a row per key, goes
+//     downstream as counted rows: a state behind it does not keep their
+//     keys, a hash edge past the first spreads them evenly, and they
+//     carry no latency (the batch's records deliver theirs at the state).
+//     The update function never removes a key (it returns Some).
 //     mapWithState's timeout scan happens on checkpoint batches, as
 //     MapWithStateRDD's full scan does.
 //   - The metadata checkpoint costs nothing; a state checkpoint writes the

@@ -490,6 +490,8 @@ func (s *Sim) cut(now, readAt des.Time, limits []int64) *batch {
 	s.ivRead += b.info.Records
 	if s.ss != nil {
 		s.ss.emit(b)
+	} else if s.sp.StateOperation == scenario.StateUpdateStateByKey {
+		s.emitState(b)
 	}
 	b.proc = s.jobTime(b)
 	b.maxTask = s.maxTask()
@@ -553,9 +555,12 @@ func (s *Sim) push(b *batch, vt *vert, part int, key uint32, at, et des.Time, si
 		b.arrivals = append(b.arrivals, at)
 		return
 	}
-	if s.ss != nil && vt.state != nil {
+	if vt.state != nil && (s.ss != nil || s.sp.StateOperation == scenario.StateUpdateStateByKey) {
 		b.arrivals = append(b.arrivals, at)
-		return // an aggregation: its result table goes to the sink by the output mode (structured.go)
+		// structured streaming's aggregation: its result table goes to
+		// the sink by the output mode (structured.go); updateStateByKey:
+		// its output is the whole state, a row per key (emitState)
+		return
 	}
 	vt.acc += vt.v.Selectivity
 	k := int(vt.acc)

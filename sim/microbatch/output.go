@@ -31,8 +31,10 @@ type BatchInfo struct {
 	Tasks             int       `json:"tasks"`
 	Stages            []float64 `json:"-"`                 // each stage's makespan, ms
 	Delivered         int64     `json:"delivered_records"` // records that reached the sinks
-	// RowsWritten and BytesWritten are what the trigger wrote to the sink
-	// (structured streaming: by the output mode; otherwise the records).
+	// RowsWritten and BytesWritten are the rows (and their bytes_per_key)
+	// a state writes to the sinks: structured streaming's by the output
+	// mode, updateStateByKey's a row per key held every batch (the update
+	// function's calls); otherwise 0, records being delivered_records.
 	RowsWritten  int64   `json:"rows_written"`
 	BytesWritten int64   `json:"bytes_written"`
 	WatermarkS   float64 `json:"watermark_s"` // the event-time watermark the trigger ran with (0: none)

@@ -5,17 +5,21 @@ import (
 
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // touch updates the state of vt's partition part for a record of key
 // (event time et) in the batch of time now.
 //
-// updateStateByKey (StateDStream) cogroups the batch with the whole
-// previous state RDD and calls the update function for every key, so its
-// cost is per key held (stateCost); mapWithState (MapWithStateRDD) calls
-// the mapping function only for the keys of the batch's records, so its
-// cost is per record, here.
+// updateStateByKey (StateDStream.computeUsingPreviousRDD) cogroups the
+// batch with the whole previous state RDD and calls the update function
+// once for every key, held or new, with the sequence of the batch's
+// values for it: its cost is the operator's service time per record and
+// state access per key held (stateCost), and its output a row per key
+// (emitState); mapWithState (MapWithStateRDD) calls the mapping function
+// only for the batch's records, so its state cost is per record, here,
+// and its output a record per record.
 func (s *Sim) touch(vt *vert, part int, key uint32, et, now des.Time) {
 	row := uint64(key)
 	if s.ss != nil {
@@ -99,4 +103,114 @@ func (s *Sim) checkpoint(b *batch) des.Time {
 	s.events = append(s.events, sim.Event{Time: s.eng.Now(), Type: EventCheckpoint, Worker: -1,
 		Message: fmt.Sprintf("batch %s checkpoints %s of state; lineage truncated", sim.FormatTime(b.info.time), scenario.FormatByteSize(bytes))})
 	return des.FromSeconds(float64(bytes) / s.sp.CheckpointBandwidth)
+}
+
+// emitState sends the output of updateStateByKey downstream: the new
+// state RDD, one (key, state) row per key held, every batch (StateDStream
+// is a DStream[(K, S)]), whether the batch brought a record of the key or
+// not. The rows carry no latency of their own (the batch's records
+// delivered their latency at the state: push); their rows_written and
+// bytes_written (bytes_per_key each) are counted where they reach a sink.
+func (s *Sim) emitState(b *batch) {
+	for _, vt := range s.verts {
+		if vt.state == nil {
+			continue
+		}
+		for i, m := range vt.state {
+			s.forwardRows(b, vt, i, int64(len(m)), m, vt.v.State.BytesPerKey)
+		}
+	}
+}
+
+// forwardRows hands n rows of vt's partition part along vt's output
+// edges, as push hands a record: a narrow dependency keeps the partition,
+// a hash edge sends each row by its key (keys, the rows' keys, when they
+// come from a state; spread evenly otherwise), broadcast to every
+// partition, rebalance round-robin. A vertex that receives rows costs its
+// service time per row and forwards them by its selectivity; a sink
+// counts them written. Rows are counted, not drawn one by one, in
+// partition order, so that a run stays deterministic whatever the order
+// of the state's map.
+func (s *Sim) forwardRows(b *batch, vt *vert, part int, n int64, keys map[uint64]des.Time, size int64) {
+	if n <= 0 {
+		return
+	}
+	for ei, e := range vt.v.Outputs {
+		to := s.verts[e.To.Index]
+		parts := to.st.parts
+		switch {
+		case to.st == vt.st:
+			s.takeRows(b, to, part, n, size)
+		case e.Partitioning == scenario.PartitionHash:
+			cnt := make([]int64, parts)
+			if keys != nil {
+				for row := range keys {
+					cnt[int(uint32(row))%parts]++ // HashPartitioner, as push
+				}
+			} else {
+				for q := range cnt {
+					cnt[q] = n / int64(parts)
+					if int64(q) < n%int64(parts) {
+						cnt[q]++
+					}
+				}
+			}
+			for q, c := range cnt {
+				to.st.read[q] += c * size
+				s.takeRows(b, to, q, c, size)
+			}
+		case e.Partitioning == scenario.PartitionBroadcast:
+			for q := range parts {
+				to.st.read[q] += n * size
+				s.takeRows(b, to, q, n, size)
+			}
+		default: // round-robin from where this partition's position stands
+			r := &vt.rr[part*len(vt.v.Outputs)+ei]
+			for k := range int64(parts) {
+				q := (*r + int(k)) % parts
+				c := n / int64(parts)
+				if k < n%int64(parts) {
+					c++
+				}
+				to.st.read[q] += c * size
+				s.takeRows(b, to, q, c, size)
+			}
+			*r += int(n % int64(parts))
+		}
+	}
+}
+
+// takeRows is a vertex's partition part receiving n rows (forwardRows):
+// their service time, then a sink writes them, another vertex forwards
+// them by its selectivity. Its own state, if any, is not updated by rows
+// (a state behind updateStateByKey's is not modelled).
+func (s *Sim) takeRows(b *batch, vt *vert, part int, n, size int64) {
+	if n <= 0 {
+		return
+	}
+	vt.serveRows(part, n)
+	if vt.v.Kind == plan.Sink {
+		b.info.RowsWritten += n
+		b.info.BytesWritten += n * size
+		return
+	}
+	vt.acc += vt.v.Selectivity * float64(n)
+	k := int64(vt.acc)
+	vt.acc -= float64(k)
+	vt.out += k
+	s.forwardRows(b, vt, part, k, nil, size)
+}
+
+// serveRows counts n rows into vt's partition part, with their service
+// time (one draw per row in turn when it is random).
+func (vt *vert) serveRows(part int, n int64) {
+	vt.in[part] += n
+	vt.total += n
+	if vt.service.Constant() {
+		vt.work[part] += des.Time(n) * vt.service.Mean()
+	} else {
+		for range n {
+			vt.work[part] += vt.service.Sample(vt.rng)
+		}
+	}
 }

@@ -22,24 +22,42 @@ sinks: [{name: out, input: counts}]
 `
 }
 
-// updateStateByKey's cost per batch grows linearly with the keys held
-// (access_time per key every batch); mapWithState's is per record of the
-// batch, so it does not grow, except on checkpoint batches, where it
-// scans its state for timeouts.
+// updateStateByKey's cost per batch grows linearly with the keys held:
+// the update function is called once for every key held, the batch's new
+// ones included (StateDStream.computeUsingPreviousRDD), at access_time a
+// call, beside the operator's service time per record; its output is a
+// row per key held. mapWithState's is per record of the batch, so it
+// does not grow, except on checkpoint batches, where it scans its state
+// for timeouts.
 func TestStateCost(t *testing.T) {
-	r := run(t, parse(t, stateJob("update-state-by-key")))
+	// the sink writes a row in 5µs: a row per key held costs it too
+	sc := parse(t, replace(t, stateJob("update-state-by-key"), "sinks: [{name: out, input: counts}]", "sinks: [{name: out, input: counts, service_time: {mean: 5us}}]"))
+	r := run(t, sc)
 	bs := r.Batches
-	for k := 1; k < len(bs); k++ {
-		a, b := bs[k-1], bs[k]
-		if b.CheckpointBytes > 0 || a.CheckpointBytes > 0 {
-			continue
+	// a batch of 1000 records: the shuffle of 1000 records into counts,
+	// 1000 × 100µs, 10µs per key held, and the sink's 5µs per row written
+	// (a row per key), plus a state checkpoint every 10s
+	shuffle := des.FromSeconds(float64(1000*sc.Sources[0].RecordSize) / sc.Spark.ShuffleBandwidth)
+	sink := sc.Sinks[0].ServiceTime.Mean
+	var keys int64
+	for _, b := range bs {
+		if b.Records != 1000 || b.Delivered != 1000 {
+			t.Fatalf("batch %d: %d records, %d delivered", b.Batch, b.Records, b.Delivered)
 		}
-		// processing = 1000 × 100µs + shuffle + 10µs × keys held; the
-		// difference between batches is 10µs × the new keys
-		got := b.ProcessingMs - a.ProcessingMs
-		want := 0.01 * float64(b.StateKeys-a.StateKeys)
-		if math.Abs(got-want) > 1e-6 {
-			t.Fatalf("batch %d: processing time grew %v ms, want 10µs × %d new keys = %v ms", b.Batch, got, b.StateKeys-a.StateKeys, want)
+		// the keys held: those before and the new ones of the batch
+		if b.StateKeys < keys || b.StateKeys > keys+1000 {
+			t.Fatalf("batch %d: %d keys after %d", b.Batch, b.StateKeys, keys)
+		}
+		keys = b.StateKeys
+		if b.RowsWritten != b.StateKeys || b.BytesWritten != 100*b.StateKeys {
+			t.Fatalf("batch %d: %d rows (%d bytes) written, want one per key held (%d) of 100B", b.Batch, b.RowsWritten, b.BytesWritten, b.StateKeys)
+		}
+		want := shuffle + 1000*100*des.Microsecond + des.Time(b.StateKeys)*(10*des.Microsecond+sink)
+		if b.CheckpointBytes > 0 {
+			want += des.FromSeconds(float64(b.CheckpointBytes) / sc.Spark.CheckpointBandwidth)
+		}
+		if got := des.FromSeconds(b.ProcessingMs / 1000); math.Abs(float64(got-want)) > 1 {
+			t.Fatalf("batch %d: processing time %v, want shuffle %v + 1000 × 100µs + %d keys × (10µs + 5µs) = %v", b.Batch, got, shuffle, b.StateKeys, want)
 		}
 	}
 	first, last := bs[0], bs[len(bs)-2]
@@ -51,6 +69,9 @@ func TestStateCost(t *testing.T) {
 	bs = r.Batches
 	base := bs[0].ProcessingMs
 	for _, b := range bs {
+		if b.RowsWritten != 0 || b.Delivered != 1000 {
+			t.Fatalf("mapWithState batch %d: %d rows written, %d records delivered; want its mapped records, 1000", b.Batch, b.RowsWritten, b.Delivered)
+		}
 		if b.CheckpointBytes > 0 {
 			// the full scan of a checkpoint batch: 10µs per key held
 			continue
@@ -109,5 +130,26 @@ func TestCheckpointsAndTimeout(t *testing.T) {
 	}
 	if b.StateKeys != int64(len(recent)) || b.CheckpointBytes != 100*b.StateKeys {
 		t.Errorf("after the timeout scan: %d keys (checkpoint %d bytes), want the %d keys of the last 5 batches", b.StateKeys, b.CheckpointBytes, len(recent))
+	}
+}
+
+// updateStateByKey's rows go downstream as its records would: through a
+// filter of selectivity 0.5 on the same partitions, and by key into a
+// sink of another parallelism.
+func TestStateRowsDownstream(t *testing.T) {
+	y := replace(t, stateJob("update-state-by-key"), "sinks: [{name: out, input: counts}]", `  - {name: half, input: counts, parallelism: 1, selectivity: 0.5, service_time: {mean: 1us}}
+sinks: [{name: out, input: half}, {name: all, input: counts, partitioning: hash, parallelism: 3}]`)
+	y = replace(t, y, "operators: [{name: counts, input: in, partitioning: hash, parallelism: 1, service_time: {mean: 100us}, state: {bytes_per_key: 100B}}]",
+		"operators:\n  - {name: counts, input: in, partitioning: hash, parallelism: 1, service_time: {mean: 100us}, state: {bytes_per_key: 100B}}")
+	r := run(t, parse(t, y))
+	var carried float64
+	for _, b := range r.Batches {
+		// half writes floor(carry + keys/2), all writes every key
+		carried += float64(b.StateKeys) / 2
+		half := int64(carried)
+		carried -= float64(half)
+		if b.RowsWritten != b.StateKeys+half {
+			t.Fatalf("batch %d: %d rows written, want %d keys to all and %d to out", b.Batch, b.RowsWritten, b.StateKeys, half)
+		}
 	}
 }

@@ -177,16 +177,7 @@ func (ss *structured) emit(b *batch) {
 		clear(vt.updated[i])
 		rows += n
 		if sk := ss.sink; sk != nil && n > 0 {
-			q := i % sk.st.parts
-			sk.in[q] += n
-			sk.total += n
-			if sk.service.Constant() {
-				sk.work[q] += des.Time(n) * sk.service.Mean()
-			} else {
-				for range n {
-					sk.work[q] += sk.service.Sample(sk.rng)
-				}
-			}
+			sk.serveRows(i%sk.st.parts, n)
 		}
 	}
 	b.info.RowsWritten = rows

@@ -55,8 +55,8 @@ const (
 //     changed within a trigger;
 //   - QueuedRecords: the records the batches waiting for their job (and
 //     the one running) hold for their latencies, those that reach a sink
-//     or an aggregation (structured streaming's result table, whose rows
-//     the sink gets), over the whole run: an unstable job queues nearly
+//     or a state whose rows go on instead (structured streaming's result
+//     table, updateStateByKey's state), over the whole run: an unstable job queues nearly
 //     all of them. The runner bounds it by --max-queued (CapQueued), past
 //     which the run stops;
 //   - Batches: the batches (or triggers) over the run, each a row kept
@@ -90,17 +90,20 @@ func (p *Plan) estimateMicroBatch(e *Estimate, in []float64) {
 	}
 	// absorbed: behind an operator whose records stop there for their
 	// latency (an aggregation of structured streaming, whose result rows
-	// go on)
+	// go on, and updateStateByKey, whose state rows go on)
+	absorbs := func(v *Vertex) bool {
+		return v.State != nil && (structured || sp.StateOperation == scenario.StateUpdateStateByKey)
+	}
 	absorbed := make([]bool, len(p.Vertices))
 	var held float64 // records per second that reach a sink or an aggregation
 	for _, v := range p.Vertices {
 		for _, ed := range v.Inputs {
-			absorbed[v.Index] = absorbed[v.Index] || absorbed[ed.From.Index] || structured && ed.From.State != nil
+			absorbed[v.Index] = absorbed[v.Index] || absorbed[ed.From.Index] || absorbs(ed.From)
 		}
 		if absorbed[v.Index] {
 			continue
 		}
-		if v.Kind == Sink || structured && v.State != nil {
+		if v.Kind == Sink || absorbs(v) {
 			held = finite(held + in[v.Index])
 		}
 		if v.State == nil {
