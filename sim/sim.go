@@ -379,11 +379,10 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 	t = min(t, s.duration)
 	var n uint64
 	for s.stopped == nil {
-		next := s.eng.NextTime()
 		// a replayed action applies after every event at its instant, as
 		// one injected live between two RunUntil calls does
 		if k := s.nextAction; k < len(s.opts.Actions) {
-			if a := s.opts.Actions[k]; a.At < next && a.At <= t {
+			if a := s.opts.Actions[k]; a.At < s.eng.NextTime() && a.At <= t {
 				s.eng.RunUntil(a.At)
 				s.nextAction++
 				if err := s.Inject(a); err != nil {
@@ -393,10 +392,9 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 				continue
 			}
 		}
-		if next > t {
+		if !s.eng.StepUntil(t) {
 			break
 		}
-		s.eng.Step()
 		n++
 		if n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {

@@ -101,6 +101,12 @@ type Engine struct {
 	dead    int    // cancelled entries still queued (heap or FIFO)
 	fired   uint64
 	stopped bool
+	// top: heap[0] is the event that fires now, not removed yet. The
+	// first event its handler schedules into the heap takes its place
+	// (one sift down instead of a removal and an insertion: the "hold"
+	// of a handler that schedules its successor); if none does, it is
+	// removed when the handler returns.
+	top bool
 }
 
 // Now returns the current simulated time.
@@ -111,7 +117,13 @@ func (e *Engine) Fired() uint64 { return e.fired }
 
 // Pending returns how many events are scheduled and not yet fired or
 // cancelled.
-func (e *Engine) Pending() int { return len(e.heap) + len(e.nowq) - e.nowHead - e.dead }
+func (e *Engine) Pending() int {
+	n := len(e.heap) + len(e.nowq) - e.nowHead - e.dead
+	if e.top {
+		n--
+	}
+	return n
+}
 
 // Schedule arranges for h.HandleEvent(at, arg) to be called when simulated
 // time reaches at. It returns ErrPast (and schedules nothing) when at is
@@ -152,7 +164,13 @@ func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
 	nd := &e.nodes[i]
 	nd.h, nd.arg = h, arg
 	nd.gen++
-	e.push(entry{at: at, seq: e.seq - 1, slot: i, gen: nd.gen})
+	en := entry{at: at, seq: e.seq - 1, slot: i, gen: nd.gen}
+	if e.top {
+		e.top = false
+		e.down(en)
+	} else {
+		e.push(en)
+	}
 	return EventID(uint64(nd.gen&genMask)<<32 | uint64(i+1))
 }
 
@@ -192,29 +210,50 @@ func (e *Engine) Cancel(id EventID) bool {
 
 // Step fires the next event, advancing Now to its time. It reports false
 // when no event is left.
-func (e *Engine) Step() bool {
+func (e *Engine) Step() bool { return e.StepUntil(Never) }
+
+// StepUntil fires the next event if it is due at or before t, advancing
+// Now to its time, and reports whether it fired one (NextTime() <= t
+// followed by Step, in one call).
+func (e *Engine) StepUntil(t Time) bool {
 	if e.dead > 0 {
 		e.dropDead()
 	}
-	if len(e.heap) > 0 && (e.heap[0].at == e.now || e.nowHead == len(e.nowq)) {
-		en := e.pop()
-		nd := &e.nodes[en.slot]
-		h, arg := nd.h, nd.arg
-		nd.h, nd.next = nil, e.free
-		e.free = en.slot + 1
-		e.now = en.at
-		e.fired++
-		h.HandleEvent(en.at, arg)
-		return true
-	}
-	if e.nowHead < len(e.nowq) {
+	if e.nowHead < len(e.nowq) && (len(e.heap) == 0 || e.heap[0].at != e.now) {
+		if e.now > t {
+			return false
+		}
 		ev := e.nowq[e.nowHead]
 		e.advanceNow()
 		e.fired++
 		ev.h.HandleEvent(e.now, ev.arg)
 		return true
 	}
-	return false
+	if len(e.heap) == 0 {
+		return false
+	}
+	en := e.heap[0]
+	if en.at > t {
+		return false
+	}
+	nd := &e.nodes[en.slot]
+	h, arg := nd.h, nd.arg
+	nd.h, nd.next = nil, e.free
+	e.free = en.slot + 1
+	e.now = en.at
+	e.fired++
+	e.top = true
+	h.HandleEvent(en.at, arg)
+	if e.top {
+		e.dropTop()
+	}
+	return true
+}
+
+// dropTop removes the fired event still at the heap's root (see top).
+func (e *Engine) dropTop() {
+	e.top = false
+	e.pop()
 }
 
 // advanceNow takes the FIFO's first event out; the FIFO starts again from
@@ -230,6 +269,9 @@ func (e *Engine) advanceNow() {
 // dropDead drops the cancelled events at the front of the queues, so that
 // the next one is a live event.
 func (e *Engine) dropDead() {
+	if e.top {
+		e.dropTop()
+	}
 	for e.dead > 0 {
 		switch {
 		case len(e.heap) > 0 && (e.heap[0].at == e.now || e.nowHead == len(e.nowq)):
@@ -254,6 +296,9 @@ func (e *Engine) NextTime() Time { return e.peek() }
 
 // peek returns the time of the next pending event, or Never.
 func (e *Engine) peek() Time {
+	if e.top {
+		e.dropTop()
+	}
 	if e.dead > 0 {
 		e.dropDead()
 	}
@@ -271,8 +316,7 @@ func (e *Engine) peek() Time {
 // is called from a handler; it reports whether it reached t.
 func (e *Engine) RunUntil(t Time) bool {
 	e.stopped = false
-	for !e.stopped && e.peek() <= t {
-		e.Step()
+	for !e.stopped && e.StepUntil(t) {
 	}
 	if e.stopped {
 		return false
@@ -311,10 +355,17 @@ func (e *Engine) pop() entry {
 	n := len(h) - 1
 	last := h[n]
 	e.heap = h[:n]
-	if n == 0 {
-		return top
+	if n > 0 {
+		e.down(last)
 	}
-	h = h[:n]
+	return top
+}
+
+// down puts en at the heap's root in place of the entry there and moves
+// it down (into the hole, the smallest child moves up).
+func (e *Engine) down(en entry) {
+	h := e.heap
+	n := len(h)
 	k := 0
 	for {
 		c := arity*k + 1
@@ -328,12 +379,11 @@ func (e *Engine) pop() entry {
 				m = j
 			}
 		}
-		if !h[m].before(&last) {
+		if !h[m].before(&en) {
 			break
 		}
 		h[k] = h[m]
 		k = m
 	}
-	h[k] = last
-	return top
+	h[k] = en
 }

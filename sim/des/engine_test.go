@@ -1,6 +1,8 @@
 package des
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 )
 
@@ -299,5 +301,98 @@ func TestCancelNowEvents(t *testing.T) {
 	e.Step()
 	if e.Cancel(c) || len(r.got) != 2 || r.got[1] != 3 {
 		t.Fatalf("fired %v, want [1 3]", r.got)
+	}
+}
+
+// Handlers that schedule and cancel while they fire (the fired event's
+// heap entry is replaced by the first event its handler schedules, see
+// Engine.top) against a reference: the engine must fire exactly the
+// uncancelled events in (time, seq) order, report Pending and NextTime as
+// the reference does, and StepUntil must stop at its bound.
+func TestHoldAgainstReference(t *testing.T) {
+	type ref struct {
+		at   Time
+		id   EventID
+		dead bool
+	}
+	var e Engine
+	rng := Stream(11, "hold-test")
+	var evs []ref // by seq
+	var fired []int64
+	live := 0
+	pending := func() (n int, next Time) {
+		next = Never
+		for _, x := range evs {
+			if !x.dead {
+				n++
+				next = min(next, x.at)
+			}
+		}
+		return n, next
+	}
+	var h HandlerFunc
+	schedule := func(d Duration) {
+		live++
+		evs = append(evs, ref{at: e.Now() + d})
+		evs[len(evs)-1].id = e.After(d, h, int64(len(evs)-1))
+	}
+	h = func(now Time, arg int64) {
+		fired = append(fired, arg)
+		evs[arg].dead = true
+		live--
+		for k := rng.IntN(4); k > 0 && len(evs) < 20000; k-- {
+			d := Duration(0)
+			if rng.IntN(3) > 0 {
+				d = Duration(rng.IntN(50))
+			}
+			schedule(d)
+		}
+		if rng.IntN(5) == 0 {
+			k := rng.IntN(len(evs))
+			if got, want := e.Cancel(evs[k].id), !evs[k].dead; got != want {
+				t.Fatalf("Cancel of event %d reported %v, want %v", k, got, want)
+			}
+			if !evs[k].dead {
+				live--
+			}
+			evs[k].dead = true
+		}
+		if e.Pending() != live {
+			t.Fatalf("Pending = %d in a handler, want %d", e.Pending(), live)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		schedule(Duration(rng.IntN(50)))
+	}
+	for bound := Time(0); ; bound += 37 {
+		for e.StepUntil(bound) {
+		}
+		n, next := pending()
+		if n == 0 {
+			break
+		}
+		if next <= bound || e.NextTime() != next || e.Pending() != n {
+			t.Fatalf("at bound %d: NextTime %d Pending %d, want the next at %d (> bound), %d pending", bound, e.NextTime(), e.Pending(), next, n)
+		}
+	}
+	// reference order: by time, then by seq (the order of scheduling)
+	was := make([]bool, len(evs))
+	for _, i := range fired {
+		was[i] = true
+	}
+	var want []int64
+	for i := range evs {
+		if was[i] {
+			want = append(want, int64(i))
+		}
+	}
+	slices.SortStableFunc(want, func(a, b int64) int { return cmp.Compare(evs[a].at, evs[b].at) })
+	if len(fired) < 1000 {
+		t.Fatalf("only %d events fired", len(fired))
+	}
+	for i := range want {
+		if want[i] != fired[i] {
+			t.Fatalf("event %d: fired %d, want %d", i, fired[i], want[i])
+		}
 	}
 }
