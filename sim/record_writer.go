@@ -34,6 +34,22 @@ func (t *subtask) emit(now des.Time) bool {
 // writePending writes the pending records, counting each one written to
 // every output in m. It reports false when a partition has no buffer.
 func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time) bool {
+	if len(w.pend) == 1 && len(w.outs) == 1 && w.pe == 0 && w.pch == nil {
+		// one record to one network output, not resuming a block: what
+		// the loop below does, without its cursors
+		r, p := &w.pend[0], w.outs[0]
+		if p.next == nil && p.edge.part != partBroadcast && !r.late && !p.edge.late {
+			c := p.choose(r)
+			if !p.write(now, c, r) {
+				w.pch, w.blockedOn = c, p
+				return false
+			}
+			m.recordOut(now, warmup)
+			w.pend = w.pend[:0]
+			w.blockedOn = nil
+			return true
+		}
+	}
 	for w.pi < len(w.pend) {
 		r := &w.pend[w.pi]
 		for w.pe < len(w.outs) {
