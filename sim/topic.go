@@ -134,7 +134,7 @@ func newTopicReader(tp *plan.Topic, i, readers int, seed uint64, horizon des.Tim
 			st.gen = newArrivalGen(ps.Arrival, rand.New(st.genPCG))
 			st.keyRng = rand.New(st.keyPCG)
 			pcg := des.StreamPCG(seed, base+"/partitioner")
-			st.part = kafka.NewPartitioner(partitionerKind(ps.Writes.Partitioner), tp.Partitions, ps.Writes.BatchSize, pcg.Uint64(), pcg.Uint64())
+			st.part = kafka.NewPartitioner(PartitionerKind(ps.Writes.Partitioner), tp.Partitions, ps.Writes.BatchSize, pcg.Uint64(), pcg.Uint64())
 			st.advance()
 			r.streams = append(r.streams, st)
 		}
@@ -145,8 +145,9 @@ func newTopicReader(tp *plan.Topic, i, readers int, seed uint64, horizon des.Tim
 	return r
 }
 
-// partitionerKind maps the scenario's partitioner to Kafka's.
-func partitionerKind(name string) kafka.Kind {
+// PartitionerKind maps the scenario's partitioner (scenario.Producer's
+// Partitioner) to Kafka's: the one place, for both engines.
+func PartitionerKind(name string) kafka.Kind {
 	switch name {
 	case scenario.PartitionerRoundRobin:
 		return kafka.RoundRobin

@@ -80,7 +80,7 @@ func (l *topicLog) append(now des.Time, t *subtask, r *Record) {
 	if part == nil {
 		pcg := des.StreamPCG(l.s.sc.Seed, "sink/"+t.v.name+"/"+strconv.Itoa(t.index)+"/partitioner")
 		w := t.v.pv.Writes
-		p := kafka.NewPartitioner(partitionerKind(w.Partitioner), l.tp.Partitions, w.BatchSize, pcg.Uint64(), pcg.Uint64())
+		p := kafka.NewPartitioner(PartitionerKind(w.Partitioner), l.tp.Partitions, w.BatchSize, pcg.Uint64(), pcg.Uint64())
 		part = &p
 		l.byTask[t.gid] = part
 	}

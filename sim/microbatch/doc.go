@@ -69,7 +69,13 @@
 //     DirectKafkaInputDStream does: one RDD partition (a task) per Kafka
 //     partition, from sim.TopicCursor (the records a Flink job would
 //     read, latency from their send); the topic's retention is not
-//     applied, and a topic written by a job's sinks is not read.
+//     applied. A sink with writes is Spark's Kafka sink (kafka_sink.go):
+//     its batch's records become visible when the batch's job ends
+//     (then append_latency, behind the topic's bandwidth), and a source
+//     of the same scenario reads them as a direct stream, in a later
+//     batch; the copy written before a driver failure is counted as
+//     duplicated, not appended. A scenario has one engine, so a Spark
+//     job and a Flink job do not share a topic in one run.
 //   - Failures: executor and driver failures at a scripted time or at
 //     random (mtbf: exponential times per worker, or for the driver, from
 //     the streams sim draws them from; a random failure does not strike

@@ -95,8 +95,10 @@ type Sim struct {
 	rec               recovery
 	gen, done, sample des.HandlerFunc
 	fail              des.HandlerFunc
-	actions           []sim.Action // injected (Inject)
-	nextAction        int          // next of opts.Actions to replay
+	stored            map[*plan.Topic]*storedTopic // topics the sinks write (kafka_sink.go)
+	writes            []*storedTopic               // by vertex index: the topic a sink writes, nil for none
+	actions           []sim.Action                 // injected (Inject)
+	nextAction        int                          // next of opts.Actions to replay
 }
 
 // stage is a plan.Stage with its partitions.
@@ -158,6 +160,7 @@ type batch struct {
 	maxTask    des.Time        // the longest task of the job (rerun after an executor loss)
 	tasks      [][]des.Time    // the job's task durations, by stage and partition
 	failed     map[taskRef]int // failed attempts by task (TaskSetManager's numFailures), nil for none
+	out        []outRec        // records of sinks that write topics, appended at the job's end
 }
 
 // New builds the simulation of sc, a scenario of engine spark-streaming or
@@ -191,9 +194,6 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 			return nil, fmt.Errorf("microbatch: source %s is an edge stream or a Kafka producer, which the micro-batch engines do not run yet", v.Name)
 		}
 		tp := p.TopicOf(v)
-		if tp != nil && tp.Stored() {
-			return nil, fmt.Errorf("microbatch: source %s reads topic %s, which sinks of the job write; the micro-batch engines read topics of producers only", v.Name, tp.Name)
-		}
 		for i := 0; i < p.SourcePartitions(v); i++ {
 			base := "source/" + v.Name + "/" + strconv.Itoa(i)
 			pt := &partition{src: v, index: i, size: v.Source.RecordSize,
@@ -211,6 +211,8 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 				}
 				rd := &traceArrivals{tr: tr[1]}
 				pt.log, pt.rd, pt.recs = &traceArrivals{tr: tr[0]}, rd, rd
+			} else if tp != nil && tp.Stored() {
+				s.readStored(pt, tp) // a topic the job's sinks write
 			} else if tp != nil {
 				// DirectKafkaInputDStream: an RDD partition per Kafka
 				// partition, cursor i owning one of them
@@ -271,6 +273,18 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 			}
 			s.verts[v.Index] = vt
 		}
+	}
+	for _, v := range p.Vertices {
+		if v.Kind != plan.Sink || v.Writes == nil {
+			continue
+		}
+		if s.writes == nil {
+			s.writes = make([]*storedTopic, len(p.Vertices))
+		}
+		if sc.Engine == scenario.EngineStructuredStreaming && p.Stateful() {
+			return nil, fmt.Errorf("microbatch: sink %s writes topic %s after a streaming aggregation, which the structured-streaming engine does not run yet (a map-like query may write a topic)", v.Name, v.Writes.Topic)
+		}
+		s.writes[v.Index] = s.storedTopicOf(p.Topic(v.Writes.Topic))
 	}
 	if s.sp.Backpressure && sc.Engine == scenario.EngineSparkStreaming {
 		s.pid = NewPIDRateEstimator(int64(s.interval/des.Millisecond), s.sp.PIDProportional, s.sp.PIDIntegral, s.sp.PIDDerived, s.sp.PIDMinRate)
@@ -519,6 +533,10 @@ func (s *Sim) readPartition(b *batch, pt *partition, n int64, now des.Time) {
 		if pt.recs != nil { // the trace's or topic's record: its key, origin and event time
 			key, at, et = pt.recs.current()
 		}
+		size := pt.size
+		if sa, ok := pt.recs.(*storedArrivals); ok {
+			size = sa.rec().size
+		}
 		pt.nextRead = pt.rd.Next()
 		if pt.delays != nil {
 			et -= pt.delays.Draw(pt.id | uint64(pt.offset+j))
@@ -531,7 +549,7 @@ func (s *Sim) readPartition(b *batch, pt *partition, n int64, now des.Time) {
 			part = pt.index*int(blocks) + int(j*blocks/n)
 		}
 		src.work[part] += pt.readCost
-		s.push(b, src, part, key, at, et, pt.size, now)
+		s.push(b, src, part, key, at, et, size, now)
 	}
 	s.emitted += uint64(n)
 }
@@ -553,6 +571,9 @@ func (s *Sim) push(b *batch, vt *vert, part int, key uint32, at, et des.Time, si
 	}
 	if vt.v.Kind == plan.Sink {
 		b.arrivals = append(b.arrivals, at)
+		if s.writes != nil && s.writes[vt.v.Index] != nil {
+			b.out = append(b.out, outRec{sink: vt.v.Index, part: part, key: key, origin: at, et: et, size: size})
+		}
 		return
 	}
 	if vt.state != nil && (s.ss != nil || s.sp.StateOperation == scenario.StateUpdateStateByKey) {
@@ -715,6 +736,9 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 		s.latIv.Add(d)
 	}
 	b.info.Delivered = int64(len(b.arrivals))
+	if b.out != nil {
+		s.write(b, now)
+	}
 	s.deliver += uint64(len(b.arrivals))
 	if s.pid != nil {
 		// RateController.onBatchCompleted: processingEndTime,

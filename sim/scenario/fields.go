@@ -290,7 +290,7 @@ var dedupMapping = &Mapping{
 // fields of a producer's writes.
 var sinkProducerMapping = &Mapping{
 	Path:   kSinks + "[]." + kWrites,
-	Doc:    "The topic a sink writes and its partitioner (Flink's KafkaSink: https://nightlies.apache.org/flink/flink-docs-stable/docs/connectors/datastream/kafka/#kafka-sink).",
+	Doc:    "The topic a sink writes and its partitioner (Flink's KafkaSink: https://nightlies.apache.org/flink/flink-docs-stable/docs/connectors/datastream/kafka/#kafka-sink; on the micro-batch engines Spark's Kafka sink, at-least-once, its records visible when their batch's job ends).",
 	Fields: producerMapping.Fields,
 }
 

@@ -81,7 +81,6 @@ func (c *checker) validateSpark() {
 		{kOperators, kWindow, "this field belongs to engine: flink (a Flink window); Structured Streaming's window is spark.window"},
 		{kOperators, kGraph, "graph operators are not simulated on the micro-batch engines yet"},
 		{kOperators, kNetwork, "this field belongs to engine: flink (Flink's network stack)"},
-		{kSinks, kWrites, "this field belongs to engine: flink (Flink's KafkaSink; a micro-batch job's source may read a topic of producers)"},
 		{kSinks, kNetwork, "this field belongs to engine: flink (Flink's network stack)"},
 	} {
 		n := map[string]int{kSources: len(s.Sources), kOperators: len(s.Operators), kSinks: len(s.Sinks)}[k.list]
@@ -89,6 +88,11 @@ func (c *checker) validateSpark() {
 			if p := strictyaml.Index(k.list, i) + "." + k.key; c.s.given(p) {
 				c.errorf(p, "%s, not %s", k.msg, s.Engine)
 			}
+		}
+	}
+	for i, sk := range s.Sinks {
+		if sk.Writes != nil && sk.Delivery == DeliveryTransactional {
+			c.errorf(strictyaml.Index(kSinks, i)+"."+kDelivery, "Spark's Kafka sink is at-least-once (a batch run again writes its records again); transactional is Flink's KafkaSink (engine: flink): use at-least-once")
 		}
 	}
 	sp := s.Spark
