@@ -102,11 +102,20 @@ func Compare(ctx context.Context, opts CompareOptions) error {
 	return err
 }
 
-// figures runs sc to its end on its engine.
+// figures runs sc to its end on its engine, prepared as run prepares it
+// (Prepare: its traces resolved, the limits checked).
 func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Limits) (Figures, error) {
 	f := Figures{Scenario: label, Engine: sc.Engine, LatencyMean: -1, LatencyP50: -1, LatencyP99: -1, LatencyMax: -1, JobState: "running"}
+	prep, err := Prepare(sc, Setup{Label: label, Limits: limits})
+	if err != nil {
+		return f, err
+	}
+	defer prep.Close()
+	if err := prep.CheckLimits(limits); err != nil {
+		return f, err
+	}
 	if sc.IsMicroBatch() {
-		s, err := microbatch.New(sc, microbatch.Options{MaxQueued: limits.MaxQueued})
+		s, err := microbatch.New(sc, prep.MicroBatchOptions())
 		if err != nil {
 			return f, err
 		}
@@ -140,14 +149,6 @@ func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Li
 		}
 		f.Diagnosis = sum.Diagnosis.Message
 		return f, nil
-	}
-	prep, err := Prepare(sc, Setup{Label: label, Limits: limits})
-	if err != nil {
-		return f, err
-	}
-	defer prep.Close()
-	if err := prep.CheckLimits(limits); err != nil {
-		return f, err
 	}
 	s, err := sim.New(sc, prep.Options(nil, nil))
 	if err == nil {
