@@ -193,6 +193,7 @@ func (s *Sim) executorLost(now des.Time, w int) {
 		}
 		b.info.RecomputeMs += extra.Seconds() * 1000
 		s.reschedule(b, end)
+		b.info.ProcessingMs = b.proc.Seconds() * 1000
 		return
 	}
 	s.rec.extra += recompute

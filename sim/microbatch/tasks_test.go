@@ -160,3 +160,16 @@ func TestRandomTaskFailures(t *testing.T) {
 		t.Error("not deterministic")
 	}
 }
+
+// An executor lost while a job runs reruns its tasks: the batch's
+// processing time grows by the longest task (102ms, no state to
+// recompute) and the total delay is still scheduling delay + processing
+// time (the processing time was left at the 112ms computed at the cut).
+func TestExecutorLossDuringJobProcessingTime(t *testing.T) {
+	y := strings.Replace(taskJob, " TMF", "", 1) + "workers: {count: 2, slots: 2}\nfailures: [{kind: worker, worker: 1, at: 5050ms}]\n"
+	r := run(t, parse(t, y))
+	b := batchAt(t, r, 5)
+	if b.ProcessingMs != 214 || b.TotalDelayMs != b.SchedulingDelayMs+b.ProcessingMs || b.RecomputeMs != 102 {
+		t.Errorf("batch 5s: %+v, want processing 214ms = total delay, recompute 102ms", *b)
+	}
+}
