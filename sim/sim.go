@@ -299,6 +299,11 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		return nil, fmt.Errorf("sim: building the job: %w", err)
 	}
 	sc = p.Scenario
+	for _, q := range p.Queues {
+		if len(q.Readers) > 0 {
+			return nil, fmt.Errorf("sim: source %s consumes queue %s: a queue's consumer is not simulated yet", q.Readers[0].Name, q.Name)
+		}
+	}
 	s := &Sim{sc: sc, plan: p, opts: opts, warmup: sc.Warmup, duration: sc.Duration, interval: p.MetricsInterval()}
 	if err := s.build(); err != nil {
 		return nil, err

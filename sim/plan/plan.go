@@ -74,6 +74,9 @@ type Plan struct {
 	// Topics are the scenario's topics (Kafka-like logs), in declaration
 	// order: components outside the job graph (see Topic).
 	Topics []*Topic
+	// Queues are the scenario's message queues, in declaration order:
+	// components outside the job graph (see Queue).
+	Queues []*Queue
 	byName map[string]*Vertex
 }
 
@@ -525,6 +528,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	}
 	p.chain()
 	p.compileTopics()
+	p.compileQueues()
 	return p, nil
 }
 

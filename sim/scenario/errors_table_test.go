@@ -24,6 +24,45 @@ checkpoint: {mode: aligned, interval: 1ms}
 		[]string{
 			`t.yaml:8:39: checkpoint.interval: must be at least 10ms (Flink's minimum checkpoint interval), got 1ms`,
 		}},
+	{"queues: zero sizes, an unknown queue, a queue with no producer, a producer of both", `duration: 10s
+queues:
+  - name: orders
+    memory_bound: 0
+    delivery_cost: 0s
+    visibility_timeout: 0s
+  - name: idle
+    page_in_cost: -1ms
+topics:
+  - name: clicks
+sources:
+  - name: app
+    arrival: {process: constant, rate: 10/s}
+    writes: {queue: ordres}
+  - name: both
+    arrival: {process: constant, rate: 10/s}
+    writes: {topic: clicks, queue: orders, partitioner: sticky}
+  - name: etl
+    arrival: {process: queue, queue: order}
+    shedding: {lag_over: 10}
+sinks:
+  - name: out
+    input: etl
+  - name: pub
+    input: etl
+    writes: {queue: orders}
+`,
+		[]string{
+			`t.yaml:4:19: queues[0].memory_bound: must be at least 1 (a broker holds some messages in memory), got 0`,
+			`t.yaml:5:20: queues[0].delivery_cost: must be greater than 0 (a broker takes time to deliver a message), got 0s`,
+			`t.yaml:6:25: queues[0].visibility_timeout: must be greater than 0, got 0s`,
+			`t.yaml:7:11: queues[1].name: queue "idle" has no producer: give a source writes: {queue: idle}`,
+			`t.yaml:8:19: queues[1].page_in_cost: must not be negative, got -1ms`,
+			`t.yaml:14:21: sources[0].writes.queue: unknown queue "ordres"; did you mean "orders"?`,
+			`t.yaml:17:36: sources[1].writes.queue: a producer writes one topic or one queue, not both (topic clicks is given)`,
+			`t.yaml:19:38: sources[2].arrival.queue: unknown queue "order"; did you mean "orders"?`,
+			`t.yaml:20:15: sources[2].shedding: load shedding at a queue's consumer is not simulated: shed at a source that reads a log or a topic`,
+			`t.yaml:26:21: sinks[1].writes.queue: a sink publishing to a queue is not simulated yet: publish with a producer source (writes: {queue: orders})`,
+		}},
 	{"a topic's retention.size of 0 (leave it out for no limit) and a partition count echoed as written", `duration: 10s
 topics:
   - name: clicks
@@ -81,7 +120,7 @@ sinks:
     input: src
 `,
 		[]string{
-			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, engine, spark, chaining, workers, network, sources, operators, sinks, topics, metrics, checkpoint, state_backend, restart, high_availability, failures`,
+			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, engine, spark, chaining, workers, network, sources, operators, sinks, topics, queues, metrics, checkpoint, state_backend, restart, high_availability, failures`,
 		}},
 	{"case and dash typos", `Duration: 10s
 sources:
@@ -164,7 +203,7 @@ sinks:
 `,
 		[]string{
 			`t.yaml:2:21: network.capacity: unknown capacity "infinite"; expected bounded or unbounded`,
-			`t.yaml:5:24: sources[0].arrival.process: unknown process "replay"; expected constant, poisson, bursty, schedule, trace or topic`,
+			`t.yaml:5:24: sources[0].arrival.process: unknown process "replay"; expected constant, poisson, bursty, schedule, trace, topic or queue`,
 			`t.yaml:6:26: sources[0].keys.distribution: unknown distribution "zipfian"; expected uniform or zipf`,
 			`t.yaml:10:19: operators[0].partitioning: unknown partitioning "hsah"; did you mean "hash"?`,
 			`t.yaml:11:34: operators[0].service_time.distribution: unknown distribution "exponentail"; did you mean "exponential"?`,

@@ -83,6 +83,7 @@ var arrivalMapping = &Mapping{
 			val(ArrivalSchedule, "piecewise-constant rates"),
 			val(ArrivalTrace, "replays a data set or a CSV file at its own timestamps"),
 			val(ArrivalTopic, "reads a topic of topics (Flink's KafkaSource): the records its producers appended"),
+			val(ArrivalQueue, "consumes a queue of queues (Flink's RabbitMQ source, RMQSource): competing consumers, acknowledged when a checkpoint completes"),
 		}, Doc: "The arrival process."},
 		{Name: kRate, Go: "Rate", Kind: KindRate, Bounds: rateBounds,
 			Only:         &Cond{Field: kProcess, Values: []string{ArrivalConstant, ArrivalPoisson, ArrivalBursty}},
@@ -106,6 +107,10 @@ var arrivalMapping = &Mapping{
 			Only:         &Cond{Field: kProcess, Values: []string{ArrivalTopic}},
 			RequiredWhen: &Cond{Field: kProcess, Values: []string{ArrivalTopic}},
 			Doc:          "The topic process topic reads; its partitions go to the subtasks as Flink's KafkaSourceEnumerator.getSplitOwner assigns them (https://nightlies.apache.org/flink/flink-docs-stable/docs/connectors/datastream/kafka/)."},
+		{Name: kQueue, Go: "Queue", Kind: KindName,
+			Only:         &Cond{Field: kProcess, Values: []string{ArrivalQueue}},
+			RequiredWhen: &Cond{Field: kProcess, Values: []string{ArrivalQueue}},
+			Doc:          "The queue process queue consumes; its subtasks are competing consumers, each a channel of its own, acknowledging the messages they emitted before a checkpoint when it completes (at-least-once: https://nightlies.apache.org/flink/flink-docs-stable/docs/connectors/datastream/rabbitmq/)."},
 	},
 }
 
@@ -133,8 +138,8 @@ var sourceMapping = &Mapping{
 			Doc: "Number of subtasks; each runs the arrival process."},
 		{Name: kArrival, Go: "Arrival", Kind: KindMapping, Sub: arrivalMapping, Required: true, Doc: "The arrival process."},
 		{Name: kKeys, Go: "Keys", Kind: KindMapping, Sub: keysMapping,
-			Only: &Cond{Field: kArrival + "." + kProcess, Values: []string{ArrivalTrace, ArrivalTopic}, Not: true,
-				Why: "a trace source takes its keys from the trace's key_column, a topic's reader from the topic's producers"},
+			Only: &Cond{Field: kArrival + "." + kProcess, Values: []string{ArrivalTrace, ArrivalTopic, ArrivalQueue}, Not: true,
+				Why: "a trace source takes its keys from the trace's key_column, a topic's or a queue's reader from its producers"},
 			Doc: "Record keys."},
 		{Name: kRecordSize, Go: "RecordSize", Kind: KindSize, Default: "100B", Bounds: Bounds{Positive: true, Max: int64(MaxRecordSize)},
 			Doc: "Size of each record."},
@@ -257,7 +262,9 @@ var producerMapping = &Mapping{
 	Path: kSources + "[]." + kWrites,
 	Doc:  "Where a producer source writes (https://kafka.apache.org/documentation/#producerconfigs).",
 	Fields: []*Field{
-		{Name: kTopic, Go: "Topic", Kind: KindName, Required: true, Doc: "The topic of topics the records are appended to."},
+		{Name: kTopic, Go: "Topic", Kind: KindName, EmptyOK: true, DefaultDoc: "none: give topic or queue", Doc: "The topic of topics the records are appended to."},
+		{Name: kQueue, Go: "Queue", Kind: KindName, EmptyOK: true, DefaultDoc: "none: give topic or queue",
+			Doc: "The queue of queues the records are published to, instead of a topic (a RabbitMQ or SQS producer: https://www.rabbitmq.com/docs/publishers)."},
 		{Name: kPartitioner, Go: "Partitioner", Kind: KindEnum, Default: PartitionerMurmur2, Values: []Value{
 			val(PartitionerMurmur2, "Kafka's default for keyed records: toPositive(murmur2(key)) mod partitions, the key serialized as IntegerSerializer does"),
 			val(PartitionerRoundRobin, "RoundRobinPartitioner: partitions in turn, whatever the key"),
@@ -318,6 +325,22 @@ var topicMapping = &Mapping{
 			Doc: "Time from a producer's send until the record can be read (the leader's append)."},
 		{Name: kBandwidth, Go: "Bandwidth", Kind: KindBandwidth, Default: "0B/s", DefaultDoc: "no limit", Bounds: Bounds{Min: 0},
 			Doc: "Most bytes per second a partition's leader appends; appends beyond it queue (a broker limit). 0 for no limit."},
+	},
+}
+
+var queueMapping = &Mapping{
+	Path: kQueues + "[]",
+	Doc:  "A message queue, RabbitMQ or SQS style (https://www.rabbitmq.com/docs/queues): point to point, each message delivered to one of the competing consumers and deleted once acknowledged; the broker holds its working set in memory and pages the rest to disk.",
+	Fields: []*Field{
+		{Name: kName, Go: "Name", Kind: KindName, Required: true, Doc: "Name of the queue, unique among queues."},
+		{Name: kMemoryBound, Go: "MemoryBound", Kind: KindInteger, Default: 100000, Bounds: Bounds{Min: 1, Max: 1 << 40, MinWhy: "a broker holds some messages in memory"},
+			Doc: "Ready messages the broker holds in memory (its working set); past it the others are paged to disk and each delivery pages one in (RabbitMQ's paging past vm_memory_high_watermark_paging_ratio: https://www.rabbitmq.com/docs/memory#paging)."},
+		{Name: kDeliveryCost, Go: "DeliveryCost", Kind: KindDuration, Default: "100us", Bounds: Bounds{Positive: true, PositiveWhy: "a broker takes time to deliver a message"},
+			Doc: "The broker's time to deliver one message held in memory, on its one delivery thread: at most 1/delivery_cost messages per second over all consumers."},
+		{Name: kPageInCost, Go: "PageInCost", Kind: KindDuration, Default: "900us", Bounds: Bounds{Min: 0},
+			Doc: "The extra time to deliver a message paged to disk (read back in): while the ready backlog passes memory_bound the broker delivers 1/(delivery_cost + page_in_cost) per second."},
+		{Name: kVisibilityTimeout, Go: "VisibilityTimeout", Kind: KindDuration, Default: "30s", Bounds: Bounds{Positive: true},
+			Doc: "How long a delivered, unacknowledged message stays invisible to other consumers; then it is redelivered, flagged redelivered (SQS's VisibilityTimeout: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html; RabbitMQ requeues a dead channel's deliveries)."},
 	},
 }
 
@@ -713,6 +736,7 @@ var topMapping = &Mapping{
 		{Name: kOperators, Go: "Operators", Kind: KindList, Sub: operatorMapping, Doc: "Processing vertices, each reading from input (or inputs); may be empty."},
 		{Name: kSinks, Go: "Sinks", Kind: KindList, Sub: sinkMapping, Doc: "Sink vertices: at least one."},
 		{Name: kTopics, Go: "Topics", Kind: KindList, Sub: topicMapping, Example: "[{name: clicks, partitions: 4}]", Doc: "Kafka-like topics that producer sources write and topic sources read; default none."},
+		{Name: kQueues, Go: "Queues", Kind: KindList, Sub: queueMapping, Example: "[{name: orders, memory_bound: 100000}]", Doc: "Message queues that producer sources publish to and queue sources consume; default none."},
 		{Name: kMetrics, Go: "Metrics", Kind: KindMapping, Sub: metricsMapping, Doc: "Metric sampling."},
 		{Name: kCheckpoint, Go: "Checkpoint", Only: flinkEngine, Kind: KindMapping, Sub: checkpointMapping, Doc: "Periodic checkpoints."},
 		{Name: kStateBackend, Go: "StateBackend", Kind: KindMapping, Sub: backendMapping, Former: []string{"backend"}, Doc: "The state backend."},

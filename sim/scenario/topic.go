@@ -120,8 +120,13 @@ func (c *checker) topics() {
 	for _, v := range s.vertices() {
 		for j, name := range v.inputs {
 			if producers[name] {
-				c.errorf(c.inputPath(v, j), "%s is a producer: it writes topic %s, not into the job; read the topic with a source of arrival process topic",
-					quote(name), s.sourceByName(name).Writes.Topic)
+				if w := s.sourceByName(name).Writes; w.Queue != "" {
+					c.errorf(c.inputPath(v, j), "%s is a producer: it publishes to queue %s, not into the job; consume the queue with a source of arrival process queue",
+						quote(name), w.Queue)
+				} else {
+					c.errorf(c.inputPath(v, j), "%s is a producer: it writes topic %s, not into the job; read the topic with a source of arrival process topic",
+						quote(name), w.Topic)
+				}
 			}
 		}
 	}

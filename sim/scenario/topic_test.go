@@ -78,7 +78,7 @@ func TestTopicErrors(t *testing.T) {
 		{"batch_size without sticky", "writes: {topic: clicks}", "writes: {topic: clicks, batch_size: 1KiB}",
 			`t.yaml:9:29: sources[0].writes.batch_size: "batch_size" applies only to partitioner sticky, not murmur2 (the default)`},
 		{"keys of a reader", "    arrival: {process: topic, topic: clicks}\n", "    arrival: {process: topic, topic: clicks}\n    keys: {count: 3}\n",
-			`t.yaml:13:5: sources[1].keys: "keys" does not apply to process trace or topic: a trace source takes its keys from the trace's key_column, a topic's reader from the topic's producers`},
+			`t.yaml:13:5: sources[1].keys: "keys" does not apply to process trace, topic or queue: a trace source takes its keys from the trace's key_column, a topic's or a queue's reader from its producers`},
 		{"a non-replayable reader", "    arrival: {process: topic, topic: clicks}\n", "    arrival: {process: topic, topic: clicks}\n    replayable: false\n",
 			`t.yaml:13:17: sources[1].replayable: a source of process topic reads a log by offset: it is replayable, got false`},
 	} {

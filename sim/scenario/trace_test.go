@@ -117,7 +117,7 @@ var traceErrorCases = []struct {
 `, []string{`t.yaml:5:61: sources[0].arrival.trace.filter: expected a mapping from a column to its values, such as {event_type: FINISH}, got "FINISH"`}},
 	{"keys with a trace", `    arrival: {process: trace, trace: {dataset: a/b}}
     keys: {count: 10}
-`, []string{`t.yaml:6:5: sources[0].keys: "keys" does not apply to process trace or topic: a trace source takes its keys from the trace's key_column, a topic's reader from the topic's producers`}},
+`, []string{`t.yaml:6:5: sources[0].keys: "keys" does not apply to process trace, topic or queue: a trace source takes its keys from the trace's key_column, a topic's or a queue's reader from its producers`}},
 	{"trace with another process", `    arrival: {process: poisson, rate: 1/s, trace: {dataset: a/b}}
 `, []string{`t.yaml:5:44: sources[0].arrival.trace: "trace" applies only to process trace, not poisson`}},
 	{"unknown trace field", `    arrival: {process: trace, trace: {dataset: a/b, speed_up: 60}}

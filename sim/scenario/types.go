@@ -51,7 +51,11 @@ type Scenario struct {
 	// Topics are the Kafka-like logs of the scenario (see Topic); sources
 	// with Writes produce into them and sources of arrival process topic
 	// read them.
-	Topics  []Topic
+	Topics []Topic
+	// Queues are the message queues of the scenario (see Queue); sources
+	// with Writes.Queue publish to them and sources of arrival process
+	// queue consume them.
+	Queues  []Queue
 	Metrics Metrics
 	// Checkpoint configures periodic checkpoints; its zero value, like
 	// the default, is mode none (no checkpoints).
@@ -122,6 +126,7 @@ const (
 	ArrivalSchedule = "schedule" // piecewise constant rates, evenly spaced within each step
 	ArrivalTrace    = "trace"    // replays a CSV trace or a data set at its own timestamps
 	ArrivalTopic    = "topic"    // reads a topic of Scenario.Topics (Flink's KafkaSource)
+	ArrivalQueue    = "queue"    // consumes a queue of Scenario.Queues (Flink's RMQSource)
 )
 
 // Arrival is the arrival process of each subtask of a source. Rates are per
@@ -147,6 +152,10 @@ type Arrival struct {
 	// KafkaSourceEnumerator.getSplitOwner assigns them, and read the
 	// records the topic's producers appended.
 	Topic string
+	// Queue is the queue a source of process queue consumes (Flink's
+	// RabbitMQ source, RMQSource): its subtasks are competing consumers,
+	// each message delivered to one of them.
+	Queue string
 }
 
 // RateStep is one step of a piecewise-constant schedule.
@@ -367,7 +376,10 @@ const (
 // Producer is where a producer source writes: a topic and Kafka's
 // partitioner (https://kafka.apache.org/documentation/#producerconfigs_partitioner.class).
 type Producer struct {
+	// Topic is the topic the records are appended to; Queue, instead,
+	// the queue they are published to (one of the two).
 	Topic       string
+	Queue       string
 	Partitioner string // default PartitionerMurmur2
 	// BatchSize is the producer's batch.size in bytes (default 16 KiB):
 	// the sticky partitioner switches partition after that many bytes.
@@ -391,6 +403,26 @@ type Topic struct {
 	// behind it.
 	AppendLatency des.Time
 	Bandwidth     float64
+}
+
+// Queue is a message queue on a broker, RabbitMQ or Amazon SQS style
+// (https://www.rabbitmq.com/docs/queues): point to point, each message
+// delivered to one of the competing consumers and deleted once
+// acknowledged (sim/queue).
+type Queue struct {
+	Name string
+	// MemoryBound is how many ready messages the broker holds in memory
+	// (default 100000); past it the rest are paged to disk and each
+	// delivery pages one in.
+	MemoryBound int
+	// DeliveryCost is the broker's time to deliver a message held in
+	// memory (default 100µs, > 0); PageInCost the extra time to page one
+	// in from disk (default 900µs).
+	DeliveryCost, PageInCost des.Time
+	// VisibilityTimeout is how long a delivered, unacknowledged message
+	// stays invisible before it is redelivered (SQS's
+	// VisibilityTimeout, default 30s).
+	VisibilityTimeout des.Time
 }
 
 // Retention is a topic's retention by time and by size.

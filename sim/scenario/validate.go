@@ -186,6 +186,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	}
 	c.topics()
 	c.shedding()
+	c.queues()
 	par := s.Parallelisms()
 	for i, op := range s.Operators {
 		p := strictyaml.Index(kOperators, i)
