@@ -102,7 +102,7 @@ func runScenario(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any,
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if sc.IsMicroBatch() {
-		return runMicroBatch(runCtx, sc, spec)
+		return runMicroBatch(runCtx, sc, prep, spec)
 	}
 	var calls int64
 	s, err := sim.New(sc, prep.Options(nil, func(des.Time, uint64) {
@@ -148,9 +148,10 @@ func overBudget(maxEvents int64, res *sim.Result) string {
 
 // runMicroBatch is runScenario for a scenario of Spark's engines
 // (sim/microbatch): the same budgets (the events fired, and the records
-// queued in waiting batches), its summary as the metric document.
-func runMicroBatch(ctx context.Context, sc *scenario.Scenario, spec runSpec) (any, error) {
-	s, err := microbatch.New(sc, microbatch.Options{MaxQueued: spec.MaxQueued})
+// queued in waiting batches), its summary as the metric document; prep
+// opens its traces as for a Flink run.
+func runMicroBatch(ctx context.Context, sc *scenario.Scenario, prep *runner.Prepared, spec runSpec) (any, error) {
+	s, err := microbatch.New(sc, prep.MicroBatchOptions())
 	if err != nil {
 		return nil, &RunError{Seed: sc.Seed, Msg: "could not start: " + err.Error()}
 	}

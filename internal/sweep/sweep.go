@@ -480,14 +480,14 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 	sc := *p.scenarios[c] // each run has its own copy: the seed differs
 	sc.Seed = seed
 	// this combination's trace settings (the sweep may vary them)
-	if p.micro {
-		return p.simulateMicroBatch(ctx, opts, i, c, &sc)
-	}
 	prep, err := runner.Prepare(&sc, runner.Setup{Label: p.label, Limits: opts.Limits, Traces: runner.TraceEnv{Open: opts.OpenTrace}})
 	if err != nil {
 		return nil, fmt.Errorf("sweep: run %d: %w", i, err)
 	}
 	defer prep.Close()
+	if p.micro {
+		return p.simulateMicroBatch(ctx, prep, i, c, &sc)
+	}
 	res, err := sim.Run(ctx, &sc, prep.Options(nil, nil))
 	var qe *sim.QueueLimitError
 	switch {
@@ -504,9 +504,10 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 }
 
 // simulateMicroBatch is simulate for a scenario of Spark's engines
-// (sim/microbatch); a run stopped by --max-queued gives a partial row.
-func (p *plan) simulateMicroBatch(ctx context.Context, opts Options, i, c int, sc *scenario.Scenario) ([]string, error) {
-	s, err := microbatch.New(sc, microbatch.Options{MaxQueued: opts.Limits.MaxQueued})
+// (sim/microbatch), prepared as a Flink run is (its traces opened); a run
+// stopped by --max-queued gives a partial row.
+func (p *plan) simulateMicroBatch(ctx context.Context, prep *runner.Prepared, i, c int, sc *scenario.Scenario) ([]string, error) {
+	s, err := microbatch.New(sc, prep.MicroBatchOptions())
 	if err != nil {
 		return nil, fmt.Errorf("sweep: run %d (%s, seed %d): %w", i, p.grid.describe(p.grid.Combination(c)), sc.Seed, err)
 	}
