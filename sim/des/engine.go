@@ -369,21 +369,39 @@ func (e *Engine) down(en entry) {
 	k := 0
 	for {
 		c := arity*k + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := min(c+arity, n)
-		for j := c + 1; j < end; j++ {
-			if h[j].before(&h[m]) {
-				m = j
+		if c+arity > n {
+			// fewer than four children: the last level (theirs are past n)
+			if c < n {
+				m := c
+				for j := c + 1; j < n; j++ {
+					if h[j].before(&h[m]) {
+						m = j
+					}
+				}
+				if h[m].before(&en) {
+					h[k] = h[m]
+					k = m
+				}
 			}
-		}
-		if !h[m].before(&en) {
 			break
 		}
-		h[k] = h[m]
-		k = m
+		// four children: the smaller of each pair, then of the two
+		ch := h[c : c+arity : c+arity]
+		m, m2 := 0, 2
+		if ch[1].before(&ch[0]) {
+			m = 1
+		}
+		if ch[3].before(&ch[2]) {
+			m2 = 3
+		}
+		if ch[m2].before(&ch[m&3]) {
+			m = m2
+		}
+		if !ch[m&3].before(&en) {
+			break
+		}
+		h[k] = ch[m&3]
+		k = c + m
 	}
 	h[k] = en
 }
