@@ -154,14 +154,16 @@ func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
 		return nowID | EventID(e.nowBase+uint64(len(e.nowq)))
 	}
 	var i uint32
+	var nd *node
 	if e.free != 0 {
 		i = e.free - 1
-		e.free = e.nodes[i].next
+		nd = &e.nodes[i]
+		e.free = nd.next
 	} else {
 		i = uint32(len(e.nodes))
 		e.nodes = append(e.nodes, node{})
+		nd = &e.nodes[i]
 	}
-	nd := &e.nodes[i]
 	nd.h, nd.arg = h, arg
 	nd.gen++
 	en := entry{at: at, seq: e.seq - 1, slot: i, gen: nd.gen}
