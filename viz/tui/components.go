@@ -285,14 +285,17 @@ func (m model) body(w, h int) []string {
 		return n
 	}
 	wmH := m.watermarkPaneHeight() // 0 without event time
+	tpH := m.topicsPaneHeight()    // 0 without topics and shedding, or hidden
 	gH := take(min(graphH, 3))
 	sH := take(min(subH, 1+minSubRows))
 	mH := take(metricsH)
 	wH := take(min(wmH, 2+minWatermarkRows))
+	tH := take(min(tpH, 3+minTopicRows))
 	h -= minEventsH
 	gH += take(graphH - gH)
 	sH += take(min(subH, 1+maxSubRows) - sH)
 	wH += take(wmH - wH)
+	tH += take(tpH - tH)
 	h += minEventsH
 	// what the event log needs: its title and its lines (scrolled back:
 	// a page more)
@@ -323,6 +326,7 @@ func (m model) body(w, h int) []string {
 	out = append(out, m.subtaskPanel(w, sH)...)
 	out = append(out, others...)
 	out = append(out, m.watermarkPanel(w, wH)...)
+	out = append(out, m.topicsPanel(w, tH)...)
 	out = append(out, m.metricsLines(w, rows)[:mH]...)
 	out = append(out, m.eventLines(w, h)...)
 	return out
@@ -1100,9 +1104,11 @@ func (m model) helpBody(w, h int) []string {
 	}
 	hm := m.help
 	hm.SetWidth(inner)
+	keys := m.keys
+	keys.Topics.SetEnabled(m.topicsPane()) // listed only where it acts
 	paras := []string{
 		st.title.Render("Keys"),
-		hm.FullHelpView(m.keys.FullHelp()),
+		hm.FullHelpView(keys.FullHelp()),
 		"",
 		st.title.Render("Reading the view"),
 		"Status is back-pressured time, as in Flink's web UI: " +
@@ -1117,6 +1123,10 @@ func (m model) helpBody(w, h int) []string {
 		// after the status, before the rest: a short terminal shows it
 		wm := "WATERMARKS, now: a vertex's currentInputWatermark (event time, its least subtask), LAG = processing time − watermark, LATE = numLateRecordsDropped, HELD BACK BY: the input at the minimum (idle inputs are left out, listed after it). \"read nothing\": a quiet source not marked idle (set watermarks.idleness); \"queued in the buffers\": watermarks behind data under back-pressure."
 		paras = slices.Insert(paras, 5, wm)
+	}
+	if m.topicsPane() {
+		tp := "TOPICS, at the last sample: a row per partition (clicks-3) and the reader subtask that owns it; the bar is the age of its oldest unread record against the topic's retention.time (┃: from there retention deletes records before they are read, counted in LOST), or without one its records-lag against the largest. RECORDS = records-lag (log end − position), AGE = that age. SHED: each vertex's shed records per second in the last interval. t hides or shows the pane."
+		paras = slices.Insert(paras, 5, tp)
 	}
 	text := strings.Join(paras, "\n")
 	lines := strings.Split(wrapWords(text, inner), "\n")

@@ -12,6 +12,8 @@ type keyMap struct {
 	// Instant switches between the values averaged over SmoothWindow and
 	// those of the last sample; LogUp and LogDown scroll the event log.
 	Instant, LogUp, LogDown key.Binding
+	// Topics hides and shows the topics pane.
+	Topics key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -35,6 +37,7 @@ func newKeyMap() keyMap {
 		Instant:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "10s avg / last")),
 		LogUp:      key.NewBinding(key.WithKeys("pgup", "["), key.WithHelp("pgup", "older events")),
 		LogDown:    key.NewBinding(key.WithKeys("pgdown", "]"), key.WithHelp("pgdn", "newer events")),
+		Topics:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "hide/show topics")),
 	}
 }
 
@@ -54,7 +57,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Step, k.Faster, k.Slower, k.Restart, k.Instant},
-		{k.Next, k.Prev, k.Left, k.Right, k.LogUp, k.LogDown},
+		{k.Next, k.Prev, k.Left, k.Right, k.LogUp, k.LogDown, k.Topics},
 		{k.Fail, k.FailWorker, k.Ckpt, k.Help, k.Quit, k.Interrupt},
 	}
 }

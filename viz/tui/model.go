@@ -38,6 +38,8 @@ type model struct {
 	// logBack is how many lines the event log is scrolled back from its
 	// latest line (pgup, pgdown)
 	logBack int
+	// hideTopics hides the topics pane (t)
+	hideTopics bool
 	// interrupted says the user quit with ctrl+c: an interrupt, not q.
 	interrupted bool
 
@@ -142,6 +144,8 @@ func (m model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			Vertex: v.name, Subtask: m.sub, Worker: key.Matches(msg, k.FailWorker)}})
 	case key.Matches(msg, k.Instant):
 		m.instant = !m.instant
+	case key.Matches(msg, k.Topics):
+		m.hideTopics = !m.hideTopics
 	case key.Matches(msg, k.LogUp):
 		m.logBack += logPage
 	case key.Matches(msg, k.LogDown):

@@ -71,6 +71,10 @@ type Snapshot struct {
 	// in topological order, for a job with event time; nil for a job
 	// without, which has no watermark pane.
 	Watermarks []sim.VertexWatermarks
+	// Partitions are the topics' partitions per reader at SampleTime
+	// (the last sample's, partitions.csv's rows), for a job reading
+	// topics; nil without, or before the first sample.
+	Partitions []sim.PartitionSample
 	// Err says why the run stopped (State stopped), or "".
 	Err string
 }
@@ -202,11 +206,12 @@ type collector struct {
 	sampleAt des.Time
 	hist     []point // oldest first, from hist[head:]
 	head     int
-	events   []LogLine        // ring of at most maxLogLines
-	ckpts    []CheckpointMark // at most maxLogLines, oldest first
-	jobDown  bool             // failed over (restarting), failed or lost
-	since    string           // where the averages begin: Snapshot.SmoothedSince
-	down     []WorkerDown     // failed workers not noticed yet
+	events   []LogLine             // ring of at most maxLogLines
+	ckpts    []CheckpointMark      // at most maxLogLines, oldest first
+	jobDown  bool                  // failed over (restarting), failed or lost
+	since    string                // where the averages begin: Snapshot.SmoothedSince
+	down     []WorkerDown          // failed workers not noticed yet
+	parts    []sim.PartitionSample // the last sample's partitions
 }
 
 func newCollector(g graph) *collector { return &collector{g: g} }
@@ -219,11 +224,13 @@ func (c *collector) reset() {
 	c.events, c.ckpts = nil, nil
 	c.jobDown, c.down = false, nil
 	c.since = ""
+	c.parts = c.parts[:0]
 }
 
 // Sample implements sim.Observer.
 func (c *collector) Sample(s *sim.Sample) {
 	c.rows = append(c.rows[:0], s.Rows...)
+	c.parts = append(c.parts[:0], s.Partitions...)
 	c.have, c.sampleAt = true, s.Time
 	// keep the samples that end after SmoothWindow before this one,
 	// reusing the row slices of those that leave
@@ -341,6 +348,9 @@ func (c *collector) snapshot(d sim.DeliverySummary, r sim.RecoverySummary) *Snap
 	s.Throughput, s.P99 = c.buckets()
 	s.Events = append([]LogLine(nil), c.events...)
 	s.Checkpoints = append([]CheckpointMark(nil), c.ckpts...)
+	if len(c.parts) > 0 {
+		s.Partitions = append([]sim.PartitionSample(nil), c.parts...)
+	}
 	if r.JobState == sim.JobRunning {
 		s.DownWorkers = append([]WorkerDown(nil), c.down...)
 	}
