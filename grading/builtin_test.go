@@ -23,6 +23,7 @@ func TestBuiltinPack(t *testing.T) {
 		"graph-spanner":        {"starter.yaml: 8/14", "solution.yaml: 14/14", "wrong.yaml: 8/14"},
 		"kafka-retention":      {"starter.yaml: 8/14", "solution.yaml: 14/14", "wrong-short.yaml: 8/14", "wrong.yaml: 10/14"},
 		"hot-key":              {"starter.yaml: 6/16", "solution.yaml: 16/16", "wrong-max-parallelism.yaml: 6/16", "wrong.yaml: 6/16"},
+		"shedding-threshold":   {"starter.yaml: 9/14", "solution.yaml: 14/14", "wrong-batch.yaml: 9/14", "wrong.yaml: 9/14"},
 		"spark-batch-interval": {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-too-long.yaml: 11/14", "wrong.yaml: 7/14"},
 		"spark-output-mode":    {"starter.yaml: 9/12", "solution.yaml: 12/12", "wrong-update.yaml: 9/12", "wrong.yaml: 9/12"},
 		"spark-pid":            {"starter.yaml: 2/12", "solution.yaml: 12/12", "wrong-off.yaml: 2/12", "wrong.yaml: 2/12"},

@@ -218,9 +218,13 @@
 // VLDB 2013, §5.1): an at-least-once sink with dedup checkpoints each
 // production with its id before delivery and drops the ids it has seen,
 // asking a Bloom filter of recent ids (two generations of id_retention)
-// before a stable-storage lookup. Load shedding (shed.go): a replayable
-// source sheds the records it reads while its lag passes lag_over, at
-// random or by key, counted apart from lost ones. A message queue's broker
+// before a stable-storage lookup. Load shedding (shed.go, Aurora's drop
+// boxes): a replayable source sheds the records it reads while its lag
+// passes lag_over or a record's time in its log passes latency_over; an
+// operator sheds the records it takes from its input gate while more
+// than queue_over wait behind them or their latency since ingestion
+// passes latency_over; at random or by key, counted apart from lost
+// ones. A message queue's broker
 // (package queue, RabbitMQ's and SQS's semantics: competing consumers,
 // deletion on acknowledgement, a visibility timeout that redelivers
 // what a failed consumer held, a working set paged to disk past a
@@ -230,6 +234,11 @@
 // # Simplifications
 //
 // Stated so that nobody mistakes them for Flink:
+//   - load shedding is not Flink's (Flink has none: it back-pressures);
+//     an operator's drop box costs no service time and decides as the
+//     operator takes a record from its gate (the records behind it, its
+//     latency then), not as buffers arrive, and keeps the operator out of
+//     a chain with its input;
 //   - a chained operator is a subtask of its own inside its task (its
 //     records, latency and state are its own; busy and back-pressured
 //     time are the task's); a record handed to it is counted as emitted
