@@ -88,7 +88,9 @@ func (g *singleInputGate) requestFloating(now des.Time, c *channel) {
 		c.waitingFloat = true
 		g.floating.waiting.push(c)
 	}
-	c.announce(now, grant)
+	if grant > 0 {
+		c.announce(now, grant)
+	}
 }
 
 // next moves the next record into *r and its arrival time into *arrived:
