@@ -409,6 +409,9 @@ func (t *subtask) capture(ck *checkpoint) {
 	if t.keyed == nil {
 		return
 	}
+	if w, ok := t.proc.(windowed); ok {
+		w.capture(ck.id) // its windows, with the keyed state (and their changes)
+	}
 	upload, full, sync := t.keyed.snapshotCost()
 	if sync > 0 && t.state == stateIdle && !ck.unaligned {
 		// the synchronous part blocks the task (an unaligned snapshot is
@@ -420,9 +423,6 @@ func (t *subtask) capture(ck *checkpoint) {
 	}
 	ck.keys[t.gid] = t.keyed.keys.clone()
 	t.s.ckpt.hold(ck, ck.keys[t.gid].sizeBytes())
-	if w, ok := t.proc.(windowed); ok {
-		w.capture(ck.id) // its windows, with the keyed state
-	}
 	if g := t.keyed.graph; g != nil {
 		g.capture(ck.id) // its graph (graph_operator.go)
 	}

@@ -274,8 +274,12 @@
 //     nothing); a watermark event needs credit, as an aligned barrier does (Flink
 //     sends events without credit);
 //   - an edge into a window operator is never chained; a window
-//     operator's windows and timers are copied whole at its snapshot
-//     (incremental checkpoints upload them whole too); after a restart
+//     operator's windows and timers are copied whole at its snapshot;
+//     an incremental one uploads the state written since the previous
+//     snapshot and still held (an accumulator once, a buffered record
+//     each, a timer operator's key once), what RocksDB's flush writes
+//     to new SST files, with nothing for a purged window's tombstone,
+//     the timers themselves, or compaction; after a restart
 //     its input watermark starts from none, as Flink's does, so a record
 //     late before the failure may not be late in the replay;
 //   - a late side output's edge is never chained (Flink may chain it),

@@ -68,8 +68,16 @@ func (s *Sim) joinSides(v *vertex) []int8 {
 type intervalJoin struct {
 	*windowOperator
 	before, after des.Time
-	buf           [2]map[uint32][]des.Time // buffered event times per input and key
-	snapBuf       map[int64][2]map[uint32][]des.Time
+	buf           [2]map[uint32][]joinEntry // buffered records per input and key
+	snapBuf       map[int64][2]map[uint32][]joinEntry
+}
+
+// joinEntry is a buffered record of an interval join: its event time,
+// and the operator's generation when it was buffered (incremental
+// checkpoints upload the records buffered since the last snapshot).
+type joinEntry struct {
+	ts  des.Time
+	gen uint32
 }
 
 func newIntervalJoin(t *subtask, j *scenario.Join, recBytes int64, stats *windowStats, sides []int8) *intervalJoin {
@@ -77,7 +85,7 @@ func newIntervalJoin(t *subtask, j *scenario.Join, recBytes int64, stats *window
 	w.sides = sides
 	w.event = true
 	return &intervalJoin{windowOperator: w, before: j.Before, after: j.After,
-		buf: [2]map[uint32][]des.Time{{}, {}}}
+		buf: [2]map[uint32][]joinEntry{{}, {}}}
 }
 
 // freshJoin drops the buffers of an older epoch (a failover).
@@ -104,7 +112,8 @@ func (j *intervalJoin) complete(now des.Time) {
 	if side == 1 {
 		lo, hi = ts-j.after, ts+j.before
 	}
-	for _, x := range j.buf[1-side][r.Key] {
+	for _, e := range j.buf[1-side][r.Key] {
+		x := e.ts
 		if x < lo || x > hi {
 			continue
 		}
@@ -117,7 +126,7 @@ func (j *intervalJoin) complete(now des.Time) {
 		j.stats.firings++
 		j.stats.pairs++
 	}
-	j.buf[side][r.Key] = append(j.buf[side][r.Key], ts)
+	j.buf[side][r.Key] = append(j.buf[side][r.Key], joinEntry{ts: ts, gen: j.gen})
 	j.grow(now, j.recBytes)
 	cleanup := ts + j.after // a left record: no right one past ts + after joins it
 	if side == 1 {
@@ -140,7 +149,7 @@ func (j *intervalJoin) processWatermark(now, wm des.Time) {
 		}
 		b := j.buf[side][x.key]
 		for i, y := range b {
-			if y == ts {
+			if y.ts == ts {
 				b = append(b[:i], b[i+1:]...)
 				j.grow(now, -j.recBytes)
 				break
@@ -159,20 +168,31 @@ func (j *intervalJoin) processWatermark(now, wm des.Time) {
 // capture keeps a copy of the buffers for checkpoint id.
 func (j *intervalJoin) capture(id int64) {
 	j.freshJoin()
+	var written int64
+	for s := range j.buf {
+		for _, b := range j.buf[s] {
+			for _, e := range b {
+				if e.gen == j.gen {
+					written++
+				}
+			}
+		}
+	}
 	j.windowOperator.capture(id)
+	j.t.keyed.extraDelta += written * j.recBytes // the records buffered since the last snapshot and still held
 	if j.snapBuf == nil {
-		j.snapBuf = map[int64][2]map[uint32][]des.Time{}
+		j.snapBuf = map[int64][2]map[uint32][]joinEntry{}
 	}
 	for old := range j.snapBuf {
 		if _, kept := j.snaps[old]; !kept {
 			delete(j.snapBuf, old)
 		}
 	}
-	var c [2]map[uint32][]des.Time
+	var c [2]map[uint32][]joinEntry
 	for s := range c {
-		c[s] = make(map[uint32][]des.Time, len(j.buf[s]))
+		c[s] = make(map[uint32][]joinEntry, len(j.buf[s]))
 		for k, v := range j.buf[s] {
-			c[s][k] = append([]des.Time(nil), v...)
+			c[s][k] = append([]joinEntry(nil), v...)
 		}
 	}
 	j.snapBuf[id] = c
@@ -194,7 +214,7 @@ func (j *intervalJoin) restore(now des.Time, ck *checkpoint) {
 	}
 	for s := range c {
 		for k, v := range c[s] {
-			j.buf[s][k] = append([]des.Time(nil), v...)
+			j.buf[s][k] = append([]joinEntry(nil), v...)
 		}
 	}
 }

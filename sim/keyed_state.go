@@ -36,6 +36,10 @@ type keyedState struct {
 	// extra is state held beside the per-key bytes: a window operator's
 	// windows (window_operator.go)
 	extra int64
+	// extraDelta (incremental) is the part of extra that the operator's
+	// snapshot found written since the previous one: the entries it put
+	// or appended to and still holds (windowed.capture sets it)
+	extraDelta int64
 	// graph is the graph operator whose graph state this is (its keys
 	// the vertices, its size in extra); nil otherwise.
 	graph *graphOperator
@@ -147,14 +151,16 @@ func (k *keyedState) perKey() int64 {
 }
 
 // snapshotCost returns the bytes a snapshot uploads (the changed state
-// when incremental, all of it otherwise) and its synchronous duration;
+// when incremental: the keys touched and the operator's entries written
+// since the last snapshot; all of it otherwise) and its synchronous duration;
 // it starts the next delta.
 func (k *keyedState) snapshotCost() (upload, full int64, sync des.Time) {
 	full = k.bytes()
 	upload = full
 	if k.dirty != nil {
-		upload = int64(k.dirty.len()) * k.perKey()
+		upload = int64(k.dirty.len())*k.perKey() + k.extraDelta
 		k.dirty.clear()
+		k.extraDelta = 0
 	}
 	if k.backend == scenario.BackendRocksDB {
 		// flush the memtable: at most a write buffer of changes

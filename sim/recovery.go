@@ -149,7 +149,7 @@ func (t *subtask) reset(now des.Time) {
 		src.fifo, src.fifoEvent, src.fifoKey = ring[des.Time]{}, ring[des.Time]{}, ring[uint32]{}
 	}
 	if t.keyed != nil {
-		t.keyed.extra = 0 // a window operator's windows go with it
+		t.keyed.extra, t.keyed.extraDelta = 0, 0 // a window operator's windows go with it
 		t.keyed.keys.clear()
 		if t.keyed.dirty != nil {
 			t.keyed.dirty.clear()

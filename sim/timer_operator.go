@@ -19,14 +19,22 @@ import (
 type timerOperator struct {
 	*windowOperator
 	delay   des.Time
-	last    map[uint32]des.Time // the last time of each key with a timer
-	snapLst map[int64]map[uint32]des.Time
+	last    map[uint32]lastTime // each key with a timer
+	snapLst map[int64]map[uint32]lastTime
+}
+
+// lastTime is a key's state: its last time, and the operator's
+// generation when it was last written (incremental checkpoints upload
+// the keys written since the last snapshot).
+type lastTime struct {
+	at  des.Time
+	gen uint32
 }
 
 func newTimerOperator(t *subtask, tm *scenario.Timer, stats *windowStats) *timerOperator {
 	w := newWindowOperator(t, &scenario.Window{Kind: scenario.WindowGlobal, Count: 1, Time: tm.Time}, 0, 0, stats)
 	w.event = tm.Time != scenario.TimeProcessing
-	o := &timerOperator{windowOperator: w, delay: tm.Delay, last: map[uint32]des.Time{}}
+	o := &timerOperator{windowOperator: w, delay: tm.Delay, last: map[uint32]lastTime{}}
 	w.timerFn = o.onTimer
 	return o
 }
@@ -46,7 +54,7 @@ func (o *timerOperator) complete(now des.Time) {
 	if _, ok := o.last[r.Key]; !ok {
 		o.grow(now, o.accBytes)
 	}
-	o.last[r.Key] = ts
+	o.last[r.Key] = lastTime{at: ts, gen: o.gen}
 	o.timers.push(timer{at: ts + o.delay, key: r.Key})
 	if !o.event {
 		o.armProcessing(ts + o.delay)
@@ -57,7 +65,7 @@ func (o *timerOperator) complete(now des.Time) {
 // onTimer fires the timer x if its key got no newer record.
 func (o *timerOperator) onTimer(now des.Time, x timer) {
 	last, ok := o.last[x.key]
-	if !ok || last+o.delay != x.at {
+	if !ok || last.at+o.delay != x.at {
 		return
 	}
 	delete(o.last, x.key)
@@ -79,16 +87,23 @@ func (o *timerOperator) processWatermark(now, wm des.Time) {
 // capture keeps a copy of the keys' last times for checkpoint id.
 func (o *timerOperator) capture(id int64) {
 	o.freshTimers()
+	var written int64
+	for _, l := range o.last {
+		if l.gen == o.gen {
+			written++
+		}
+	}
 	o.windowOperator.capture(id)
+	o.t.keyed.extraDelta += written * o.accBytes // the keys' value state put since the last snapshot
 	if o.snapLst == nil {
-		o.snapLst = map[int64]map[uint32]des.Time{}
+		o.snapLst = map[int64]map[uint32]lastTime{}
 	}
 	for old := range o.snapLst {
 		if _, kept := o.snaps[old]; !kept {
 			delete(o.snapLst, old)
 		}
 	}
-	c := make(map[uint32]des.Time, len(o.last))
+	c := make(map[uint32]lastTime, len(o.last))
 	for k, v := range o.last {
 		c[k] = v
 	}

@@ -61,6 +61,7 @@ type windowOperator struct {
 	armedAt  des.Time              // processing time: when the timer event is due (0: none)
 	procDue  bool                  // processing-time timers due while the task was not idle
 	epoch    uint32
+	gen      uint32 // snapshots captured: a timer's key or a join's record written since the last one has this generation
 
 	pendWM   des.Time // a watermark to forward once the results it fired are written
 	hasWM    bool
@@ -101,6 +102,7 @@ type winState struct {
 	bytes   int64    // state held
 	fired   bool     // fired on time (a later firing is late)
 	side    [2]int64 // a window join: the records of each input
+	delta   int64    // bytes written since the last snapshot (incremental): the accumulator, or the records appended
 }
 
 // windowStats are a window vertex's metrics, shared by its subtasks.
@@ -276,6 +278,14 @@ func (w *windowOperator) addSession(now des.Time, r *Record, ts des.Time) {
 		}
 		merged.records += st.records
 		merged.bytes += st.bytes
+		// the merge writes the state window (WindowOperator's
+		// mergeNamespaces): an accumulator merged into it, or a
+		// buffer's records appended to it
+		if w.process {
+			merged.delta += st.bytes
+		} else {
+			merged.delta = w.accBytes
+		}
 		merged.ingest = max(merged.ingest, st.ingest)
 		merged.firings = max(merged.firings, st.firings)
 	}
@@ -310,7 +320,7 @@ func (w *windowOperator) addGlobal(now des.Time, r *Record) {
 		// PurgingTrigger: the contents go, the key's firing count stays
 		// (the next result's identity)
 		w.grow(now, -st.bytes)
-		st.records, st.bytes, st.fired = 0, 0, false
+		st.records, st.bytes, st.fired, st.delta = 0, 0, false, 0
 		if !w.process {
 			st.bytes = w.accBytes
 			w.grow(now, w.accBytes)
@@ -341,6 +351,11 @@ func (w *windowOperator) add(now des.Time, id winID, end des.Time, r *Record) *w
 		}
 	}
 	st.records++
+	if w.process {
+		st.delta += w.recBytes // appended to the window's list state
+	} else {
+		st.delta = w.accBytes // the accumulator put: RocksDB flushes its latest value
+	}
 	if w.sides != nil {
 		st.side[w.sideOf(r)]++
 	}
@@ -600,9 +615,16 @@ func (w *windowOperator) capture(id int64) {
 		}
 	}
 	sn := &windowSnap{windows: make(map[winID]winState, len(w.windows)), timers: append([]timer(nil), w.timers.h...), bytes: w.stateBytes()}
+	var delta int64
 	for id, st := range w.windows {
+		delta += st.delta
+		st.delta = 0
 		sn.windows[id] = *st
 	}
+	// the windows written since the last snapshot and still held: what
+	// an incremental one uploads (a purged window's tombstone counts
+	// nothing)
+	w.t.keyed.extraDelta = delta
 	if w.sessions != nil {
 		sn.sessions = make(map[uint32][]des.Time, len(w.sessions))
 		for k, v := range w.sessions {
@@ -610,6 +632,7 @@ func (w *windowOperator) capture(id int64) {
 		}
 	}
 	w.snaps[id] = sn
+	w.gen++ // the next delta starts
 }
 
 // restore brings the windows back from checkpoint ck (empty without one),
@@ -641,7 +664,7 @@ func (w *windowOperator) restore(now des.Time, ck *checkpoint) {
 		w.sessions[k] = append([]des.Time(nil), v...)
 	}
 	w.timers.load(sn.timers)
-	w.t.keyed.extra = 0
+	w.t.keyed.extra, w.t.keyed.extraDelta = 0, 0
 	w.grow(now, sn.bytes)
 	if !w.event && w.timers.len() > 0 {
 		w.armedAt = 0
