@@ -135,6 +135,9 @@ func (s *Sim) build() error {
 				return err
 			}
 			src.seq = len(s.sources)
+			if src.qr != nil && src.qr.b.seq < 0 {
+				src.qr.b.seq = src.seq // the queue's message ids are this subtask's
+			}
 			s.recSize = append(s.recSize, int64(src.size))
 			t.proc = src
 			s.sources = append(s.sources, src)

@@ -482,6 +482,7 @@ func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
 		c.drop(c.latest)
 	}
 	c.latest = ck
+	c.s.ackQueues(ck)
 	if ck.cuts != nil {
 		var cuts []Cut
 		for _, x := range ck.cuts {

@@ -47,6 +47,26 @@ var counterGroups = []counterGroup{
 			}
 		},
 	},
+	{
+		// a queue's broker (queue_source.go), on the row of a vertex
+		// that consumes it: shared by its subtasks, whose rows leave
+		// these empty
+		columns: []string{"queue_depth", "queue_redelivered", "queue_paged"},
+		uses: func(v *vertex) bool {
+			return len(v.subtasks) > 0 && v.subtasks[0].asSource() != nil && v.subtasks[0].asSource().qr != nil
+		},
+		count: func(v *vertex, t *subtask, dst []int64) {
+			if t != nil {
+				for i := range dst {
+					dst[i] = NoCount
+				}
+				return
+			}
+			b := v.subtasks[0].asSource().qr.b
+			st := b.q.Stats()
+			dst[0], dst[1], dst[2] = int64(b.q.Depth()), int64(st.Redelivered), int64(st.Paged)
+		},
+	},
 }
 
 // activeCounters returns the counter groups the run uses, with their

@@ -209,6 +209,9 @@ func (s *Sim) deliverySummary() *DeliverySummary {
 			}
 		}
 	}
+	for _, b := range s.brokerList {
+		d.ToReplay += uint64(len(b.awaiting)) // emitted, waiting for their redelivery
+	}
 	d.EmittedDistinct = d.Emitted
 	d.ShedFraction = shedFraction(d.Shed, shedRead)
 	if ck := s.restoring(); ck != nil {

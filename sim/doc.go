@@ -228,8 +228,24 @@
 // (package queue, RabbitMQ's and SQS's semantics: competing consumers,
 // deletion on acknowledgement, a visibility timeout that redelivers
 // what a failed consumer held, a working set paged to disk past a
-// bound at a per-message cost) is a pure part so far: no scenario field
-// or vertex uses it yet.
+// bound at a per-message cost) is the broker of queues: (queue_source.go):
+// producer sources publish to it, and a source of process queue is
+// Flink's RabbitMQ source (RMQSource), each subtask a channel polling one
+// message at a time, acknowledging at a checkpoint's completion the
+// messages it emitted before the barrier (without checkpoints, on
+// delivery: autoAck); a failover opens new channels, and the old ones'
+// unacknowledged messages are redelivered after the visibility timeout.
+//
+// The queue's simplifications: the broker has one delivery thread
+// (delivery_cost a message, page_in_cost more while the ready backlog
+// passes memory_bound, a count of messages, not bytes); no prefetch
+// window (basicQos): a consumer holds one delivered message at a time,
+// and unacknowledged ones have no limit; a closed channel's deliveries
+// wait for the visibility timeout (SQS), where RabbitMQ requeues them
+// as soon as it notices the channel is gone; the broker itself never
+// fails, and a sink does not publish to a queue yet; a consumer's
+// source_lag_records is its share of the queue's ready messages (they
+// are shared; the subtasks' lags add up to the depth).
 //
 // # Simplifications
 //

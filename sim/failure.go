@@ -915,7 +915,7 @@ func (s *Sim) deliveredToReplay() uint64 {
 		}
 	}
 	for _, src := range s.sources {
-		if src.mode != srcLog {
+		if src.mode != srcLog || src.qr != nil {
 			continue
 		}
 		from := uint64(0)

@@ -274,6 +274,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 	for i := range s.Topics {
 		fmt.Fprintf(&b, "\n%s", topicText(&s.Topics[i]))
 	}
+	for i := range s.Queues {
+		fmt.Fprintf(&b, "\n%s", queueText(&s.Queues[i]))
+	}
 	if d := s.Delivery; d != nil {
 		for i := range d.Sinks {
 			if k := &d.Sinks[i]; k.Dedup != nil {

@@ -36,8 +36,8 @@ func (s *Sim) destroyAll(now des.Time, restore *checkpoint) (lost, dropped uint6
 		}
 		if seq := originSeq(id); seq < len(s.sources) {
 			switch src := s.sources[seq]; {
-			case src.mode == srcLog:
-				return
+			case src.mode == srcLog && (src.qr == nil || !src.qr.b.autoAck):
+				return // read again (a queue redelivers what it had not acknowledged)
 			case copy == 0 && originOffset(id) >= src.maxOffset:
 				// a socket's record in hand: read, never emitted
 				src.dropped++

@@ -180,12 +180,16 @@ type Sim struct {
 	// topicEnds the append cursors of the topics of producers (topic.go).
 	topicLogs map[*plan.Topic]*topicLog
 	topicEnds map[*plan.Topic]*topicEnd
-	partBuf   []PartitionSummary // one reader's partitions at a sample (partitions.go)
-	counters  []*counterGroup    // the counter columns the run has (counters.go)
-	eng       des.Engine
-	warmup    des.Time
-	duration  des.Time
-	interval  des.Time
+	// brokers are the queues with consumers (queue_source.go), by queue
+	// and in the order they were made
+	brokers    map[*plan.Queue]*broker
+	brokerList []*broker
+	partBuf    []PartitionSummary // one reader's partitions at a sample (partitions.go)
+	counters   []*counterGroup    // the counter columns the run has (counters.go)
+	eng        des.Engine
+	warmup     des.Time
+	duration   des.Time
+	interval   des.Time
 
 	vertices []*vertex // topological order
 	subtasks []*subtask
@@ -299,11 +303,6 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		return nil, fmt.Errorf("sim: building the job: %w", err)
 	}
 	sc = p.Scenario
-	for _, q := range p.Queues {
-		if len(q.Readers) > 0 {
-			return nil, fmt.Errorf("sim: source %s consumes queue %s: a queue's consumer is not simulated yet", q.Readers[0].Name, q.Name)
-		}
-	}
 	s := &Sim{sc: sc, plan: p, opts: opts, warmup: sc.Warmup, duration: sc.Duration, interval: p.MetricsInterval()}
 	if err := s.build(); err != nil {
 		return nil, err

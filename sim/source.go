@@ -44,6 +44,8 @@ type source struct {
 	// retention cursor; lostRetention counts the records retention
 	// deleted before the source read them
 	topic, retain *topicReader
+	// qr is gen when the source consumes a queue (queue_source.go)
+	qr            *queueReader
 	lostRetention uint64
 	keys          *keyDist // nil when nothing reads keys (keysRead): none is drawn
 	keyRng        *rand.Rand
@@ -102,6 +104,10 @@ type sourceSnap struct {
 	keyPCG  rand.PCG
 	traceAt uint64     // records of a trace read by then
 	topic   *topicSnap // a topic's read cursor: the offsets it commits
+	// a queue consumer's channel, and when it polled the last message
+	// it emitted (the deliveries the checkpoint acknowledges)
+	queueChan int
+	queueAt   des.Time
 }
 
 // arrivals is an arrival process: generated (arrivalGen) or replayed
@@ -122,6 +128,9 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	src.keyRng = rand.New(src.keyPCG)
 	src.keyBefore = *src.keyPCG
 	arr := func() (arrivals, error) {
+		if sc.ReadsQueue() {
+			return newQueueReader(t.s.broker(t.s.plan.QueueOf(t.v.pv)), src), nil
+		}
 		if sc.ReadsTopic() {
 			tp := t.s.plan.TopicOf(t.v.pv)
 			var log *topicLog
@@ -156,6 +165,7 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 		return nil, err
 	}
 	src.trace, _ = src.gen.(*traceGen)
+	src.qr, _ = src.gen.(*queueReader)
 	if src.topic, _ = src.gen.(*topicReader); src.topic != nil {
 		if l := src.topic.log; l != nil {
 			l.readers = append(l.readers, src)
@@ -168,9 +178,9 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 		src.reopen = arr
 	}
 	switch {
-	case sc.Replayable || sc.ReadsTopic():
+	case sc.Replayable || sc.ReadsTopic() || sc.ReadsQueue():
 		src.mode = srcLog
-		if src.topic != nil {
+		if src.topic != nil || src.qr != nil {
 			break // a topic's log end is the topic's (topic.go)
 		}
 		if src.log, err = arr(); err != nil {
@@ -281,6 +291,7 @@ func (src *source) available(now des.Time) (des.Time, bool) {
 		if src.topic != nil {
 			src.expire(now)
 		}
+		src.pollQueue(now)
 		return src.vt, !src.ended
 	}
 }
@@ -345,11 +356,16 @@ func (src *source) emitNext(now des.Time) bool {
 		et, key = src.trace.eventTime, src.trace.key
 	case src.topic != nil:
 		et, key = src.topic.sent, src.topic.key
+	case src.qr != nil:
+		et, key = src.qr.cur.Body.sent, src.qr.cur.Body.key
 	case src.keys != nil:
 		src.keyBefore = *src.keyPCG
 		key = src.keys.sample(src.keyRng)
 	}
 	id := sourceID(src.seq, src.next)
+	if src.qr != nil {
+		id = sourceID(src.qr.b.seq, src.qr.cur.ID) // a message's id: a redelivery is the same record
+	}
 	if src.delay != nil {
 		et -= src.delay.draw(id)
 	}
@@ -382,7 +398,12 @@ func (src *source) emitNext(now des.Time) bool {
 // emitted follows the write of the record in hand.
 func (src *source) emitted(now des.Time) {
 	src.emits++
-	if src.next > src.maxOffset {
+	if src.qr != nil {
+		src.maxOffset = src.next // a queue's consumer never rewinds
+		if src.qr.emittedMsg() {
+			src.replayed++ // a redelivery of a message emitted before
+		}
+	} else if src.next > src.maxOffset {
 		src.maxOffset = src.next
 	} else {
 		src.replayed++ // read again after a rewind
@@ -475,6 +496,9 @@ func (src *source) lag(now des.Time) uint64 {
 	if src.topic != nil {
 		return src.topicLag(now)
 	}
+	if src.qr != nil {
+		return src.qr.lag()
+	}
 	if src.nextAppend <= now {
 		src.catchUp(now)
 	}
@@ -553,6 +577,9 @@ func (src *source) snapshot() sourceSnap {
 	if src.topic != nil {
 		sn.topic = src.topic.snapshot()
 	}
+	if r := src.qr; r != nil {
+		sn.queueChan, sn.queueAt = r.c, r.emittedAt
+	}
 	return sn
 }
 
@@ -560,6 +587,10 @@ func (src *source) snapshot() sourceSnap {
 // without a checkpoint, to its start): it re-reads the log from there and
 // emits the same records (ids, keys and event times) again.
 func (src *source) rewind(sn *sourceSnap) error {
+	if src.qr != nil {
+		src.qr.reopen() // a new channel: nothing is rewound, the broker redelivers
+		return nil
+	}
 	src.next, src.vt, src.ended = sn.next, sn.vt, sn.ended
 	*src.keyPCG = sn.keyPCG
 	switch g := src.gen.(type) {

@@ -66,6 +66,8 @@ type Summary struct {
 	// Topics are the scenario's topics per partition and reader (absent
 	// without topics; topic.go).
 	Topics []TopicSummary `json:"topics,omitempty"`
+	// Queues are the message queues at the end (queue_source.go).
+	Queues []QueueSummary `json:"queues,omitempty"`
 }
 
 // TaskSummary is one task: an operator chain (plan.Task), whose vertices
@@ -366,6 +368,8 @@ func (s *Sim) Result() *Result {
 	res.Summary.Graphs = s.graphSummaries()
 	res.Summary.Topics = s.topicSummaries(now)
 	s.diagnoseTopics(&res.Summary)
+	res.Summary.Queues = s.queueSummaries(now)
+	s.diagnoseQueues(&res.Summary)
 	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
 		d := &res.Summary.Diagnosis
 		// the recovery line's words, so that the two never disagree

@@ -591,13 +591,7 @@ func topicLoss(tp *plan.Topic, ts *TopicSummary) []string {
 func (s *Sim) diagnoseTopics(sum *Summary) {
 	for i := range sum.Topics {
 		for _, line := range topicLoss(s.plan.Topics[i], &sum.Topics[i]) {
-			d := &sum.Diagnosis
-			d.Evidence = append(d.Evidence, line)
-			if d.Kind == DiagnosisNone {
-				d.Message = line
-			} else {
-				d.Message = line + "; " + d.Message
-			}
+			sum.Diagnosis.lead(line)
 		}
 	}
 }
@@ -640,4 +634,16 @@ func topicText(ts *TopicSummary) string {
 		parts = append(parts, "no reader")
 	}
 	return fmt.Sprintf("topic %s (%s): %s", ts.Name, plural.Count(ts.Partitions, "partition"), strings.Join(parts, "; "))
+}
+
+// lead puts line at the head of the diagnosis and in its evidence: a
+// broker's news (records lost to retention, a queue paging) comes before
+// whatever held the job back.
+func (d *Diagnosis) lead(line string) {
+	d.Evidence = append(d.Evidence, line)
+	if d.Kind == DiagnosisNone {
+		d.Message = line
+	} else {
+		d.Message = line + "; " + d.Message
+	}
 }

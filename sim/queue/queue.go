@@ -45,51 +45,60 @@ func (c Config) Rates() (inMemory, paged float64) {
 	return per(c.DeliverCost), per(c.DeliverCost + c.PageCost)
 }
 
-// Delivery is one message handed to a consumer.
-type Delivery struct {
+// Delivery is one message handed to a consumer, with the body it was
+// published with.
+type Delivery[B any] struct {
 	ID          uint64
+	Body        B
 	Redelivered bool // delivered before (RabbitMQ's redelivered flag; SQS ApproximateReceiveCount > 1)
 }
 
-type inFlight struct {
+type inFlight[B any] struct {
 	id       uint64
+	body     B
 	c        int      // the consumer (channel) it was delivered to
 	at       des.Time // delivered then
 	deadline des.Time // visible again from then, unless acknowledged
 	acked    bool
 }
 
-// fifo is a queue of ids, popped from head.
-type fifo struct {
-	ids  []uint64
+// message is a message's id and body.
+type message[B any] struct {
+	id   uint64
+	body B
+}
+
+// fifo is a queue of messages, popped from head.
+type fifo[B any] struct {
+	ids  []message[B]
 	head int
 }
 
-func (f *fifo) len() int       { return len(f.ids) - f.head }
-func (f *fifo) push(id uint64) { f.ids = append(f.ids, id) }
-func (f *fifo) pop() uint64 {
-	id := f.ids[f.head]
+func (f *fifo[B]) len() int          { return len(f.ids) - f.head }
+func (f *fifo[B]) push(m message[B]) { f.ids = append(f.ids, m) }
+func (f *fifo[B]) pop() message[B] {
+	m := f.ids[f.head]
 	f.head++
 	if f.head > 1024 && f.head*2 > len(f.ids) {
 		f.ids = append(f.ids[:0], f.ids[f.head:]...)
 		f.head = 0
 	}
-	return id
+	return m
 }
 
 // Queue is one queue on one broker. Its zero value is not usable: use
 // New. Calls give non-decreasing times (the caller's clock), so the
 // deliveries in flight are in the order of their deadlines: expiring
 // them costs what expires, not what is in flight.
-type Queue struct {
+type Queue[B any] struct {
 	cfg   Config
 	next  uint64
-	ready fifo // published, never delivered, in id order
-	redo  fifo // visible again after a timeout, delivered before ready's
+	ready fifo[B] // published, never delivered, in id order
+	redo  fifo[B] // visible again after a timeout, delivered before ready's
 	// flight holds the deliveries from fhead on in delivery order
 	// (acknowledged ones until they reach the head); pos finds one by id,
 	// as its index + base; held counts each consumer's unacknowledged.
-	flight []inFlight
+	flight []inFlight[B]
 	fhead  int
 	base   int
 	pos    map[uint64]int
@@ -104,33 +113,33 @@ type Stats struct {
 	MaxDepth int
 }
 
-// New returns an empty queue.
-func New(cfg Config) *Queue {
-	return &Queue{cfg: cfg, pos: map[uint64]int{}, held: map[int]int{}}
+// New returns an empty queue of messages of body B.
+func New[B any](cfg Config) *Queue[B] {
+	return &Queue[B]{cfg: cfg, pos: map[uint64]int{}, held: map[int]int{}}
 }
 
 // Stats returns the counters.
-func (q *Queue) Stats() Stats { return q.stats }
+func (q *Queue[B]) Stats() Stats { return q.stats }
 
 // Depth returns the ready messages (visible, not delivered).
-func (q *Queue) Depth() int { return q.ready.len() + q.redo.len() }
+func (q *Queue[B]) Depth() int { return q.ready.len() + q.redo.len() }
 
 // InFlight returns consumer c's delivered, unacknowledged messages.
-func (q *Queue) InFlight(c int) int { return q.held[c] }
+func (q *Queue[B]) InFlight(c int) int { return q.held[c] }
 
 // Paged returns the ready messages held on disk now.
-func (q *Queue) Paged() int {
+func (q *Queue[B]) Paged() int {
 	if q.cfg.MemoryBound <= 0 {
 		return 0
 	}
 	return max(q.Depth()-q.cfg.MemoryBound, 0)
 }
 
-// Publish appends a message and returns its id (0, 1, ...).
-func (q *Queue) Publish() uint64 {
+// Publish appends a message of body b and returns its id (0, 1, ...).
+func (q *Queue[B]) Publish(b B) uint64 {
 	id := q.next
 	q.next++
-	q.ready.push(id)
+	q.ready.push(message[B]{id, b})
 	q.stats.Published++
 	q.stats.MaxDepth = max(q.stats.MaxDepth, q.Depth())
 	return id
@@ -139,7 +148,7 @@ func (q *Queue) Publish() uint64 {
 // expire makes the deliveries whose visibility timeout passed by now
 // visible again, ahead of the messages never delivered (RabbitMQ
 // requeues them near their original position), in delivery order.
-func (q *Queue) expire(now des.Time) {
+func (q *Queue[B]) expire(now des.Time) {
 	for q.fhead < len(q.flight) {
 		m := &q.flight[q.fhead]
 		if !m.acked {
@@ -147,7 +156,7 @@ func (q *Queue) expire(now des.Time) {
 				break
 			}
 			q.drop(m)
-			q.redo.push(m.id)
+			q.redo.push(message[B]{m.id, m.body})
 		}
 		q.fhead++
 	}
@@ -161,7 +170,7 @@ func (q *Queue) expire(now des.Time) {
 }
 
 // drop forgets an unacknowledged delivery (acknowledged or expired).
-func (q *Queue) drop(m *inFlight) {
+func (q *Queue[B]) drop(m *inFlight[B]) {
 	m.acked = true
 	delete(q.pos, m.id)
 	q.held[m.c]--
@@ -177,9 +186,9 @@ func (q *Queue) drop(m *inFlight) {
 // consumer asks first, flagged and counted in Stats.Redelivered. A
 // restarted consumer is a new channel, a new c: the dead channel's
 // deliveries are not its own to acknowledge.
-func (q *Queue) Receive(now des.Time, c, n int) ([]Delivery, des.Time) {
+func (q *Queue[B]) Receive(now des.Time, c, n int) ([]Delivery[B], des.Time) {
 	q.expire(now)
-	var out []Delivery
+	var out []Delivery[B]
 	var cost des.Time
 	for len(out) < n && q.Depth() > 0 {
 		cost += q.cfg.DeliverCost
@@ -187,18 +196,19 @@ func (q *Queue) Receive(now des.Time, c, n int) ([]Delivery, des.Time) {
 			cost += q.cfg.PageCost
 			q.stats.Paged++
 		}
-		var id uint64
+		var m message[B]
 		again := q.redo.len() > 0
 		if again {
-			id = q.redo.pop()
+			m = q.redo.pop()
 			q.stats.Redelivered++
 		} else {
-			id = q.ready.pop()
+			m = q.ready.pop()
 		}
+		id := m.id
 		q.stats.Delivered++
-		out = append(out, Delivery{ID: id, Redelivered: again})
+		out = append(out, Delivery[B]{ID: id, Body: m.body, Redelivered: again})
 		q.pos[id] = q.base + len(q.flight)
-		q.flight = append(q.flight, inFlight{id: id, c: c, at: now, deadline: now + q.cfg.VisibilityTimeout})
+		q.flight = append(q.flight, inFlight[B]{id: id, body: m.body, c: c, at: now, deadline: now + q.cfg.VisibilityTimeout})
 		q.held[c]++
 	}
 	return out, cost
@@ -207,7 +217,7 @@ func (q *Queue) Receive(now des.Time, c, n int) ([]Delivery, des.Time) {
 // Ack acknowledges consumer c's delivery of id: the message is deleted.
 // It reports false when c holds no such delivery (acknowledged before,
 // or its visibility timeout passed and it went back to the queue).
-func (q *Queue) Ack(c int, id uint64) bool {
+func (q *Queue[B]) Ack(c int, id uint64) bool {
 	i, ok := q.pos[id]
 	if !ok || q.flight[i-q.base].c != c {
 		return false
@@ -224,7 +234,7 @@ func (q *Queue) Ack(c int, id uint64) bool {
 // checkpoint taken after them completes, t being that checkpoint's
 // snapshot. A failure before the completion leaves them unacknowledged:
 // they are redelivered after the visibility timeout.
-func (q *Queue) AckBefore(c int, t des.Time) int {
+func (q *Queue[B]) AckBefore(c int, t des.Time) int {
 	n := 0
 	for i := q.fhead; i < len(q.flight) && q.flight[i].at <= t; i++ {
 		if m := &q.flight[i]; !m.acked && m.c == c {
@@ -234,4 +244,26 @@ func (q *Queue) AckBefore(c int, t des.Time) int {
 	}
 	q.stats.Acked += uint64(n)
 	return n
+}
+
+// NextVisible returns when the first unacknowledged delivery's
+// visibility timeout passes (it becomes visible again), false when none
+// is in flight: a consumer waiting for messages wakes then.
+func (q *Queue[B]) NextVisible() (des.Time, bool) {
+	for i := q.fhead; i < len(q.flight); i++ {
+		if m := &q.flight[i]; !m.acked {
+			return m.deadline, true
+		}
+	}
+	return 0, false
+}
+
+// Unacked calls fn with the id of each of consumer c's unacknowledged
+// deliveries, in delivery order (a dead channel's, at its failure).
+func (q *Queue[B]) Unacked(c int, fn func(id uint64)) {
+	for i := q.fhead; i < len(q.flight); i++ {
+		if m := &q.flight[i]; !m.acked && m.c == c {
+			fn(m.id)
+		}
+	}
 }

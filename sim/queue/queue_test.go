@@ -14,11 +14,11 @@ import (
 // flagged redelivered: redelivered = in flight unacknowledged at the
 // failure, and no message is delivered to two consumers at once.
 func TestRedeliveryAfterFailure(t *testing.T) {
-	q := New(Config{VisibilityTimeout: 30 * des.Second})
+	q := New[struct{}](Config{VisibilityTimeout: 30 * des.Second})
 	for range 100 {
-		q.Publish()
+		q.Publish(struct{}{})
 	}
-	got := map[int][]Delivery{}
+	got := map[int][]Delivery[struct{}]{}
 	for c := range 3 {
 		got[c], _ = q.Receive(0, c, 10)
 		if len(got[c]) != 10 || got[c][0].ID != uint64(10*c) {
@@ -79,9 +79,9 @@ func TestPagedThroughput(t *testing.T) {
 	if mem != 10000 || paged != 1000 {
 		t.Fatalf("rates %g and %g, want 10000 and 1000", mem, paged)
 	}
-	q := New(cfg)
+	q := New[struct{}](cfg)
 	for range 5000 {
-		q.Publish()
+		q.Publish(struct{}{})
 	}
 	if q.Paged() != 4000 {
 		t.Fatalf("paged %d, want 4000", q.Paged())
@@ -115,7 +115,7 @@ func TestPagedThroughput(t *testing.T) {
 // degrade". Stepped every 100 µs, a multiple of every cost: exact.
 func TestSlowConsumersDegrade(t *testing.T) {
 	cfg := Config{MemoryBound: 5000, DeliverCost: 100 * des.Microsecond, PageCost: 900 * des.Microsecond, VisibilityTimeout: des.Minute}
-	q := New(cfg)
+	q := New[struct{}](cfg)
 	const tick = 100 * des.Microsecond
 	var brokerFree des.Time
 	consFree := make([]des.Time, 3)
@@ -124,7 +124,7 @@ func TestSlowConsumersDegrade(t *testing.T) {
 	var passed des.Time = -1
 	for now := des.Time(0); now < 20*des.Second; now += tick {
 		for ; float64(published) < now.Seconds()*2000; published++ {
-			q.Publish()
+			q.Publish(struct{}{})
 		}
 		if passed < 0 && q.Paged() > 0 {
 			passed = now
@@ -171,9 +171,9 @@ func TestSlowConsumersDegrade(t *testing.T) {
 // visible again 30 s after their delivery (50 s..54.99 s) and come back
 // before newer messages: redelivered = 500 by 60 s, each once.
 func TestAckOnCheckpoint(t *testing.T) {
-	q := New(Config{VisibilityTimeout: 30 * des.Second})
+	q := New[struct{}](Config{VisibilityTimeout: 30 * des.Second})
 	for range 10000 {
-		q.Publish()
+		q.Publish(struct{}{})
 	}
 	const poll = 10 * des.Millisecond
 	var unacked int
@@ -217,7 +217,7 @@ func TestAckOnCheckpoint(t *testing.T) {
 // the order of the deadlines) against it.
 type naive struct {
 	ready, redo []uint64
-	flight      []inFlight // unacknowledged, in delivery order
+	flight      []inFlight[struct{}] // unacknowledged, in delivery order
 	next        uint64
 	vt          des.Time
 	redelivered int
@@ -243,7 +243,7 @@ func (n *naive) receive(now des.Time, c, k int) []uint64 {
 			id, n.ready = n.ready[0], n.ready[1:]
 		}
 		out = append(out, id)
-		n.flight = append(n.flight, inFlight{id: id, c: c, at: now, deadline: now + n.vt})
+		n.flight = append(n.flight, inFlight[struct{}]{id: id, c: c, at: now, deadline: now + n.vt})
 	}
 	return out
 }
@@ -265,14 +265,14 @@ func (n *naive) ack(c int, id uint64) bool {
 func TestAgainstNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const vt = 50 * des.Millisecond
-	q, n := New(Config{VisibilityTimeout: vt}), &naive{vt: vt}
+	q, n := New[struct{}](Config{VisibilityTimeout: vt}), &naive{vt: vt}
 	var now des.Time
 	var delivered []uint64
 	for step := range 50000 {
 		now += des.Time(rng.IntN(3)) * des.Millisecond
 		switch op := rng.IntN(10); {
 		case op < 4:
-			q.Publish()
+			q.Publish(struct{}{})
 			n.ready = append(n.ready, n.next)
 			n.next++
 		case op < 7:
