@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dspalab/dspalab/sim"
@@ -41,6 +42,9 @@ func TestSheddingP99Lesson(t *testing.T) {
 		if i+1 != 41 && i+1 != 101 && math.Abs(r-want) > 1 {
 			t.Errorf("shed rate in the interval ending %ds: %.1f/s, want %.0f", i+1, r, want)
 		}
+	}
+	if m, want := s.Diagnosis.Message, "enrich shed 35833 records by load shedding, 21% of what came to it (it sheds the records whose latency is over 250ms): a count downstream misses as many; no bottleneck"; !strings.HasPrefix(m, want) {
+		t.Errorf("diagnosis %q, want it to start %q", m, want)
 	}
 	if p := vertex(t, &s, "out").LatencyP50; *p < 100 || *p > 110 {
 		t.Errorf("out's p50 %.1fms, want about 101 (the flusher's 100ms, then the queue)", *p)

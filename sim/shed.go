@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
+
+	"github.com/dspalab/dspalab/internal/plural"
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/plan"
@@ -162,4 +166,42 @@ func shedFraction(shed, came uint64) float64 {
 		return 0
 	}
 	return round6(float64(shed) / float64(came))
+}
+
+// diagnoseShedding puts the records load shedding dropped at the head of
+// the diagnosis, a line per vertex that shed in its evidence: what the
+// job did not process is news before any bottleneck (the shedding is
+// why there may be none).
+func (s *Sim) diagnoseShedding(sum *Summary) {
+	for i, vs := range sum.Vertices { // in the order of s.vertices
+		v := s.vertices[i]
+		if v.shed == nil || vs.Shed == 0 {
+			continue
+		}
+		line := fmt.Sprintf("%s shed %s by load shedding, %s of what came to it (it sheds %s): a count downstream misses as many",
+			vs.Name, plural.Count(int64(vs.Shed), "record"), pctPrec(vs.ShedFraction), sheddingTrigger(v.shed.cfg, v.kind == KindSource))
+		d := &sum.Diagnosis
+		d.Evidence = append(d.Evidence, line)
+		d.Message = line + "; " + d.Message
+	}
+}
+
+// sheddingTrigger says in words when cfg sheds.
+func sheddingTrigger(cfg *scenario.Shedding, source bool) string {
+	var when []string
+	if cfg.QueueOver > 0 {
+		if source {
+			when = append(when, fmt.Sprintf("while its lag is over %s", plural.Count(int64(cfg.QueueOver), "record")))
+		} else {
+			when = append(when, fmt.Sprintf("while more than %s wait in its input queue", plural.Count(int64(cfg.QueueOver), "record")))
+		}
+	}
+	if cfg.LatencyOver > 0 {
+		if source {
+			when = append(when, "the records that waited in its log over "+FormatTime(cfg.LatencyOver))
+		} else {
+			when = append(when, "the records whose latency is over "+FormatTime(cfg.LatencyOver))
+		}
+	}
+	return strings.Join(when, ", or ")
 }

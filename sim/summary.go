@@ -370,6 +370,9 @@ func (s *Sim) Result() *Result {
 	s.diagnoseTopics(&res.Summary)
 	res.Summary.Queues = s.queueSummaries(now)
 	s.diagnoseQueues(&res.Summary)
+	if win > 0 {
+		s.diagnoseShedding(&res.Summary)
+	}
 	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
 		d := &res.Summary.Diagnosis
 		// the recovery line's words, so that the two never disagree
