@@ -214,6 +214,20 @@
 // it makes visible (a transactional sink's at the commit, as read_committed
 // readers see it) is appended to a stored topic that another job reads.
 //
+// Consumer groups (consumer_group.go; Kafka's KafkaConsumer,
+// ConsumerCoordinator and AbstractCoordinator with the eager protocol,
+// RangeAssignor in package kafka): plain consumers outside the job share a
+// topic's partitions by RangeAssignor, poll at most max.poll.records,
+// process each record for their service time, auto-commit their
+// positions at a poll once auto.commit.interval.ms passed, and heartbeat
+// every heartbeat.interval.ms. A failed member (failure kind consumer) is
+// removed session.timeout.ms after its last heartbeat; the survivors hear
+// of the rebalance at their next heartbeat, commit and revoke at their
+// next poll and wait; when all have joined, RangeAssignor assigns the
+// partitions and each resumes from the committed offsets, so what the
+// failed member processed after its last commit is processed again
+// (counted as duplicates).
+//
 // MillWheel's exactly-once (dedup_sink.go, package dedup; Akidau et al.,
 // VLDB 2013, §5.1): an at-least-once sink with dedup checkpoints each
 // production with its id before delivery and drops the ids it has seen,
@@ -335,6 +349,17 @@
 //     default is read_uncommitted); a failure anywhere fails over every
 //     job of the scenario at once (one global failover), and an idempotent
 //     Kafka sink is refused (Kafka appends);
+//   - a consumer group starts stable at 0 (no JoinGroup round and no
+//     group.initial.rebalance.delay.ms); JoinGroup, SyncGroup and commits
+//     take no time and never fail; every member heartbeats from 0 on the
+//     same grid; a failed member never comes back and sends no
+//     LeaveGroup; a member polls the records readable at the poll one
+//     after the other (not in fetches per partition), its position
+//     advancing as it takes each (Kafka's moves for the whole batch);
+//     max.poll.interval.ms is not modelled (a member never exceeds it
+//     unless one batch takes 5 minutes); retention does not apply to a
+//     group's reads; a partition without a committed offset starts at its
+//     log end (auto.offset.reset latest), counted as skipped;
 //   - MillWheel's storage writes and lookups add latency to the record's
 //     observed latency but do not occupy the sink's task (asynchronous,
 //     batched storage); its stable storage of ids is the sink's written

@@ -284,6 +284,8 @@ func (f *failover) scripted(now des.Time, fl *scenario.Failure) {
 		f.slowdown(now, fl)
 	case scenario.FailureNetworkPartition:
 		f.partition(now, fl)
+	case scenario.FailureConsumer:
+		s.failConsumer(now, fl)
 	case scenario.FailureStorageOutage:
 		if s.ckpt == nil {
 			s.emit(Event{Type: EventStorageOutage, Message: fmt.Sprintf("checkpoint storage unavailable for %s (no checkpoints here, so no effect)", FormatTime(fl.Duration))})

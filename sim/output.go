@@ -100,11 +100,17 @@ func (sw *StreamWriter) Sample(s *Sample) {
 			header = append(append([]string(nil), header...), ShedColumns...)
 		}
 		header = append(append([]string(nil), header...), s.Counters...)
+		if s.Groups {
+			header = append(append([]string(nil), header...), GroupColumns...)
+		}
 		sw.fail(sw.ts.Write(header))
 	}
 	t := num(s.Time.Seconds())
 	for _, r := range s.Rows {
 		lag, dropped, state := "", "", ""
+		if r.Kind == KindConsumer {
+			lag = strconv.FormatInt(r.SourceLag, 10)
+		}
 		if r.Kind == KindSource {
 			lag, dropped = strconv.FormatInt(r.SourceLag, 10), strconv.FormatUint(r.Dropped, 10)
 		}
@@ -127,6 +133,12 @@ func (sw *StreamWriter) Sample(s *Sample) {
 			rec = r.Shed.appendCSV(rec)
 		}
 		rec = appendCounters(rec, &r)
+		for range len(s.Counters) - len(r.Counters) { // a consumer group's row has none
+			rec = append(rec, "")
+		}
+		if s.Groups {
+			rec = r.Group.appendCSV(rec)
+		}
 		sw.fail(sw.ts.Write(rec))
 	}
 }
@@ -212,7 +224,10 @@ func WriteTable(w io.Writer, s *Summary) error {
 		rows = append(rows, []string{v.Name, v.Kind, strconv.Itoa(v.Parallelism), in, out,
 			pct(v.Busy), pct(v.Backpressured), v.Status, latencyCell(v.LatencyP50), latencyCell(v.LatencyP99)})
 	}
-	writeColumns(&b, rows, 2) // names and kinds left, numbers right
+	job := len(s.Vertices) > 0 // else only producers and consumer groups
+	if job {
+		writeColumns(&b, rows, 2) // names and kinds left, numbers right
+	}
 	for _, r := range tableRows(s) {
 		v := r.VertexSummary
 		if v.Parallelism < 2 || v.Parallelism > 16 || v.Busy-minBusy(v.Subtasks) < 0.2 {
@@ -228,17 +243,23 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "%s\n", trendText(tr, s))
 	}
 	t := s.Totals
-	fmt.Fprintf(&b, "\nrecords: %d emitted", t.Emitted)
+	if job {
+		fmt.Fprintf(&b, "\nrecords: %d emitted", t.Emitted)
+	} else {
+		fmt.Fprintf(&b, "no Flink job: producers and consumer groups only")
+	}
 	if d := s.Delivery; d != nil && d.Replayed > 0 {
 		fmt.Fprintf(&b, " incl. %d replays", d.Replayed)
 	}
 	// Every write, as the emitted count above: the delivery line's
 	// "delivered" counts each record once, once visible.
-	fmt.Fprintf(&b, ", %d reached the sinks", t.Delivered)
-	if d := s.Delivery; d != nil && d.Replayed > 0 {
-		b.WriteString(" incl. replays")
+	if job {
+		fmt.Fprintf(&b, ", %d reached the sinks", t.Delivered)
+		if d := s.Delivery; d != nil && d.Replayed > 0 {
+			b.WriteString(" incl. replays")
+		}
+		fmt.Fprintf(&b, ", %d in flight, %d dropped", t.InFlight, t.Dropped)
 	}
-	fmt.Fprintf(&b, ", %d in flight, %d dropped", t.InFlight, t.Dropped)
 	if t.SourceLag > 0 {
 		fmt.Fprintf(&b, "; source lag %s", plural.Count(int64(t.SourceLag), "record"))
 	}
@@ -272,10 +293,16 @@ func WriteTable(w io.Writer, s *Summary) error {
 		fmt.Fprintf(&b, "\n%s", deliveryText(d, running))
 	}
 	for i := range s.Topics {
+		if ts := &s.Topics[i]; len(ts.PartitionList) == 0 && s.groupReads(ts.Name) {
+			continue // its consumer groups' lines say how it is read
+		}
 		fmt.Fprintf(&b, "\n%s", topicText(&s.Topics[i]))
 	}
 	for i := range s.Queues {
 		fmt.Fprintf(&b, "\n%s", queueText(&s.Queues[i]))
+	}
+	for i := range s.ConsumerGroups {
+		fmt.Fprintf(&b, "\n%s", groupText(&s.ConsumerGroups[i]))
 	}
 	if d := s.Delivery; d != nil {
 		for i := range d.Sinks {
@@ -333,7 +360,11 @@ func WriteTable(w io.Writer, s *Summary) error {
 	for _, g := range s.Graphs {
 		fmt.Fprintf(&b, "\n%s", graphText(g))
 	}
-	fmt.Fprintf(&b, "\nbusy and back-pressured are each the maximum over a vertex's subtasks (they may come from different subtasks and sum past 100%%); status: OK <= 10%% < LOW <= 50%% < HIGH\n")
+	if job {
+		fmt.Fprintf(&b, "\nbusy and back-pressured are each the maximum over a vertex's subtasks (they may come from different subtasks and sum past 100%%); status: OK <= 10%% < LOW <= 50%% < HIGH\n")
+	} else {
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "\ndiagnosis: %s\n", s.Diagnosis.Message)
 	for _, e := range s.Diagnosis.Evidence {
 		fmt.Fprintf(&b, "  - %s\n", e)

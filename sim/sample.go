@@ -79,6 +79,10 @@ type Sample struct {
 	// Partitions are the topics' partitions per reader at Time (a job
 	// reading topics; partitions.go), the rows of partitions.csv.
 	Partitions []PartitionSample
+	// Groups is true for a run with consumer groups: their members' rows
+	// (Kind KindConsumer) follow the vertices', with Group filled in,
+	// and timeseries.csv has the GroupColumns.
+	Groups bool
 }
 
 // Row is one line of timeseries.csv: one subtask, or a whole vertex when
@@ -126,6 +130,9 @@ type Row struct {
 	// where its vertex has none of a column's mechanism; nil when the run
 	// has no counter columns.
 	Counters []int64
+	// Group holds a consumer group member's partitions and duplicates
+	// (consumer_group.go); its lag is SourceLag.
+	Group RowGroup
 }
 
 // takeSample closes the current metrics interval.
@@ -230,6 +237,9 @@ func (s *Sim) takeSample(now des.Time) {
 				Message: statusMessage(v.pv.Task.Name, ev, ndown, len(v.subtasks))})
 		}
 		v.status = bpStatus
+	}
+	if smp.Groups {
+		s.sampleGroups(smp, now)
 	}
 	s.lastSample = now
 	if s.fo != nil {

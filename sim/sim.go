@@ -215,9 +215,10 @@ type Sim struct {
 	stopped    error
 	warmedUp   bool
 	actions    []Action
-	nextAction int          // next of opts.Actions to replay
-	ckpt       *coordinator // nil without checkpoints
-	graphs     *graphRun    // edge streams and graph operators; nil without
+	nextAction int              // next of opts.Actions to replay
+	ckpt       *coordinator     // nil without checkpoints
+	graphs     *graphRun        // edge streams and graph operators; nil without
+	groups     []*consumerGroup // the consumer groups outside the job (consumer_group.go)
 }
 
 // vertex is a source, operator or sink with its subtasks.
@@ -316,6 +317,10 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	if p.Checkpointing() {
 		s.ckpt = newCoordinator(s, sc.Checkpoint)
 	}
+	for _, pg := range p.ConsumerGroups {
+		s.groups = append(s.groups, s.newConsumerGroup(pg))
+	}
+	s.sample.Groups = len(s.groups) > 0
 	s.fo = newFailover(s)
 	for _, w := range s.workers {
 		if w.gcInterval > 0 && w.gcInterval <= s.duration {

@@ -68,6 +68,9 @@ type Summary struct {
 	Topics []TopicSummary `json:"topics,omitempty"`
 	// Queues are the message queues at the end (queue_source.go).
 	Queues []QueueSummary `json:"queues,omitempty"`
+	// ConsumerGroups are the consumer groups outside the job: members,
+	// rebalances, duplicates (absent without; consumer_group.go).
+	ConsumerGroups []ConsumerGroupSummary `json:"consumer_groups,omitempty"`
 }
 
 // TaskSummary is one task: an operator chain (plan.Task), whose vertices
@@ -367,6 +370,8 @@ func (s *Sim) Result() *Result {
 	res.Summary.Recovery = s.fo.summary(now)
 	res.Summary.Graphs = s.graphSummaries()
 	res.Summary.Topics = s.topicSummaries(now)
+	res.Summary.ConsumerGroups = s.groupSummaries(now)
+	diagnoseGroups(&res.Summary)
 	s.diagnoseTopics(&res.Summary)
 	res.Summary.Queues = s.queueSummaries(now)
 	s.diagnoseQueues(&res.Summary)

@@ -152,7 +152,8 @@ type Estimate struct {
 	// for a micro-batch run, see MicroBatch.
 	Memory int64
 	// Rows is the number of rows of timeseries.csv: one per subtask and
-	// per vertex at every metrics sample.
+	// per vertex, and per consumer group member and group, at every
+	// metrics sample.
 	Rows float64
 	// CheckpointRows is the most rows of checkpoint_subtasks.csv: one per
 	// subtask and checkpoint, a checkpoint every checkpoint.interval (0
@@ -283,8 +284,15 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	}
 	interval := p.MetricsInterval()
 	e.MetricsInterval = interval
-	e.MetricsRows = float64(e.Subtasks+e.Vertices) / interval.Seconds()
-	e.Rows = float64(e.Subtasks+e.Vertices) * math.Ceil(float64(sc.Duration)/float64(interval))
+	rows := float64(e.Subtasks + e.Vertices)
+	for _, g := range p.ConsumerGroups {
+		rows += float64(g.Members + 1) // a row per member and the group's
+		if g.Topic != nil && !g.Topic.Stored() {
+			e.Records = finite(e.Records + g.Topic.rate(sc.Duration)) // each record polled and processed once
+		}
+	}
+	e.MetricsRows = rows / interval.Seconds()
+	e.Rows = rows * math.Ceil(float64(sc.Duration)/float64(interval))
 	for _, t := range p.Topics {
 		if micro {
 			break // a micro-batch run writes no partitions.csv

@@ -77,7 +77,10 @@ type Plan struct {
 	// Queues are the scenario's message queues, in declaration order:
 	// components outside the job graph (see Queue).
 	Queues []*Queue
-	byName map[string]*Vertex
+	// ConsumerGroups are the scenario's consumer groups, in declaration
+	// order: Kafka consumers outside the job graph (see ConsumerGroup).
+	ConsumerGroups []*ConsumerGroup
+	byName         map[string]*Vertex
 }
 
 // Task is an operator chain: vertices joined by chained edges (see
@@ -529,6 +532,7 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 	p.chain()
 	p.compileTopics()
 	p.compileQueues()
+	p.compileGroups()
 	return p, nil
 }
 

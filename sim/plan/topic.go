@@ -2,6 +2,7 @@ package plan
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/kafka"
@@ -83,6 +84,10 @@ const (
 	bytesPerCursorStream     = 512
 	cursorsPerReader         = 2 // position and log start, per reader subtask
 	checkpointedPerReader    = 1 // a checkpoint copies the position cursor
+	// a consumer group's partition: its position cursor and the copy its
+	// commit keeps; a member (sim's groupMember and its summary row)
+	cursorsPerGroupPart = 2
+	bytesPerGroupMember = 1024
 )
 
 // rate returns the records per second the producers of t send, over a
@@ -117,7 +122,19 @@ func (p *Plan) estimateTopics(e *Estimate, out []float64) {
 		}
 		cursor := satAdd(bytesPerTopicCursor, satMul(int64(t.Partitions), bytesPerCursorPart), satMul(instances, bytesPerCursorStream))
 		copies := int64(cursorsPerReader + checkpointedPerReader*(p.CheckpointsInFlight()+1))
-		if len(t.Readers) > 0 {
+		groups, members := int64(0), int64(0)
+		for _, g := range p.ConsumerGroups {
+			if g.Topic == t {
+				groups++
+				members += int64(g.Members)
+			}
+		}
+		// a consumer group: a position cursor per partition, each reading
+		// every record, and its committed copy; and its members
+		e.TopicReads = finite(e.TopicReads + r*float64(groups*int64(t.Partitions)))
+		e.TopicBytes = satAdd(e.TopicBytes, satMul(satMul(groups, int64(t.Partitions)), satMul(cursorsPerGroupPart, cursor)),
+			satMul(members, bytesPerGroupMember))
+		if len(t.Readers) > 0 || groups > 0 {
 			// the log-end cursor, shared by the readers, reads every record once
 			e.TopicReads = finite(e.TopicReads + r)
 			e.TopicBytes = satAdd(e.TopicBytes, cursor)
@@ -202,5 +219,27 @@ func (p *Plan) compileTopics() {
 				t.Writers = append(t.Writers, v)
 			}
 		}
+	}
+}
+
+// ConsumerGroup is a compiled consumer group: plain Kafka consumers
+// outside the job graph that read Topic (sim's consumer_group.go).
+type ConsumerGroup struct {
+	// ConsumerGroup is the scenario's group, defaults applied.
+	*scenario.ConsumerGroup
+	Topic *Topic
+}
+
+// MemberID is the member id of member i, by which RangeAssignor orders
+// the members: the group's name and i ("billing-0"), as a client.id or
+// a group.instance.id would be.
+func (g *ConsumerGroup) MemberID(i int) string { return g.Name + "-" + strconv.Itoa(i) }
+
+// compileGroups links the consumer groups to their topics.
+func (p *Plan) compileGroups() {
+	sc := p.Scenario
+	for i := range sc.ConsumerGroups {
+		g := &sc.ConsumerGroups[i]
+		p.ConsumerGroups = append(p.ConsumerGroups, &ConsumerGroup{ConsumerGroup: g, Topic: p.Topic(g.Topic)})
 	}
 }

@@ -750,7 +750,7 @@ func TestValidateBuiltFaultTolerance(t *testing.T) {
 				{Kind: FailureTask, MTBF: des.Hour, Vertex: "nope", Worker: 99}, // random: the target is drawn
 				{Kind: FailureSlowdown, Duration: 1},                            // worker 0, factor 10
 			}
-		}, `failures[0].kind: unknown kind ""; expected task, worker, jobmanager, slowdown, network-partition or storage-outage` + "\n" +
+		}, `failures[0].kind: unknown kind ""; expected task, worker, jobmanager, slowdown, network-partition, storage-outage or consumer` + "\n" +
 			"failures[1].at: must be before the end of the run (duration 60s), got 60s\n" +
 			"failures[1].vertex: must name the vertex whose subtask fails\n" +
 			"failures[2].at: must not be negative, got -1ns\n" +

@@ -120,7 +120,7 @@ sinks:
     input: src
 `,
 		[]string{
-			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, engine, spark, chaining, workers, network, sources, operators, sinks, topics, queues, metrics, checkpoint, state_backend, restart, high_availability, failures`,
+			`t.yaml:2:1: colour: unknown field "colour"; valid fields are name, description, seed, duration, warmup, engine, spark, chaining, workers, network, sources, operators, sinks, topics, queues, consumer_groups, metrics, checkpoint, state_backend, restart, high_availability, failures`,
 		}},
 	{"case and dash typos", `Duration: 10s
 sources:
@@ -1103,7 +1103,7 @@ failures:
 			`t.yaml:19:17: restart.type: unknown type "fixed"; expected none, fixed-delay, exponential-delay or failure-rate`,
 			`t.yaml:20:27: high_availability.type: unknown type "zk"; expected none or zookeeper`,
 			`t.yaml:22:12: failures[0].kind: unknown kind "tsak"; did you mean "task"?`,
-			`t.yaml:23:12: failures[1].kind: unknown kind "crash"; expected task, worker, jobmanager, slowdown, network-partition or storage-outage`,
+			`t.yaml:23:12: failures[1].kind: unknown kind "crash"; expected task, worker, jobmanager, slowdown, network-partition, storage-outage or consumer`,
 		}},
 	{"fault tolerance values out of range", `duration: 2m
 workers: {count: 2, memory: 0, heartbeat_timeout: 0s}
@@ -1408,6 +1408,32 @@ sinks:
 			`t.yaml:6:123: operators[1].window.late_output: applies to event-time windows only, but a global window fires by count`,
 			`t.yaml:7:123: operators[2].window.late_output: "src" is already the name of a vertex (line 3) or of another late output; a late output needs a name of its own`,
 			`t.yaml:11:30: sinks[1].input: unknown vertex "ev2-lat"; did you mean "ev2-late"?`,
+		}},
+	{"consumer groups", `duration: 60s
+topics:
+  - {name: orders, partitions: 4}
+sources:
+  - {name: shop, arrival: {process: constant, rate: 10/s}, writes: {topic: orders}}
+consumer_groups:
+  - {name: billing, topic: ordres, service_time: {mean: 1ms}}
+  - {name: billing, topic: orders, service_time: {mean: 1ms}, heartbeat_interval: 45s}
+  - {name: shop, topic: orders, members: 0, service_time: {mean: 1ms}}
+  - {name: audit, topic: orders}
+failures:
+  - {kind: consumer, at: 10s, group: biling, member: 1}
+  - {kind: consumer, at: 10s, group: billing, member: 1}
+  - {kind: consumer, at: 10s}
+`,
+		[]string{
+			`t.yaml:7:28: consumer_groups[0].topic: unknown topic "ordres"; did you mean "orders"?`,
+			`t.yaml:8:12: consumer_groups[1].name: duplicate consumer group name "billing"; first declared at line 7`,
+			`t.yaml:8:83: consumer_groups[1].heartbeat_interval: must be lower than session_timeout (45s), as Kafka's heartbeat.interval.ms must be lower than session.timeout.ms, got 45s`,
+			`t.yaml:9:12: consumer_groups[2].name: "shop" names a vertex of the job already; give the consumer group a name of its own (its rows in timeseries.csv go by it)`,
+			`t.yaml:9:42: consumer_groups[2].members: must be at least 1, got 0`,
+			`t.yaml:10:5: consumer_groups[3]: missing required field "service_time"`,
+			`t.yaml:12:38: failures[0].group: unknown consumer group "biling"; did you mean "billing"?`,
+			`t.yaml:13:55: failures[1].member: must be 0 (group "billing" has 1 member), got 1`,
+			`t.yaml:14:5: failures[2]: missing required field "group" for kind consumer`,
 		}},
 }
 

@@ -344,6 +344,35 @@ var queueMapping = &Mapping{
 	},
 }
 
+// groupServiceTimeMapping is the processing time of a consumer group's
+// member per record: the fields of a service time.
+var groupServiceTimeMapping = &Mapping{
+	Path:   kConsumerGroups + "[]." + kServiceTime,
+	Doc:    "Time a member of a consumer group spends processing one record (between its polls).",
+	Fields: serviceTimeMapping.Fields,
+}
+
+var consumerGroupMapping = &Mapping{
+	Path: kConsumerGroups + "[]",
+	Doc:  "A Kafka consumer group outside the job: plain consumers that share a topic's partitions by Kafka's group protocol (https://kafka.apache.org/documentation/#consumerconfigs).",
+	Fields: []*Field{
+		{Name: kName, Go: "Name", Kind: KindName, Required: true, Doc: "The group.id, unique among consumer groups."},
+		{Name: kTopic, Go: "Topic", Kind: KindName, Required: true, Doc: "The topic the group subscribes to (a topic of producers)."},
+		{Name: kMembers, Go: "Members", Kind: KindInteger, Default: 1, Bounds: Bounds{Min: 1, Max: 1000},
+			Doc: "Consumers in the group; the topic's partitions are shared among them by RangeAssignor (partition.assignment.strategy)."},
+		{Name: kServiceTime, Go: "ServiceTime", Kind: KindMapping, Sub: groupServiceTimeMapping, Required: true,
+			Doc: "Processing time of one record by a member."},
+		{Name: kMaxPollRecords, Go: "MaxPollRecords", Kind: KindInteger, Default: 500, Bounds: Bounds{Min: 1, Max: 100000}, ZeroDefault: true,
+			Doc: "max.poll.records: a poll returns at most this many of the records readable then, and the member processes them all before it polls again (where it commits, and joins a rebalance)."},
+		{Name: kSessionTimeout, Go: "SessionTimeout", Kind: KindDuration, Default: "45s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
+			Doc: "session.timeout.ms: a member without a heartbeat for this long is removed from the group, which rebalances."},
+		{Name: kHeartbeatInterval, Go: "HeartbeatInterval", Kind: KindDuration, Default: "3s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
+			Doc: "heartbeat.interval.ms: how often a member heartbeats to the group coordinator, and so how soon it hears of a rebalance; lower than session_timeout."},
+		{Name: kAutoCommitInterval, Go: "AutoCommitInterval", Kind: KindDuration, Default: "5s", Bounds: Bounds{Positive: true}, ZeroDefault: true,
+			Doc: "auto.commit.interval.ms (enable.auto.commit true): a member's poll commits the offsets it consumed once this much time passed since its last commit."},
+	},
+}
+
 // val is an enum value and its one-line doc.
 func val(name, doc string) Value { return Value{Name: name, Doc: doc} }
 
@@ -681,6 +710,7 @@ var failureMapping = &Mapping{
 			val(FailureSlowdown, "a straggler: service times × factor for duration; nothing fails"),
 			val(FailureNetworkPartition, "nothing crosses between the worker and the others for duration; as long as heartbeat_timeout or longer, the worker is declared lost"),
 			val(FailureStorageOutage, "the checkpoint storage is unavailable for duration: uploads and restores wait for it, so checkpoints time out (and past tolerable_failures, the job fails)"),
+			val(FailureConsumer, "a member of a consumer group dies (no LeaveGroup): the coordinator removes it session_timeout after its last heartbeat, the group rebalances, and its partitions resume from their last committed offsets"),
 		}, Doc: "What fails."},
 		{Name: kAt, Go: "At", Kind: KindDuration, Former: []string{"time"}, Bounds: Bounds{Min: 0},
 			Doc: "A scripted failure: the simulated time it happens, before the end of the run. Give at or mtbf."},
@@ -702,8 +732,14 @@ var failureMapping = &Mapping{
 			Only:   &Cond{Field: kKind, Values: []string{FailureSlowdown}},
 			Bounds: Bounds{Min: 1.0, MinExclusive: true, MinWhy: "service times are multiplied by it", Max: float64(MaxSlowdownFactor)},
 			Doc:    "Service times are multiplied by factor during a slowdown."},
+		{Name: kGroup, Go: "Group", Kind: KindName, Only: consumerOnly, RequiredWhen: consumerOnly,
+			Doc: "The consumer group (consumer_groups[].name) whose member fails."},
+		{Name: kMember, Go: "Member", Kind: KindInteger, Default: 0, Schema: obj{"type": "integer", "minimum": 0}, Only: consumerOnly,
+			Doc: "The member of group that fails, from 0 to its members - 1."},
 	},
 }
+
+var consumerOnly = &Cond{Field: kKind, Values: []string{FailureConsumer}}
 
 // decodeFailure reads failureMapping, so it is wired here, not in the
 // literal (an initialization cycle).
@@ -737,6 +773,9 @@ var topMapping = &Mapping{
 		{Name: kSinks, Go: "Sinks", Kind: KindList, Sub: sinkMapping, Doc: "Sink vertices: at least one."},
 		{Name: kTopics, Go: "Topics", Kind: KindList, Sub: topicMapping, Example: "[{name: clicks, partitions: 4}]", Doc: "Kafka-like topics that producer sources write and topic sources read; default none."},
 		{Name: kQueues, Go: "Queues", Kind: KindList, Sub: queueMapping, Example: "[{name: orders, memory_bound: 100000}]", Doc: "Message queues that producer sources publish to and queue sources consume; default none."},
+		{Name: kConsumerGroups, Go: "ConsumerGroups", Kind: KindList, Sub: consumerGroupMapping, Only: flinkEngine,
+			Example: "[{name: billing, topic: orders, members: 3, service_time: {mean: 1ms}}]",
+			Doc:     "Kafka consumer groups outside the job that read topics; default none."},
 		{Name: kMetrics, Go: "Metrics", Kind: KindMapping, Sub: metricsMapping, Doc: "Metric sampling."},
 		{Name: kCheckpoint, Go: "Checkpoint", Only: flinkEngine, Kind: KindMapping, Sub: checkpointMapping, Doc: "Periodic checkpoints."},
 		{Name: kStateBackend, Go: "StateBackend", Kind: KindMapping, Sub: backendMapping, Former: []string{"backend"}, Doc: "The state backend."},

@@ -55,8 +55,11 @@ type Scenario struct {
 	// Queues are the message queues of the scenario (see Queue); sources
 	// with Writes.Queue publish to them and sources of arrival process
 	// queue consume them.
-	Queues  []Queue
-	Metrics Metrics
+	Queues []Queue
+	// ConsumerGroups are Kafka consumer groups outside the job that read
+	// topics (see ConsumerGroup).
+	ConsumerGroups []ConsumerGroup
+	Metrics        Metrics
 	// Checkpoint configures periodic checkpoints; its zero value, like
 	// the default, is mode none (no checkpoints).
 	Checkpoint Checkpointing
@@ -425,6 +428,32 @@ type Queue struct {
 	VisibilityTimeout des.Time
 }
 
+// ConsumerGroup is a Kafka consumer group outside the job (plain
+// KafkaConsumers, not a Flink source): Members consumers share the
+// partitions of Topic by Kafka's group protocol (RangeAssignor), each
+// processing one record at a time for ServiceTime, committing its
+// offsets every AutoCommitInterval (enable.auto.commit); a member that
+// fails (Failure kind consumer) is removed SessionTimeout after its last
+// heartbeat, and the group rebalances
+// (https://kafka.apache.org/documentation/#consumerconfigs).
+type ConsumerGroup struct {
+	Name        string // group.id, unique among groups
+	Topic       string
+	Members     int         // default 1
+	ServiceTime ServiceTime // processing of one record
+	// MaxPollRecords is max.poll.records (default 500): a poll returns
+	// at most this many records, all processed before the next poll,
+	// where the member commits and joins a rebalance.
+	MaxPollRecords int
+	// SessionTimeout is session.timeout.ms (default 45s),
+	// HeartbeatInterval heartbeat.interval.ms (default 3s, below
+	// SessionTimeout), AutoCommitInterval auto.commit.interval.ms
+	// (default 5s).
+	SessionTimeout     des.Time
+	HeartbeatInterval  des.Time
+	AutoCommitInterval des.Time
+}
+
 // Retention is a topic's retention by time and by size.
 type Retention struct {
 	Time des.Time // retention.ms, default 7d
@@ -715,6 +744,7 @@ const (
 	FailureSlowdown         = "slowdown"          // a straggler: service times × Factor for Duration
 	FailureNetworkPartition = "network-partition" // a worker is cut off for Duration
 	FailureStorageOutage    = "storage-outage"    // checkpoint storage is unavailable for Duration
+	FailureConsumer         = "consumer"          // a member of a consumer group dies: removed after its session timeout
 )
 
 // Failure is one scripted failure (At) or a random failure process (MTBF:
@@ -737,6 +767,10 @@ type Failure struct {
 	Duration des.Time
 	// Factor multiplies service times during a slowdown (default 10).
 	Factor float64
+	// Group and Member pick the consumer group member of consumer
+	// (Member default 0).
+	Group  string
+	Member int
 }
 
 // Engines: the execution model of a job.

@@ -187,6 +187,7 @@ func (s *Scenario) validate(bad map[string]bool) ErrorList {
 	c.topics()
 	c.shedding()
 	c.queues()
+	c.consumerGroups()
 	par := s.Parallelisms()
 	for i, op := range s.Operators {
 		p := strictyaml.Index(kOperators, i)
@@ -371,7 +372,7 @@ func (c *checker) graph() {
 	if len(s.Sources) == 0 {
 		c.errorf(kSources, "the job has no source; add one under sources")
 	}
-	if len(s.Sinks) == 0 {
+	if len(s.Sinks) == 0 && len(s.ConsumerGroups) == 0 {
 		c.errorf(kSinks, "the job has no sink; add one under sinks")
 	}
 	// a micro-batch job runs its partitions' tasks in waves on the
@@ -478,6 +479,8 @@ func (c *checker) failure(p string, f Failure) {
 		c.failedSubtask(p, f)
 	case FailureWorker, FailureNetworkPartition:
 		c.failedWorker(p, f)
+	case FailureConsumer:
+		c.failedMember(p, f)
 	case FailureSlowdown:
 		if f.Vertex != "" {
 			c.failedSubtask(p, f)

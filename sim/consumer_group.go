@@ -1,0 +1,648 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/dspalab/dspalab/internal/plural"
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/kafka"
+	"github.com/dspalab/dspalab/sim/plan"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
+
+// A consumer group (plan.ConsumerGroup) is a group of plain Kafka
+// consumers outside the job, as KafkaConsumer and its ConsumerCoordinator
+// (AbstractCoordinator) run one with the eager protocol:
+//
+//   - The members share the topic's partitions by RangeAssignor
+//     (kafka.RangeAssign over their member ids "<group>-<i>"). A
+//     member's poll returns at most max.poll.records of the records of
+//     its partitions readable then (the earliest readable first); it
+//     processes them one after the other, each for its service time,
+//     and polls again (at once when more are readable, else when the
+//     next one is).
+//   - Auto-commit (enable.auto.commit): a poll commits the member's
+//     positions once auto.commit.interval.ms passed since its last
+//     commit (ConsumerCoordinator.maybeAutoCommitOffsetsAsync, the timer
+//     reset to now + interval); the positions are the records processed,
+//     since every record a poll returned was processed before the next.
+//   - Heartbeats every heartbeat.interval.ms from the member's start
+//     (the heartbeat thread). A member that fails sends no LeaveGroup:
+//     the coordinator removes it session.timeout.ms after its last
+//     heartbeat, and the group starts a rebalance.
+//   - Each survivor hears of the rebalance at its next heartbeat
+//     (REBALANCE_IN_PROGRESS), and at its next poll (after the record in
+//     hand) commits its positions synchronously and revokes all its
+//     partitions (onJoinPrepare), then sends JoinGroup and stops. When
+//     every survivor has joined, the leader assigns the partitions by
+//     RangeAssignor (SyncGroup) and every member resumes from the
+//     committed offsets of its new partitions: on a partition of the
+//     failed member, the records it processed after its last commit are
+//     processed again (duplicates, counted).
+//
+// Each partition has a cursor of its own (a topicReader owning it alone),
+// its committed offset a snapshot of that cursor.
+
+// Events of a consumer group member (the arg of HandleEvent).
+const (
+	memberPoll      = iota // the record in hand is done, or a wake-up: poll
+	memberHeartbeat        // the heartbeat thread's next heartbeat
+	memberExpire           // the coordinator's session timer of a failed member
+)
+
+// consumerGroup is one consumer group of the run.
+type consumerGroup struct {
+	s  *Sim
+	pg *plan.ConsumerGroup
+	// per partition: the position cursor, the committed offset (nil
+	// before the first commit), its owner (member index; the previous
+	// owner until a rebalance assigns it) and the offsets processed (the
+	// high-water mark: a record below it is a duplicate)
+	cursors   []*topicReader
+	committed []*topicSnap
+	owner     []int
+	done      []uint64
+	members   []*groupMember
+	// the rebalance in progress (rebalancing), its record in rebalances
+	rebalancing bool
+	rebalances  []GroupRebalance
+	generation  int
+	duplicates  uint64
+	skipped     uint64
+}
+
+// groupMember is one KafkaConsumer of a group.
+type groupMember struct {
+	g     *consumerGroup
+	index int
+	id    string // member id: the group's name and the index
+	alive bool
+	parts []int // assigned partitions, ascending
+	// the record in hand: its partition (-1: none) and offset; wake is
+	// the scheduled poll (record end or wake-up)
+	cur      int
+	off      uint64
+	wake     des.EventID
+	busyFrom des.Time
+	// the batch of the last poll: records left to return, and the poll's
+	// time (it returns the records readable then)
+	batchLeft int
+	polledAt  des.Time
+	// heard: told of the rebalance in progress; joined: revoked and sent
+	// JoinGroup, waiting for the assignment (since pausedFrom)
+	heard, joined bool
+	pausedFrom    des.Time
+	nextCommit    des.Time
+	lastHeartbeat des.Time
+	ivFrom        des.Time // the start of the current metrics interval
+	failedAt      des.Time
+	svc           serviceDist
+	rng           *rand.Rand
+	// counts: records processed (and again), and this interval's busy
+	// and paused (down) time and records
+	processed, duplicates uint64
+	ivBusy, ivDown        des.Time
+	ivRecs                uint64
+}
+
+// GroupRebalance is one rebalance of a consumer group after a member
+// failed (summary.json consumer_groups[].rebalances[]).
+type GroupRebalance struct {
+	Generation int `json:"generation"`
+	// Member is the member that failed, FailedS when, LastHeartbeatS
+	// its last heartbeat, DetectedS when the coordinator removed it
+	// (last heartbeat + session.timeout.ms), CompletedS when every
+	// survivor had its new assignment; PauseS = CompletedS − DetectedS
+	// (both -1 while the rebalance is in progress).
+	Member         string  `json:"member"`
+	FailedS        float64 `json:"failed_at_s"`
+	LastHeartbeatS float64 `json:"last_heartbeat_s"`
+	DetectedS      float64 `json:"detected_at_s"`
+	CompletedS     float64 `json:"completed_at_s"`
+	PauseS         float64 `json:"pause_s"`
+	// Moved are the partitions of the failed member, Assignment every
+	// survivor's partitions after it (member id: partitions).
+	Moved      []int            `json:"moved_partitions"`
+	Assignment map[string][]int `json:"assignment,omitempty"`
+	// Duplicates are the records of the moved partitions processed
+	// after their last commit, processed again after the rebalance.
+	Duplicates uint64 `json:"duplicates"`
+}
+
+func (m *groupMember) HandleEvent(now des.Time, arg int64) {
+	switch arg {
+	case memberPoll:
+		m.wake = 0
+		if m.cur >= 0 {
+			m.finish(now)
+		}
+		if m.batchLeft > 0 && m.take(now) {
+			return
+		}
+		m.poll(now)
+	case memberHeartbeat:
+		m.heartbeat(now)
+	case memberExpire:
+		m.g.expire(now, m)
+	}
+}
+
+// newConsumerGroup starts group pg at time 0 with every member joined
+// and the range assignment.
+func (s *Sim) newConsumerGroup(pg *plan.ConsumerGroup) *consumerGroup {
+	tp := pg.Topic
+	g := &consumerGroup{s: s, pg: pg, cursors: make([]*topicReader, tp.Partitions), committed: make([]*topicSnap, tp.Partitions),
+		owner: make([]int, tp.Partitions), done: make([]uint64, tp.Partitions)}
+	keys := s.topicKeys(tp)
+	for p := range tp.Partitions {
+		c := newTopicReader(tp, 0, 1, s.sc.Seed, s.duration, keys, nil)
+		for q := range c.owned {
+			c.owned[q] = q == p
+		}
+		c.nOwned = 1
+		c.next()
+		g.cursors[p] = c
+	}
+	for i := range pg.Members {
+		m := &groupMember{g: g, index: i, id: pg.MemberID(i), alive: true, cur: -1, svc: newServiceDist(pg.ServiceTime),
+			rng: des.Stream(s.sc.Seed, "consumer-group/"+pg.Name+"/"+strconv.Itoa(i)), nextCommit: pg.AutoCommitInterval}
+		g.members = append(g.members, m)
+	}
+	g.assign(0)
+	for _, m := range g.members {
+		s.eng.Schedule(pg.HeartbeatInterval, m, memberHeartbeat)
+		m.poll(0)
+	}
+	return g
+}
+
+// assign gives the partitions to the live members by RangeAssignor and
+// sets each partition's cursor to its committed offset (none: the log
+// end, auto.offset.reset latest).
+func (g *consumerGroup) assign(now des.Time) map[string][]int {
+	var live []*groupMember
+	var ids []string
+	for _, m := range g.members {
+		if m.alive {
+			live = append(live, m)
+			ids = append(ids, m.id)
+		}
+	}
+	out := map[string][]int{}
+	for i, ps := range kafka.RangeAssign(ids, g.pg.Topic.Partitions) {
+		m := live[i]
+		m.parts = ps
+		out[m.id] = ps
+		for _, p := range ps {
+			g.owner[p] = m.index
+			c := g.cursors[p]
+			if sn := g.committed[p]; sn != nil {
+				c.restore(sn)
+				continue
+			}
+			for c.part >= 0 && c.vt <= now { // latest: skip what is readable now
+				g.skipped++
+				g.done[p] = max(g.done[p], c.position(p)+1)
+				c.next()
+			}
+		}
+	}
+	for _, m := range g.members {
+		if !m.alive {
+			m.parts = nil
+		}
+	}
+	return out
+}
+
+// poll is KafkaConsumer.poll: the auto-commit when due, then the next
+// readable record of the member's partitions, or a wake-up when one
+// becomes readable (or the commit is due).
+func (m *groupMember) poll(now des.Time) {
+	g := m.g
+	if !m.alive || m.joined {
+		return
+	}
+	if m.heard {
+		m.join(now)
+		return
+	}
+	if now >= m.nextCommit {
+		m.commit()
+		m.nextCommit = now + g.pg.AutoCommitInterval
+	}
+	m.batchLeft, m.polledAt = g.pg.MaxPollRecords, now
+	if m.take(now) {
+		return
+	}
+	m.batchLeft = 0
+	at := m.nextCommit
+	if best := m.head(); best >= 0 {
+		at = min(at, g.cursors[best].vt)
+	}
+	if at <= g.s.duration {
+		m.wake, _ = g.s.eng.Schedule(at, m, memberPoll)
+	}
+}
+
+// head returns the member's partition whose next record is readable
+// first, -1 when none comes.
+func (m *groupMember) head() int {
+	best := -1
+	for _, p := range m.parts {
+		if c := m.g.cursors[p]; c.part >= 0 && (best < 0 || c.vt < m.g.cursors[best].vt) {
+			best = p
+		}
+	}
+	return best
+}
+
+// take starts on the next record of the last poll's batch: one readable
+// at the poll. It reports false when the batch has no more.
+func (m *groupMember) take(now des.Time) bool {
+	g := m.g
+	best := m.head()
+	if best < 0 || g.cursors[best].vt > m.polledAt {
+		m.batchLeft = 0
+		return false
+	}
+	c := g.cursors[best]
+	m.cur, m.off = best, c.position(best)
+	c.next()
+	m.batchLeft--
+	m.busyFrom = now
+	m.wake, _ = g.s.eng.Schedule(now+m.svc.sample(m.rng), m, memberPoll)
+	return true
+}
+
+// finish ends the record in hand: processed, or processed again when
+// its offset is below its partition's high-water mark.
+func (m *groupMember) finish(now des.Time) {
+	g := m.g
+	m.addBusy(m.busyFrom, now)
+	m.processed++
+	m.ivRecs++
+	if p := m.cur; m.off < g.done[p] {
+		m.duplicates++
+		g.duplicates++
+		if n := len(g.rebalances); n > 0 {
+			g.rebalances[n-1].Duplicates++
+		}
+	} else {
+		g.done[p] = m.off + 1
+	}
+	m.cur = -1
+}
+
+// commit commits the member's positions (its records processed).
+func (m *groupMember) commit() {
+	for _, p := range m.parts {
+		m.g.committed[p] = m.g.cursors[p].snapshot()
+	}
+}
+
+// heartbeat is the heartbeat thread's: the coordinator's session timer
+// restarts, and a rebalance in progress is heard of.
+func (m *groupMember) heartbeat(now des.Time) {
+	if !m.alive {
+		return
+	}
+	m.lastHeartbeat = now
+	if m.g.rebalancing && !m.joined && !m.heard {
+		m.heard = true
+		if m.cur < 0 { // idle in poll: it rejoins now
+			if m.wake != 0 {
+				m.g.s.eng.Cancel(m.wake)
+				m.wake = 0
+			}
+			m.poll(now)
+		}
+	}
+	if next := now + m.g.pg.HeartbeatInterval; next <= m.g.s.duration {
+		m.g.s.eng.Schedule(next, m, memberHeartbeat)
+	}
+}
+
+// join is onJoinPrepare and JoinGroup: commit, revoke, wait.
+func (m *groupMember) join(now des.Time) {
+	m.commit()
+	m.heard, m.joined, m.pausedFrom = false, true, now
+	m.g.maybeComplete(now)
+}
+
+// fail kills member m now: no LeaveGroup, so the coordinator notices
+// session.timeout.ms after its last heartbeat.
+func (g *consumerGroup) fail(now des.Time, m *groupMember) {
+	if !m.alive {
+		g.s.emit(Event{Type: EventConsumerFailed, Vertex: g.pg.Name, Message: fmt.Sprintf("consumer %s failed again: it is down already", m.id)})
+		return
+	}
+	if m.cur >= 0 {
+		m.addBusy(m.busyFrom, now)
+	}
+	if m.wake != 0 {
+		g.s.eng.Cancel(m.wake)
+		m.wake = 0
+	}
+	m.alive, m.cur, m.batchLeft, m.failedAt, m.pausedFrom = false, -1, 0, now, now
+	expire := m.lastHeartbeat + g.pg.SessionTimeout
+	g.s.emit(Event{Type: EventConsumerFailed, Vertex: g.pg.Name, Message: fmt.Sprintf("consumer %s of group %s failed, holding %s; last heartbeat at %s, so the coordinator removes it at %s (session.timeout.ms %s)",
+		m.id, g.pg.Name, partitionsText(m.parts), FormatTime(m.lastHeartbeat), FormatTime(expire), FormatTime(g.pg.SessionTimeout))})
+	g.s.eng.Schedule(max(expire, now), m, memberExpire)
+}
+
+// expire is the coordinator's session timeout of failed member m: it
+// leaves the group, and the group rebalances.
+func (g *consumerGroup) expire(now des.Time, m *groupMember) {
+	g.generation++
+	rb := GroupRebalance{Generation: g.generation, Member: m.id, FailedS: secs(m.failedAt), LastHeartbeatS: secs(m.lastHeartbeat),
+		DetectedS: secs(now), CompletedS: -1, PauseS: -1, Moved: append([]int{}, m.parts...)}
+	g.rebalances = append(g.rebalances, rb)
+	g.rebalancing = true
+	g.s.emit(Event{Type: EventGroupRebalancing, Vertex: g.pg.Name, Message: fmt.Sprintf("group %s: consumer %s removed (no heartbeat for session.timeout.ms %s); rebalance of generation %d starts, the members stop at their next poll",
+		g.pg.Name, m.id, FormatTime(g.pg.SessionTimeout), g.generation)})
+	g.maybeComplete(now)
+}
+
+// maybeComplete ends the rebalance once every live member joined.
+func (g *consumerGroup) maybeComplete(now des.Time) {
+	if !g.rebalancing {
+		return
+	}
+	for _, m := range g.members {
+		if m.alive && !m.joined {
+			return
+		}
+	}
+	g.rebalancing = false
+	rb := &g.rebalances[len(g.rebalances)-1]
+	rb.Assignment = g.assign(now)
+	rb.CompletedS, rb.PauseS = secs(now), round6(secs(now)-rb.DetectedS)
+	var parts []string
+	for _, m := range g.members {
+		if !m.alive {
+			continue
+		}
+		m.addDown(m.pausedFrom, now)
+		m.joined = false
+		parts = append(parts, m.id+" "+partitionsText(m.parts))
+	}
+	g.s.emit(Event{Type: EventGroupRebalanced, Vertex: g.pg.Name, Message: fmt.Sprintf("group %s rebalanced (generation %d, RangeAssignor) %s after the removal: %s; %s resume from their committed offsets",
+		g.pg.Name, rb.Generation, FormatTime(des.FromSeconds(rb.PauseS)), strings.Join(parts, ", "), partitionsText(rb.Moved))})
+	for _, m := range g.members {
+		if m.alive {
+			m.poll(now)
+		}
+	}
+}
+
+// partitionsText lists partitions: "partitions 0, 1" or "no partition".
+func partitionsText(ps []int) string {
+	if len(ps) == 0 {
+		return "no partition"
+	}
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(p)
+	}
+	return plural.For(len(ps), "partition") + " " + strings.Join(s, ", ")
+}
+
+// Events of consumer groups (Event.Vertex names the group).
+const (
+	EventConsumerFailed   = "consumer_failed"                  // a member of a consumer group died
+	EventGroupRebalancing = "consumer_group_rebalance_started" // the coordinator removed it: the group rebalances
+	EventGroupRebalanced  = "consumer_group_rebalanced"        // every member has its new partitions
+)
+
+// KindConsumer is the kind of a consumer group member's rows in
+// timeseries.csv (vertex: the group's name, subtask: the member).
+const KindConsumer = "consumer"
+
+// GroupColumns follow the other columns of timeseries.csv in a run with
+// consumer groups: a member's partitions (assigned_partitions, how many;
+// summary.json lists them) and the records it processed again after a
+// rebalance so far (duplicates); empty on the rows of vertices.
+var GroupColumns = []string{"assigned_partitions", "duplicates"}
+
+// RowGroup is the GroupColumns of a row.
+type RowGroup struct {
+	On         bool // the row is a consumer group member's (or the group's)
+	Partitions int
+	Duplicates uint64
+}
+
+// appendCSV appends the GroupColumns of g to rec.
+func (g *RowGroup) appendCSV(rec []string) []string {
+	if !g.On {
+		return append(rec, "", "")
+	}
+	return append(rec, strconv.Itoa(g.Partitions), strconv.FormatUint(g.Duplicates, 10))
+}
+
+// addBusy and addDown count [from, to) in the current metrics interval.
+func (m *groupMember) addBusy(from, to des.Time) { m.ivBusy += max(to-max(from, m.ivFrom), 0) }
+func (m *groupMember) addDown(from, to des.Time) { m.ivDown += max(to-max(from, m.ivFrom), 0) }
+
+// down reports whether the member is not consuming: failed, or joined
+// and waiting for its assignment (the rebalance pause).
+func (m *groupMember) down() bool { return !m.alive || m.joined }
+
+// lag is the records of the member's partitions appended by now and not
+// yet polled (Kafka's records-lag, log end offset − position, summed).
+func (m *groupMember) lag(now des.Time) uint64 {
+	var n uint64
+	end := m.g.s.topicEnd(m.g.pg.Topic)
+	for _, p := range m.parts {
+		if leo, pos := end.leo(now, p), m.g.cursors[p].position(p); leo > pos {
+			n += leo - pos
+		}
+	}
+	return n
+}
+
+// sampleGroups appends the rows of every consumer group's members, then
+// the group's (Subtask -1), to smp.
+func (s *Sim) sampleGroups(smp *Sample, now des.Time) {
+	dt := now - s.lastSample
+	for _, g := range s.groups {
+		gr := Row{Vertex: g.pg.Name, Kind: KindConsumer, Subtask: -1, Idle: math.Inf(1), Status: StatusOK,
+			LatencyP50: math.NaN(), LatencyP90: math.NaN(), LatencyP99: math.NaN(), LatencyMax: math.NaN(), Group: RowGroup{On: true}}
+		for _, m := range g.members {
+			if m.cur >= 0 {
+				m.addBusy(m.busyFrom, now)
+			}
+			if m.down() {
+				m.addDown(m.pausedFrom, now)
+			}
+			r := Row{Vertex: g.pg.Name, Kind: KindConsumer, Subtask: m.index, InRate: float64(m.ivRecs) / dt.Seconds(),
+				Busy: msPerS(m.ivBusy, dt), Down: msPerS(m.ivDown, dt), Status: StatusOK, SourceLag: int64(m.lag(now)),
+				LatencyP50: math.NaN(), LatencyP90: math.NaN(), LatencyP99: math.NaN(), LatencyMax: math.NaN(),
+				Group: RowGroup{On: true, Partitions: len(m.parts), Duplicates: m.duplicates}}
+			r.Idle = max(1000-r.Busy-r.Down, 0)
+			if m.down() {
+				r.Status, gr.Status = StatusDown, StatusDown
+			}
+			m.ivBusy, m.ivDown, m.ivRecs, m.ivFrom = 0, 0, 0, now
+			smp.Rows = append(smp.Rows, r)
+			gr.InRate += r.InRate
+			gr.Busy = max(gr.Busy, r.Busy)
+			gr.Idle = min(gr.Idle, r.Idle)
+			gr.Down = max(gr.Down, r.Down)
+			gr.SourceLag += r.SourceLag
+			gr.Group.Partitions += r.Group.Partitions
+			gr.Group.Duplicates += r.Group.Duplicates
+		}
+		smp.Rows = append(smp.Rows, gr)
+	}
+}
+
+// ConsumerGroupSummary is a consumer group at the end of the run
+// (summary.json consumer_groups[]).
+type ConsumerGroupSummary struct {
+	Name     string `json:"name"`
+	Topic    string `json:"topic"`
+	Assignor string `json:"assignor"` // RangeAssignor's name: range
+	// Processed counts the records the members processed, Duplicates
+	// those processed again after a rebalance (from the last committed
+	// offset of a failed member's partition); SkippedByReset the records
+	// a partition without a committed offset skipped (auto.offset.reset
+	// latest); Lag the records appended and not yet polled.
+	Processed      uint64                `json:"records_processed"`
+	Duplicates     uint64                `json:"duplicates"`
+	SkippedByReset uint64                `json:"skipped_by_offset_reset"`
+	Lag            uint64                `json:"lag_records"`
+	Members        []GroupMemberSummary  `json:"members"`
+	Rebalances     []GroupRebalance      `json:"rebalances"`
+	Partitions     []GroupPartitionState `json:"partitions_detail"`
+}
+
+// GroupMemberSummary is one member at the end of the run.
+type GroupMemberSummary struct {
+	Member int    `json:"member"`
+	ID     string `json:"member_id"`
+	// State is stable, rebalancing (joined, waiting for its
+	// assignment) or failed.
+	State      string `json:"state"`
+	Partitions []int  `json:"assigned_partitions"`
+	Processed  uint64 `json:"records_processed"`
+	Duplicates uint64 `json:"duplicates"`
+	Lag        uint64 `json:"lag_records"`
+}
+
+// GroupPartitionState is one partition of a group's topic at the end:
+// its owner, log end offset, position and committed offset (-1: none).
+type GroupPartitionState struct {
+	Partition    int    `json:"partition"`
+	Owner        string `json:"member_id"`
+	LogEndOffset uint64 `json:"log_end_offset"`
+	Position     uint64 `json:"position"`
+	Committed    int64  `json:"committed_offset"`
+	Lag          uint64 `json:"lag_records"`
+}
+
+// groupSummaries sums up the consumer groups at now.
+func (s *Sim) groupSummaries(now des.Time) []ConsumerGroupSummary {
+	var out []ConsumerGroupSummary
+	for _, g := range s.groups {
+		gs := ConsumerGroupSummary{Name: g.pg.Name, Topic: g.pg.Topic.Name, Assignor: "range", Duplicates: g.duplicates, SkippedByReset: g.skipped,
+			Members: []GroupMemberSummary{}, Rebalances: append([]GroupRebalance{}, g.rebalances...)}
+		for _, m := range g.members {
+			state := "stable"
+			switch {
+			case !m.alive:
+				state = "failed"
+			case m.joined || g.rebalancing:
+				state = "rebalancing"
+			}
+			ms := GroupMemberSummary{Member: m.index, ID: m.id, State: state, Partitions: append([]int{}, m.parts...),
+				Processed: m.processed, Duplicates: m.duplicates, Lag: m.lag(now)}
+			gs.Processed += m.processed
+			gs.Lag += ms.Lag
+			gs.Members = append(gs.Members, ms)
+		}
+		end := s.topicEnd(g.pg.Topic)
+		for p := range g.pg.Topic.Partitions {
+			ps := GroupPartitionState{Partition: p, Owner: g.members[g.owner[p]].id, LogEndOffset: end.leo(now, p),
+				Position: g.cursors[p].position(p), Committed: -1}
+			if sn := g.committed[p]; sn != nil {
+				ps.Committed = int64(sn.position(p))
+			}
+			if ps.LogEndOffset > ps.Position {
+				ps.Lag = ps.LogEndOffset - ps.Position
+			}
+			gs.Partitions = append(gs.Partitions, ps)
+		}
+		out = append(out, gs)
+	}
+	return out
+}
+
+// groupText is a consumer group's line of the summary table.
+func groupText(gs *ConsumerGroupSummary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "consumer group %s (topic %s, %s, RangeAssignor): %s processed, lag %s",
+		gs.Name, gs.Topic, plural.Count(len(gs.Members), "member"), plural.Count(int64(gs.Processed), "record"), plural.Count(int64(gs.Lag), "record"))
+	for _, rb := range gs.Rebalances {
+		fmt.Fprintf(&b, "; %s failed at %s, removed at %s (last heartbeat %s + session.timeout.ms)", rb.Member,
+			FormatTime(des.FromSeconds(rb.FailedS)), FormatTime(des.FromSeconds(rb.DetectedS)), FormatTime(des.FromSeconds(rb.LastHeartbeatS)))
+		if rb.CompletedS >= 0 {
+			fmt.Fprintf(&b, ", rebalanced %s later: %s moved, %s processed again (duplicates)",
+				FormatTime(des.FromSeconds(rb.PauseS)), partitionsText(rb.Moved), plural.Count(int64(rb.Duplicates), "record"))
+		} else {
+			b.WriteString(", still rebalancing at the end")
+		}
+	}
+	if gs.SkippedByReset > 0 {
+		fmt.Fprintf(&b, "; %s skipped (no committed offset: auto.offset.reset latest)", plural.Count(int64(gs.SkippedByReset), "record"))
+	}
+	return b.String()
+}
+
+// failConsumer applies a scripted consumer failure now.
+func (s *Sim) failConsumer(now des.Time, fl *scenario.Failure) {
+	for _, g := range s.groups {
+		if g.pg.Name == fl.Group && fl.Member >= 0 && fl.Member < len(g.members) {
+			g.fail(now, g.members[fl.Member])
+		}
+	}
+}
+
+// groupReads reports whether a consumer group of the summary reads topic.
+func (s *Summary) groupReads(topic string) bool {
+	for _, g := range s.ConsumerGroups {
+		if g.Topic == topic {
+			return true
+		}
+	}
+	return false
+}
+
+// diagnoseGroups puts each rebalance after a member's failure in the
+// diagnosis's evidence, and at its head when nothing else is the news:
+// how long the failed member's partitions made no progress, and what
+// was processed again.
+func diagnoseGroups(sum *Summary) {
+	for _, g := range sum.ConsumerGroups {
+		for _, rb := range g.Rebalances {
+			line := fmt.Sprintf("consumer %s of group %s failed at %s: its %s made no progress", rb.Member, g.Name,
+				FormatTime(des.FromSeconds(rb.FailedS)), partitionsText(rb.Moved))
+			if rb.CompletedS >= 0 {
+				line += fmt.Sprintf(" for %s (session.timeout.ms after its last heartbeat at %s, then a rebalance of %s), and %s processed after its last commit were processed again",
+					FormatTime(des.FromSeconds(rb.CompletedS-rb.FailedS)), FormatTime(des.FromSeconds(rb.LastHeartbeatS)),
+					FormatTime(des.FromSeconds(rb.PauseS)), plural.Count(int64(rb.Duplicates), "record"))
+			} else {
+				line += " until the end: the group is still rebalancing"
+			}
+			d := &sum.Diagnosis
+			d.Evidence = append(d.Evidence, line)
+			if d.Kind == DiagnosisNone {
+				d.Message = line
+			}
+		}
+	}
+}
