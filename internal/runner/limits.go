@@ -241,6 +241,8 @@ func memoryParts(e Estimate) (parts, remedy string) {
 		"lower the edge stream's rate or duration, or set its edges.max_edges")
 	add(e.TopicBytes, fmt.Sprintf("%s for the readers' offsets and summary rows of %s", byteSize(float64(e.TopicBytes)), plural.Count(e.TopicPartitions, "topic partition")),
 		"lower topics[].partitions")
+	add(e.MessageBytes, fmt.Sprintf("%s for the queues' messages: up to %s ready and %s unacknowledged", byteSize(float64(e.MessageBytes)), Sci(e.ReadyMessages, 1), Sci(e.UnackedMessages, 1)),
+		"lower the producers' rate (sources[].arrival.rate of a writes: {queue}) or shorten the duration (a queue holds every message not yet delivered), or lower queues[].visibility_timeout")
 	add(e.BloomBytes, fmt.Sprintf("%s for Bloom filters of %s (two generations per sink)", byteSize(float64(e.BloomBytes)), plural.Count(e.BloomBits, "bit")),
 		"lower sinks[].dedup.bloom_bits")
 	add(e.FailoverBytes, fmt.Sprintf("%s for about %s %s", byteSize(float64(e.FailoverBytes)), Sci(e.Failovers, 1), plural.For(int64(math.Round(e.Failovers)), "failover")), "lengthen the failures' mtbf")

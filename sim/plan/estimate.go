@@ -179,6 +179,15 @@ type Estimate struct {
 	TopicBytes      int64
 	TopicPartitions int64
 	TopicRetained   int64
+	// ReadyMessages are the most messages the queues hold ready (every
+	// message their producers publish over the run, at most);
+	// UnackedMessages the most delivered and not acknowledged (a
+	// delivery stays so for visibility_timeout at most, at the broker's
+	// 1/delivery_cost, and no more than are published); MessageBytes
+	// their memory (sim/queue: BytesPerReadyMessage and
+	// BytesPerUnackedMessage each), in Memory.
+	ReadyMessages, UnackedMessages float64
+	MessageBytes                   int64
 	// MicroBatch says the estimate is of a micro-batch run (engine
 	// spark-streaming or structured-streaming: see estimateMicroBatch),
 	// whose memory is StateBytes, QueueBytes, BatchBytes and
@@ -247,6 +256,9 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 		if tp := p.TopicOf(v); tp != nil {
 			r = tp.rate(sc.Duration) // its producers' records, spread over the readers
 		}
+		if q := p.QueueOf(v); q != nil {
+			r = q.rate(sc.Duration) / float64(len(q.Readers)) // its producers' messages, shared by the consumers
+		}
 		out[v.Index] = r
 		e.Offered = finite(e.Offered + r)
 	}
@@ -308,13 +320,14 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	e.WindowBytes = satMul(int64(min(e.WindowStates, float64(math.MaxInt64/BytesPerWindowState))), BytesPerWindowState)
 	p.estimateGraphs(&e)
 	p.estimateTopics(&e, out)
+	p.estimateQueues(&e)
 	p.estimateDedup(&e)
 	if micro {
 		p.estimateMicroBatch(&e, ins)
 		return e
 	}
 	e.Memory = satAdd(e.BloomBytes, e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
-		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.GraphBytes, e.TopicBytes)
+		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.GraphBytes, e.TopicBytes, e.MessageBytes)
 	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents + e.TopicReads)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e

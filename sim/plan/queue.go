@@ -1,6 +1,11 @@
 package plan
 
-import "github.com/dspalab/dspalab/sim/scenario"
+import (
+	"math"
+
+	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/scenario"
+)
 
 // Queue is a compiled message queue: a broker component outside the job
 // graph, as a topic is (RabbitMQ or SQS style, sim/queue), with the
@@ -53,4 +58,44 @@ func (p *Plan) compileQueues() {
 			q.Readers = append(q.Readers, v)
 		}
 	}
+}
+
+// Memory of a queue's messages (sim/queue with sim's msgBody, a 16-byte
+// publish time and key): a ready message is a 24-byte entry of a slice
+// grown by append (up to twice that); an unacknowledged one a 56-byte
+// inFlight entry in a slice grown by append, and an index entry (id to
+// position) in a Go map, some 40 bytes.
+const (
+	BytesPerReadyMessage   = 48
+	BytesPerUnackedMessage = 152
+)
+
+// rate returns the messages per second the producers of q publish over a
+// run of duration d.
+func (q *Queue) rate(d des.Time) float64 {
+	r := 0.0
+	for _, s := range q.Producers {
+		r = finite(r + meanRate(s.Arrival, d)*float64(s.Parallelism))
+	}
+	return r
+}
+
+// estimateQueues counts the messages the queues with consumers hold (a
+// queue no source consumes is not simulated).
+func (p *Plan) estimateQueues(e *Estimate) {
+	d := p.Scenario.Duration
+	for _, q := range p.Queues {
+		if len(q.Readers) == 0 {
+			continue
+		}
+		published := finite(q.rate(d)*d.Seconds() + 1)
+		unacked := published
+		if q.DeliveryCost > 0 {
+			unacked = min(unacked, finite(q.VisibilityTimeout.Seconds()/q.DeliveryCost.Seconds()+1))
+		}
+		e.ReadyMessages = finite(e.ReadyMessages + published)
+		e.UnackedMessages = finite(e.UnackedMessages + unacked)
+	}
+	e.MessageBytes = satAdd(satMul(int64(min(e.ReadyMessages, math.MaxInt64/BytesPerReadyMessage)), BytesPerReadyMessage),
+		satMul(int64(min(e.UnackedMessages, math.MaxInt64/BytesPerUnackedMessage)), BytesPerUnackedMessage))
 }
