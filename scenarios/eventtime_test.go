@@ -70,3 +70,77 @@ func TestBackpressureDelaysWatermarks(t *testing.T) {
 	}
 	t.Logf("slow: p50 %.0fms, lag %.2fs; fixed: p50 %.0fms, lag %.2fs", *win.FiringDelayP50Ms, *win.WatermarkLagS, *fw.FiringDelayP50Ms, *fw.WatermarkLagS)
 }
+
+// TestIdleSourceStallsEventTime checks idle-source's opening comment: with
+// eu quiet from 30s, count's input watermark stays at 29.8s (30s less the
+// 200ms bound, less 1ns) to the end, the diagnosis names eu, subtask 0,
+// idle for 60s, and no window fires after 30s: only [0, 10) and [10, 20)
+// for the 50 pages, 100 results, each 400ms after the window's end (the
+// bound and a 200ms watermark interval). With idleness: 5s, eu is marked
+// idle and windows fire again: [20, 30) 5.6s after its end (5s of
+// idleness, one interval for the idleness check, and the usual 400ms),
+// and every window up to [70, 80) by 90s: 400 results, the watermark at
+// 89.59s, no diagnosis of an idle source.
+func TestIdleSourceStallsEventTime(t *testing.T) {
+	near := func(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
+	const idle = "the watermark of count is held back by source eu, subtask 0, idle for 60s (no record since 30s); set watermarks.idleness so that an idle subtask stops holding it back"
+
+	stalled := run(t, load(t, "idle-source"), nil).Summary
+	w := eventTimeOf(t, &stalled, "count")
+	if !near(*w.CurrentInputWatermarkS, 29.8, 1e-6) || *w.Firings != 100 || !near(*w.FiringDelayP99Ms, 400.2, 0.05) {
+		t.Errorf("count: watermark %.6fs, %d firings, p99 %.1fms after a window's end; want 29.8s, 100, 400.2ms", *w.CurrentInputWatermarkS, *w.Firings, *w.FiringDelayP99Ms)
+	}
+	if !slices.Contains(stalled.EventTime.Diagnosis, idle) {
+		t.Errorf("diagnosis %q; want %q", stalled.EventTime.Diagnosis, idle)
+	}
+
+	fixed := run(t, edit(t, "idle-source", "200ms}\n    # watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 200ms, idleness: 5s}", "200ms, idleness: 5s}"), nil).Summary
+	f := eventTimeOf(t, &fixed, "count")
+	if !near(*f.CurrentInputWatermarkS, 89.59, 0.005) || *f.Firings != 400 || !near(*f.FiringDelayP99Ms, 5600.6, 0.05) || !near(*f.FiringDelayP50Ms, 401.0, 0.05) {
+		t.Errorf("with idleness, count: watermark %.3fs, %d firings, p50 %.1fms and p99 %.1fms after a window's end; want 89.59s, 400, 401.0 and 5600.6ms",
+			*f.CurrentInputWatermarkS, *f.Firings, *f.FiringDelayP50Ms, *f.FiringDelayP99Ms)
+	}
+	for _, d := range fixed.EventTime.Diagnosis {
+		if strings.Contains(d, "held back by source") {
+			t.Errorf("with idleness, diagnosis %q", d)
+		}
+	}
+}
+
+// TestSessionWindows checks session-windows' opening comment: about 15
+// clicks a session (15.07 over 825 sessions), windows fire about 5s after
+// their end (p50 5292ms), p90 over 13s (13549ms), and the trend line finds
+// the sink's mean latency differs between the halves (10163ms before 70s,
+// 5025ms after).
+func TestSessionWindows(t *testing.T) {
+	near := func(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
+	s := run(t, load(t, "session-windows"), nil).Summary
+	w := eventTimeOf(t, &s, "sessions")
+	if *w.Firings != 825 || !near(*w.RecordsPerWindowMean, 15.07, 0.005) || !near(*w.FiringDelayP50Ms, 5292.4, 0.05) || !near(*w.FiringDelayP90Ms, 13548.9, 0.05) {
+		t.Errorf("%d sessions of %.3f clicks, firing %.1fms (p50) and %.1fms (p90) after their end; want 825 of 15.07, 5292.4 and 13548.9",
+			*w.Firings, *w.RecordsPerWindowMean, *w.FiringDelayP50Ms, *w.FiringDelayP90Ms)
+	}
+	if len(s.Trends) != 1 || s.Trends[0].Vertex != "out" || s.Trends[0].Metric != "latency_mean_ms" || !near(s.Trends[0].First, 10163.0, 0.5) || !near(s.Trends[0].Second, 5024.7, 0.5) {
+		t.Errorf("trends %+v; want out's latency_mean_ms, 10163ms then 5025ms", s.Trends)
+	}
+}
+
+// TestWindowJoins checks window-join's opening comment: per ad and 5s
+// window 20 impressions x 2 clicks, 400 pairs/s: the 23 windows that
+// fire by 120s ([0, 5) to [110, 115)) expect 23·50·40 = 46000 pairs, and
+// the window join emits 45443 (-1.2%, 379/s over the run); the interval
+// join about 240 pairs/s: 27461 (229/s over the run: the first clicks
+// find fewer impressions before them, and late ones are dropped).
+func TestWindowJoins(t *testing.T) {
+	s := run(t, load(t, "window-join"), nil).Summary
+	wj, ij := eventTimeOf(t, &s, "window_join"), eventTimeOf(t, &s, "interval_join")
+	if *wj.JoinedPairs != 45443 || math.Abs(float64(*wj.JoinedPairs)/46000-1) > 0.02 {
+		t.Errorf("window join: %d pairs; want 45443, within 2%% of 46000", *wj.JoinedPairs)
+	}
+	if *ij.JoinedPairs != 27461 || math.Abs(float64(*ij.JoinedPairs)/120/240-1) > 0.05 {
+		t.Errorf("interval join: %d pairs; want 27461, within 5%% of 240/s", *ij.JoinedPairs)
+	}
+	if *wj.WindowStateBytes != 109700 || *ij.WindowStateBytes != 81100 {
+		t.Errorf("window state at the end: window join %dB, interval join %dB; want 109700 and 81100", *wj.WindowStateBytes, *ij.WindowStateBytes)
+	}
+}
