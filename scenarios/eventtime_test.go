@@ -144,3 +144,49 @@ func TestWindowJoins(t *testing.T) {
 		t.Errorf("window state at the end: window join %dB, interval join %dB; want 109700 and 81100", *wj.WindowStateBytes, *ij.WindowStateBytes)
 	}
 }
+
+// TestWatermarkBound checks watermark-bound's opening comment: with B =
+// 500ms, 676 records late of the 119606 into average, windows firing
+// 602ms after their end (p50: B and the wait for the next 200ms periodic
+// watermark), the diagnosis pointing past the p99 out-of-orderness
+// (966.78ms); with B = 1500ms nothing is late and windows fire a second
+// later (1602ms). (The comment said "about B + the watermark interval",
+// 700ms; it now says the measured 602ms.)
+func TestWatermarkBound(t *testing.T) {
+	near := func(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
+	s := run(t, load(t, "watermark-bound"), nil).Summary
+	w := eventTimeOf(t, &s, "average")
+	if *w.NumLateRecordsDropped != 676 || !near(*w.FiringDelayP50Ms, 602.3, 0.05) {
+		t.Errorf("B = 500ms: %d late, p50 %.1fms after a window's end; want 676, 602.3ms", *w.NumLateRecordsDropped, *w.FiringDelayP50Ms)
+	}
+	want := "0.6% of the records into average were late (numLateRecordsDropped 676 of 119606): raise bounded_out_of_orderness past the p99 out-of-orderness (966.78ms, now 500ms) or allow lateness (window.allowed_lateness)"
+	if !slices.Contains(s.EventTime.Diagnosis, want) {
+		t.Errorf("diagnosis %q; want %q", s.EventTime.Diagnosis, want)
+	}
+	s = run(t, edit(t, "watermark-bound", "bounded_out_of_orderness: 500ms", "bounded_out_of_orderness: 1500ms"), nil).Summary
+	w = eventTimeOf(t, &s, "average")
+	if *w.NumLateRecordsDropped != 0 || !near(*w.FiringDelayP50Ms, 1602.1, 0.05) {
+		t.Errorf("B = 1500ms: %d late, p50 %.1fms after a window's end; want 0, 1602.1ms", *w.NumLateRecordsDropped, *w.FiringDelayP50Ms)
+	}
+}
+
+// TestWindowFunctions checks window-functions' opening comment: the
+// incremental window holds 1,000 x 6 x 64B = 384000B, the full one every
+// reading of its open windows, about 21MB (20919600B); the sinks'
+// event-time lag p99 is about 200ms (201.9) against 1.4s (1411.6); BUSY
+// 4% against 28%.
+func TestWindowFunctions(t *testing.T) {
+	near := func(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
+	s := run(t, load(t, "window-functions"), nil).Summary
+	inc, full := eventTimeOf(t, &s, "incremental"), eventTimeOf(t, &s, "full")
+	if *inc.WindowStateBytes != 1000*6*64 || *full.WindowStateBytes != 20919600 {
+		t.Errorf("window state: incremental %dB, full %dB; want 384000, 20919600", *inc.WindowStateBytes, *full.WindowStateBytes)
+	}
+	il, fl := eventTimeOf(t, &s, "incremental-out"), eventTimeOf(t, &s, "full-out")
+	if !near(*il.EventTimeLagP99Ms, 201.9, 0.05) || !near(*fl.EventTimeLagP99Ms, 1411.6, 0.05) {
+		t.Errorf("event-time lag p99 at the sinks: %.1fms, %.1fms; want 201.9, 1411.6", *il.EventTimeLagP99Ms, *fl.EventTimeLagP99Ms)
+	}
+	if bi, bf := vertex(t, &s, "incremental").Busy, vertex(t, &s, "full").Busy; !near(bi, 0.04, 0.005) || !near(bf, 0.28, 0.005) {
+		t.Errorf("busy %.3f and %.3f; want 4%% and 28%%", bi, bf)
+	}
+}
