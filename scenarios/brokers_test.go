@@ -83,3 +83,28 @@ func TestPubSubLesson(t *testing.T) {
 		t.Errorf("lost to retention %v: want only billing-in to lose records", lost)
 	}
 }
+
+// The lesson of queue-vs-log: the queue's consumers read 4/2.6ms =
+// 1538/s, its backlog passes the working set of 5000 at 5000/(2000 −
+// 1538.46) = 10.83s, and from then the broker pages every delivery in
+// and delivers 1/(100us + 900us) = 1000/s; the log's reader reads its
+// 1600/s all along, lag growing at 400/s (24,000 pending at 60s). With
+// memory_bound 1000000 the queue never pages.
+func TestQueueVsLogLesson(t *testing.T) {
+	s := run(t, load(t, "queue-vs-log"), nil).Summary
+	q := s.Queues[0]
+	if q.PagingFromS < 10.8 || q.PagingFromS > 10.9 || q.RateBefore < 1536 || q.RateBefore > 1540 || q.RateAfter < 999 || q.RateAfter > 1001 {
+		t.Errorf("queue %+v: want paging from 10.83s, 1538/s before, 1000/s after", q)
+	}
+	want := "the working set of queue orders passed memory at 10.835s: throughput fell from 1538.4/s to 1000/s"
+	if !strings.HasPrefix(s.Diagnosis.Message, want) {
+		t.Errorf("diagnosis %q, want it to open with %q", s.Diagnosis.Message, want)
+	}
+	if p := s.Topics[0].PendingRecords; p < 23900 || p > 24100 {
+		t.Errorf("the log's reader has %d pending, want about 24000 (400/s x 60s)", p)
+	}
+	s = run(t, edit(t, "queue-vs-log", "memory_bound: 5000", "memory_bound: 1000000"), nil).Summary
+	if q := s.Queues[0]; q.Paged != 0 || q.PagingFromS != -1 || strings.Contains(s.Diagnosis.Message, "working set") {
+		t.Errorf("memory_bound 1000000: %+v, diagnosis %q; want nothing paged", q, s.Diagnosis.Message)
+	}
+}

@@ -197,6 +197,6 @@ var addedAfterChaining = map[string]bool{
 	"idle-source": true, "session-windows": true, "trace-event-counts": true,
 	"watermark-bound": true, "window-functions": true, "window-join": true,
 	"backpressure-watermarks": true,
-	// load shedding (issue 15)
-	"shedding-p99": true,
+	// load shedding and the message queue (issue 15)
+	"shedding-p99": true, "queue-vs-log": true,
 }
