@@ -1435,6 +1435,35 @@ failures:
 			`t.yaml:13:55: failures[1].member: must be 0 (group "billing" has 1 member), got 1`,
 			`t.yaml:14:5: failures[2]: missing required field "group" for kind consumer`,
 		}},
+	{"shedding: a trigger with a bad value or a misspelt name is not also reported missing", `duration: 10s
+sources:
+  - name: a
+    arrival: {process: constant, rate: 10/s}
+    replayable: true
+    shedding: {lag_over: 2000records}
+  - name: b
+    arrival: {process: constant, rate: 10/s}
+    replayable: true
+    shedding: {latency_ovr: 2s}
+  - name: c
+    arrival: {process: constant, rate: 10/s}
+    replayable: true
+    shedding: {lag_over: 0}
+operators:
+  - name: op
+    inputs: [a, b, c]
+    service_time: {mean: 1ms}
+    shedding: {queue_over: 1.5}
+sinks:
+  - name: out
+    input: op
+`,
+		[]string{
+			`t.yaml:6:26: sources[0].shedding.lag_over: expected a whole number, got "2000records"`,
+			`t.yaml:10:16: sources[1].shedding.latency_ovr: unknown field "latency_ovr"; did you mean "latency_over"?`,
+			`t.yaml:14:26: sources[2].shedding.lag_over: must be at least 1, got 0`,
+			`t.yaml:19:28: operators[0].shedding.queue_over: expected a whole number, got 1.5`,
+		}},
 }
 
 func TestParseErrors(t *testing.T) {

@@ -1,6 +1,10 @@
 package scenario
 
-import "github.com/dspalab/dspalab/internal/strictyaml"
+import (
+	"strings"
+
+	"github.com/dspalab/dspalab/internal/strictyaml"
+)
 
 // shedding checks the load shedding of the sources and operators: a
 // source sheds records of a log (it is replayable), and each shedding
@@ -17,13 +21,29 @@ func (c *checker) shedding() {
 		if !src.Replayable && !src.ReadsTopic() {
 			c.errorf(p, "shedding skips records of a log: the source must be replayable (a socket source drops with on_backpressure: drop)")
 		}
-		if sh.QueueOver == 0 && sh.LatencyOver == 0 {
+		if sh.QueueOver == 0 && sh.LatencyOver == 0 && !c.reportedInside(p) {
 			c.errorf(p, "missing required field %q (or %q, or both): the trigger that starts the shedding", kLagOver, kLatencyOver)
 		}
 	}
 	for i, op := range s.Operators {
-		if sh := op.Shedding; sh != nil && sh.QueueOver == 0 && sh.LatencyOver == 0 {
-			c.errorf(strictyaml.Index(kOperators, i)+"."+kShedding, "missing required field %q (or %q, or both): the trigger that starts the shedding", kQueueOver, kLatencyOver)
+		p := strictyaml.Index(kOperators, i) + "." + kShedding
+		if sh := op.Shedding; sh != nil && sh.QueueOver == 0 && sh.LatencyOver == 0 && !c.reportedInside(p) {
+			c.errorf(p, "missing required field %q (or %q, or both): the trigger that starts the shedding", kQueueOver, kLatencyOver)
 		}
 	}
+}
+
+// reportedInside reports whether a field inside path was already
+// reported (a trigger with a bad value or a misspelt name): then the
+// trigger is not missing, it is wrong, and that error says so.
+func (c *checker) reportedInside(path string) bool {
+	pre := path + "."
+	for _, m := range []map[string]bool{c.bad, c.reported} {
+		for p := range m {
+			if strings.HasPrefix(p, pre) {
+				return true
+			}
+		}
+	}
+	return false
 }
