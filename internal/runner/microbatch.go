@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/dspalab/dspalab/internal/runfiles"
@@ -62,6 +63,7 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 		return fmt.Errorf("simulating %s: %w", label, err)
 	}
 	var runErr error
+	var wroteDir string // the directory the files were committed to
 	if opts.LiveBatches != nil {
 		// the view's first start is the simulation built above (its
 		// errors are reported as a run's); a restart builds another
@@ -119,9 +121,16 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 			// quit before the end (the live view's q, or a replayed stop)
 			acts = append(acts, sim.Action{At: now, AtS: now.Seconds(), Kind: runfiles.ActionStop})
 		}
-		_, interrupted := stopped.(*InterruptedError)
-		if _, err := out.CommitSummary(func(f io.Writer) error { return microbatch.WriteSummaryJSON(f, &res.Summary) }, res.Summary.Partial, acts, interrupted); err != nil {
+		ie, interrupted := stopped.(*InterruptedError)
+		wrote, err := out.CommitSummary(func(f io.Writer) error { return microbatch.WriteSummaryJSON(f, &res.Summary) }, res.Summary.Partial, acts, interrupted)
+		if err != nil {
 			return errors.Join(err, stopped)
+		}
+		// a complete run in the directory was kept: the files went to
+		// its partial/, and the messages name where they are
+		wroteDir = wrote
+		if interrupted && wrote != opts.OutDir {
+			ie.Kept, ie.Partial = opts.OutDir, wrote
 		}
 	}
 	if opts.JSON {
@@ -135,7 +144,7 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 	if dir != nil && !opts.JSON {
 		var ps []string
 		for _, n := range names {
-			ps = append(ps, dir.Path()+"/"+n)
+			ps = append(ps, filepath.Join(wroteDir, n))
 		}
 		if _, err := fmt.Fprintf(stderr, "wrote %s\n", strings.Join(ps, ", ")); err != nil {
 			return errors.Join(err, stopped)

@@ -231,3 +231,50 @@ func durationPtr(t *testing.T, s string) *des.Time {
 	}
 	return &d
 }
+
+// A micro-batch run interrupted into a directory holding a complete run
+// keeps it as a Flink run does, and its messages name DIR/partial, where
+// its files went (they named DIR's files, the kept run's).
+func TestMicroBatchInterruptedKeepsCompleteRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if err := Run(context.Background(), Options{Scenario: "spark-unstable", OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	complete := readDir(t, out)
+	long := writeFile(t, t.TempDir(), "long.yaml", `duration: 1h
+engine: spark-streaming
+spark: {batch_interval: 1s}
+sources:
+  - name: src
+    arrival: {process: constant, rate: 100/s}
+sinks:
+  - name: out
+    input: src
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr bytes.Buffer
+	err := Run(ctx, Options{Scenario: long, OutDir: out, Stderr: &stderr})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err = %v, want an InterruptedError", err)
+	}
+	partial := filepath.Join(out, runfiles.PartialDir)
+	if ie.Kept != out || ie.Partial != partial ||
+		!strings.HasSuffix(err.Error(), "the outputs are partial and are in "+partial+" ("+out+" holds a complete earlier run, which was kept)") {
+		t.Errorf("err = %v", err)
+	}
+	if want := "wrote " + filepath.Join(partial, runfiles.SummaryFile) + ", "; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+	}
+	got := readDir(t, out)
+	delete(got, runfiles.PartialDir)
+	for name, data := range complete {
+		if got[name] != data {
+			t.Errorf("%s of the complete run changed", name)
+		}
+	}
+	if p := readDir(t, partial); !strings.Contains(p[runfiles.SummaryFile], `"partial": true`) {
+		t.Errorf("partial/summary.json:\n%.300s", p[runfiles.SummaryFile])
+	}
+}
