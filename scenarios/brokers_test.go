@@ -108,3 +108,28 @@ func TestQueueVsLogLesson(t *testing.T) {
 		t.Errorf("memory_bound 1000000: %+v, diagnosis %q; want nothing paged", q, s.Diagnosis.Message)
 	}
 }
+
+// The lesson of consumer-group-rebalance: billing-1 fails at 33s, is
+// removed at 75s (its last heartbeat 30s + session.timeout.ms 45s), the
+// rebalance takes 0s (the survivors heartbeat at 75s and are idle), and
+// the 599 records it processed after the commit of 30s (3s x 200/s, less
+// the one in hand) are processed again.
+func TestConsumerGroupRebalanceLesson(t *testing.T) {
+	s := run(t, load(t, "consumer-group-rebalance"), nil).Summary
+	g := s.ConsumerGroups[0]
+	rb := g.Rebalances[0]
+	if rb.FailedS != 33 || rb.LastHeartbeatS != 30 || rb.DetectedS != 75 || rb.PauseS != 0 || rb.Duplicates != 599 || g.Duplicates != 599 {
+		t.Errorf("failed %g, heartbeat %g, removed %g, pause %g, duplicates %d (group %d); want 33, 30, 75, 0, 599",
+			rb.FailedS, rb.LastHeartbeatS, rb.DetectedS, rb.PauseS, rb.Duplicates, g.Duplicates)
+	}
+	if a := rb.Assignment; len(a["billing-0"]) != 3 || a["billing-0"][2] != 2 || len(a["billing-2"]) != 3 || a["billing-2"][0] != 3 || g.Lag != 0 {
+		t.Errorf("assignment %v, lag %d; want billing-0 [0 1 2], billing-2 [3 4 5], caught up", a, g.Lag)
+	}
+	if m := s.Diagnosis.Message; !strings.HasPrefix(m, "consumer billing-1 of group billing failed at 33s: its partitions 2, 3 made no progress for 42s") {
+		t.Errorf("diagnosis %q", m)
+	}
+	s = run(t, edit(t, "consumer-group-rebalance", "session_timeout: 45s", "session_timeout: 10s"), nil).Summary
+	if rb := s.ConsumerGroups[0].Rebalances[0]; rb.DetectedS != 40 || rb.PauseS != 2 {
+		t.Errorf("session_timeout 10s: removed at %g, pause %g; want 40 and 2 (heard at the heartbeat of 42s)", rb.DetectedS, rb.PauseS)
+	}
+}

@@ -199,4 +199,5 @@ var addedAfterChaining = map[string]bool{
 	"backpressure-watermarks": true,
 	// load shedding and the message queue (issue 15)
 	"shedding-p99": true, "queue-vs-log": true,
+	"consumer-group-rebalance": true,
 }

@@ -292,7 +292,9 @@ func jsCond(mp *Mapping, c *Cond, holds bool) obj {
 func schemaRules(mp *Mapping, _ obj) obj {
 	switch mp {
 	case topMapping:
-		return obj{"required": []string{kSources, kSinks}, "allOf": []any{
+		return obj{"required": []string{kSources}, "allOf": []any{
+			// a job needs a sink, unless consumer groups read its topics
+			obj{"anyOf": []any{obj{"required": []string{kSinks}}, obj{"required": []string{kConsumerGroups}}}},
 			obj{
 				"description": "Incremental checkpoints need the rocksdb state backend.",
 				"if": obj{"properties": obj{kCheckpoint: obj{"properties": obj{kIncremental: obj{"const": true}}, "required": []string{kIncremental}}},
