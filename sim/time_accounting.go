@@ -103,11 +103,20 @@ type ioMetrics struct {
 	departed uint64  // departures inside the window
 }
 
+// InWindow reports whether a record at t counts in the statistics
+// window that opens at from (the warmup) and closes at the run's end:
+// from < t, so that records at a constant rate r count r x (end - from)
+// (a record of the window's first instant belongs to the warmup). Both
+// engines count the records into and out of a job by it: the Flink
+// engine's numRecordsIn/numRecordsOut, the micro-batch engine's records
+// received, over the same window (Summary.Window).
+func InWindow(t, from des.Time) bool { return t > from }
+
 // recordIn counts a record taken from the input at now.
 func (m *ioMetrics) recordIn(now, warmup des.Time) {
 	m.ivIn++
 	m.totIn++
-	if now > warmup {
+	if InWindow(now, warmup) {
 		m.winIn++
 	}
 }
@@ -116,7 +125,7 @@ func (m *ioMetrics) recordIn(now, warmup des.Time) {
 func (m *ioMetrics) recordOut(now, warmup des.Time) {
 	m.ivOut++
 	m.totOut++
-	if now > warmup {
+	if InWindow(now, warmup) {
 		m.winOut++
 	}
 }

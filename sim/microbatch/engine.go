@@ -136,14 +136,18 @@ type partition struct {
 	recs       recorded // rd of a trace or topic source (its records' keys), nil otherwise
 	nextAppend des.Time
 	appended   int64
-	nextRead   des.Time
-	offset     int64
-	keys       *sim.KeyDistribution
-	keyRng     *rand.Rand
-	size       int64
-	readCost   des.Time
-	delays     *sim.EventDelays // out-of-orderness (event_delay), nil: event time = arrival
-	id         uint64           // the partition's index over all partitions, high bits of record ids
+	// received counts the appended records inside the statistics window
+	// from..to (sim.InWindow: the warmup to the duration)
+	received int64
+	from, to des.Time
+	nextRead des.Time
+	offset   int64
+	keys     *sim.KeyDistribution
+	keyRng   *rand.Rand
+	size     int64
+	readCost des.Time
+	delays   *sim.EventDelays // out-of-orderness (event_delay), nil: event time = arrival
+	id       uint64           // the partition's index over all partitions, high bits of record ids
 }
 
 // batch is one batch (or trigger) with its job, computed when the batch
@@ -196,7 +200,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		tp := p.TopicOf(v)
 		for i := 0; i < p.SourcePartitions(v); i++ {
 			base := "source/" + v.Name + "/" + strconv.Itoa(i)
-			pt := &partition{src: v, index: i, size: v.Source.RecordSize,
+			pt := &partition{src: v, index: i, size: v.Source.RecordSize, from: sc.Warmup,
 				keys:   sim.NewKeyDistribution(v.Source.Keys),
 				keyRng: des.Stream(sc.Seed, base+"/keys")}
 			if v.Source.Arrival.Process == scenario.ArrivalTrace {
@@ -463,6 +467,9 @@ func (pt *partition) skip(n int64) {
 func (pt *partition) appendUntil(now des.Time) {
 	for pt.nextAppend <= now {
 		pt.appended++
+		if sim.InWindow(pt.nextAppend, pt.from) {
+			pt.received++
+		}
 		pt.nextAppend = pt.log.Next()
 	}
 }

@@ -220,7 +220,7 @@ type RecoverySummary struct {
 // Streaming holds StreamingListener's figures over the window.
 type Streaming struct {
 	Batches         int     `json:"batches"`
-	InputRate       float64 `json:"input_rate_rps"`      // records read per second of batch time
+	InputRate       float64 `json:"input_rate_rps"`      // records received over the statistics window per second of it (sim.InWindow)
 	ProcessingRate  float64 `json:"processing_rate_rps"` // records per second of processing time
 	SchedulingDelay Stat    `json:"scheduling_delay"`
 	ProcessingTime  Stat    `json:"processing_time"`
@@ -362,10 +362,14 @@ func (s *Sim) Result() *Result {
 		acc(&st.ProcessingTime, b.ProcessingMs, len(win))
 		acc(&st.TotalDelay, b.TotalDelayMs, len(win))
 	}
-	if n := len(win); n > 0 {
-		if span := win[n-1].TimeS - win[0].TimeS + s.interval.Seconds(); span > 0 {
-			st.InputRate = round3(float64(recs) / span)
+	if span := now - min(sc.Warmup, now); span > 0 {
+		var received int64
+		for _, pt := range s.parts {
+			received += pt.received
 		}
+		st.InputRate = round3(float64(received) / span.Seconds())
+	}
+	if n := len(win); n > 0 {
 		if procS > 0 {
 			st.ProcessingRate = round3(float64(recs) / procS)
 		}
