@@ -41,7 +41,7 @@ func TestWriteCompare(t *testing.T) {
 		"<th>same-workload-flink</th><th>same-workload-spark</th>",
 		`<td class="l"><b>latency mean</b></td><td>105.306ms</td><td>1.701s</td>`,
 		`<td class="l"><b>model</b></td><td>pipelined</td><td>batch interval 2s</td>`,
-		"stable: processing time 706.25ms &lt; batch interval 2s",
+		"stable: processing time 706.118ms &lt; batch interval 2s",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)

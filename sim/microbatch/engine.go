@@ -297,7 +297,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	if s.sp.Checkpoint && sc.Engine == scenario.EngineSparkStreaming {
 		s.ckpt.interval = s.sp.CheckpointInterval
 		if s.ckpt.interval == 0 {
-			s.ckpt.interval = scenario.DefaultSparkCheckpointInterval(s.interval)
+			s.ckpt.interval = scenario.DefaultSparkCheckpointInterval(s.interval, s.sp.StateOperation)
 		}
 	}
 	s.events = append(s.events, sim.Event{Type: sim.EventRunStarted, Worker: -1,

@@ -158,13 +158,23 @@ sinks: [{name: out, input: f}]
 
 // Spark's default checkpoint interval of a stateful DStream:
 // slide × ceil(10s / slide).
+// TestDefaultCheckpointInterval: updateStateByKey's slide x ceil(10s /
+// slide), mapWithState's slide x 10, as Spark's DStream and
+// InternalMapWithStateDStream initialize them.
 func TestDefaultCheckpointInterval(t *testing.T) {
-	for _, c := range []struct{ batch, want des.Time }{
-		{des.Second, 10 * des.Second}, {3 * des.Second, 12 * des.Second}, {15 * des.Second, 15 * des.Second},
-		{300 * des.Millisecond, 10200 * des.Millisecond}, {10 * des.Second, 10 * des.Second},
+	for _, c := range []struct {
+		batch          des.Time
+		update, mapped des.Time
+	}{
+		{des.Second, 10 * des.Second, 10 * des.Second}, {3 * des.Second, 12 * des.Second, 30 * des.Second},
+		{15 * des.Second, 15 * des.Second, 150 * des.Second},
+		{300 * des.Millisecond, 10200 * des.Millisecond, 3 * des.Second}, {10 * des.Second, 10 * des.Second, 100 * des.Second},
 	} {
-		if got := scenario.DefaultSparkCheckpointInterval(c.batch); got != c.want {
-			t.Errorf("batch %s: %s, want %s", c.batch, got, c.want)
+		if got := scenario.DefaultSparkCheckpointInterval(c.batch, scenario.StateUpdateStateByKey); got != c.update {
+			t.Errorf("updateStateByKey, batch %s: %s, want %s", c.batch, got, c.update)
+		}
+		if got := scenario.DefaultSparkCheckpointInterval(c.batch, scenario.StateMapWithState); got != c.mapped {
+			t.Errorf("mapWithState, batch %s: %s, want %s", c.batch, got, c.mapped)
 		}
 	}
 }

@@ -167,7 +167,7 @@ func (p *Plan) estimateMicroBatch(e *Estimate, in []float64) {
 	events := 2 + e.Failovers // started, falling behind; a failure's
 	if ck := sp.CheckpointInterval; sp.Checkpoint && !structured {
 		if ck == 0 {
-			ck = scenario.DefaultSparkCheckpointInterval(sp.BatchInterval)
+			ck = scenario.DefaultSparkCheckpointInterval(sp.BatchInterval, sp.StateOperation)
 		}
 		if ck > 0 {
 			events += math.Floor(float64(sc.Duration) / float64(ck)) // a state checkpoint's

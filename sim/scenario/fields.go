@@ -860,7 +860,7 @@ var sparkMapping = &Mapping{
 		{Name: kCheckpoint, Go: "Checkpoint", Kind: KindBool, Default: false,
 			Doc: "ssc.checkpoint(dir): metadata every batch, state every checkpoint_interval; lineage is truncated at each state checkpoint."},
 		{Name: kCheckpointInterval, Go: "CheckpointInterval", Kind: KindDuration, Bounds: Bounds{Positive: true}, ZeroDefault: true, Only: sparkCkpt,
-			DefaultDoc: "batch_interval × ceil(10s / batch_interval), as DStream.initialize sets it",
+			DefaultDoc: "batch_interval × ceil(10s / batch_interval) for update-state-by-key, as DStream.initialize sets it; batch_interval × 10 for map-with-state, as InternalMapWithStateDStream.initialize",
 			Doc:        "Simulated time between checkpoints of the state RDDs (dstream.checkpoint(interval)); a multiple of batch_interval."},
 		{Name: kCheckpointBandwidth, Go: "CheckpointBandwidth", Kind: KindBandwidth, Default: "100MiB/s", Bounds: Bounds{Positive: true}, ZeroDefault: true, Only: sparkCkpt,
 			Doc: "How fast a checkpoint writes state to the checkpoint directory (a replicated file system)."},

@@ -9,14 +9,20 @@ import (
 // duration is a whole number of milliseconds (Durations.milliseconds).
 const MinBatchInterval = des.Millisecond
 
-// DefaultSparkCheckpointInterval is Spark's checkpoint interval of a
-// stateful DStream when none is set: the slide (batch) interval times
-// ceil(10s / slide), "the slideDuration or 10 seconds, whichever is larger"
-// rounded up to a multiple of the slide (DStream.initialize in
-// org.apache.spark.streaming.dstream.DStream).
-func DefaultSparkCheckpointInterval(batch des.Time) des.Time {
+// DefaultSparkCheckpointInterval is Spark's checkpoint interval of the
+// stateful DStream of op when none is set. updateStateByKey's
+// StateDStream (mustCheckpoint) takes DStream.initialize's
+// slideDuration * ceil(Seconds(10) / slideDuration): 10 seconds rounded up
+// to a multiple of the slide (batch) interval. mapWithState's
+// InternalMapWithStateDStream.initialize sets slideDuration *
+// DEFAULT_CHECKPOINT_DURATION_MULTIPLIER (10) before it: ten batches
+// (org.apache.spark.streaming.dstream).
+func DefaultSparkCheckpointInterval(batch des.Time, op string) des.Time {
 	if batch <= 0 {
 		return 0
+	}
+	if op == StateMapWithState {
+		return 10 * batch
 	}
 	n := (10*des.Second + batch - 1) / batch
 	return batch * n

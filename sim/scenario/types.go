@@ -856,7 +856,8 @@ type Spark struct {
 	StateOperation string
 	StateTimeout   des.Time
 	// Checkpoint turns on ssc.checkpoint: metadata every batch, state
-	// every CheckpointInterval (default batch interval × ceil(10s / batch
+	// every CheckpointInterval (default for mapWithState batch interval ×
+	// 10, for updateStateByKey batch interval × ceil(10s / batch
 	// interval), as DStream.initialize), written at CheckpointBandwidth
 	// (bytes/s, default 100 MiB/s).
 	Checkpoint          bool
