@@ -382,7 +382,14 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 		return s.stopped
 	}
 	s.eng.RunUntil(t)
-	return ctx.Err()
+	// a cancellation the loop did not see stops the run only if it has
+	// not reached its end: a run that simulated its whole duration is
+	// complete (as sim.Sim.RunUntil)
+	if err := ctx.Err(); err != nil && t < s.sc.Duration {
+		s.stopped = err
+		return err
+	}
+	return nil
 }
 
 // onBatchTime is the JobGenerator's timer: cut the batch of time now and

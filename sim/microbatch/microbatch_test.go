@@ -256,3 +256,32 @@ sinks: [{name: out, input: f}]
 		t.Errorf("batch_interval 89s of a 90s run: warnings %v, want none", w)
 	}
 }
+
+// TestCancelledAfterTheEnd: a cancellation the step loop does not see
+// before the run reaches its duration (here a context cancelled before a
+// run of fewer than 256 steps) leaves a complete run: RunUntil returns nil
+// and the summary is not partial. Cancelled before a point short of the
+// end, the run stops there, partial, with the context's error.
+func TestCancelledAfterTheEnd(t *testing.T) {
+	sc := parse(t, job("1s", "1.5ms"))
+	sc.Duration = 3 * des.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunUntil(ctx, sc.Duration); err != nil {
+		t.Fatalf("RunUntil to the end = %v, want nil (the run is complete)", err)
+	}
+	if sum := s.Result().Summary; sum.Partial || sum.SimulatedS != 3 {
+		t.Errorf("partial %v (%q) at %vs, want complete at 3s", sum.Partial, sum.PartialReason, sum.SimulatedS)
+	}
+	s, _ = New(sc, Options{})
+	if err := s.RunUntil(ctx, 2*des.Second); err != context.Canceled {
+		t.Fatalf("RunUntil to 2s of 3s = %v, want context.Canceled", err)
+	}
+	if sum := s.Result().Summary; !sum.Partial || !strings.HasPrefix(sum.PartialReason, "interrupted at 2s of 3s") {
+		t.Errorf("partial %v (%q), want interrupted at 2s of 3s", sum.Partial, sum.PartialReason)
+	}
+}
