@@ -234,7 +234,9 @@ func memoryParts(e Estimate) (parts, remedy string) {
 	add(e.KeySetBytes, fmt.Sprintf("%s of keyed state: %s of %s", byteSize(float64(e.KeySetBytes)), plural.Count(e.KeySets, "key set"), plural.Count(e.KeyedSubtasks, "keyed subtask")),
 		"lower the key count or the parallelism of keyed operators (or checkpoint.max_concurrent)")
 	add(e.WindowBytes, fmt.Sprintf("%s for about %s open windows at once (one state per key and window)", byteSize(float64(e.WindowBytes)), Sci(e.WindowStates, 1)),
-		"shorten the windows (size, gap, allowed_lateness), lower the key count or the bound of the watermarks")
+		"shorten the windows (operators[].window.size, gap, allowed_lateness, or operators[].join.size), lower the key count or the bound of the watermarks")
+	add(e.JoinBytes, fmt.Sprintf("%s for about %s records the interval joins buffer (each until the watermark passes it plus the join's bound)", byteSize(float64(e.JoinBytes)), Sci(e.JoinRecords, 1)),
+		"narrow the interval joins (operators[].join.before, operators[].join.after), lower the rates (sources[].arrival.rate) or the bound of the watermarks")
 	add(e.CheckpointBytes, fmt.Sprintf("%s for up to %s in flight", byteSize(float64(e.CheckpointBytes)), plural.Count(e.CheckpointsInFlight, "checkpoint")),
 		"lower checkpoint.max_concurrent or checkpoint.timeout, or lengthen checkpoint.interval")
 	add(e.GraphBytes, fmt.Sprintf("%s for streaming graphs of up to %s and %s", byteSize(float64(e.GraphBytes)), plural.Count(e.GraphEdges, "edge"), plural.Count(e.GraphVertices, "vertex")),

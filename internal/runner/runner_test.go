@@ -377,6 +377,16 @@ sources:
   - {name: etl, parallelism: 2, arrival: {process: topic, topic: clicks}}
 sinks: [{name: out, input: etl}]
 `, `scenario "partitions": about 65.53MiB of memory before any record (2 channels, 3 subtasks, 65.52MiB for the readers' offsets and summary rows of 100000 topic partitions) exceeds the limit of 50MiB; lower topics[].partitions, or raise --max-memory`},
+		// an interval join of 2h at 50,000/s on each input, watermarks
+		// 1s + 200ms behind: each input's records of 2h + 1.2s, bounded by
+		// the run of 1h: 1.8e8 each, 3.6e8 of 80 bytes (2.88e10 bytes)
+		{"interval", `duration: 1h
+sources:
+  - {name: l, arrival: {process: constant, rate: 50000/s}, keys: {count: 1000}, watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 1s}}
+  - {name: r, arrival: {process: constant, rate: 50000/s}, keys: {count: 1000}, watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 1s}}
+operators: [{name: j, inputs: [l, r], partitioning: hash, service_time: {mean: 1us}, join: {kind: interval, before: 2h, after: 2h}}]
+sinks: [{name: out, input: j}]
+`, `scenario "interval": about 26.82GiB of memory before any record (2 channels, 4 subtasks, 26.82GiB for about 3.6e8 records the interval joins buffer (each until the watermark passes it plus the join's bound)) exceeds the limit of 4GiB; narrow the interval joins (operators[].join.before, operators[].join.after), lower the rates (sources[].arrival.rate) or the bound of the watermarks, or raise --max-memory`},
 	} {
 		lim := Limits{MaxSubtasks: 1e4}
 		switch c.name {

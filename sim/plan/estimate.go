@@ -26,6 +26,12 @@ const (
 	// BytesPerWindowState is an open window of one key in a window
 	// operator: its state, map entry and timers.
 	BytesPerWindowState = 160
+	// BytesPerJoinRecord is a record an interval join buffers
+	// (sim/join_operator.go): its 16-byte entry (event time and
+	// generation) in its key's slice and its 24-byte cleanup timer in
+	// the timer heap, both slices grown by append (up to twice the
+	// entries).
+	BytesPerJoinRecord = 2 * (16 + 24)
 	// denseKeys is the largest key space the simulator holds in a plain
 	// bitset (1 MiB per key set); larger ones use a compressed bitmap,
 	// up to 2 bytes a key or 1 bit of the key space, whichever is less.
@@ -125,8 +131,20 @@ type Estimate struct {
 	// WindowStates is the most windows of one key open at once over the
 	// window operators (see estimateWindows), WindowBytes their memory in
 	// the simulator (BytesPerWindowState each).
+	// A tumbling window join's windows count here too: the simulator
+	// keeps a count of each input's records per key and window, not the
+	// records (their modelled record_size is keyed state), as it does for
+	// a process window function's records.
 	WindowStates float64
 	WindowBytes  int64
+	// JoinRecords are the records the interval joins buffer at most: a
+	// left record until the watermark passes its time + after, a right
+	// one until it passes its time + before, so each input's rate times
+	// that bound plus the watermark's lag, no more than the run brings
+	// (see joinRecords); JoinBytes their memory in the simulator
+	// (BytesPerJoinRecord each).
+	JoinRecords float64
+	JoinBytes   int64
 	// GraphEdges are the edges the edge-stream sources emit at most (a
 	// stream's size, its max_edges, or what the arrival rate brings over
 	// the duration, whichever is least; an edge file's size is unknown,
@@ -147,7 +165,8 @@ type Estimate struct {
 	// record: channels (about 300 bytes each), zipf key tables (8 bytes a
 	// key), subtasks (about 2 KiB each), workers (80 bytes each), key sets
 	// (KeySetBytes), checkpoints in flight (CheckpointBytes), failovers
-	// (FailoverBytes), open windows (WindowBytes), streaming graphs
+	// (FailoverBytes), open windows (WindowBytes), the records interval
+	// joins buffer (JoinBytes), streaming graphs
 	// (GraphBytes), topics (TopicBytes) and Bloom filters (BloomBytes);
 	// for a micro-batch run, see MicroBatch.
 	Memory int64
@@ -288,7 +307,14 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 		}
 		e.Records = finite(e.Records + in)
 		if v.Window != nil {
-			e.WindowStates = finite(e.WindowStates + p.windowStates(v, in))
+			e.WindowStates = finite(e.WindowStates + p.windowStates(v.Window, in))
+		}
+		if j := v.Join; j != nil && j.Kind == scenario.JoinWindow {
+			// a window operator of tumbling windows over both inputs (sim.newWindowJoin)
+			e.WindowStates = finite(e.WindowStates + p.windowStates(&scenario.Window{Kind: scenario.WindowTumbling, Size: j.Size}, in))
+		}
+		if j := v.Join; j != nil && j.Kind == scenario.JoinInterval {
+			e.JoinRecords = finite(e.JoinRecords + p.joinRecords(v, out))
 		}
 		if e.Busiest == "" || in > e.BusiestRate {
 			e.Busiest, e.BusiestRate = v.Name, in
@@ -318,6 +344,7 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	p.estimateCheckpoints(&e)
 	p.estimateFailovers(&e)
 	e.WindowBytes = satMul(int64(min(e.WindowStates, float64(math.MaxInt64/BytesPerWindowState))), BytesPerWindowState)
+	e.JoinBytes = satMul(int64(min(e.JoinRecords, float64(math.MaxInt64/BytesPerJoinRecord))), BytesPerJoinRecord)
 	p.estimateGraphs(&e)
 	p.estimateTopics(&e, out)
 	p.estimateQueues(&e)
@@ -327,7 +354,7 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 		return e
 	}
 	e.Memory = satAdd(e.BloomBytes, e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
-		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.GraphBytes, e.TopicBytes, e.MessageBytes)
+		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.JoinBytes, e.GraphBytes, e.TopicBytes, e.MessageBytes)
 	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents + e.TopicReads)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e
@@ -493,8 +520,9 @@ func meanRate(a scenario.Arrival, d des.Time) float64 {
 	}
 }
 
-// windowStates estimates the windows of one key that window operator v,
-// receiving in records per second, holds open at once. A window lives
+// windowStates estimates the windows of one key that a window operator of
+// window w (or a window join's tumbling windows), receiving in records
+// per second, holds open at once. A window lives
 // from its start until the watermark passes its end plus the allowed
 // lateness: about span = size + lag + allowed lateness, where lag is how
 // far the watermark trails the clock (the largest bounded out-of-orderness
@@ -507,8 +535,34 @@ func meanRate(a scenario.Arrival, d des.Time) float64 {
 // run's duration brings): a tumbling window of 1ns at 2000/s holds about
 // 600 windows, not one a nanosecond of the span, and a bound of hours
 // (a trace's max_delay) holds no more windows than the run has records.
-func (p *Plan) windowStates(v *Vertex, in float64) float64 {
-	w := v.Window
+func (p *Plan) windowStates(w *scenario.Window, in float64) float64 {
+	keys, lag := p.keysAndLag()
+	// records(d) is how many records can arrive within d (of the run)
+	records := func(d des.Time) float64 { return finite(in * min(d, p.Scenario.Duration).Seconds()) }
+	distinct := func(d des.Time) float64 { return min(float64(keys), records(d)+1) }
+	switch w.Kind {
+	case scenario.WindowGlobal:
+		return float64(keys)
+	case scenario.WindowSession:
+		return distinct(w.Gap + lag + w.AllowedLateness)
+	}
+	slide := w.Slide
+	if w.Kind == scenario.WindowTumbling || slide <= 0 {
+		slide = w.Size
+	}
+	if slide <= 0 {
+		return 0
+	}
+	span := w.Size + lag + w.AllowedLateness
+	slots := finite(math.Ceil(float64(span)/float64(slide)) * distinct(w.Size))
+	return min(slots, finite(math.Ceil(records(span))*math.Ceil(float64(w.Size)/float64(slide))))
+}
+
+// keysAndLag returns the largest key count of the sources (a trace's key
+// column counts as 2^31 - 1: unknown) and how far the watermark trails
+// the clock at most: the largest bounded out-of-orderness and event delay
+// of the sources plus a watermark interval, or a trace's max_delay.
+func (p *Plan) keysAndLag() (int, des.Time) {
 	keys, lag := 1, des.Time(0)
 	for _, s := range p.Vertices {
 		if s.Kind != Source {
@@ -529,25 +583,27 @@ func (p *Plan) windowStates(v *Vertex, in float64) float64 {
 			lag = max(lag, l)
 		}
 	}
-	// records(d) is how many records can arrive within d (of the run)
-	records := func(d des.Time) float64 { return finite(in * min(d, p.Scenario.Duration).Seconds()) }
-	distinct := func(d des.Time) float64 { return min(float64(keys), records(d)+1) }
-	switch w.Kind {
-	case scenario.WindowGlobal:
-		return float64(keys)
-	case scenario.WindowSession:
-		return distinct(w.Gap + lag + w.AllowedLateness)
+	return keys, lag
+}
+
+// joinRecords estimates the records interval join v buffers at once, as
+// sim's intervalJoin (Flink's IntervalJoinOperator) keeps them: a left
+// record from its arrival until the watermark passes its time + after,
+// about after + lag; a right one before + lag; each input at the rate
+// its upstream emits (out, by vertex), and no more records than the run
+// brings.
+func (p *Plan) joinRecords(v *Vertex, out []float64) float64 {
+	_, lag := p.keysAndLag()
+	var n float64
+	for i, ed := range v.Inputs {
+		hold := v.Join.After // the left input
+		if i > 0 {
+			hold = v.Join.Before
+		}
+		d := min(hold+lag, p.Scenario.Duration)
+		n = finite(n + math.Ceil(finite(out[ed.From.Index]*d.Seconds())))
 	}
-	slide := w.Slide
-	if w.Kind == scenario.WindowTumbling || slide <= 0 {
-		slide = w.Size
-	}
-	if slide <= 0 {
-		return 0
-	}
-	span := w.Size + lag + w.AllowedLateness
-	slots := finite(math.Ceil(float64(span)/float64(slide)) * distinct(w.Size))
-	return min(slots, finite(math.Ceil(records(span))*math.Ceil(float64(w.Size)/float64(slide))))
+	return n
 }
 
 // Memory of streaming graphs in the simulator, in bytes, with the
