@@ -42,7 +42,7 @@ func TestRunMicroBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if lines[0] != strings.Join(microbatch.BatchColumns, ",") || len(lines) != 1+45 || !strings.HasPrefix(lines[2], "2,2,1000,-1,302,1302,1604,") {
+	if lines[0] != strings.Join(microbatch.BatchColumns, ",") || len(lines) != 1+45 || !strings.HasPrefix(lines[2], "2,2,1000,,302,1302,1604,") {
 		t.Errorf("batches.csv: %d lines, %q, %q", len(lines), lines[0], lines[2])
 	}
 	if !strings.HasSuffix(strings.TrimSpace(stderr.String()), filepath.Join(out, runfiles.BatchesFile)) {

@@ -553,7 +553,7 @@ func WriteBatchesCSV(w io.Writer, bs []BatchInfo) error {
 	for i := range bs {
 		b := &bs[i]
 		if err := cw.Write([]string{
-			strconv.FormatInt(b.Batch, 10), num(b.TimeS), strconv.FormatInt(b.Records, 10), num(b.RateLimit),
+			strconv.FormatInt(b.Batch, 10), num(b.TimeS), strconv.FormatInt(b.Records, 10), rateCell(b.RateLimit),
 			num(b.SchedulingDelayMs), num(b.ProcessingMs), num(b.TotalDelayMs), strconv.Itoa(b.Tasks),
 			strconv.FormatInt(b.Delivered, 10), strconv.FormatInt(b.RowsWritten, 10), strconv.FormatInt(b.BytesWritten, 10),
 			num(b.WatermarkS), strconv.Itoa(b.Lineage), strconv.FormatInt(b.CheckpointBytes, 10), strconv.FormatInt(b.StateKeys, 10),
@@ -579,7 +579,7 @@ func WriteTimeseriesCSV(w io.Writer, rows []TimeseriesRow) error {
 		}
 		if err := cw.Write([]string{
 			num(r.TimeS), JobVertex, "job", "-1", status, num(r.InputRate), num(r.ProcessingRate), strconv.Itoa(r.Completed), strconv.Itoa(r.Queued),
-			num(r.SchedulingMs), num(r.ProcessingMs), num(r.TotalMs), num(r.RateLimit), strconv.FormatInt(r.Lag, 10),
+			num(r.SchedulingMs), num(r.ProcessingMs), num(r.TotalMs), rateCell(r.RateLimit), strconv.FormatInt(r.Lag, 10),
 			num(r.LatencyP50Ms), num(r.LatencyP99Ms), strconv.FormatInt(r.StateKeys, 10), strconv.FormatInt(r.StateBytes, 10),
 		}); err != nil {
 			return err
@@ -692,4 +692,13 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// rateCell is a rate limit's CSV cell: empty when no rate limit applies
+// (RateLimit -1), as other CSV cells that do not apply are empty.
+func rateCell(r float64) string {
+	if r < 0 {
+		return ""
+	}
+	return num(r)
 }
