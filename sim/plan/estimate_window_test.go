@@ -72,3 +72,33 @@ sinks:
 		t.Errorf("%v open windows (%d bytes), want %v", e.WindowStates, e.WindowBytes, want)
 	}
 }
+
+// TestJoinRecordsEstimate: an interval join of two inputs at 1000/s,
+// watermarks 1s + 200ms behind, between(−1s, 3s): a left record is
+// held until the watermark passes it + 3s, about 4.2s (4200 records), a
+// right one 1s + 1.2s (2200): 6400 records of BytesPerJoinRecord; a run of
+// 2s brings no more than 2000 of each; a window join of 5s holds
+// ceil(6.2s/5s) = 2 windows of each of the 100 keys instead.
+func TestJoinRecordsEstimate(t *testing.T) {
+	for _, c := range []struct {
+		duration, join string
+		records, wins  float64
+	}{
+		{"1h", "{kind: interval, before: 1s, after: 3s}", 6400, 0},
+		{"2s", "{kind: interval, before: 1s, after: 3s}", 4000, 0},
+		{"1h", "{kind: window, size: 5s}", 0, 200},
+	} {
+		src := func(name string) string {
+			return fmt.Sprintf("  - {name: %s, arrival: {process: constant, rate: 1000/s}, keys: {count: 100}, watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 1s}}\n", name)
+		}
+		sc := parse(t, "duration: "+c.duration+"\nsources:\n"+src("l")+src("r")+`operators:
+  - {name: j, inputs: [l, r], partitioning: hash, service_time: {mean: 1us}, join: `+c.join+`}
+sinks:
+  - {name: out, input: j}
+`)
+		e := compile(t, sc).Estimate(nil)
+		if e.JoinRecords != c.records || e.JoinBytes != int64(c.records)*BytesPerJoinRecord || e.WindowStates != c.wins {
+			t.Errorf("%s over %s: %v records buffered (%d bytes), %v windows; want %v and %v", c.join, c.duration, e.JoinRecords, e.JoinBytes, e.WindowStates, c.records, c.wins)
+		}
+	}
+}
