@@ -24,6 +24,10 @@ func (c *checker) shedding() {
 		if sh.QueueOver == 0 && sh.LatencyOver == 0 && !c.reportedInside(p) {
 			c.errorf(p, "missing required field %q (or %q, or both): the trigger that starts the shedding", kLagOver, kLatencyOver)
 		}
+		if n := src.Keys.Count; sh.Mode == SheddingSemantic && !src.ReadsTopic() && n > 0 && sh.KeepKeys >= n {
+			c.errorf(p+"."+kKeepKeys, "%d keeps every key: the source draws %d (%s.%s), so nothing would be shed; keep_keys must be below %d",
+				sh.KeepKeys, n, kKeys, kCount, n)
+		}
 	}
 	for i, op := range s.Operators {
 		p := strictyaml.Index(kOperators, i) + "." + kShedding

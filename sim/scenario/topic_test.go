@@ -148,6 +148,8 @@ sinks:
 		{"lag_over: 100, ", "", `t.yaml:5:15: sources[0].shedding: missing required field "lag_over"`},
 		{"    shedding:", "    replayable: false\n    shedding:", `t.yaml:6:15: sources[0].shedding: shedding skips records of a log: the source must be replayable (a socket source drops with on_backpressure: drop)`},
 		{"mode: semantic, keep_keys: 10", "probability: 0.5, keep_keys: 10", `t.yaml:5:49: sources[0].shedding.keep_keys: "keep_keys" applies only to mode semantic, not random (the default)`},
+		{"keep_keys: 10", "keep_keys: 1000", `t.yaml:5:58: sources[0].shedding.keep_keys: 1000 keeps every key: the source draws 1000 (keys.count), so nothing would be shed; keep_keys must be below 1000`},
+		{"    shedding:", "    keys: {count: 5}\n    shedding:", `sources[0].shedding.keep_keys: 10 keeps every key: the source draws 5 (keys.count)`},
 	} {
 		_, err := Parse("t.yaml", []byte(strings.Replace(base, c.old, c.new, 1)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
