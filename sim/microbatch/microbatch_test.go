@@ -85,6 +85,15 @@ func TestStabilityClosedForm(t *testing.T) {
 	if st.SchedulingDelayGrowthMs != 312 {
 		t.Errorf("growth %v ms per batch, want 312", st.SchedulingDelayGrowthMs)
 	}
+	// unstable too, a record's mean latency is interval/2 + P + the mean
+	// scheduling delay of the batches completed: 312 × (0 + ... + 43)/44
+	// = 312 × 21.5 = 6708ms, so 500 + 1312 + 6708 = 8520ms
+	if s := st.SchedulingDelay.MeanMs; math.Abs(s-6708) > 1e-6 {
+		t.Errorf("unstable: mean scheduling delay %v ms, want 312 × 21.5 = 6708", s)
+	}
+	if got, want := r.Summary.Latency.MeanMs, 500+1312+6708.0; math.Abs(got-want)/want > 0.03 {
+		t.Errorf("unstable: mean latency %v ms, want interval/2 + P + S = %v within 3%%", got, want)
+	}
 	d := r.Summary.Diagnosis
 	if d.Kind != DiagnosisFallingBehind || d.Message != "falls behind: processing time 1.312s > batch interval 1s: the job falls behind, scheduling delay grows 312ms per batch" {
 		t.Errorf("diagnosis %q: %q", d.Kind, d.Message)

@@ -16,6 +16,7 @@ func TestSparkErrors(t *testing.T) {
 			"t.yaml:3:1: network: this field belongs to engine: flink, not spark-streaming"},
 		{"spark: {batch_interval: 1s}\n", "t.yaml:1:1: spark: this field belongs to engine: spark-streaming or structured-streaming, not flink (the default)"},
 		{"engine: spark-streaming\nspark: {batch_interval: 0s, checkpoint: true}\n", "t.yaml:2:25: spark.batch_interval: must be greater than 0, got 0s"},
+		{"engine: spark-streaming\nspark: {batch_interval: -1s, checkpoint: true}\n", "t.yaml:2:25: spark.batch_interval: must be greater than 0, got -1s"},
 		{"engine: structured-streaming\nspark: {trigger: processing-time, trigger_interval: 1ns}\n",
 			"t.yaml:2:53: spark.trigger_interval: must be at least 1ms (Spark's trigger interval is in milliseconds: Trigger.ProcessingTime(intervalMs)), got 1ns"},
 		{"engine: spark-streaming\nspark: {checkpoint: true}\n", "t.yaml:2:8: spark: engine spark-streaming needs batch_interval"},
