@@ -159,6 +159,20 @@ sinks: [{name: out, input: parse}]
 	if l := r.Summary.Latency; l.MeanMs != 2.1 || l.MaxMs != 2.1 {
 		t.Errorf("continuous: latency %+v", l)
 	}
+	// its epochs end every trigger_interval (Spark's ContinuousExecution
+	// increments the epoch each trigger interval; every reader puts an
+	// epoch marker in its stream, and the epoch is committed once all
+	// have): a row of batches.csv each, at 1s, 2s, ..., 19s (the 20th
+	// would end at the run's end), each with the 1000 records of its
+	// second
+	if len(r.Batches) != 19 {
+		t.Fatalf("continuous: %d epochs, want 19 (1s .. 19s)", len(r.Batches))
+	}
+	for i, b := range r.Batches {
+		if b.Batch != int64(i+1) || b.TimeS != float64(i+1) || b.Records != 1000 {
+			t.Errorf("continuous: epoch %d at %vs with %d records, want epoch %d at %ds with 1000", b.Batch, b.TimeS, b.Records, i+1, i+1)
+		}
+	}
 }
 
 // A trigger interval shorter than a micro-batch (1ms, against batches of
