@@ -3,6 +3,8 @@ package scenarios_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/dspalab/dspalab/sim"
 )
 
 // The lesson of retention-loss: nothing is lost while the lag's age is
@@ -132,4 +134,30 @@ func TestConsumerGroupRebalanceLesson(t *testing.T) {
 	if rb := s.ConsumerGroups[0].Rebalances[0]; rb.DetectedS != 40 || rb.PauseS != 2 {
 		t.Errorf("session_timeout 10s: removed at %g, pause %g; want 40 and 2 (heard at the heartbeat of 42s)", rb.DetectedS, rb.PauseS)
 	}
+}
+
+// The lesson of exactly-once-topic: through a topic with transactional
+// sinks a failure duplicates and loses nothing, at the price of half a
+// checkpoint interval per transactional hop and a whole interval for the
+// second; an at-least-once Kafka sink's duplicates reach the next job.
+func TestExactlyOnceTopicLesson(t *testing.T) {
+	check := func(s sim.Summary, dups uint64, kafkaP50, outP50 float64) {
+		t.Helper()
+		if s.Recovery.Restarts != 1 || s.Delivery.Lost != 0 || s.Delivery.Replayed != 19367 && dups == 0 {
+			t.Errorf("%d restarts, %d lost, %d replayed; want 1, 0 and 19367", s.Recovery.Restarts, s.Delivery.Lost, s.Delivery.Replayed)
+		}
+		for _, k := range s.Delivery.Sinks {
+			if k.Duplicated != dups {
+				t.Errorf("sink %s: %d duplicated, want %d", k.Name, k.Duplicated, dups)
+			}
+		}
+		if p := *vertex(t, &s, "to-kafka").LatencyP50; p < kafkaP50-100 || p > kafkaP50+100 {
+			t.Errorf("to-kafka p50 %.0fms, want %.0f", p, kafkaP50)
+		}
+		if p := *vertex(t, &s, "out").LatencyP50; p < outP50-100 || p > outP50+100 {
+			t.Errorf("out p50 %.0fms, want %.0f", p, outP50)
+		}
+	}
+	check(run(t, load(t, "exactly-once-topic"), nil).Summary, 0, 5508, 15900)
+	check(run(t, edit(t, "exactly-once-topic", "delivery: transactional\n    writes", "delivery: at-least-once\n    writes"), nil).Summary, 6168, 52, 5850)
 }

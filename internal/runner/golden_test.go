@@ -192,7 +192,7 @@ func TestChainingOffIsToday(t *testing.T) {
 // addedAfterChaining are the built-ins added after operator chaining
 // (b829db5), which TestChainingOffIsToday has no outputs of.
 var addedAfterChaining = map[string]bool{
-	"same-workload-flink": true, "retention-loss": true, "millwheel-vs-barriers": true, "pubsub": true,
+	"same-workload-flink": true, "retention-loss": true, "millwheel-vs-barriers": true, "pubsub": true, "exactly-once-topic": true,
 	// event time (issue 14)
 	"idle-source": true, "session-windows": true, "trace-event-counts": true,
 	"watermark-bound": true, "window-functions": true, "window-join": true,
