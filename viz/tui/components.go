@@ -1125,7 +1125,7 @@ func (m model) helpBody(w, h int) []string {
 		paras = slices.Insert(paras, 5, wm)
 	}
 	if m.topicsPane() {
-		tp := "TOPICS, at the last sample: a row per partition (clicks-3) and the reader subtask that owns it; the bar is the age of its oldest unread record against the topic's retention.time (┃: from there retention deletes records before they are read, counted in LOST), or without one its records-lag against the largest. RECORDS = records-lag (log end − position), AGE = that age. SHED: each vertex's shed records per second in the last interval. t hides or shows the pane."
+		tp := "TOPICS, at the last sample: a row per partition (clicks-3) and the reader subtask that owns it; the bar is the age of its oldest unread record against the topic's retention.time (┃: from there retention deletes records before they are read, counted in LOST), or without one its records-lag against the largest. RECORDS = records-lag (log end − position), AGE = that age. QUEUE: each queue consumer's messages ready in the broker, redelivered and paged in so far. SHED: each vertex's shed records per second in the last interval. t hides or shows the pane."
 		paras = slices.Insert(paras, 5, tp)
 	}
 	text := strings.Join(paras, "\n")

@@ -75,6 +75,10 @@ type Snapshot struct {
 	// (the last sample's, partitions.csv's rows), for a job reading
 	// topics; nil without, or before the first sample.
 	Partitions []sim.PartitionSample
+	// Counters names the counter columns of the run (sim.Sample.Counters)
+	// that the rows' Counters hold, such as a queue's queue_depth; nil
+	// without.
+	Counters []string
 	// Err says why the run stopped (State stopped), or "".
 	Err string
 }
@@ -212,6 +216,7 @@ type collector struct {
 	since    string                // where the averages begin: Snapshot.SmoothedSince
 	down     []WorkerDown          // failed workers not noticed yet
 	parts    []sim.PartitionSample // the last sample's partitions
+	counters []string              // the run's counter columns (sim.Sample.Counters)
 }
 
 func newCollector(g graph) *collector { return &collector{g: g} }
@@ -231,6 +236,7 @@ func (c *collector) reset() {
 func (c *collector) Sample(s *sim.Sample) {
 	c.rows = append(c.rows[:0], s.Rows...)
 	c.parts = append(c.parts[:0], s.Partitions...)
+	c.counters = s.Counters
 	c.have, c.sampleAt = true, s.Time
 	// keep the samples that end after SmoothWindow before this one,
 	// reusing the row slices of those that leave
@@ -351,6 +357,7 @@ func (c *collector) snapshot(d sim.DeliverySummary, r sim.RecoverySummary) *Snap
 	if len(c.parts) > 0 {
 		s.Partitions = append([]sim.PartitionSample(nil), c.parts...)
 	}
+	s.Counters = c.counters // the run's, the same every sample: not written to
 	if r.JobState == sim.JobRunning {
 		s.DownWorkers = append([]WorkerDown(nil), c.down...)
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,9 +20,11 @@ import (
 // record at the bar's end ┃ is the next that retention deletes unread),
 // or of the records lag against the largest one without retention by
 // time, the records lag (records-lag), its age and the records lost to
-// retention. Under the rows, a line per vertex that sheds load: its shed
-// rate in the last interval and the records shed so far. The pane shows
-// in a job that reads topics or sheds; t hides it and shows it again. A
+// retention. Under the rows, a line of the queues' consumers (the
+// messages ready in the broker, redelivered and paged in so far) and a
+// line of the vertices that shed load: their shed rate in the last
+// interval and the records shed so far. The pane shows in a job that
+// reads topics or a queue, or sheds; t hides it and shows it again. A
 // job with neither has no such pane, and its frames are as they were
 // before the pane existed.
 
@@ -34,10 +37,38 @@ const (
 	partAgeW     = 7 // " 60.3s"
 )
 
-// topicsPane says whether the job has the pane: it reads topics or
-// sheds.
+// topicsPane says whether the job has the pane: it reads topics or a
+// queue, or sheds.
 func (m model) topicsPane() bool {
-	return m.snap != nil && (len(m.snap.Partitions) > 0 || len(m.shedRows()) > 0)
+	return m.snap != nil && (len(m.snap.Partitions) > 0 || len(m.shedRows()) > 0 || len(m.queueItems()) > 0)
+}
+
+// queueItems are the queues' figures at the last sample, one per vertex
+// that consumes a queue, from its counter columns (sim/counters.go):
+// "orders → billing 24.2k ready (0 redelivered, 19.2k paged in)".
+func (m model) queueItems() []string {
+	if m.snap == nil {
+		return nil
+	}
+	col := slices.Index(m.snap.Counters, "queue_depth")
+	if col < 0 {
+		return nil
+	}
+	var out []string
+	for _, v := range m.snap.Instant {
+		if !v.HaveTotal || len(v.Row.Counters) < col+3 || v.Row.Counters[col] == sim.NoCount {
+			continue
+		}
+		c := v.Row.Counters[col : col+3]
+		name := v.Row.Vertex
+		if m.g.plan != nil {
+			if pv := m.g.plan.Vertex(name); pv != nil && pv.Source != nil && pv.Source.Arrival.Queue != "" {
+				name = pv.Source.Arrival.Queue + " → " + name // the queue and its consumer
+			}
+		}
+		out = append(out, name+" "+countText(c[0])+" ready"+m.st.faint.Render(" ("+countText(c[1])+" redelivered, "+countText(c[2])+" paged in)"))
+	}
+	return out
 }
 
 // shedRows are the last sample's rows of the vertices that shed.
@@ -68,6 +99,9 @@ func (m model) topicsPaneHeight() int {
 	if len(m.shedRows()) > 0 {
 		n++
 	}
+	if len(m.queueItems()) > 0 {
+		n++
+	}
 	return n
 }
 
@@ -81,10 +115,18 @@ func (m model) topicsPanel(w, n int) []string {
 	st := m.st
 	s := m.snap
 	title := st.title.Render("TOPICS") + st.faint.Render("  lag per partition: records-lag and the age of the oldest unread · ┃ retention.time · t hides")
-	if len(s.Partitions) == 0 {
+	switch {
+	case len(s.Partitions) > 0:
+	case len(m.queueItems()) > 0:
+		title = st.title.Render("QUEUES") + st.faint.Render("  messages ready in the broker, redelivered and paged in so far · t hides")
+	default:
 		title = st.title.Render("LOAD SHEDDING") + st.faint.Render("  records shed per second in the last interval, and so far · t hides")
 	}
 	out := []string{title}
+	var queue string
+	if items := m.queueItems(); len(items) > 0 {
+		queue = st.title.Render("QUEUE ") + fitItems(items, max(w-6, 0))
+	}
 	var shed string
 	if rows := m.shedRows(); len(rows) > 0 {
 		items := make([]string, 0, len(rows))
@@ -99,6 +141,9 @@ func (m model) topicsPanel(w, n int) []string {
 	}
 	room := n - 1
 	if shed != "" {
+		room--
+	}
+	if queue != "" {
 		room--
 	}
 	if len(s.Partitions) > 0 && room > 0 {
@@ -129,6 +174,9 @@ func (m model) topicsPanel(w, n int) []string {
 			rows = append(rows[:k-1], st.faint.Render(fmt.Sprintf("   ↓ %d more", len(rows)-(k-1))))
 		}
 		out = append(out, rows[:max(min(k, len(rows)), 0)]...)
+	}
+	if queue != "" && len(out) < n {
+		out = append(out, queue)
 	}
 	if shed != "" && len(out) < n {
 		out = append(out, shed)

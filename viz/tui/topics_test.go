@@ -32,8 +32,9 @@ sinks:
 // testdata/TestGoldenTopics/*.golden: retention-loss before its lag's age
 // reaches retention (60s: bars half way) and after (200s: the bars past
 // the mark, records lost), pubsub's two consumer groups of one topic, the
-// pane hidden by t, the help that names it, and a shedding source's shed
-// rate (500/s) without topics.
+// pane hidden by t, the help that names it, a shedding source's shed
+// rate (500/s) without topics, and queue-vs-log's queue (its depth
+// growing, paged in past memory_bound) beside its log.
 func TestGoldenTopics(t *testing.T) {
 	sc, err := scenario.Parse("shed.yaml", []byte(shedYAML))
 	if err != nil {
@@ -52,6 +53,7 @@ func TestGoldenTopics(t *testing.T) {
 		{"hidden_200s_100x30", builtin(t, "retention-loss"), 100, 30, []string{"t"}, 200 * des.Second},
 		{"help_60s_100x40", builtin(t, "retention-loss"), 100, 40, []string{"?"}, 60 * des.Second},
 		{"shed_30s_100x30", sc, 100, 30, nil, 30 * des.Second},
+		{"queue_30s_100x30", builtin(t, "queue-vs-log"), 100, 30, nil, 30 * des.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _ := frame(t, tc.sc, tc.w, tc.h, tc.keys, tc.to)
