@@ -251,11 +251,17 @@ func (g *Grader) runWorker(ctx context.Context, label string, data []byte) ([]an
 // crashReason says why a worker exited without an answer: out of memory
 // (the Go runtime's fatal error, or a kill by the kernel's OOM killer) or
 // a crash, with the runtime's first line (never its stack trace, which
-// names paths of the grading machine).
+// names paths of the grading machine). Under the worker's address-space
+// limit a new thread's stack may be what no longer fits: the runtime
+// says "failed to create new OS thread", or, in a binary built with cgo,
+// runtime/cgo says "pthread_create failed" and aborts (SIGABRT, exit
+// status 2, no "fatal error:" line; runtime/cgo/gcc_linux_amd64.c and
+// gcc_fatalf.c): out of memory too.
 func crashReason(err error, stderr []byte, maxMemory int64) string {
 	text := string(stderr)
 	oom := strings.Contains(text, "out of memory") || strings.Contains(text, "cannot allocate memory") ||
-		strings.Contains(text, "failed to create new OS thread")
+		strings.Contains(text, "failed to create new OS thread") ||
+		strings.Contains(text, "runtime/cgo: pthread_create failed") || strings.Contains(text, "runtime/cgo: malloc failed")
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && killedByOOM(ee) {
 		oom = true
