@@ -51,6 +51,23 @@ func limitMemory(n int64) error {
 	if err != nil {
 		return nil
 	}
-	limit := uint64(pages*int64(os.Getpagesize()) + n)
+	limit := uint64(pages*int64(os.Getpagesize())+n) + threadStacks()
 	return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit})
+}
+
+// threadStacks is the address space left for the stacks of threads the
+// Go runtime starts after the limit is set (more on a loaded machine:
+// GC workers, threads blocked in system calls): reserved address space,
+// not memory a scenario holds. A thread's stack takes RLIMIT_STACK's
+// soft limit (glibc's default pthread stack size, 8 MiB as a rule), and
+// a thread that does not fit fails the worker ("pthread_create failed")
+// however little the run holds: room for maxThreads of them.
+func threadStacks() uint64 {
+	const maxThreads = 32
+	size := uint64(8 << 20)
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_STACK, &r); err == nil && r.Cur > 0 && r.Cur <= 64<<20 {
+		size = r.Cur
+	}
+	return maxThreads * size
 }
