@@ -117,27 +117,11 @@ func TestRunInterruptedKeepsCompleteRun(t *testing.T) {
 	cancel()
 	var stderr bytes.Buffer
 	err := Run(ctx, Options{Scenario: file, OutDir: out, Stderr: &stderr})
-	var ie *InterruptedError
-	if !errors.As(err, &ie) {
-		t.Fatalf("err = %v, want an InterruptedError", err)
-	}
-	partial := filepath.Join(out, runfiles.PartialDir)
-	if ie.Kept != out || ie.Partial != partial ||
-		!strings.HasSuffix(err.Error(), "the outputs are partial and are in "+partial+" ("+out+" holds a complete earlier run, which was kept)") {
-		t.Errorf("err = %v", err)
-	}
-	if !strings.Contains(stderr.String(), "wrote "+filepath.Join(partial, runfiles.SummaryFile)+", ") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
+	partial := checkKeptComplete(t, err, out, stderr.String(), complete)
 	got := readDir(t, out)
 	delete(got, runfiles.PartialDir)
 	if len(got) != len(complete) {
 		t.Errorf("the complete run's directory holds %d entries, had %d", len(got), len(complete))
-	}
-	for name, data := range complete {
-		if got[name] != data {
-			t.Errorf("%s of the complete run changed", name)
-		}
 	}
 	p := readDir(t, partial)
 	if !strings.Contains(p[runfiles.SummaryFile], `"partial": true`) || !strings.Contains(p[runfiles.ManifestFile], `"partial": true`) {
@@ -147,7 +131,7 @@ func TestRunInterruptedKeepsCompleteRun(t *testing.T) {
 	// a partial run in the directory is replaced by the next one
 	only := filepath.Join(dir, "only-partial")
 	for range 2 {
-		ie = nil
+		var ie *InterruptedError
 		if err := Run(ctx, Options{Scenario: file, OutDir: only}); !errors.As(err, &ie) || ie.Kept != "" {
 			t.Fatalf("err = %v, want an InterruptedError that kept nothing", err)
 		}
@@ -255,6 +239,19 @@ sinks:
 	cancel()
 	var stderr bytes.Buffer
 	err := Run(ctx, Options{Scenario: long, OutDir: out, Stderr: &stderr})
+	partial := checkKeptComplete(t, err, out, stderr.String(), complete)
+	if p := readDir(t, partial); !strings.Contains(p[runfiles.SummaryFile], `"partial": true`) {
+		t.Errorf("partial/summary.json:\n%.300s", p[runfiles.SummaryFile])
+	}
+}
+
+// checkKeptComplete checks an interrupted run into out, which held the
+// complete run complete: err is an InterruptedError that names out as
+// kept and out/partial as where the partial outputs are, stderr says it
+// wrote there, and the complete run's files are unchanged. It returns
+// out/partial.
+func checkKeptComplete(t *testing.T, err error, out, stderr string, complete map[string]string) string {
+	t.Helper()
 	var ie *InterruptedError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an InterruptedError", err)
@@ -264,8 +261,8 @@ sinks:
 		!strings.HasSuffix(err.Error(), "the outputs are partial and are in "+partial+" ("+out+" holds a complete earlier run, which was kept)") {
 		t.Errorf("err = %v", err)
 	}
-	if want := "wrote " + filepath.Join(partial, runfiles.SummaryFile) + ", "; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+	if want := "wrote " + filepath.Join(partial, runfiles.SummaryFile) + ", "; !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr)
 	}
 	got := readDir(t, out)
 	delete(got, runfiles.PartialDir)
@@ -274,7 +271,5 @@ sinks:
 			t.Errorf("%s of the complete run changed", name)
 		}
 	}
-	if p := readDir(t, partial); !strings.Contains(p[runfiles.SummaryFile], `"partial": true`) {
-		t.Errorf("partial/summary.json:\n%.300s", p[runfiles.SummaryFile])
-	}
+	return partial
 }
