@@ -61,7 +61,7 @@ type ObjectAttrs struct {
 // A Store reads the objects of a bucket for Fetch and ListObjects.
 // Package datasets/gcs gives the one of Google Cloud Storage; it is kept
 // out of this package so that what only reads the cache (the runner, the
-// grader) does not link the storage client.
+// grader) links no HTTP client or credentials.
 type Store interface {
 	// Attrs returns the attributes of an object.
 	Attrs(ctx context.Context, bucket, object string) (ObjectAttrs, error)

@@ -5,9 +5,9 @@
 //     (registry.yaml, embedded: the Google cluster trace 2011) extended by
 //     a user file for instructors' own buckets.
 //   - Fetch downloads parts of a data set from its bucket (a Store:
-//     package datasets/gcs gives the one of Google Cloud Storage, with
-//     cloud.google.com/go/storage, kept out of this package so that what
-//     only reads the cache does not link the storage client) into a local
+//     package datasets/gcs gives the one of Google Cloud Storage, on its
+//     JSON API, kept out of this package so that what only reads the cache
+//     links no HTTP client or credentials) into a local
 //     cache (Cache): anonymously by default, parts in
 //     parallel, resuming interrupted downloads with range reads, and
 //     verifying size, CRC32C and MD5 against the object's attributes before

@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,29 +22,13 @@ func TestDatasetsFetchCommand(t *testing.T) {
 	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
 		InitialObjects: []fakestorage.Object{{ObjectAttrs: fakestorage.ObjectAttrs{
 			BucketName: "clusterdata-2011-2", Name: "task_events/part-00001-of-00500.csv.gz"}, Content: data}},
-		Scheme: "http", Host: "127.0.0.1", PublicHost: "storage.test",
+		Scheme: "http", Host: "127.0.0.1",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Stop()
-	// fake-gcs-server serves XML-API downloads only to its PublicHost
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, _ := http.NewRequestWithContext(r.Context(), r.Method, srv.URL()+r.URL.RequestURI(), r.Body)
-		req.Header, req.Host = r.Header.Clone(), "storage.test"
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
-	}))
-	defer proxy.Close()
+	endpoint := srv.URL() // datasets/gcs reads with the JSON API, which it serves on any host
 	cache := t.TempDir()
 	t.Setenv("DSPALAB_CACHE", cache)
 	t.Setenv("DSPALAB_REGISTRY", "")
@@ -60,7 +41,7 @@ func TestDatasetsFetchCommand(t *testing.T) {
 		}
 		return stdout.String(), stderr.String()
 	}
-	_, stderr := run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", proxy.URL)
+	_, stderr := run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", endpoint)
 	if !strings.Contains(stderr, "gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz: fetched 924634 bytes in ") ||
 		!strings.Contains(stderr, "clusterdata-2011-2/task_events: 1 fetched (902.96KiB), 0 already cached, 0 failed; cache: "+cache+"\n") {
 		t.Errorf("fetch:\n%s", stderr)
@@ -69,7 +50,7 @@ func TestDatasetsFetchCommand(t *testing.T) {
 	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("the cached file: %v", err)
 	}
-	_, stderr = run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", proxy.URL)
+	_, stderr = run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", endpoint)
 	if !strings.Contains(stderr, "0 fetched (0B), 1 already cached, 0 failed") {
 		t.Errorf("a second fetch:\n%s", stderr)
 	}
@@ -77,7 +58,7 @@ func TestDatasetsFetchCommand(t *testing.T) {
 	if err := os.Truncate(path, 500000); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr = run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", proxy.URL)
+	_, stderr = run(0, "datasets", "fetch", "clusterdata-2011-2/task_events", "--endpoint", endpoint)
 	if !strings.Contains(stderr, "gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz: the cached copy "+path+" is damaged (500000 bytes instead of 924634); fetching it again\n") ||
 		!strings.Contains(stderr, "1 fetched (902.96KiB), 0 already cached, 0 failed") {
 		t.Errorf("a fetch after truncation:\n%s", stderr)
@@ -93,12 +74,12 @@ func TestDatasetsFetchCommand(t *testing.T) {
 	if stdout, _ := run(0, "datasets", "path", "clusterdata-2011-2/task_events"); stdout != path+"\n" {
 		t.Errorf("path: %q", stdout)
 	}
-	stdout, _ = run(0, "datasets", "info", "clusterdata-2011-2/task_events", "--remote", "--endpoint", proxy.URL)
+	stdout, _ = run(0, "datasets", "info", "clusterdata-2011-2/task_events", "--remote", "--endpoint", endpoint)
 	if !strings.Contains(stdout, "\nOBJECT ") || !strings.Contains(stdout, "gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz  924634  01jBPA==\n") ||
 		!strings.Contains(stdout, "\n1     924634   77776   1h23m31s  01jBPA==  "+path+"\n") {
 		t.Errorf("info --remote:\n%s", stdout)
 	}
-	_, stderr = run(1, "datasets", "fetch", "clusterdata-2011-2/task_events", "--parts", "2", "--endpoint", proxy.URL)
+	_, stderr = run(1, "datasets", "fetch", "clusterdata-2011-2/task_events", "--parts", "2", "--endpoint", endpoint)
 	if !strings.Contains(stderr, "dspalab: clusterdata-2011-2/task_events: gs://clusterdata-2011-2/task_events/part-00002-of-00500.csv.gz does not exist (is the part number right?)\n") {
 		t.Errorf("a missing part:\n%s", stderr)
 	}

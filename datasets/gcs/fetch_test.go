@@ -31,11 +31,6 @@ const (
 	jobFile  = "testdata/job_events-part-00001-of-00500.csv.gz"
 )
 
-// publicHost is the XML API host the fake server answers downloads for;
-// the proxy sets it on every request (fake-gcs-server routes XML-API
-// downloads only when the Host matches its PublicHost).
-const publicHost = "storage.test"
-
 // gcsProxy stands between the client and the fake GCS server, to cut
 // connections in the middle of an object, go down, corrupt bytes in
 // transit or deny a bucket, and to record the requests.
@@ -61,23 +56,38 @@ type gcsProxy struct {
 	stallMeta bool
 }
 
-func (p *gcsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	download := !strings.HasPrefix(r.URL.Path, "/storage/v1/")
-	p.requests = append(p.requests, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+strings.TrimPrefix(r.Header.Get("Range"), "bytes=")))
-	down, cutAt, hasCut := p.down, p.cut[r.URL.Path], false
-	if _, ok := p.cut[r.URL.Path]; ok && download {
-		hasCut = true
-		delete(p.cut, r.URL.Path)
+// requestPath names a request for the proxy's maps and log: a download
+// (a JSON API request with alt=media) by "/BUCKET/OBJECT", any other by
+// its path.
+func requestPath(r *http.Request) (path string, download bool) {
+	if r.URL.Query().Get("alt") != "media" {
+		return r.URL.Path, false
 	}
-	flip := download && p.flip == r.URL.Path
-	denied := p.deny != "" && (strings.HasPrefix(r.URL.Path, "/"+p.deny+"/") || strings.Contains(r.URL.Path, "/b/"+p.deny+"/"))
+	rest, ok := strings.CutPrefix(r.URL.Path, "/storage/v1/b/")
+	bucket, object, ok2 := strings.Cut(rest, "/o/")
+	if !ok || !ok2 {
+		return r.URL.Path, true
+	}
+	return "/" + bucket + "/" + object, true
+}
+
+func (p *gcsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path, download := requestPath(r)
+	p.mu.Lock()
+	p.requests = append(p.requests, strings.TrimSpace(r.Method+" "+path+" "+strings.TrimPrefix(r.Header.Get("Range"), "bytes=")))
+	down, cutAt, hasCut := p.down, p.cut[path], false
+	if _, ok := p.cut[path]; ok && download {
+		hasCut = true
+		delete(p.cut, path)
+	}
+	flip := download && p.flip == path
+	denied := p.deny != "" && (strings.HasPrefix(path, "/"+p.deny+"/") || strings.Contains(path, "/b/"+p.deny+"/"))
 	if download {
 		p.inflight++
 		p.maxIn = max(p.maxIn, p.inflight)
 	}
 	slow := p.slow
-	stallAt, stalls := p.stall[r.URL.Path]
+	stallAt, stalls := p.stall[path]
 	stalls = stalls && download
 	stallMeta := p.stallMeta && !download
 	p.mu.Unlock()
@@ -99,7 +109,6 @@ func (p *gcsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req, _ := http.NewRequestWithContext(r.Context(), r.Method, p.target+r.URL.RequestURI(), r.Body)
 	req.Header = r.Header.Clone()
-	req.Host = publicHost
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
@@ -169,7 +178,7 @@ func fakeGCS(t *testing.T, extra ...fakestorage.Object) (*gcsProxy, datasets.Fet
 		{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "clusterdata-2011-2", Name: "job_events/part-00001-of-00500.csv.gz"}, Content: readTestdata(t, jobFile)},
 	}, extra...)
 	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
-		InitialObjects: objects, Scheme: "http", Host: "127.0.0.1", PublicHost: publicHost,
+		InitialObjects: objects, Scheme: "http", Host: "127.0.0.1",
 	})
 	if err != nil {
 		t.Fatal(err)

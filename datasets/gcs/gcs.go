@@ -1,29 +1,54 @@
 // Package gcs reads the objects of Google Cloud Storage buckets for
-// package datasets (datasets.Fetch, datasets.ListObjects), with
-// cloud.google.com/go/storage.
+// package datasets (datasets.Fetch, datasets.ListObjects), on the GCS JSON
+// API with net/http:
 //
-// It is a package of its own so that the storage client, with the gRPC,
-// protobuf and OpenTelemetry packages it links (some 400 packages that
-// register their descriptors before main runs), is linked only into what
-// downloads: the dspalab datasets command, not the simulator, the runner
-// or the grader that read data sets from the cache.
+//   - an object's metadata with objects.get,
+//     https://cloud.google.com/storage/docs/json_api/v1/objects/get;
+//   - its bytes with the same request and alt=media, from an offset with a
+//     Range header, https://cloud.google.com/storage/docs/json_api/v1/objects/get
+//     and https://cloud.google.com/storage/docs/downloading-objects (the
+//     object as stored: Accept-Encoding: gzip, so that GCS does not
+//     transcode a gzip-encoded object,
+//     https://cloud.google.com/storage/docs/transcoding);
+//   - a bucket's objects with objects.list, page by page,
+//     https://cloud.google.com/storage/docs/json_api/v1/objects/list;
+//   - the errors of https://cloud.google.com/storage/docs/json_api/v1/status-codes,
+//     retried with exponential backoff as
+//     https://cloud.google.com/storage/docs/retry-strategy says (the rules
+//     of cloud.google.com/go/storage's ShouldRetry).
+//
+// Requests are anonymous unless Options.Auth, which uses Application
+// Default Credentials with golang.org/x/oauth2/google.
+//
+// It does not use cloud.google.com/go/storage: that client, and even
+// google.golang.org/api/storage/v1 and google.golang.org/api/option, link
+// gRPC, the protobuf descriptors of googleapis, envoy's control plane and
+// OpenTelemetry, some 400 packages whose initialisation (about 6ms) every
+// dspalab process paid before main, dspalab --help included, though only
+// dspalab datasets downloads. It is a package of its own all the same, so
+// that the simulator, the runner and the grader, which read data sets from
+// the cache, link no HTTP client or credentials.
 package gcs
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
-	"cloud.google.com/go/storage"
-	"github.com/googleapis/gax-go/v2"
-	"google.golang.org/api/googleapi"
-	"google.golang.org/api/iterator"
-	"google.golang.org/api/option"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
 
 	"github.com/dspalab/dspalab/datasets"
 )
@@ -37,53 +62,84 @@ type Options struct {
 	Auth bool
 	// Endpoint replaces the GCS endpoint (https://storage.googleapis.com),
 	// e.g. http://localhost:4443 for an emulator; "/storage/v1/" is added
-	// when the URL has no path. STORAGE_EMULATOR_HOST is honoured too.
+	// when the URL has no path. STORAGE_EMULATOR_HOST is honoured too
+	// (requests to it are anonymous, as the emulators want).
 	Endpoint string
-	// RetryDelay is the wait before the first retry of a failed request
-	// (default 500ms); each further retry waits twice as long.
+	// RetryDelay bounds the wait before the first retry of a failed
+	// request (default 500ms); each further retry may wait twice as long,
+	// up to 8 times RetryDelay. The wait is drawn at random up to that
+	// bound ("full jitter"), so that many clients do not retry at once.
 	RetryDelay time.Duration
 	// Attempts is how many times a request is tried (default 4). Fetch
-	// resumes a part as many times after the client gave up.
+	// resumes an interrupted download as many times.
 	Attempts int
 }
 
+// readOnly is the OAuth scope of the credentials for --auth: reading
+// objects and listing buckets
+// (https://cloud.google.com/storage/docs/oauth-scopes).
+const readOnly = "https://www.googleapis.com/auth/devstorage.read_only"
+
+// defaultEndpoint is the JSON API's base URL.
+const defaultEndpoint = "https://storage.googleapis.com/storage/v1/"
+
 // Open returns a store on GCS: anonymous unless o.Auth, on o.Endpoint if
-// set, retrying a failed request o.Attempts times only (the client's
-// default retries until the context ends, so "no network" would hang).
+// set, retrying a failed request o.Attempts times only (so that "no
+// network" gives up rather than hangs).
 // It is the datasets.FetchOptions.Open of a fetch from GCS.
 func (o Options) Open(ctx context.Context) (datasets.Store, error) {
-	var co []option.ClientOption
-	if !o.Auth {
-		co = append(co, option.WithoutAuthentication())
+	base, emulator := o.base()
+	if _, err := url.Parse(base); err != nil {
+		return nil, fmt.Errorf("datasets: the storage endpoint: %w", err)
 	}
-	if o.Endpoint != "" {
-		co = append(co, option.WithEndpoint(endpointURL(o.Endpoint)))
-	}
-	c, err := storage.NewClient(ctx, co...)
-	if err != nil {
-		if o.Auth {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	var rt http.RoundTripper = tr
+	if o.Auth && !emulator {
+		ts, err := google.DefaultTokenSource(ctx, readOnly)
+		if err != nil {
 			return nil, fmt.Errorf("datasets: no Application Default Credentials for --auth (run gcloud auth application-default login): %w", err)
 		}
-		return nil, fmt.Errorf("datasets: creating the storage client: %w", err)
+		rt = &oauth2.Transport{Source: ts, Base: tr}
 	}
-	delay := o.RetryDelay
-	if delay <= 0 {
-		delay = 500 * time.Millisecond
-	}
-	attempts := o.Attempts
-	if attempts <= 0 {
-		attempts = 4
-	}
-	c.SetRetry(
-		storage.WithBackoff(gax.Backoff{Initial: delay, Max: 8 * delay, Multiplier: 2}),
-		storage.WithMaxAttempts(attempts),
-		storage.WithPolicy(storage.RetryAlways),
-	)
-	return &store{c: c, opts: o}, nil
+	return &store{
+		opts:     o,
+		base:     base,
+		hc:       &http.Client{Transport: rt},
+		tr:       tr,
+		delay:    cmpOr(o.RetryDelay, 500*time.Millisecond),
+		attempts: cmpOr(o.Attempts, 4),
+	}, nil
 }
 
-// endpointURL turns a host URL into the JSON API endpoint the client
-// wants ("http://localhost:4443" -> "http://localhost:4443/storage/v1/").
+// base returns the JSON API's base URL, ending in "/", and whether it is
+// STORAGE_EMULATOR_HOST's: o.Endpoint, else STORAGE_EMULATOR_HOST (as
+// cloud.google.com/go/storage reads it: http unless it names a scheme,
+// path /storage/v1/), else GCS's.
+func (o Options) base() (string, bool) {
+	if o.Endpoint != "" {
+		e := endpointURL(o.Endpoint)
+		if !strings.HasSuffix(e, "/") {
+			e += "/"
+		}
+		return e, false
+	}
+	if h := os.Getenv("STORAGE_EMULATOR_HOST"); h != "" {
+		u := &url.URL{Scheme: "http", Host: h}
+		if strings.Contains(h, "://") {
+			p, err := url.Parse(h)
+			if err != nil {
+				return h, true // Open reports it
+			}
+			u = p
+		}
+		u.Path = "/storage/v1/"
+		return u.String(), true
+	}
+	return defaultEndpoint, false
+}
+
+// endpointURL turns a host URL into the JSON API endpoint
+// ("http://localhost:4443" -> "http://localhost:4443/storage/v1/").
 func endpointURL(e string) string {
 	if !strings.Contains(e, "://") {
 		e = "https://" + e
@@ -96,85 +152,354 @@ func endpointURL(e string) string {
 	return u.String()
 }
 
-// store is a datasets.Store on a storage client.
-type store struct {
-	c    *storage.Client
-	opts Options
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
-func (s *store) Attrs(ctx context.Context, bucket, object string) (datasets.ObjectAttrs, error) {
-	a, err := s.c.Bucket(bucket).Object(object).Attrs(ctx)
+// store is a datasets.Store on the JSON API at base.
+type store struct {
+	opts     Options
+	base     string // ends in "/"
+	hc       *http.Client
+	tr       *http.Transport
+	delay    time.Duration
+	attempts int
+}
+
+// What a request was about, for the meaning of a 404.
+const (
+	opObject = "object"
+	opList   = "list"
+)
+
+// apiError is a request that GCS answered with an error status: its code
+// and the message of the JSON error body
+// (https://cloud.google.com/storage/docs/json_api/v1/status-codes), or the
+// body's text when it is not JSON (fake-gcs-server's downloads).
+type apiError struct {
+	Code    int
+	Message string
+	op      string // opObject or opList
+}
+
+func (e *apiError) Error() string {
+	return fmt.Sprintf("gcs: HTTP %d: %s", e.Code, e.Message)
+}
+
+// noBucket reports whether a 404 says that the bucket does not exist
+// (GCS: "The specified bucket does not exist."), not the object ("No such
+// object: BUCKET/OBJECT").
+func (e *apiError) noBucket() bool {
+	return e.Code == http.StatusNotFound && (e.op == opList || strings.Contains(strings.ToLower(e.Message), "bucket does not exist"))
+}
+
+// newAPIError reads the error of a response with an error status.
+func newAPIError(resp *http.Response, op string) *apiError {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	msg := ""
+	if json.Unmarshal(b, &body) == nil {
+		msg = body.Error.Message
+	}
+	if msg == "" {
+		msg, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
+		if len(msg) > 200 {
+			msg = msg[:200] + "..."
+		}
+	}
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return &apiError{Code: resp.StatusCode, Message: msg, op: op}
+}
+
+// send makes one GET request of u and returns its response if its status
+// is 2xx or also, the status pass; any other is an *apiError.
+func (s *store) send(ctx context.Context, u string, h http.Header, op string, pass int) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
+		return nil, err
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	req.Header.Set("User-Agent", "dspalab")
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 == 2 || resp.StatusCode == pass {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	return nil, newAPIError(resp, op)
+}
+
+// retry calls try up to s.attempts times while it fails with a retryable
+// error, waiting between tries as Options.RetryDelay says; it gives up at
+// once when ctx ends.
+func (s *store) retry(ctx context.Context, try func() error) error {
+	for n := 1; ; n++ {
+		err := try()
+		if err == nil || n >= s.attempts || !retryable(err) || errors.Is(err, ctx.Err()) {
+			return err
+		}
+		t := time.NewTimer(pause(s.delay, n))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (waiting to try again after: %w)", ctx.Err(), err)
+		case <-t.C:
+		}
+	}
+}
+
+// pauseBound is the longest wait after the n-th failed try: delay, twice
+// that, and so on, up to 8 times delay (gax.Backoff{Initial: delay, Max:
+// 8*delay, Multiplier: 2}, as this package gave the storage client).
+func pauseBound(delay time.Duration, n int) time.Duration {
+	return delay << min(n-1, 3)
+}
+
+// pause is the wait after the n-th failed try: at random in (0,
+// pauseBound], as gax.Backoff draws it.
+func pause(delay time.Duration, n int) time.Duration {
+	return 1 + time.Duration(rand.Int64N(int64(pauseBound(delay, n))))
+}
+
+// retryable reports whether a failed request may succeed if tried again,
+// by the rules of cloud.google.com/go/storage's ShouldRetry
+// (https://cloud.google.com/storage/docs/retry-strategy): 408, 429 and 5xx;
+// connections refused, reset or closed, broken pipes, EOFs of the
+// transport; temporary network errors (timeouts among them); a body cut
+// short.
+func retryable(err error) bool {
+	for err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+			return true
+		}
+		switch e := err.(type) {
+		case *apiError:
+			return e.Code == http.StatusRequestTimeout || e.Code == http.StatusTooManyRequests || e.Code >= 500 && e.Code < 600
+		case *net.OpError, *url.Error:
+			for _, s := range []string{"connection refused", "connection reset", "broken pipe", "client connection lost", "server closed idle connection"} {
+				if strings.Contains(e.Error(), s) {
+					return true
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				return true
+			}
+		case *net.DNSError:
+			if e.IsTemporary {
+				return true
+			}
+		case interface{ Temporary() bool }:
+			if e.Temporary() {
+				return true
+			}
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}
+
+// getJSON reads the JSON resource at u into v, retrying.
+func (s *store) getJSON(ctx context.Context, u, op string, v any) error {
+	return s.retry(ctx, func() error {
+		resp, err := s.send(ctx, u, nil, op, 0)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err // cut short: retried
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			return fmt.Errorf("gcs: the answer to %s: %w", u, err)
+		}
+		return nil
+	})
+}
+
+// objectURL is the JSON API's URL of an object.
+func (s *store) objectURL(bucket, object string) string {
+	return s.base + "b/" + url.PathEscape(bucket) + "/o/" + url.PathEscape(object)
+}
+
+// object is what this package reads of an object resource
+// (https://cloud.google.com/storage/docs/json_api/v1/objects#resource):
+// size and generation are decimal strings, crc32c the base64 of the
+// big-endian CRC32C, md5Hash the base64 of the MD5 (none for composite
+// objects).
+type object struct {
+	Name       string `json:"name"`
+	Size       int64  `json:"size,string"`
+	Generation int64  `json:"generation,string"`
+	CRC32C     string `json:"crc32c"`
+	MD5Hash    string `json:"md5Hash"`
+}
+
+func (o object) attrs() (datasets.ObjectAttrs, error) {
+	a := datasets.ObjectAttrs{Name: o.Name, Size: o.Size, Generation: o.Generation}
+	crc, err := base64.StdEncoding.DecodeString(o.CRC32C)
+	if err != nil || len(crc) != 4 {
+		return a, fmt.Errorf("gcs: the object %s has a malformed crc32c %q", o.Name, o.CRC32C)
+	}
+	a.CRC32C = binary.BigEndian.Uint32(crc)
+	if o.MD5Hash != "" {
+		if a.MD5, err = base64.StdEncoding.DecodeString(o.MD5Hash); err != nil {
+			return a, fmt.Errorf("gcs: the object %s has a malformed md5Hash %q", o.Name, o.MD5Hash)
+		}
+	}
+	return a, nil
+}
+
+func (s *store) Attrs(ctx context.Context, bucket, name string) (datasets.ObjectAttrs, error) {
+	var o object
+	if err := s.getJSON(ctx, s.objectURL(bucket, name), opObject, &o); err != nil {
 		return datasets.ObjectAttrs{}, err
 	}
-	return attrs(a), nil
+	return o.attrs()
 }
 
-func attrs(a *storage.ObjectAttrs) datasets.ObjectAttrs {
-	return datasets.ObjectAttrs{Name: a.Name, Size: a.Size, Generation: a.Generation, CRC32C: a.CRC32C, MD5: a.MD5}
-}
-
-// NewRangeReader reads the object as it is stored (no transcoding of a
-// gzip-encoded object), without the client's checksum check, which holds
-// only for whole reads: Fetch checks the whole download itself.
-func (s *store) NewRangeReader(ctx context.Context, bucket, object string, generation, offset int64) (io.ReadCloser, error) {
-	o := s.c.Bucket(bucket).Object(object).ReadCompressed(true)
+// NewRangeReader reads the object as it is stored (Accept-Encoding: gzip:
+// no transcoding of a gzip-encoded object) from offset, without checking a
+// checksum: Fetch checks the whole download itself. A server that ignores
+// the range and sends the whole object (200) has its first offset bytes
+// skipped; a 416 for an offset at the object's end is the empty rest.
+func (s *store) NewRangeReader(ctx context.Context, bucket, name string, generation, offset int64) (io.ReadCloser, error) {
+	q := url.Values{"alt": {"media"}}
 	if generation > 0 {
-		o = o.Generation(generation)
+		q.Set("generation", strconv.FormatInt(generation, 10))
 	}
-	return o.NewRangeReader(ctx, offset, -1, storage.WithDisableReaderChecksum())
+	u := s.objectURL(bucket, name) + "?" + q.Encode()
+	h := http.Header{"Accept-Encoding": {"gzip"}}
+	if offset > 0 {
+		h.Set("Range", fmt.Sprintf("bytes=%d-", offset))
+	}
+	var body io.ReadCloser
+	err := s.retry(ctx, func() error {
+		resp, err := s.send(ctx, u, h, opObject, http.StatusRequestedRangeNotSatisfiable)
+		if err != nil {
+			return err
+		}
+		cr := resp.Header.Get("Content-Range")
+		switch resp.StatusCode {
+		case http.StatusRequestedRangeNotSatisfiable:
+			resp.Body.Close()
+			if size, ok := strings.CutPrefix(cr, "bytes */"); ok && size == strconv.FormatInt(offset, 10) {
+				body = http.NoBody
+				return nil
+			}
+			return &apiError{Code: resp.StatusCode, Message: fmt.Sprintf("no bytes from %d (Content-Range %q)", offset, cr), op: opObject}
+		case http.StatusPartialContent:
+			if !strings.HasPrefix(cr, fmt.Sprintf("bytes %d-", offset)) {
+				resp.Body.Close()
+				return fmt.Errorf("gcs: asked for %s from byte %d, got Content-Range %q", name, offset, cr)
+			}
+		default: // the whole object
+			if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
+				resp.Body.Close()
+				return err
+			}
+		}
+		body = resp.Body
+		return nil
+	})
+	return body, err
 }
 
+// List returns the objects whose names begin with prefix, in the order
+// GCS lists them (by name), up to limit (0: all), following nextPageToken
+// from page to page.
 func (s *store) List(ctx context.Context, bucket, prefix string, limit int) ([]datasets.ObjectAttrs, error) {
-	it := s.c.Bucket(bucket).Objects(ctx, &storage.Query{Prefix: prefix})
 	var out []datasets.ObjectAttrs
-	for limit <= 0 || len(out) < limit {
-		a, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			break
+	token := ""
+	for {
+		q := url.Values{}
+		if prefix != "" {
+			q.Set("prefix", prefix)
 		}
-		if err != nil {
+		if token != "" {
+			q.Set("pageToken", token)
+		}
+		if limit > 0 {
+			q.Set("maxResults", strconv.Itoa(min(limit-len(out), 1000))) // GCS's largest page
+		}
+		var page struct {
+			Items         []object `json:"items"`
+			NextPageToken string   `json:"nextPageToken"`
+		}
+		u := s.base + "b/" + url.PathEscape(bucket) + "/o"
+		if len(q) > 0 {
+			u += "?" + q.Encode()
+		}
+		if err := s.getJSON(ctx, u, opList, &page); err != nil {
 			return out, err
 		}
-		out = append(out, attrs(a))
+		for _, o := range page.Items {
+			a, err := o.attrs()
+			if err != nil {
+				return out, err
+			}
+			out = append(out, a)
+			if limit > 0 && len(out) == limit {
+				return out, nil
+			}
+		}
+		if page.NextPageToken == "" {
+			return out, nil
+		}
+		token = page.NextPageToken
 	}
-	return out, nil
 }
 
-func (s *store) Retryable(err error) bool { return storage.ShouldRetry(err) }
+func (s *store) Retryable(err error) bool { return retryable(err) }
 
 // Explain says what a missing object or bucket, or a refused request,
 // means for a person.
 func (s *store) Explain(err error, uri string) error {
-	var gerr *googleapi.Error
+	var e *apiError
+	if !errors.As(err, &e) {
+		return err
+	}
 	switch {
-	case errors.Is(err, storage.ErrObjectNotExist):
-		return fmt.Errorf("%s does not exist (is the part number right?)", uri)
-	case errors.Is(err, storage.ErrBucketNotExist):
+	case e.noBucket():
 		return fmt.Errorf("the bucket of %s does not exist", uri)
-	case errors.As(err, &gerr) && (gerr.Code == 401 || gerr.Code == 403):
+	case e.Code == http.StatusNotFound:
+		return fmt.Errorf("%s does not exist (is the part number right?)", uri)
+	case e.Code == http.StatusUnauthorized || e.Code == http.StatusForbidden:
 		if s.opts.Auth {
-			return fmt.Errorf("access to %s denied (HTTP %d): your credentials may not read this bucket", uri, gerr.Code)
+			return fmt.Errorf("access to %s denied (HTTP %d): your credentials may not read this bucket", uri, e.Code)
 		}
-		return fmt.Errorf("access to %s denied (HTTP %d): the bucket is not public; for a private bucket log in with gcloud auth application-default login and add --auth", uri, gerr.Code)
-	case errors.As(err, &gerr) && gerr.Code == 404:
-		return fmt.Errorf("%s does not exist (HTTP 404)", uri)
+		return fmt.Errorf("access to %s denied (HTTP %d): the bucket is not public; for a private bucket log in with gcloud auth application-default login and add --auth", uri, e.Code)
 	}
 	return err
 }
 
 // Host is the storage host the requests go to, for messages.
 func (s *store) Host() string {
-	if s.opts.Endpoint != "" {
-		if u, err := url.Parse(endpointURL(s.opts.Endpoint)); err == nil {
-			return u.Host
-		}
-		return s.opts.Endpoint
+	if u, err := url.Parse(s.base); err == nil && u.Host != "" {
+		return u.Host
 	}
-	if h := os.Getenv("STORAGE_EMULATOR_HOST"); h != "" {
-		return strings.TrimPrefix(strings.TrimPrefix(h, "http://"), "https://")
-	}
-	return "storage.googleapis.com"
+	return s.base
 }
 
-func (s *store) Close() error { return s.c.Close() }
+func (s *store) Close() error {
+	s.tr.CloseIdleConnections()
+	return nil
+}
