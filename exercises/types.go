@@ -1,7 +1,7 @@
 // Package exercises reads exercise packs: a folder per exercise holding
 // exercise.yaml (what the student may change, the limits, the grading seeds,
 // the checks on the summary metrics and the questions), README.md (the
-// instructions, rendered in the terminal with glamour) and starter.yaml (the
+// instructions, rendered in the terminal by exercises/render) and starter.yaml (the
 // scenario the student starts from), and optionally solution.yaml and
 // wrong*.yaml (instructor-only: the reference solution and typical wrong
 // answers, never copied to students).

@@ -1,59 +1,367 @@
 // Package render prints an exercise's instructions (README.md): styled
-// with glamour on a terminal, as plain Markdown elsewhere.
+// for a terminal, as plain Markdown elsewhere.
 //
-// It is a package of its own so that glamour, and the chroma lexers and
-// styles that glamour registers at start-up (about 10ms and 6MB of
-// allocations before main), are linked only into the command that shows
-// instructions, not into every package that uses exercises (grading and
-// its test workers).
+// The styled output is this package's own small terminal renderer on
+// well-kept libraries: goldmark's CommonMark parser
+// (github.com/yuin/goldmark/parser) reads the Markdown, lipgloss styles
+// it and wraps it (lipgloss.Wrap, ANSI-aware, which carries a style over
+// the line breaks it makes) and draws GFM tables (lipgloss/table). It
+// replaced glamour, whose dependencies (the chroma lexers and styles,
+// bluemonday, gorilla/css) cost about 15ms of package initialisation in
+// every dspalab process, whatever the command: Go runs the init of every
+// package linked into the binary. For the same reason tables are
+// recognised here (table.go) and not by goldmark/extension, whose init
+// (its linkify regular expressions) makes about 2000 allocations, more
+// than goldmark's parser itself.
 package render
 
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
-	"charm.land/glamour/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark/ast"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // Options say how Markdown prints.
 type Options struct {
-	// Styled renders with glamour (colours, wrapped paragraphs); without
-	// it the Markdown is printed as it is. Set it only when the output is
-	// a terminal and NO_COLOR is not set.
+	// Styled renders for a terminal (colours, wrapped paragraphs, drawn
+	// tables); without it the Markdown is printed as it is. Set it only
+	// when the output is a terminal and NO_COLOR is not set.
 	Styled bool
 	// Width wraps styled text at this many columns (default 80).
 	Width int
 }
 
-// Markdown writes the Markdown md to w: styled for a terminal with
-// glamour (the style of $GLAMOUR_STYLE, default dark), or as plain
-// Markdown, unchanged, when opts.Styled is false (a pipe, a file,
-// NO_COLOR).
+// Markdown writes the Markdown md to w: styled for a terminal, wrapped
+// at opts.Width columns, or as plain Markdown, unchanged, when
+// opts.Styled is false (a pipe, a file, NO_COLOR). Styled, it shows
+// CommonMark (headings with their # marks, emphasis, code spans, code
+// blocks verbatim and unwrapped, lists, block quotes, links followed by
+// their URL, thematic breaks; HTML as it is) and GFM tables. The only
+// error is w's.
 func Markdown(w io.Writer, md []byte, opts Options) error {
-	if !opts.Styled {
-		out := md
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out[:len(out):len(out)], '\n')
+	out := md
+	if opts.Styled {
+		width := opts.Width
+		if width <= 0 {
+			width = 80
 		}
-		if _, err := w.Write(out); err != nil {
-			return fmt.Errorf("exercises: printing the instructions: %w", err)
-		}
-		return nil
+		out = []byte(render(md, width))
 	}
-	width := opts.Width
-	if width <= 0 {
-		width = 80
-	}
-	r, err := glamour.NewTermRenderer(glamour.WithEnvironmentConfig(), glamour.WithWordWrap(width))
-	if err != nil {
-		return fmt.Errorf("exercises: rendering the instructions: %w", err)
-	}
-	out, err := r.RenderBytes(md)
-	if err != nil {
-		return fmt.Errorf("exercises: rendering the instructions: %w", err)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out[:len(out):len(out)], '\n')
 	}
 	if _, err := w.Write(out); err != nil {
 		return fmt.Errorf("exercises: printing the instructions: %w", err)
 	}
 	return nil
+}
+
+// styles are the looks of the rendered elements: ANSI's basic colours,
+// which every colour terminal has and shows in its own theme, and none
+// that shows on blanks (underline, background), so that the indentation
+// of a wrapped line never carries a colour.
+type styles struct {
+	heading, code, link, url, rule, table lipgloss.Style
+}
+
+func newStyles() styles {
+	s := lipgloss.NewStyle()
+	return styles{
+		heading: s.Bold(true).Foreground(lipgloss.Cyan),
+		code:    s.Foreground(lipgloss.Yellow),
+		link:    s.Foreground(lipgloss.Blue),
+		url:     s.Foreground(lipgloss.BrightBlack),
+		rule:    s.Foreground(lipgloss.BrightBlack),
+		table:   s.Foreground(lipgloss.BrightBlack),
+	}
+}
+
+// newParser is goldmark's CommonMark parser (what goldmark.DefaultParser
+// builds) with GFM tables.
+func newParser() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
+			util.Prioritized(tableTransformer{}, 200))...),
+	)
+}
+
+// render returns md styled for a terminal of width columns.
+func render(md []byte, width int) string {
+	doc := newParser().Parse(text.NewReader(md))
+	r := &renderer{src: md, st: newStyles()}
+	if s := r.blocks(doc, width); s != "" {
+		return s + "\n"
+	}
+	return ""
+}
+
+// renderer renders the AST that goldmark parsed from src.
+type renderer struct {
+	src []byte
+	st  styles
+}
+
+// blocks renders the blocks inside n, each at most width columns wide
+// (but code), separated by a blank line, or by a line break after the
+// text of a tight list's item. The result has no final line break.
+func (r *renderer) blocks(n ast.Node, width int) string {
+	var b strings.Builder
+	var prev ast.Node
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		s := r.block(c, width)
+		if s == "" {
+			continue
+		}
+		if prev != nil {
+			b.WriteString("\n")
+			if prev.Kind() != ast.KindTextBlock {
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(s)
+		prev = c
+	}
+	return b.String()
+}
+
+// block renders one block at most width columns wide (code and HTML as
+// they are).
+func (r *renderer) block(n ast.Node, width int) string {
+	switch n := n.(type) {
+	case *ast.Heading:
+		var b strings.Builder
+		b.WriteString(r.st.heading.Render(strings.Repeat("#", n.Level) + " "))
+		r.inlines(&b, n, r.st.heading)
+		return wrap(b.String(), width)
+	case *ast.Paragraph, *ast.TextBlock:
+		var b strings.Builder
+		r.inlines(&b, n, lipgloss.NewStyle())
+		return wrap(b.String(), width)
+	case *ast.ThematicBreak:
+		return r.st.rule.Render(strings.Repeat("─", width))
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		return r.code(n.Lines())
+	case *ast.HTMLBlock:
+		lines := r.lines(n.Lines())
+		if n.HasClosure() {
+			lines = append(lines, strings.TrimRight(string(n.ClosureLine.Value(r.src)), "\r\n"))
+		}
+		return strings.Join(lines, "\n")
+	case *ast.Blockquote:
+		bar := r.st.rule.Render("│")
+		return indent(r.blocks(n, max(width-2, 1)), bar+" ", bar+" ")
+	case *ast.List:
+		return r.list(n, width)
+	case *east.Table:
+		return r.table(n, width)
+	default:
+		return r.blocks(n, width)
+	}
+}
+
+// wrap fills lines of at most width columns with the words of s, the
+// styled text of a paragraph, keeping its line breaks: a word wider than
+// width is cut (ansi.Hardwrap), and the style at the end of a line goes
+// on at the start of the next (lipgloss.WrapWriter). Words are split at
+// spaces only: the wrappers of x/ansi and lipgloss.Wrap also break after
+// every hyphen, which splits a flag such as --out into - and -out.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		col := 0
+		for _, word := range strings.Split(line, " ") {
+			w := ansi.StringWidth(word)
+			switch {
+			case w == 0: // nothing, or only escape sequences
+				b.WriteString(word)
+				continue
+			case col > 0 && col+1+w <= width:
+				b.WriteByte(' ')
+				col++
+			case col > 0:
+				b.WriteByte('\n')
+				col = 0
+			}
+			if w > width {
+				word = ansi.Hardwrap(word, width, true)
+				w = ansi.StringWidth(word[strings.LastIndexByte(word, '\n')+1:])
+			}
+			b.WriteString(word)
+			col += w
+		}
+	}
+	var out strings.Builder
+	ww := lipgloss.NewWrapWriter(&out)
+	_, _ = io.WriteString(ww, b.String())
+	_ = ww.Close()
+	return out.String()
+}
+
+// list renders a bullet list with "•" or a numbered one with its
+// numbers, right-aligned, each item's lines indented under its text.
+func (r *renderer) list(l *ast.List, width int) string {
+	markerWidth := 2 // "• "
+	if l.IsOrdered() {
+		markerWidth = len(strconv.Itoa(l.Start+l.ChildCount()-1)) + 2
+	}
+	var b strings.Builder
+	i := 0
+	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
+		marker := "•"
+		if l.IsOrdered() {
+			marker = strconv.Itoa(l.Start+i) + string(l.Marker)
+		}
+		if i > 0 {
+			b.WriteString("\n")
+			if !l.IsTight {
+				b.WriteString("\n")
+			}
+		}
+		body := r.blocks(item, max(width-markerWidth, 1))
+		b.WriteString(indent(body, fmt.Sprintf("%*s ", markerWidth-1, marker), strings.Repeat(" ", markerWidth)))
+		i++
+	}
+	return b.String()
+}
+
+// indent prefixes the first line of s with first and the others with
+// rest (trimmed of trailing blanks on an empty line).
+func indent(s, first, rest string) string {
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		prefix := rest
+		if i == 0 {
+			prefix = first
+		}
+		if line == "" {
+			prefix = strings.TrimRight(prefix, " ")
+		}
+		lines[i] = prefix + line
+	}
+	return strings.Join(lines, "\n")
+}
+
+// code renders a code block's lines as they are, indented by two
+// columns and never wrapped, so that they can be copied.
+func (r *renderer) code(segs *text.Segments) string {
+	lines := r.lines(segs)
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, line := range lines {
+		if line != "" {
+			lines[i] = "  " + r.st.code.Render(line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lines returns the source lines of segs without their line breaks.
+func (r *renderer) lines(segs *text.Segments) []string {
+	lines := make([]string, segs.Len())
+	for i := range lines {
+		seg := segs.At(i)
+		lines[i] = strings.TrimRight(string(seg.Value(r.src)), "\r\n")
+	}
+	return lines
+}
+
+// inlines writes the inline content of n in the style st, which the
+// spans inside it add to: a soft line break becomes a space (the
+// paragraph is wrapped afterwards), a hard one a line break, a link its
+// text followed by its URL.
+func (r *renderer) inlines(b *strings.Builder, n ast.Node, st lipgloss.Style) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			v := c.Segment.Value(r.src)
+			if !c.IsRaw() {
+				v = unescape(v)
+			}
+			b.WriteString(st.Render(string(v)))
+			if c.HardLineBreak() {
+				b.WriteString("\n")
+			} else if c.SoftLineBreak() {
+				b.WriteString(" ")
+			}
+		case *ast.String:
+			v := c.Value
+			if !c.IsCode() && !c.IsRaw() {
+				v = unescape(v)
+			}
+			b.WriteString(st.Render(string(v)))
+		case *ast.CodeSpan:
+			b.WriteString(r.st.code.Inherit(st).Render(codeText(c, r.src)))
+		case *ast.Emphasis:
+			if c.Level >= 2 {
+				r.inlines(b, c, st.Bold(true))
+			} else {
+				r.inlines(b, c, st.Italic(true))
+			}
+		case *ast.Link:
+			r.link(b, c, string(unescape(c.Destination)), st)
+		case *ast.Image:
+			r.link(b, c, string(unescape(c.Destination)), st)
+		case *ast.AutoLink:
+			b.WriteString(r.st.link.Inherit(st).Render(string(c.Label(r.src))))
+		case *ast.RawHTML:
+			for i := 0; i < c.Segments.Len(); i++ {
+				seg := c.Segments.At(i)
+				b.WriteString(st.Render(string(seg.Value(r.src))))
+			}
+		default:
+			r.inlines(b, c, st)
+		}
+	}
+}
+
+// codeText is the text of the code span c: its line breaks are spaces,
+// and in a table's cell \| is | (GFM).
+func codeText(c *ast.CodeSpan, src []byte) string {
+	var b strings.Builder
+	for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+		if t, ok := t.(*ast.Text); ok {
+			b.WriteString(strings.ReplaceAll(string(t.Segment.Value(src)), "\n", " "))
+		}
+	}
+	if inTableCell(c) {
+		return strings.ReplaceAll(b.String(), `\|`, "|")
+	}
+	return b.String()
+}
+
+// link writes the text of a link or the alt text of an image followed by
+// its URL in brackets (the URL alone when the text is the URL or empty).
+func (r *renderer) link(b *strings.Builder, n ast.Node, url string, st lipgloss.Style) {
+	var label strings.Builder
+	r.inlines(&label, n, r.st.link.Inherit(st))
+	switch plain := ansi.Strip(label.String()); {
+	case plain == "" || plain == url:
+		b.WriteString(r.st.link.Inherit(st).Render(url))
+	case url == "":
+		b.WriteString(label.String())
+	default:
+		b.WriteString(label.String())
+		b.WriteString(r.st.url.Inherit(st).Render(" (" + url + ")"))
+	}
+}
+
+// unescape resolves backslash escapes and character references, in
+// goldmark's order (util.URLEscape's).
+func unescape(v []byte) []byte {
+	return util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v)))
 }
