@@ -107,22 +107,24 @@ func searchSlot(v des.Time) int {
 	return sort.Search(numSlots, func(s int) bool { return slotUpper[s] >= v })
 }
 
-// slotOf returns the slot of v >= 0 in O(1), without a logarithm.
+// slotOf returns the slot of v >= 0 in O(1), without a logarithm, and
+// without a call or a branch but one (small enough to be inlined into Add).
 func slotOf(v des.Time) int {
 	x := uint64(v)
-	var c uint64 // cell: (binary exponent + 1) << cellBits | top mantissa bits
-	if x < 1<<53 {
-		// float64(x) is exact, so its exponent field is e+1023 and its
-		// mantissa's top bits are x's bits below the leading one. This is
-		// faster than bits.LeadingZeros64, whose BSR instruction (without
-		// GOAMD64=v3) has a false dependency on its output register.
-		// x == 0 has all bits 0 and lands in cell 0.
-		c = math.Float64bits(float64(x)) >> (52 - cellBits)
-		c = max(c, 1022<<cellBits) - 1022<<cellBits
-	} else {
-		lz := uint(bits.LeadingZeros64(x))
-		c = uint64(64-lz)<<cellBits | (x<<lz)>>(63-cellBits)&(1<<cellBits-1)
+	// float64(x) is exact below 2^53, so its exponent field is e+1023
+	// and its mantissa's top bits are x's bits below the leading one;
+	// from 2^53 on, x>>11 (>= 2^42, exact) has the same mantissa and an
+	// exponent 11 smaller, added back. This is faster than
+	// bits.LeadingZeros64, whose BSR instruction (without GOAMD64=v3) has
+	// a false dependency on its output register. x == 0 has all bits 0
+	// and lands in cell 0. The cell is (binary exponent + 1) << cellBits
+	// | top mantissa bits.
+	var sh uint64
+	if x >= 1<<53 {
+		sh = 11
 	}
+	c := math.Float64bits(float64(x>>sh))>>(52-cellBits) + sh<<cellBits
+	c = max(c, 1022<<cellBits) - 1022<<cellBits
 	s := int(cellSlot[c&(numCells-1)])
 	if v > slotUpper[s] {
 		s++
