@@ -401,10 +401,17 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 				continue
 			}
 		}
-		if !s.eng.StepUntil(t) {
-			break
+		// with no action left to replay, events go in batches up to the
+		// next check
+		batch := uint64(1)
+		if s.nextAction >= len(s.opts.Actions) {
+			batch = 0x10000 - n&0xffff
 		}
-		n++
+		fired := s.steps(t, batch)
+		n += fired
+		if fired < batch && s.stopped == nil {
+			break // no event left by t
+		}
 		if n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				s.stopped = err
@@ -433,6 +440,17 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 		return err
 	}
 	return nil
+}
+
+// steps fires up to n events up to t, one by one while the run is not
+// stopped, and returns how many it fired: fewer than n when the run
+// stopped or no event is left by t.
+func (s *Sim) steps(t des.Time, n uint64) uint64 {
+	var k uint64
+	for k < n && s.stopped == nil && s.eng.StepUntil(t) {
+		k++
+	}
+	return k
 }
 
 // checkTraces stops the run when a source's trace failed.
