@@ -62,6 +62,19 @@ func (f *operatorFunction) complete(now des.Time) {
 	t.setState(now, st)
 }
 
+// pending adds a record to the pending records of t's writer and returns
+// it, to be written in place: append(pend, r) would copy r twice.
+func (t *subtask) pending() *Record {
+	w := &t.recordWriter
+	n := len(w.pend)
+	if n < cap(w.pend) {
+		w.pend = w.pend[:n+1]
+	} else {
+		w.pend = append(w.pend, Record{})
+	}
+	return &w.pend[n]
+}
+
 // written goes on with the next input record.
 func (f *operatorFunction) written(now des.Time) { f.t.resume(now) }
 

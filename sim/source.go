@@ -90,6 +90,11 @@ type source struct {
 	wmGen *watermarkGenerator // watermark generation (watermarks); nil: none
 	et    des.Time            // event time of the record in hand (wmGen)
 	split int                 // its split: the index of its partition among the owned ones (0 but for a topic reader)
+
+	// plain: a generated source without event delays, watermarks or
+	// shedding, whose records are its offsets with a drawn key or none
+	// (no trace, topic or queue): emitNext and available skip the rest
+	plain bool
 }
 
 // sourceSnap is a source subtask's checkpointed position: its offset
@@ -200,6 +205,7 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	if sc.EventDelay != nil && src.trace == nil {
 		src.delay = newEventDelay(sc.EventDelay, t.v.salt)
 	}
+	src.plain = src.trace == nil && src.topic == nil && src.qr == nil && src.delay == nil && sc.Watermarks == nil && t.v.shed == nil
 	if sc.Watermarks != nil {
 		t.wm = newTaskWatermarks(t.s.epoch)
 		splits := 1
@@ -288,10 +294,12 @@ func (src *source) available(now des.Time) (des.Time, bool) {
 	case srcPaced:
 		return src.vt + src.offset, !src.ended
 	default:
-		if src.topic != nil {
-			src.expire(now)
+		if !src.plain {
+			if src.topic != nil {
+				src.expire(now)
+			}
+			src.pollQueue(now)
 		}
-		src.pollQueue(now)
 		return src.vt, !src.ended
 	}
 }
@@ -349,6 +357,47 @@ func (src *source) emitNext(now des.Time) bool {
 		src.taken = src.vt
 	}
 	var key uint32
+	id := sourceID(src.seq, src.next)
+	if src.plain {
+		if src.keys != nil {
+			src.keyBefore = *src.keyPCG
+			key = src.keys.sample(src.keyRng)
+		}
+	} else {
+		et, key, id = src.describe(et, id)
+	}
+	src.et = et
+	src.next++
+	r := t.pending()
+	*r = Record{
+		ID:        id,
+		EventTime: et,
+		Ingest:    now,
+		Key:       key,
+	}
+	if !src.plain {
+		if src.topic != nil && src.topic.log != nil {
+			*r = src.topic.rec // a stored topic's record keeps its id and first ingestion
+		}
+		if t.v.shed != nil && src.sheds(now, r) {
+			t.pend = t.pend[:len(t.pend)-1]
+			return true
+		}
+	}
+	if !t.emit(now) {
+		t.setState(now, t.blockedState())
+		return false
+	}
+	src.emitted(now)
+	return true
+}
+
+// describe returns the event time, key and id of the record to emit,
+// from the source's arrival time et and its offset's id, for a source
+// that is not plain: from its trace, topic or queue, less its event delay;
+// and takes the split of a topic's record for its watermarks.
+func (src *source) describe(et des.Time, id uint64) (des.Time, uint32, uint64) {
+	var key uint32
 	switch {
 	case src.trace != nil && src.mode == srcQueued:
 		key = src.fifoKey.pop()
@@ -362,37 +411,16 @@ func (src *source) emitNext(now des.Time) bool {
 		src.keyBefore = *src.keyPCG
 		key = src.keys.sample(src.keyRng)
 	}
-	id := sourceID(src.seq, src.next)
 	if src.qr != nil {
 		id = sourceID(src.qr.b.seq, src.qr.cur.ID) // a message's id: a redelivery is the same record
 	}
 	if src.delay != nil {
 		et -= src.delay.draw(id)
 	}
-	src.et = et
 	if src.topic != nil && src.wmGen != nil {
 		src.split = src.topic.split(src.topic.part)
 	}
-	src.next++
-	t.pend = append(t.pend, Record{
-		ID:        id,
-		EventTime: et,
-		Ingest:    now,
-		Key:       key,
-	})
-	if src.topic != nil && src.topic.log != nil {
-		t.pend[len(t.pend)-1] = src.topic.rec // a stored topic's record keeps its id and first ingestion
-	}
-	if t.v.shed != nil && src.sheds(now, &t.pend[len(t.pend)-1]) {
-		t.pend = t.pend[:len(t.pend)-1]
-		return true
-	}
-	if !t.emit(now) {
-		t.setState(now, t.blockedState())
-		return false
-	}
-	src.emitted(now)
-	return true
+	return et, key, id
 }
 
 // emitted follows the write of the record in hand.
