@@ -70,9 +70,14 @@ func (t *subtask) accept(now des.Time, r *Record) bool {
 // chainDone resumes t's predecessor in the chain once t, idle again, is
 // done with the record it was handed.
 func (t *subtask) chainDone(now des.Time) {
-	if !t.chain.holding || t.state != stateIdle {
-		return
+	if t.chain.holding && t.state == stateIdle {
+		t.chainResume(now)
 	}
+}
+
+// chainResume resumes t's predecessor (chainDone, kept small enough to
+// be inlined after every record).
+func (t *subtask) chainResume(now des.Time) {
 	t.chain.holding = false
 	t.chain.in.owner.unblock(now, t.chain.in)
 }

@@ -41,25 +41,33 @@ func (f *operatorFunction) run(now des.Time) { f.t.pull(now) }
 func (f *operatorFunction) complete(now des.Time) {
 	t := f.t
 	t.served(now)
-	r := &t.cur
 	v := t.v
-	v.observeLatency(now - r.Ingest)
-	n := 1
-	if v.selectivity != 1 {
-		n = outputs(r.ID^uint64(r.Copy)<<40, v.salt, v.selectivity)
-	}
-	for i := 0; i < n; i++ {
-		out := *r
-		if i > 0 {
-			out.Copy = copyClass(r.Copy, v.salt+uint64(i))
-		}
-		t.pend = append(t.pend, out)
+	v.observeLatency(now - t.cur.Ingest)
+	if v.selectivity == 1 {
+		*t.pending() = t.cur // the record itself
+	} else {
+		f.outputs()
 	}
 	st := stateIdle
 	if !t.emit(now) {
 		st = t.blockedState() // the outputs wait for a buffer, or for a chained operator
 	}
 	t.setState(now, st)
+}
+
+// outputs adds the outputs of the record in hand to the pending records
+// of an operator whose selectivity is not 1: none, or one and copies.
+func (f *operatorFunction) outputs() {
+	t, v := f.t, f.t.v
+	r := &t.cur
+	n := outputs(r.ID^uint64(r.Copy)<<40, v.salt, v.selectivity)
+	for i := 0; i < n; i++ {
+		out := t.pending()
+		*out = *r
+		if i > 0 {
+			out.Copy = copyClass(r.Copy, v.salt+uint64(i))
+		}
+	}
 }
 
 // pending adds a record to the pending records of t's writer and returns

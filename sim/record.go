@@ -155,7 +155,7 @@ func newServiceDist(st scenario.ServiceTime) serviceDist {
 func (d *serviceDist) sample(r *rand.Rand) des.Time {
 	switch d.kind {
 	case distExponential:
-		return des.Time(r.ExpFloat64()*float64(d.mean) + 0.5)
+		return d.exponential(r)
 	case distUniform:
 		return d.min + des.Time(r.Float64()*float64(d.max-d.min)+0.5)
 	case distLognormal:
@@ -166,6 +166,12 @@ func (d *serviceDist) sample(r *rand.Rand) des.Time {
 	default:
 		return d.mean
 	}
+}
+
+// exponential draws an exponential service time (sample of
+// distExponential, small enough to be inlined where the kind is known).
+func (d *serviceDist) exponential(r *rand.Rand) des.Time {
+	return des.Time(r.ExpFloat64()*float64(d.mean) + 0.5)
 }
 
 // keyDist draws record keys: uniform over count keys, or Zipf with weight

@@ -26,7 +26,9 @@ func (w *sinkWriter) complete(now des.Time) {
 	t := w.t
 	t.served(now)
 	t.s.delivered++
-	t.v.observeEventTimeLag(now, &t.cur)
+	if t.v.etLag != nil { // a job with event time
+		t.v.observeEventTimeLag(now, &t.cur)
+	}
 	w.write(now, &t.cur)
 	t.setState(now, stateIdle)
 }

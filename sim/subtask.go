@@ -103,7 +103,15 @@ func (t *subtask) serve(now des.Time) {
 		return // shed in front of the operator (shed.go): on to the next record
 	}
 	t.recordIn(now, t.s.warmup)
-	d := t.v.svc.sample(t.rng)
+	var d des.Time
+	switch svc := &t.v.svc; svc.kind { // the common kinds without sample's call
+	case distExponential:
+		d = svc.exponential(t.rng)
+	case distConstant:
+		d = svc.mean
+	default:
+		d = svc.sample(t.rng)
+	}
 	if t.keyed != nil {
 		d += t.keyed.access(now, t.s.workers[t.worker], t.cur.Key)
 	}

@@ -47,9 +47,10 @@ func (a *timeAccounting) account(now des.Time) {
 		return
 	}
 	a.since = now
-	a.iv[a.state] += now - since
+	st := a.state & 3 // a state: no bounds check
+	a.iv[st] += now - since
 	if w := a.warmup; now > w {
-		a.win[a.state] += now - max(since, w)
+		a.win[st] += now - max(since, w)
 	}
 }
 
