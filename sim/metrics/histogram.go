@@ -123,7 +123,7 @@ func slotOf(v des.Time) int {
 	if x >= 1<<53 {
 		sh = 11
 	}
-	c := math.Float64bits(float64(x>>sh))>>(52-cellBits) + sh<<cellBits
+	c := math.Float64bits(float64(int64(x>>sh)))>>(52-cellBits) + sh<<cellBits // int64: a signed conversion, one instruction
 	c = max(c, 1022<<cellBits) - 1022<<cellBits
 	s := int(cellSlot[c&(numCells-1)])
 	if v > slotUpper[s] {
@@ -160,15 +160,15 @@ func NewHistogram() *Histogram { return new(Histogram) }
 // (no logarithm, no allocation). v must be >= 0; Add panics on a negative
 // value, which is always a bug in the caller (a latency cannot be negative).
 func (h *Histogram) Add(v des.Time) {
-	if v < 0 {
+	if uint64(v) >= 1<<53 && v < 0 { // one test for the common case
 		panic("metrics: Histogram.Add of a negative duration")
 	}
+	lo := h.min
 	if h.n == 0 {
-		h.min, h.max = v, v
-	} else {
-		h.min = min(h.min, v)
-		h.max = max(h.max, v)
+		lo = v // max needs no such case: it is 0 while empty, and v >= 0
 	}
+	h.min = min(lo, v)
+	h.max = max(h.max, v)
 	h.n++
 	var carry uint64
 	h.sumLo, carry = bits.Add64(h.sumLo, uint64(v), 0)
