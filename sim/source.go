@@ -91,9 +91,10 @@ type source struct {
 	et    des.Time            // event time of the record in hand (wmGen)
 	split int                 // its split: the index of its partition among the owned ones (0 but for a topic reader)
 
-	// plain: a generated source without event delays, watermarks or
-	// shedding, whose records are its offsets with a drawn key or none
-	// (no trace, topic or queue): emitNext and available skip the rest
+	// plain: a generated source that reads a log or paces its producer
+	// (not srcQueued), without event delays, watermarks or shedding,
+	// whose records are its offsets with a drawn key or none (no trace,
+	// topic or queue): emitNext and advance skip the rest
 	plain bool
 }
 
@@ -205,7 +206,8 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	if sc.EventDelay != nil && src.trace == nil {
 		src.delay = newEventDelay(sc.EventDelay, t.v.salt)
 	}
-	src.plain = src.trace == nil && src.topic == nil && src.qr == nil && src.delay == nil && sc.Watermarks == nil && t.v.shed == nil
+	src.plain = src.mode != srcQueued && src.trace == nil && src.topic == nil && src.qr == nil && src.delay == nil &&
+		sc.Watermarks == nil && t.v.shed == nil
 	if sc.Watermarks != nil {
 		t.wm = newTaskWatermarks(t.s.epoch)
 		splits := 1
@@ -294,12 +296,10 @@ func (src *source) available(now des.Time) (des.Time, bool) {
 	case srcPaced:
 		return src.vt + src.offset, !src.ended
 	default:
-		if !src.plain {
-			if src.topic != nil {
-				src.expire(now)
-			}
-			src.pollQueue(now)
+		if src.topic != nil {
+			src.expire(now)
 		}
+		src.pollQueue(now)
 		return src.vt, !src.ended
 	}
 }
@@ -314,7 +314,10 @@ func (src *source) advance(now des.Time) {
 		return
 	}
 	for !src.fetchng && !t.held() {
-		at, ok := src.available(now)
+		at, ok := src.vt+src.offset, !src.ended // available of a plain source, in line (offset is 0 but for srcPaced)
+		if !src.plain {
+			at, ok = src.available(now)
+		}
 		if !ok || t.s.halted {
 			t.setState(now, stateIdle)
 			return
