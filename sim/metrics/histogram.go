@@ -160,7 +160,7 @@ func NewHistogram() *Histogram { return new(Histogram) }
 // (no logarithm, no allocation). v must be >= 0; Add panics on a negative
 // value, which is always a bug in the caller (a latency cannot be negative).
 func (h *Histogram) Add(v des.Time) {
-	if uint64(v) >= 1<<53 && v < 0 { // one test for the common case
+	if v < 0 {
 		panic("metrics: Histogram.Add of a negative duration")
 	}
 	lo := h.min
