@@ -147,13 +147,18 @@ func (s *Sim) takeSample(now des.Time) {
 	smp.Rows = smp.Rows[:0]
 	nan := math.NaN()
 	// a chained operator shows its task's times (operator_chain.go),
-	// taken before any subtask's interval is reset
-	s.taskIv = s.taskIv[:0]
+	// taken before any subtask's interval is reset, and once every
+	// subtask is accounted up to now: a chain's head comes before its
+	// chained operators, whose time since their last change of state is
+	// its task's too
 	for _, t := range s.subtasks {
 		t.account(now)
 		if t.down {
 			t.addDown(now)
 		}
+	}
+	s.taskIv = s.taskIv[:0]
+	for _, t := range s.subtasks {
 		b, i, bp := s.taskTimes(t, false)
 		s.taskIv = append(s.taskIv, [3]des.Time{b, i, bp})
 	}
@@ -162,11 +167,7 @@ func (s *Sim) takeSample(now des.Time) {
 			LatencyP50: nan, LatencyP90: nan, LatencyP99: nan, LatencyMax: nan}
 		vdown, ndown := false, 0
 		for _, t := range v.subtasks {
-			t.account(now)
 			t.touchN(now)
-			if t.down {
-				t.addDown(now)
-			}
 			r := Row{Vertex: v.name, Kind: v.kind, Subtask: t.index,
 				InRate: float64(t.ivIn) / sec, OutRate: float64(t.ivOut) / sec,
 				Busy:          msPerS(s.taskIv[t.gid][0], dt),
