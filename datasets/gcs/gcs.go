@@ -316,6 +316,13 @@ func retryable(err error) bool {
 	return false
 }
 
+// maxJSON bounds the answer to a metadata or list request: a page of
+// objects.list holds at most 1000 objects of a few hundred bytes each
+// (more with custom metadata), so an answer larger than this is no
+// resource of the API but a server that sends without end, which would
+// otherwise be read into memory until the process runs out of it.
+const maxJSON = 32 << 20
+
 // getJSON reads the JSON resource at u into v, retrying.
 func (s *store) getJSON(ctx context.Context, u, op string, v any) error {
 	return s.retry(ctx, func() error {
@@ -324,9 +331,12 @@ func (s *store) getJSON(ctx context.Context, u, op string, v any) error {
 			return err
 		}
 		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSON+1))
 		if err != nil {
 			return err // cut short: retried
+		}
+		if len(b) > maxJSON {
+			return fmt.Errorf("gcs: the answer to %s is more than %d MiB, not a resource of the JSON API", u, maxJSON>>20)
 		}
 		if err := json.Unmarshal(b, v); err != nil {
 			return fmt.Errorf("gcs: the answer to %s: %w", u, err)
