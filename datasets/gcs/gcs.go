@@ -435,10 +435,12 @@ func (s *store) NewRangeReader(ctx context.Context, bucket, name string, generat
 
 // List returns the objects whose names begin with prefix, in the order
 // GCS lists them (by name), up to limit (0: all), following nextPageToken
-// from page to page.
+// from page to page. A token given twice is an error: a server that
+// repeats itself would have the list grow until memory runs out.
 func (s *store) List(ctx context.Context, bucket, prefix string, limit int) ([]datasets.ObjectAttrs, error) {
 	var out []datasets.ObjectAttrs
 	token := ""
+	seen := map[string]bool{}
 	for {
 		q := url.Values{}
 		if prefix != "" {
@@ -474,6 +476,10 @@ func (s *store) List(ctx context.Context, bucket, prefix string, limit int) ([]d
 		if page.NextPageToken == "" {
 			return out, nil
 		}
+		if seen[page.NextPageToken] {
+			return out, fmt.Errorf("gcs: the listing of gs://%s/%s gave the page token %q again after %d objects: the server repeats its pages", bucket, prefix, page.NextPageToken, len(out))
+		}
+		seen[page.NextPageToken] = true
 		token = page.NextPageToken
 	}
 }

@@ -2,6 +2,7 @@ package gcs
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -37,5 +38,30 @@ func TestJSONTooLarge(t *testing.T) {
 		if st.Retryable(err) {
 			t.Errorf("%s: %v is retried", what, err)
 		}
+	}
+}
+
+// A server that answers every page with the same nextPageToken would
+// have List loop for ever, its list growing until memory runs out: a
+// token seen before is an error.
+func TestListRepeatedToken(t *testing.T) {
+	var pages int
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pages++
+		if pages > 100 {
+			http.Error(w, "too many pages", 500)
+			return
+		}
+		next := map[string]string{"": "a", "a": "b", "b": "a"}[r.URL.Query().Get("pageToken")]
+		json.NewEncoder(w).Encode(map[string]any{
+			"items":         []map[string]string{{"name": fmt.Sprintf("p/x%d", pages), "size": "1", "crc32c": "AAAAAA=="}},
+			"nextPageToken": next,
+		})
+	}))
+	defer ts.Close()
+	st := openOn(t, ts.URL, 1)
+	got, err := st.List(context.Background(), "bkt", "p/", 0)
+	if err == nil || !strings.Contains(err.Error(), `page token "a" again`) || pages != 3 || len(got) != 3 {
+		t.Errorf("%d pages, %d objects, %v; want 3 and 3 and the repeated token", pages, len(got), err)
 	}
 }
