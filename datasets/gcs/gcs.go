@@ -365,6 +365,12 @@ type object struct {
 
 func (o object) attrs() (datasets.ObjectAttrs, error) {
 	a := datasets.ObjectAttrs{Name: o.Name, Size: o.Size, Generation: o.Generation}
+	if o.Size < 0 {
+		return a, fmt.Errorf("gcs: the object %s has a negative size %d", o.Name, o.Size)
+	}
+	if o.Generation < 0 {
+		return a, fmt.Errorf("gcs: the object %s has a negative generation %d", o.Name, o.Generation)
+	}
 	crc, err := base64.StdEncoding.DecodeString(o.CRC32C)
 	if err != nil || len(crc) != 4 {
 		return a, fmt.Errorf("gcs: the object %s has a malformed crc32c %q", o.Name, o.CRC32C)

@@ -65,3 +65,22 @@ func TestListRepeatedToken(t *testing.T) {
 		t.Errorf("%d pages, %d objects, %v; want 3 and 3 and the repeated token", pages, len(got), err)
 	}
 }
+
+// Sizes and generations that no object has are an error, not a download
+// of -5 bytes.
+func TestBadSizes(t *testing.T) {
+	for _, c := range []struct{ size, gen, want string }{
+		{`"-5"`, `"1"`, "a negative size -5"},
+		{`"5"`, `"-1"`, "a negative generation -1"},
+	} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `{"name": "obj", "size": %s, "generation": %s, "crc32c": "AAAAAA=="}`, c.size, c.gen)
+		}))
+		st := openOn(t, ts.URL, 1)
+		_, err := st.Attrs(context.Background(), "bkt", "obj")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "obj") {
+			t.Errorf("size %s generation %s: %v; want %q", c.size, c.gen, err, c.want)
+		}
+		ts.Close()
+	}
+}
