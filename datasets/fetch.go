@@ -356,7 +356,9 @@ func fetchPart(ctx context.Context, client Store, c Cache, ds *Dataset, r *Fetch
 		rd, err := client.NewRangeReader(wd.ctx, ds.Bucket, object, attrs.Generation, offset)
 		if err == nil {
 			var got int64
-			got, err = io.Copy(io.MultiWriter(progressWriter{f, prog}, sums), wd.watch(rd))
+			// no more than the object's bytes: a server that sends on
+			// without end must not fill the disk
+			got, err = io.Copy(io.MultiWriter(progressWriter{f, prog}, sums), io.LimitReader(wd.watch(rd), attrs.Size-offset))
 			rd.Close()
 			offset += got
 		}
