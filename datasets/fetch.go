@@ -303,7 +303,7 @@ func fetchPart(ctx context.Context, client Store, c Cache, ds *Dataset, r *Fetch
 		return fmt.Errorf("no answer from %s for %s asking for %s (the server stalls; --stall-timeout sets how long to wait)", client.Host(), stall, r.URI)
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("asking for %s: %w", r.URI, err)
 	}
 	r.Size = attrs.Size
 	known := ds.Info(n)
@@ -368,13 +368,14 @@ func fetchPart(ctx context.Context, client Store, c Cache, ds *Dataset, r *Fetch
 			err = fmt.Errorf("no bytes from %s for %s%s (the server stalls; --stall-timeout sets how long to wait)",
 				client.Host(), stall, map[bool]string{true: "", false: fmt.Sprintf(", %d times", stalls)}[stalls == 1])
 		}
-		if err == nil && offset < attrs.Size {
-			err = io.ErrUnexpectedEOF
+		if err == nil && offset < attrs.Size || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("the server ended the download after %d of the object's %d bytes: %w", offset, attrs.Size, io.ErrUnexpectedEOF)
 		}
 		if err == nil {
 			break
 		}
 		if ctx.Err() != nil || try >= attempts || !stalled && !client.Retryable(err) {
+			err = fmt.Errorf("downloading %s: %w", r.URI, err)
 			if offset > 0 {
 				return fmt.Errorf("%w (the %d bytes received are kept in %s; fetch again to resume)", err, offset, part)
 			}

@@ -436,7 +436,7 @@ func TestFetchStall(t *testing.T) {
 	// every response stalls after 100000 bytes: three tries, 300000 bytes kept
 	p.set(func(p *gcsProxy) { p.stallMeta, p.stall[obj] = false, 100000 })
 	_, err = fetchWithin(t, 20*time.Second, c, taskEvents(t), []int{1}, opts)
-	if err == nil || !strings.HasPrefix(err.Error(), "clusterdata-2011-2/task_events: no bytes from "+host+" for 200ms, 3 times (the server stalls; --stall-timeout sets how long to wait) (the 300000 bytes received are kept in ") ||
+	if err == nil || !strings.HasPrefix(err.Error(), "clusterdata-2011-2/task_events: downloading gs://clusterdata-2011-2/task_events/part-00001-of-00500.csv.gz: no bytes from "+host+" for 200ms, 3 times (the server stalls; --stall-timeout sets how long to wait) (the 300000 bytes received are kept in ") ||
 		!strings.HasSuffix(err.Error(), ".part; fetch again to resume)") {
 		t.Errorf("a stalled download: %v", err)
 	}

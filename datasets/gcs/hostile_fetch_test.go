@@ -67,3 +67,36 @@ func TestFetchBodyLongerThanObject(t *testing.T) {
 		t.Errorf("the client read all %d bytes of junk", sent.Load())
 	}
 }
+
+// A download that the server always cuts short, or answers with 429,
+// fails with an error that names the object and says what was expected;
+// the bytes received are kept, and the cache does not hold the part.
+func TestFetchErrorsNameTheObject(t *testing.T) {
+	ds, _, contents := partsDataset(t)
+	content := contents[1]
+	half := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(len(content)))
+		w.Write(content[:len(content)/2])
+	}
+	storm := func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte(`{"error": {"code": 429, "message": "rate limited"}}`))
+	}
+	for name, c := range map[string]struct {
+		media func(http.ResponseWriter, *http.Request)
+		want  string
+	}{
+		"cut short": {half, fmt.Sprintf("course/parts: downloading gs://course-bucket/data/p0.csv.gz: the server ended the download after %d of the object's %d bytes: unexpected EOF (the %[1]d bytes received are kept in ", len(content)/2, len(content))},
+		"429":       {storm, "course/parts: downloading gs://course-bucket/data/p0.csv.gz: gcs: HTTP 429: rate limited"},
+	} {
+		opts := hostileServer(t, content, c.media)
+		cache := datasets.Cache{Dir: t.TempDir()}
+		_, err := datasets.Fetch(context.Background(), cache, ds, []int{0}, opts)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v\nwant %s...", name, err, c.want)
+		}
+		if cache.Has(ds, 0) {
+			t.Errorf("%s: the part is in the cache", name)
+		}
+	}
+}
