@@ -16,10 +16,12 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -98,6 +100,7 @@ func newParser() parser.Parser {
 
 // render returns md styled for a terminal of width columns.
 func render(md []byte, width int) string {
+	md = sanitize(md)
 	doc := newParser().Parse(text.NewReader(md))
 	r := &renderer{src: md, st: newStyles()}
 	if s := r.blocks(doc, width); s != "" {
@@ -364,4 +367,52 @@ func (r *renderer) link(b *strings.Builder, n ast.Node, url string, st lipgloss.
 // goldmark's order (util.URLEscape's).
 func unescape(v []byte) []byte {
 	return util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v)))
+}
+
+// sanitize makes the README, which a pack's author writes, safe to style
+// for a terminal: the control characters that a terminal obeys rather
+// than shows (ESC, which starts the escape sequences that move the
+// cursor, clear the screen, set the window title or, OSC 52, write the
+// clipboard; BEL, backspace, a carriage return alone; the C1 controls
+// U+0080..U+009F, which some terminals take as escapes too) become the
+// symbols of Unicode's Control Pictures block (ESC shows as U+241B) or,
+// for C1, U+FFFD, and so do bytes that are not UTF-8 (which the wrapper
+// took for zero-width, losing the space before them). A CRLF line ending
+// is a line break as CommonMark says, and so is a lone CR. Tabs and line
+// breaks stay.
+func sanitize(md []byte) []byte {
+	clean := true
+	for i := 0; i < len(md); {
+		r, n := utf8.DecodeRune(md[i:])
+		if r == utf8.RuneError && n == 1 || r < 0x20 && r != '\t' && r != '\n' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return md
+	}
+	var b bytes.Buffer
+	b.Grow(len(md))
+	for i := 0; i < len(md); {
+		r, n := utf8.DecodeRune(md[i:])
+		switch {
+		case r == '\r':
+			if i+1 < len(md) && md[i+1] == '\n' {
+				n++ // CRLF
+			}
+			b.WriteByte('\n')
+		case r == utf8.RuneError && n == 1, r >= 0x80 && r <= 0x9f:
+			b.WriteRune(utf8.RuneError)
+		case r < 0x20 && r != '\t' && r != '\n':
+			b.WriteRune(0x2400 + r) // ␀..␟
+		case r == 0x7f:
+			b.WriteRune(0x2421) // ␡
+		default:
+			b.Write(md[i : i+n])
+		}
+		i += n
+	}
+	return b.Bytes()
 }

@@ -367,3 +367,28 @@ func dump(n ast.Node, src []byte) string {
 	})
 	return b.String()
 }
+
+// A README is a pack author's text: the control characters a terminal
+// would obey (escape sequences that clear the screen, set the title or
+// write the clipboard; BEL, backspace, a lone CR) show as symbols, bytes
+// that are not UTF-8 as U+FFFD, without losing the spaces around them;
+// CRLF line endings are line breaks.
+func TestHostileText(t *testing.T) {
+	var b bytes.Buffer
+	md := "hi \x1b[2J\x1b]52;c;cHduZWQ=\x07 bs\x08 cr\rX \x9b31m \xff\xfe end\n\n```\ncode \x1b]0;title\x07\n```\n\n`span \x1b[5m`\r\n"
+	if err := Markdown(&b, []byte(md), Options{Styled: true, Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []byte(b.String()) {
+		if c < 0x20 && c != '\n' && c != 0x1b {
+			t.Errorf("control character %q in %q", c, b.String())
+		}
+	}
+	for _, seq := range []string{"\x1b[2J", "\x1b]", "\x1b[5m"} {
+		if strings.Contains(b.String(), seq) {
+			t.Errorf("%q passed to the terminal: %q", seq, b.String())
+		}
+	}
+	check(t, ansi.Strip(b.String()), "hi ␛[2J␛]52;c;cHduZWQ=␇ bs␈ cr X �31m �� end\n\n  code ␛]0;title␇\n\nspan ␛[5m\n")
+	check(t, styled(t, "a\r\nb\r\n\r\n- c\r\n- d\r\n", 80), "a b\n\n• c\n• d\n")
+}
