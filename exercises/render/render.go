@@ -111,9 +111,17 @@ func render(md []byte, width int) string {
 
 // renderer renders the AST that goldmark parsed from src.
 type renderer struct {
-	src []byte
-	st  styles
+	src   []byte
+	st    styles
+	depth int // of the block quotes and lists around the block rendered
 }
+
+// maxNesting is the depth of block quotes and lists that are indented:
+// those nested deeper show at the indentation of the last, as their
+// blocks in a row. A README of thousands of nested quotes ("> > > ...")
+// otherwise indented every line by thousands of columns and took time
+// quadratic in the depth to render (4000 quotes: a second).
+const maxNesting = 32
 
 // blocks renders the blocks inside n, each at most width columns wide
 // (but code), separated by a blank line, or by a line break after the
@@ -161,16 +169,37 @@ func (r *renderer) block(n ast.Node, width int) string {
 			lines = append(lines, strings.TrimRight(string(n.ClosureLine.Value(r.src)), "\r\n"))
 		}
 		return strings.Join(lines, "\n")
-	case *ast.Blockquote:
+	case *ast.Blockquote, *ast.List:
+		if r.depth >= maxNesting {
+			return r.blocksIn(n, width)
+		}
+		r.depth++
+		defer func() { r.depth-- }()
+		if l, ok := n.(*ast.List); ok {
+			return r.list(l, width)
+		}
 		bar := r.st.rule.Render("│")
 		return indent(r.blocks(n, max(width-2, 1)), bar+" ", bar+" ")
-	case *ast.List:
-		return r.list(n, width)
 	case *east.Table:
 		return r.table(n, width)
 	default:
 		return r.blocks(n, width)
 	}
+}
+
+// blocksIn renders the blocks inside n, and inside its list items, in a
+// row, without markers or indentation.
+func (r *renderer) blocksIn(n ast.Node, width int) string {
+	if _, ok := n.(*ast.List); !ok {
+		return r.blocks(n, width)
+	}
+	var items []string
+	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+		if s := r.blocks(item, width); s != "" {
+			items = append(items, s)
+		}
+	}
+	return strings.Join(items, "\n")
 }
 
 // wrap fills lines of at most width columns with the words of s, the

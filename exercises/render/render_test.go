@@ -392,3 +392,28 @@ func TestHostileText(t *testing.T) {
 	check(t, ansi.Strip(b.String()), "hi ␛[2J␛]52;c;cHduZWQ=␇ bs␈ cr X �31m �� end\n\n  code ␛]0;title␇\n\nspan ␛[5m\n")
 	check(t, styled(t, "a\r\nb\r\n\r\n- c\r\n- d\r\n", 80), "a b\n\n• c\n• d\n")
 }
+
+// Block quotes and lists nested thousands deep are indented down to
+// maxNesting levels only: deeper blocks show at that indentation.
+func TestDeepNesting(t *testing.T) {
+	const n = 2000
+	quotes := styled(t, strings.Repeat("> ", n)+"deep\n", 80)
+	check(t, quotes, strings.Repeat("│ ", maxNesting)+"deep\n")
+	var md strings.Builder
+	for i := range 40 {
+		md.WriteString(strings.Repeat("  ", i) + "- x\n")
+	}
+	lists := strings.Split(strings.TrimSuffix(styled(t, md.String(), 80), "\n"), "\n")
+	if len(lists) != 40 {
+		t.Fatalf("%d lines: %q", len(lists), lists)
+	}
+	for i, line := range lists {
+		want := strings.Repeat("  ", min(i, maxNesting-1)) + "• x"
+		if i >= maxNesting {
+			want = strings.Repeat("  ", maxNesting) + "x"
+		}
+		if line != want {
+			t.Errorf("line %d: %q, want %q", i, line, want)
+		}
+	}
+}
