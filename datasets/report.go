@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // WriteList writes the data sets of reg, one a line: name, number of
@@ -129,7 +131,19 @@ func WriteObjects(w io.Writer, bucket string, objs []ObjectInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "OBJECT\tBYTES\tCRC32C")
 	for _, o := range objs {
-		fmt.Fprintf(tw, "gs://%s/%s\t%d\t%s\n", bucket, o.Name, o.Size, o.CRC32C)
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", printable("gs://"+bucket+"/"+o.Name), o.Size, o.CRC32C)
 	}
 	return tw.Flush()
+}
+
+// printable returns s, or s quoted as a Go string when it holds a
+// character that is not printable (a control character, such as the ESC
+// of an escape sequence, or a byte that is not UTF-8): the names of a
+// listing come from the server, and a terminal obeys what it does not
+// show. A tab would also break the columns.
+func printable(s string) string {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) {
+		return strconv.Quote(s)
+	}
+	return s
 }
