@@ -279,8 +279,16 @@ func (ds *Dataset) check() error {
 		add("parts is %d but objects lists %d", ds.Parts, len(ds.Objects))
 	}
 	for _, o := range append([]string{ds.Object}, ds.Objects...) {
-		if o != "" && (strings.HasPrefix(o, "/") || slices.Contains(strings.Split(o, "/"), "..")) {
+		switch parts := strings.Split(o, "/"); {
+		case o == "":
+		case strings.HasPrefix(o, "/") || slices.Contains(parts, ".."):
 			add("object %q must be a name inside the bucket (no leading / or ..)", o)
+		case slices.Contains(parts, "") || slices.Contains(parts, "."):
+			// the cache is a file tree: a//b, a/./b and a/ would be
+			// the files of a/b, a/b and a, another object's
+			add("object %q has an empty or . name between its slashes, which the cache cannot keep apart from another object's", o)
+		case strings.HasSuffix(o, ".part") || strings.HasSuffix(o, ".meta.json"):
+			add("object %q ends in .part or .meta.json, the names of the cache's downloads and checksums", o)
 		}
 	}
 	if ds.Format != "csv" && ds.Format != "csv.gz" {

@@ -132,6 +132,9 @@ func TestUserRegistry(t *testing.T) {
 		{"datasets:\n  - name: a/b\n    buckett: x\n", `datasets: registry r.yaml: line 3: unknown field "buckett"`},
 		{"datasets:\n  - name: a/b\n    bucket: xyz\n    objects: [ok.csv, ../../etc/passwd]\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
 			`datasets: registry r.yaml: data set "a/b": object "../../etc/passwd" must be a name inside the bucket (no leading / or ..)`},
+		// the cache is a file tree: one file per object
+		{"datasets:\n  - name: a/b\n    bucket: xyz\n    objects: [d/a.csv, d//a.csv, ./d/a.csv, d/, d/x.csv.g7.part, d/a.csv.meta.json]\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
+			`datasets: registry r.yaml: data set "a/b": object "d//a.csv" has an empty or . name between its slashes, which the cache cannot keep apart from another object's; object "./d/a.csv" has an empty or . name between its slashes, which the cache cannot keep apart from another object's; object "d/" has an empty or . name between its slashes, which the cache cannot keep apart from another object's; object "d/x.csv.g7.part" ends in .part or .meta.json, the names of the cache's downloads and checksums; object "d/a.csv.meta.json" ends in .part or .meta.json, the names of the cache's downloads and checksums`},
 		{"datasets: [", `datasets: registry r.yaml: line 1: did not find expected node content`},
 		// a bucket is one directory of the cache: never a path (F16)
 		{"datasets:\n  - name: a/b\n    bucket: ../../../../outside/victim\n    object: p{part}.csv\n    parts: 1\n    columns: [t]\n    time_column: t\n    time_unit: s\n",
