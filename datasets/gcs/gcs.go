@@ -93,18 +93,30 @@ func (o Options) Open(ctx context.Context) (datasets.Store, error) {
 		return nil, fmt.Errorf("datasets: the storage endpoint: %w", err)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	var rt http.RoundTripper = tr
+	hc := &http.Client{Transport: tr}
 	if o.Auth && !emulator {
 		ts, err := google.DefaultTokenSource(ctx, readOnly)
 		if err != nil {
 			return nil, fmt.Errorf("datasets: no Application Default Credentials for --auth (run gcloud auth application-default login): %w", err)
 		}
-		rt = &oauth2.Transport{Source: ts, Base: tr}
+		// oauth2.Transport adds the token to every request it sends,
+		// the hops of a redirect included: one off the endpoint would
+		// hand the credentials to another host
+		hc.Transport = &oauth2.Transport{Source: ts, Base: tr}
+		hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if req.URL.Host != via[0].URL.Host {
+				return fmt.Errorf("a redirect to %s, off the storage endpoint %s, is not followed with --auth's credentials", req.URL, via[0].URL.Host)
+			}
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return nil
+		}
 	}
 	return &store{
 		opts:     o,
 		base:     base,
-		hc:       &http.Client{Transport: rt},
+		hc:       hc,
 		tr:       tr,
 		delay:    cmpOr(o.RetryDelay, 500*time.Millisecond),
 		attempts: cmpOr(o.Attempts, 4),

@@ -494,7 +494,15 @@ func TestAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	var scopes, auths []string
+	var scopes, auths, awayAuths []string
+	// another host, which a redirect must not give the token to
+	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		awayAuths = append(awayAuths, r.Header.Get("Authorization"))
+		io.WriteString(w, taskObject)
+	}))
+	defer away.Close()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -509,6 +517,10 @@ func TestAuth(t *testing.T) {
 			scopes = append(scopes, claims.Scope)
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"access_token": "token-1", "token_type": "Bearer", "expires_in": 3600}`)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/o/away") {
+			http.Redirect(w, r, away.URL+r.URL.Path, http.StatusFound)
 			return
 		}
 		auths = append(auths, r.Header.Get("Authorization"))
@@ -555,5 +567,20 @@ func TestAuth(t *testing.T) {
 	}
 	if !slices.Equal(scopes, []string{readOnly}) || !slices.Equal(auths, []string{"Bearer token-1", "", ""}) {
 		t.Errorf("scopes asked for %q; authorizations sent %q", scopes, auths)
+	}
+
+	// a redirect off the endpoint is not followed with the token
+	t.Setenv("STORAGE_EMULATOR_HOST", "")
+	st, err := Options{Endpoint: ts.URL, Auth: true, Attempts: 1}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, err = st.Attrs(context.Background(), "b", "away")
+	if want := "a redirect to " + away.URL + "/storage/v1/b/b/o/away, off the storage endpoint " + strings.TrimPrefix(ts.URL, "http://") + ", is not followed with --auth's credentials"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("redirected away: %v; want %s", err, want)
+	}
+	if len(awayAuths) > 0 {
+		t.Errorf("the other host was sent %q", awayAuths)
 	}
 }
