@@ -203,7 +203,7 @@ clash: the second waits for the first.`,
 	remoteFlags(fetch)
 	fetch.Flags().IntVar(&f.fetch.Jobs, "jobs", 4, "parts to download at once")
 	fetch.Flags().BoolVar(&f.fetch.Force, "force", false, "fetch parts that are already in the cache again")
-	fetch.Flags().DurationVar(&f.fetch.StallTimeout, "stall-timeout", datasets.DefaultStallTimeout, "give a download up when the server sends nothing for this `long` (it resumes a few times, then the bytes received are kept for the next fetch)")
+	fetch.Flags().DurationVar(&f.fetch.StallTimeout, "stall-timeout", datasets.DefaultStallTimeout, "give a download up when the server sends nothing for this `duration` (it resumes a few times, then the bytes received are kept for the next fetch)")
 
 	verify := &cobra.Command{
 		Use:   "verify NAME",
