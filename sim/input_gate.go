@@ -70,6 +70,7 @@ func (u *unionInputGate) gateFor(e *edge) *singleInputGate {
 // add connects input channel c to single gate g.
 func (g *singleInputGate) add(c *channel) {
 	c.gate = g
+	c.hop = directHops && c.part.unbounded && c.part.bufTimeout == 0 && !c.remote
 	g.chans = append(g.chans, c)
 	g.union.chans = append(g.union.chans, c)
 }
@@ -112,32 +113,45 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 		if g.avail.len() == 0 {
 			return false
 		}
-		c := g.avail.pop()
-		c.inAvail = false
+		c := g.avail.peek()
 		if c.blocked || c.queue.len() == 0 { // aligning: read no further from it
+			g.avail.pop()
+			c.inAvail = false
 			continue
 		}
 		b := c.queue.pop()
-		barrier := b.barrierID()
-		wm := b.isWatermark()
-		if barrier != 0 || wm {
-			ev := b.event
-			g.queuedBufs--
-			g.owner.s.freeBuffer(b)
-			c.gate.recycle(now, c)
-			if wm {
-				g.owner.inputEvent(now, c, ev)
+		if b.event.kind == noEvent { // records
+			if c.queue.len() > 0 {
+				g.avail.rotate() // c goes behind the channels with data
 			} else {
-				g.owner.barriers.barrierReceived(now, c, barrier)
+				g.avail.pop()
+				c.inAvail = false
 			}
-		} else {
+			if len(b.recs) == 1 { // read whole at once (buffer_timeout: 0)
+				*r, *arrived = b.recs[0], b.arrived
+				g.done(now, c, b)
+				return true
+			}
 			g.cur, g.curCh = b, c
+			break
+		}
+		g.avail.pop()
+		c.inAvail = false
+		barrier := b.barrierID()
+		ev := b.event
+		g.queuedBufs--
+		g.owner.s.freeBuffer(b)
+		c.gate.recycle(now, c)
+		if barrier == 0 {
+			g.owner.inputEvent(now, c, ev) // a watermark or watermark status
+		} else {
+			g.owner.barriers.barrierReceived(now, c, barrier)
 		}
 		if c.queue.len() > 0 && !c.blocked && !c.inAvail {
 			c.inAvail = true
 			g.avail.push(c)
 		}
-		if (barrier != 0 || wm) && g.owner.state != stateIdle {
+		if g.owner.state != stateIdle {
 			return false // the snapshot's synchronous part (or a window's firing) blocks the task
 		}
 	}
@@ -145,16 +159,25 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 	*r = b.recs[b.next]
 	*arrived = b.arrived
 	b.next++
-	g.curCh.recv++
-	g.queuedRecs--
-	if b.next == len(b.recs) {
-		c := g.curCh
-		g.cur, g.curCh = nil, nil
-		g.queuedBufs--
-		g.owner.s.freeBuffer(b)
-		c.gate.recycle(now, c)
+	if b.next < len(b.recs) {
+		g.curCh.recv++
+		g.queuedRecs--
+		return true
 	}
+	c := g.curCh
+	g.cur, g.curCh = nil, nil
+	g.done(now, c, b)
 	return true
+}
+
+// done counts the last record of data buffer b taken from c, and
+// recycles b (its credit returns to the sender).
+func (g *unionInputGate) done(now des.Time, c *channel, b *buffer) {
+	c.recv++
+	g.queuedRecs--
+	g.queuedBufs--
+	g.owner.s.freeBuffer(b)
+	c.gate.recycle(now, c)
 }
 
 // directHops turns the one-record hops of direct and handOver on; a test
@@ -195,13 +218,51 @@ func (g *unionInputGate) handOver(now des.Time, c *channel, r *Record, b *buffer
 	t.chainDone(now)
 }
 
+// receive takes record r, written into hop channel c now (see
+// partition.write): what delivering the one-record buffer it would be
+// flushed in does, without the buffer when the receiver takes the record
+// at once (handOver). A queued buffer carries no byte count: only a
+// sender reads it.
+func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
+	if g.direct(c) {
+		g.handOver(now, c, r, nil)
+		return
+	}
+	b := g.owner.s.newBuffer()
+	b.recs = append(b.recs, *r)
+	b.arrived = now
+	g.enqueue(now, c, b)
+}
+
+// enqueue queues data or event buffer b, arrived on c now, in c's queue,
+// puts c on the list of channels with data, and lets an idle owner take
+// it.
+func (g *unionInputGate) enqueue(now des.Time, c *channel, b *buffer) {
+	c.queue.push(b)
+	n := len(b.recs)
+	g.queuedBufs++
+	g.queuedRecs += n
+	g.owner.arrive(now, n)
+	if !c.inAvail && !c.blocked {
+		c.inAvail = true
+		g.avail.push(c)
+	}
+	if g.owner.state == stateIdle {
+		g.owner.pull(now)
+	}
+}
+
 // recycle returns the buffer just emptied on c: a floating buffer the
 // channel no longer needs goes back to the gate's floating pool (and on to
 // a channel waiting for one); otherwise it becomes credit for c's sender.
 func (g *singleInputGate) recycle(now des.Time, c *channel) {
-	if g.unbounded {
-		return
+	if !g.unbounded {
+		g.recycleCredit(now, c)
 	}
+}
+
+// recycleCredit is recycle on a channel with flow control.
+func (g *singleInputGate) recycleCredit(now des.Time, c *channel) {
 	if c.floating > 0 && c.empty >= c.backlogSeen {
 		c.floating--
 		fp := &g.floating

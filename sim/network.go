@@ -12,10 +12,15 @@ type channel struct {
 	part     *partition
 	gate     *singleInputGate // the receiver's gate of this channel's edge
 	remote   bool
-	conn     *connection // the link between the workers of a remote channel, nil for a local one
-	latency  des.Time
-	bw       float64 // bytes per simulated second
-	epoch    uint32
+	// hop: a local channel without flow control, flushed after every
+	// record (capacity: unbounded, buffer_timeout: 0): a record written
+	// into it is the receiver's at once (partition.write, unionInputGate
+	// .receive); set when the channel joins its gate (singleInputGate.add)
+	hop     bool
+	conn    *connection // the link between the workers of a remote channel, nil for a local one
+	latency des.Time
+	bw      float64 // bytes per simulated second
+	epoch   uint32
 
 	// records written into the channel and taken out of it by the
 	// receiver (consistent-cut checks)
@@ -134,8 +139,16 @@ func (c *channel) trySend(now des.Time) {
 func (c *channel) takeSlice() *buffer {
 	b := c.cur
 	b.slice = true
-	c.cur = c.s.newBuffer()
 	c.flushRequested = false
+	if c.hop {
+		// no pool behind an unbounded channel, and every record flushed:
+		// where the segment would be full changes nothing (a finish and
+		// a flush deliver the same one-record buffer), so no segment
+		// stays open and the next record can hop (partition.write)
+		c.cur, c.curFill = nil, 0
+		return b
+	}
+	c.cur = c.s.newBuffer()
 	return b
 }
 
@@ -206,18 +219,7 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 		// to it, not through its queue
 		u.handOver(now, c, &b.recs[0], b)
 	} else {
-		c.queue.push(b)
-		n := len(b.recs)
-		u.queuedBufs++
-		u.queuedRecs += n
-		u.owner.arrive(now, n)
-		if !c.inAvail && !c.blocked {
-			c.inAvail = true
-			u.avail.push(c)
-		}
-		if u.owner.state == stateIdle {
-			u.owner.pull(now)
-		}
+		u.enqueue(now, c, b)
 	}
 	switch {
 	case c.part.unbounded || !data: // a barrier takes no buffer of the sender's pool

@@ -105,13 +105,14 @@ func (p *partition) flush(now des.Time, c *channel) {
 // needed. It reports false, writing nothing, when the pool is empty: the
 // writer is back-pressured.
 func (p *partition) write(now des.Time, c *channel, r *Record) bool {
-	if p.bufTimeout == 0 && p.unbounded && !c.remote && c.cur == nil && c.backlog.len() == 0 && c.spill == 0 && c.gate.union.direct(c) {
-		// a one-record hop on an unbounded local channel into an idle
-		// receiver: the buffer would be finished and delivered at once
-		// (finish), and taken at once (handOver), so the record goes
-		// straight to the receiver, without one
+	if c.hop && c.cur == nil && c.backlog.len() == 0 && c.spill == 0 {
+		// a one-record hop on an unbounded local channel: the buffer
+		// would be flushed and delivered at once (flush), so the record
+		// goes straight to the receiver (receive): without a buffer when
+		// the receiver is idle and takes it at once, else queued in a
+		// buffer of its own
 		c.sent++
-		c.gate.union.handOver(now, c, r, nil)
+		c.gate.union.receive(now, c, r)
 		return true
 	}
 	b := c.cur

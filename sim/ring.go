@@ -29,6 +29,14 @@ func (r *ring[T]) pop() T {
 
 func (r *ring[T]) peek() T { return r.buf[r.head] }
 
+// rotate moves the head to the tail: a pop and a push of the same
+// element.
+func (r *ring[T]) rotate() {
+	m := len(r.buf) - 1
+	r.buf[(r.head+r.n)&m] = r.buf[r.head]
+	r.head = (r.head + 1) & m
+}
+
 // at returns the i-th element from the head.
 func (r *ring[T]) at(i int) T { return r.buf[(r.head+i)&(len(r.buf)-1)] }
 
