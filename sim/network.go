@@ -86,7 +86,9 @@ func (e *creditAnnouncement) HandleEvent(now des.Time, credits int64) {
 	c := (*channel)(e)
 	if c.epoch == c.s.epoch {
 		c.credit += int(credits)
-		c.trySend(now)
+		if c.backlog.len() > 0 || c.flushRequested { // else trySend finds nothing to ship
+			c.trySend(now)
+		}
 	}
 }
 
@@ -95,42 +97,49 @@ func (e *creditAnnouncement) HandleEvent(now des.Time, credits int64) {
 // slice (Flink's PipelinedSubpartition.pollBuffer: finished buffers
 // first, then the unfinished one only after a flush).
 func (c *channel) trySend(now des.Time) {
-	unb := c.part.unbounded
 	if c.from.down {
 		return // a failed sender sends nothing
 	}
+	unb := c.part.unbounded
 	for unb || c.credit > 0 {
-		var b *buffer
-		switch {
-		case c.backlog.len() > 0:
-			b = c.backlog.pop()
+		if c.backlog.len() > 0 {
+			// from the backlog to the wire: still in the network (netRecs)
+			b := c.backlog.pop()
 			c.s.netRecs, c.s.netBufs = c.s.netRecs-int64(len(b.recs)), c.s.netBufs-1
-		case c.flushRequested && c.cur != nil && len(c.cur.recs) > 0:
-			b = c.takeSlice()
+			c.ship(now, b, unb)
+			continue
+		}
+		if c.flushRequested && c.cur != nil && len(c.cur.recs) > 0 {
+			b := c.takeSlice()
 			if !unb {
 				c.curSlices, c.lastSlice = c.curSlices+1, b
 			}
-		default:
-			c.flushRequested = false // drained: nothing written since
+			c.ship(now, b, unb)
+			// nothing is left: the backlog is empty, the slice took what
+			// was written and the flush
 		}
-		if b == nil {
-			break
-		}
-		b.backlog = c.backlogLen()
-		if !unb {
-			c.credit--
-		}
-		at := now
-		if c.remote {
-			sent := c.conn.transmit(now, c.s.partitionedUntil(c, now), b.bytes, c.bw)
-			at = addNs(sent, float64(c.latency))
-		}
-		at = max(at, c.lastArrival)
-		c.lastArrival = at
-		c.inflight.push(b)
-		c.s.netRecs, c.s.netBufs = c.s.netRecs+int64(len(b.recs)), c.s.netBufs+1
-		c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
+		c.flushRequested = false // drained: nothing written since
+		return
 	}
+}
+
+// ship puts b on the wire to the receiver, announcing the sender's
+// backlog with it (Flink's BufferAndBacklog), and schedules its delivery.
+func (c *channel) ship(now des.Time, b *buffer, unb bool) {
+	b.backlog = c.backlogLen()
+	if !unb {
+		c.credit--
+	}
+	at := now
+	if c.remote {
+		sent := c.conn.transmit(now, c.s.partitionedUntil(c, now), b.bytes, c.bw)
+		at = addNs(sent, float64(c.latency))
+	}
+	at = max(at, c.lastArrival)
+	c.lastArrival = at
+	c.inflight.push(b)
+	c.s.netRecs, c.s.netBufs = c.s.netRecs+int64(len(b.recs)), c.s.netBufs+1
+	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
 }
 
 // takeSlice takes the records written to c's open buffer since its last
@@ -212,7 +221,9 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 	if !g.unbounded {
 		c.empty--
 		c.backlogSeen = b.backlog
-		g.requestFloating(now, c)
+		if c.empty < c.backlogSeen { // else requestFloating has nothing to do
+			g.requestFloating(now, c)
+		}
 	}
 	if len(b.recs) == 1 && b.isBuffer() && u.direct(c) {
 		// a one-record buffer the idle receiver takes at once: straight
