@@ -133,6 +133,15 @@ func TestDirectHopsTaken(t *testing.T) {
 		if stage1 := s.vertices[1]; !queued(stage1) {
 			t.Errorf("%s: stage1's channel never queued; at ρ = 0.8 records must wait", capacity)
 		}
+		// an unbounded channel keeps no segment open after a record went
+		// through its queue, so the next record can hop again; a bounded
+		// one writes on into its open segment
+		for _, v := range s.vertices[:len(s.vertices)-1] {
+			c := v.subtasks[0].outs[0].chans[0]
+			if open := c.cur != nil; open != (capacity == scenario.Bounded) {
+				t.Errorf("%s: %s's channel holds an open segment %v, want %v", capacity, v.name, open, capacity == scenario.Bounded)
+			}
+		}
 	}
 }
 
