@@ -114,6 +114,9 @@ func (s *Sim) build() error {
 			u := s.vertices[pe.From.Index]
 			e := &edge{from: u, to: v, plan: pe, partitioning: pe.Partitioning, late: pe.LateOutput != "", part: partitionerOf(pe.Partitioning),
 				maxParallelism: pe.MaxParallelism}
+			if e.part == partHash {
+				e.keyOwner = keyOwners(maxKeys, v.parallelism, e.maxParallelism)
+			}
 			u.outputs = append(u.outputs, e)
 			v.inputs = append(v.inputs, e)
 			s.connect(e, false)

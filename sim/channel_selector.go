@@ -6,6 +6,9 @@ import "math"
 func (p *partition) choose(r *Record) *channel {
 	switch p.edge.part {
 	case partHash:
+		if k := int(r.Key); k < len(p.edge.keyOwner) {
+			return p.chans[p.edge.keyOwner[k]]
+		}
 		kg := keyGroup(r.Key, p.edge.maxParallelism)
 		return p.chans[kg*len(p.chans)/p.edge.maxParallelism]
 	case partForward:
@@ -18,6 +21,25 @@ func (p *partition) choose(r *Record) *channel {
 		}
 		return c
 	}
+}
+
+// keyOwnerKeys is the largest key space for which a hash edge keeps the
+// receiver of every key in a table (keyOwners: 2 bytes a key); the keys
+// beyond it are hashed per record.
+const keyOwnerKeys = 1 << 16
+
+// keyOwners returns the receiver of each key in [0, keys) over a hash
+// edge into parallelism receivers with maxParallelism key groups (Flink's
+// KeyGroupRangeAssignment.assignKeyToParallelOperator: the key's group,
+// keyGroup, and that group's owner, key group × parallelism / max
+// parallelism), computed once so that a record costs a table look-up, not
+// a hash and two divisions. choose hashes the keys outside the table.
+func keyOwners(keys, parallelism, maxParallelism int) []uint16 {
+	own := make([]uint16, min(keys, keyOwnerKeys))
+	for k := range own {
+		own[k] = uint16(keyGroup(uint32(k), maxParallelism) * parallelism / maxParallelism)
+	}
+	return own
 }
 
 // keyGroup is Flink's KeyGroupRangeAssignment.assignToKeyGroup for an

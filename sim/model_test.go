@@ -32,6 +32,42 @@ func TestKeyGroups(t *testing.T) {
 	}
 }
 
+// A hash edge's key table holds what choose would otherwise compute per
+// record: key group = murmurHash(key) mod max parallelism, owner = key
+// group × parallelism / max parallelism; the keys past the table are
+// hashed, into the same owners.
+func TestKeyOwners(t *testing.T) {
+	for _, c := range []struct{ keys, p, m int }{{1000, 4, 128}, {1000, 1, 128}, {5000, 170, 256}, {1 << 17, 3, 32768}} {
+		own := keyOwners(c.keys, c.p, c.m)
+		if want := min(c.keys, keyOwnerKeys); len(own) != want {
+			t.Fatalf("%+v: table of %d keys, want %d", c, len(own), want)
+		}
+		chans := make([]*channel, c.p)
+		for i := range chans {
+			chans[i] = &channel{}
+		}
+		e := &edge{part: partHash, maxParallelism: c.m, keyOwner: own}
+		p := &partition{edge: e, chans: chans}
+		counts := make([]int, c.p)
+		for k := 0; k < c.keys; k++ {
+			kg := keyGroup(uint32(k), c.m)
+			want := kg * c.p / c.m
+			if k < len(own) && int(own[k]) != want {
+				t.Fatalf("%+v: key %d owned by %d, want %d (key group %d)", c, k, own[k], want, kg)
+			}
+			if got := p.choose(&Record{Key: uint32(k)}); got != chans[want] {
+				t.Fatalf("%+v: key %d chose another channel than %d", c, k, want)
+			}
+			counts[want]++
+		}
+		for i, n := range counts {
+			if n == 0 {
+				t.Errorf("%+v: receiver %d owns none of %d keys", c, i, c.keys)
+			}
+		}
+	}
+}
+
 // The channel targets of an edge are tested in sim/plan (TestTargets).
 
 func TestDefaultMaxParallelism(t *testing.T) {

@@ -257,7 +257,8 @@ type edge struct {
 	partitioning   string
 	part           partitioner
 	maxParallelism int
-	late           bool // a window operator's late side output: it carries the late records only (Record.late)
+	keyOwner       []uint16 // hash: the receiver of each key of the job's key space (keyOwners)
+	late           bool     // a window operator's late side output: it carries the late records only (Record.late)
 }
 
 // partitioner is an edge's partitioning as a number, for the hot path.
