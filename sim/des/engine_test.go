@@ -396,3 +396,90 @@ func TestHoldAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// A queue that grows past sortedMax and shrinks below sortedMin again and
+// again (handlers schedule two successors on average, then half of one)
+// switches between a sorted array and a heap; the order stays (time,
+// scheduling order) through every switch, with cancels and events of the
+// current instant in between.
+func TestSortedAndHeapAgainstReference(t *testing.T) {
+	type ref struct {
+		at   Time
+		id   EventID
+		dead bool
+	}
+	var e Engine
+	rng := Stream(13, "sorted-heap-test")
+	var evs []ref // by seq
+	var fired []int64
+	var h HandlerFunc
+	schedule := func(d Duration) {
+		evs = append(evs, ref{at: e.Now() + d})
+		evs[len(evs)-1].id = e.After(d, h, int64(len(evs)-1))
+	}
+	grow := true
+	toHeap, toSorted := 0, 0
+	h = func(now Time, arg int64) {
+		fired = append(fired, arg)
+		evs[arg].dead = true
+		switch n := e.Pending(); {
+		case grow && n > 3*sortedMax:
+			grow = false
+		case !grow && n < sortedMin/2:
+			grow = true
+		}
+		k := rng.IntN(2) // 0 or 1 successors
+		if grow {
+			k = 1 + rng.IntN(3) // 1 to 3
+		}
+		for ; k > 0 && len(evs) < 50000; k-- {
+			d := Duration(0)
+			if rng.IntN(4) > 0 {
+				d = Duration(rng.IntN(100))
+			}
+			schedule(d)
+		}
+		if rng.IntN(6) == 0 {
+			k := rng.IntN(len(evs))
+			if got, want := e.Cancel(evs[k].id), !evs[k].dead; got != want {
+				t.Fatalf("Cancel of event %d reported %v, want %v", k, got, want)
+			}
+			evs[k].dead = true
+		}
+	}
+	for i := 0; i < 4; i++ {
+		schedule(Duration(rng.IntN(100)))
+	}
+	unsorted := e.unsorted
+	for e.Step() {
+		if e.unsorted != unsorted {
+			if e.unsorted {
+				toHeap++
+			} else {
+				toSorted++
+			}
+			unsorted = e.unsorted
+		}
+	}
+	if toHeap < 10 || toSorted < 10 {
+		t.Fatalf("the queue became a heap %d times and sorted %d times, want at least 10 each", toHeap, toSorted)
+	}
+	was := make([]bool, len(evs))
+	for _, i := range fired {
+		was[i] = true
+	}
+	var want []int64
+	for i := range evs {
+		if was[i] {
+			want = append(want, int64(i))
+		} else if !evs[i].dead {
+			t.Fatalf("event %d neither fired nor cancelled", i)
+		}
+	}
+	slices.SortStableFunc(want, func(a, b int64) int { return cmp.Compare(evs[a].at, evs[b].at) })
+	for i := range want {
+		if want[i] != fired[i] {
+			t.Fatalf("event %d: fired %d, want %d", i, fired[i], want[i])
+		}
+	}
+}
