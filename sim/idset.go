@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/RoaringBitmap/roaring/v2/roaring64"
+import (
+	"math/bits"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+)
 
 // idSet is the set of record ids a sink has made visible. Records reach a
 // sink nearly in offset order, so for each source subtask the offsets
@@ -62,11 +66,11 @@ func (s *idSet) CheckedAdd(id uint64) bool {
 	switch {
 	case off < w.prefix:
 		return false
-	case off == w.prefix && (w.bits == nil || w.bits[int(off%windowBits/64)] == 0) && s.bm.IsEmpty():
-		w.prefix++ // in order: the common case
-		return true
 	case off >= w.prefix+windowBits:
 		return s.bm.CheckedAdd(id)
+	case off == w.prefix && w.bits == nil && s.bm.IsEmpty():
+		w.prefix++ // in order, nothing ahead of it: the common case
+		return true
 	}
 	if w.bits == nil {
 		w.bits = make([]uint64, windowBits/64)
@@ -75,9 +79,19 @@ func (s *idSet) CheckedAdd(id uint64) bool {
 	if w.bits[i]&m != 0 {
 		return false
 	}
-	w.bits[i] |= m
-	// move the prefix over the offsets present, taking into the window
-	// the ones the bitmap held beyond it
+	if off != w.prefix {
+		w.bits[i] |= m // ahead of the prefix, which stays
+		return true
+	}
+	// off completes the prefix: move it over off and the offsets present
+	// after it
+	w.prefix++
+	if s.bm.IsEmpty() {
+		w.skipPresent()
+		return true
+	}
+	// taking into the window the ones the bitmap held beyond it
+	s.pullFar(seq, w)
 	for {
 		i, m := w.bit(w.prefix)
 		if w.bits[i]&m == 0 {
@@ -85,13 +99,39 @@ func (s *idSet) CheckedAdd(id uint64) bool {
 		}
 		w.bits[i] &^= m
 		w.prefix++
-		if far := sourceID(seq, w.prefix+windowBits-1); !s.bm.IsEmpty() && s.bm.Contains(far) {
-			s.bm.Remove(far)
-			j, n := w.bit(w.prefix + windowBits - 1)
-			w.bits[j] |= n
-		}
+		s.pullFar(seq, w)
 	}
 	return true
+}
+
+// pullFar moves the offset that has just come into the reach of w (its
+// last, prefix+windowBits-1) from the bitmap into w's bits, if the bitmap
+// holds it.
+func (s *idSet) pullFar(seq int, w *idWindow) {
+	if far := sourceID(seq, w.prefix+windowBits-1); !s.bm.IsEmpty() && s.bm.Contains(far) {
+		s.bm.Remove(far)
+		j, n := w.bit(w.prefix + windowBits - 1)
+		w.bits[j] |= n
+	}
+}
+
+// skipPresent moves w's prefix over the offsets present from it on,
+// clearing their bits, a word at a time (the bitmap holds none of w's
+// offsets: nothing comes into the window from there).
+func (w *idWindow) skipPresent() {
+	for {
+		o := w.prefix % windowBits
+		i, sh := int(o/64), o%64
+		run := uint64(bits.TrailingZeros64(^(w.bits[i] >> sh))) // the bits set from sh up (at most 64-sh)
+		if run == 0 {
+			return
+		}
+		w.bits[i] &^= ^uint64(0) >> (64 - run) << sh
+		w.prefix += run
+		if sh+run < 64 {
+			return
+		}
+	}
 }
 
 // countRange returns how many of the source ids [lo, hi) of one source
@@ -162,6 +202,9 @@ func (v *visibleSet) class(copy uint32) *idSet {
 
 // CheckedAdd adds the record (copy, origin) and reports whether it was new.
 func (v *visibleSet) CheckedAdd(copy uint32, origin uint64) bool {
+	if copy == 0 {
+		return v.zero.CheckedAdd(origin)
+	}
 	return v.class(copy).CheckedAdd(origin)
 }
 

@@ -66,6 +66,56 @@ func TestIDSetMatchesAMap(t *testing.T) {
 	}
 }
 
+// Offsets that arrive a block at a time in reverse (a block's first
+// offset completes a run of up to 300 present after it, across words of
+// the window), some far ahead in the bitmap meanwhile: the prefix ends
+// past every offset, and the set answers as a map does.
+func TestIDSetFoldsRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s := newIDSet(1)
+	want := map[uint64]bool{}
+	add := func(off uint64) {
+		id := sourceID(0, off)
+		if got := s.CheckedAdd(id); got != !want[id] {
+			t.Fatalf("add %d: new %v, want %v", off, got, !want[id])
+		}
+		want[id] = true
+	}
+	var next uint64
+	for next < 200_000 {
+		n := 1 + uint64(r.IntN(300))
+		for o := next + n; o > next; o-- {
+			add(o - 1)
+			if r.IntN(50) == 0 {
+				add(o - 1) // a duplicate
+			}
+		}
+		if r.IntN(20) == 0 { // far ahead, in the bitmap until the window reaches it
+			add(next + n + windowBits + uint64(r.IntN(5000)))
+		}
+		next += n
+		if w := s.subs[0]; w.prefix < next || w.prefix > next && !want[sourceID(0, next)] {
+			t.Fatalf("after offsets [0, %d): prefix %d", next, w.prefix)
+		}
+	}
+	for id := range want {
+		if !s.Contains(id) {
+			t.Fatalf("offset %d added, not contained", originOffset(id))
+		}
+	}
+	for off := uint64(0); off < next+2*windowBits; off++ {
+		if id := sourceID(0, off); s.Contains(id) != want[id] {
+			t.Fatalf("contains(%d) = %v, want %v", off, s.Contains(id), want[id])
+		}
+	}
+	if p := s.subs[0].prefix; p < next {
+		t.Fatalf("prefix %d, want at least %d (every offset below is present)", p, next)
+	}
+	if got := s.countRange(sourceID(0, 0), sourceID(0, next)); got != next {
+		t.Fatalf("countRange of [0, %d) = %d, want %d", next, got, next)
+	}
+}
+
 // A flatMap and a fan-out make copies; each copy class keeps the source
 // ids of its records, dense, so they fold into prefixes as the original
 // lineage's do: the bitmaps hold only the ragged edge, however long the
