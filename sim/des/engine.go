@@ -160,11 +160,8 @@ func (e *Engine) Schedule(at Time, h Handler, arg int64) (EventID, error) {
 
 // After schedules h after delay d (d < 0 counts as 0) and returns its id.
 func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
-	if d < 0 {
-		d = 0
-	}
-	at := e.now + d
-	if at < e.now { // overflow
+	at := e.now + max(d, 0)
+	if at < 0 { // overflow (Now is never negative)
 		at = Never
 	}
 	return e.schedule(at, h, arg)
@@ -173,30 +170,51 @@ func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
 func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
 	e.seq++
 	if at == e.now {
-		e.nowq = append(e.nowq, nowEvent{h, arg})
-		return nowID | EventID(e.nowBase+uint64(len(e.nowq)))
+		return e.scheduleNow(h, arg)
 	}
-	var i uint32
-	var nd *node
-	if e.free != 0 {
-		i = e.free - 1
-		nd = &e.nodes[i]
-		e.free = nd.next
-	} else {
-		i = uint32(len(e.nodes))
-		e.nodes = append(e.nodes, node{})
-		nd = &e.nodes[i]
+	if e.free == 0 {
+		e.grow()
 	}
+	i := e.free - 1
+	nd := &e.nodes[i]
+	e.free = nd.next
 	nd.h, nd.arg = h, arg
 	nd.gen++
 	en := entry{at: at, seq: e.seq - 1, slot: i, gen: nd.gen}
-	if e.top {
+	switch {
+	case !e.top:
+		e.push(en)
+	case e.unsorted:
 		e.top = false
 		e.down(en)
-	} else {
-		e.push(en)
+	default: // down's scan of a sorted queue, here: most events take this way
+		e.top = false
+		q, k := e.heap, 0
+		for k+1 < len(q) && q[k+1].before(&en) {
+			q[k] = q[k+1]
+			k++
+		}
+		q[k] = en
 	}
-	return EventID(uint64(nd.gen&genMask)<<32 | uint64(i+1))
+	return EventID(uint64(en.gen&genMask)<<32 | uint64(i+1))
+}
+
+// scheduleNow appends an event of the current instant to the FIFO. It is
+// kept out of schedule (as grow is), so that schedule's own path keeps its
+// values in registers.
+//
+//go:noinline
+func (e *Engine) scheduleNow(h Handler, arg int64) EventID {
+	e.nowq = append(e.nowq, nowEvent{h, arg})
+	return nowID | EventID(e.nowBase+uint64(len(e.nowq)))
+}
+
+// grow adds a node to the slab, as the free list's only node.
+//
+//go:noinline
+func (e *Engine) grow() {
+	e.nodes = append(e.nodes, node{})
+	e.free = uint32(len(e.nodes))
 }
 
 // Cancel removes a scheduled event. It reports whether the event was still
@@ -393,7 +411,9 @@ func (e *Engine) pop() entry {
 	top := h[0]
 	n := len(h) - 1
 	if !e.unsorted {
-		copy(h, h[1:])
+		for k := 0; k < n; k++ { // a few entries: cheaper than copy's call
+			h[k] = h[k+1]
+		}
 		e.heap = h[:n]
 		return top
 	}
