@@ -492,7 +492,7 @@ func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
 	}
 	ck.sub, ck.cuts = nil, nil // keep the restore data only
 	for _, v := range c.s.vertices {
-		if v.sink != nil && v.sink.mode == scenario.DeliveryTransactional {
+		if v.sink != nil && v.sink.kind == deliveryTransactional {
 			for _, st := range v.subtasks {
 				st.asSink().commit(now, id)
 			}

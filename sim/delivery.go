@@ -64,8 +64,9 @@ func outputs(id, vsalt uint64, sel float64) int {
 // delivery guarantees"; the transactional sink is Flink's
 // TwoPhaseCommitSinkFunction).
 type sinkState struct {
-	mode    string
-	visible *visibleSet // records visible in the external system
+	mode    string       // the scenario's delivery guarantee, for the summary
+	kind    deliveryKind // mode resolved at build: a record's write compares no strings
+	visible *visibleSet  // records visible in the external system
 	// counts
 	delivered   uint64 // distinct ids made visible
 	duplicated  uint64 // visible writes of an id already visible
@@ -84,9 +85,28 @@ type sinkState struct {
 	dedup *dedupState
 }
 
+// deliveryKind is a sink's delivery guarantee, resolved from its name when
+// the job is built.
+type deliveryKind uint8
+
+const (
+	deliveryAtLeastOnce deliveryKind = iota
+	deliveryAtMostOnce
+	deliveryIdempotent
+	deliveryTransactional
+)
+
 func newSinkState(mode string, sources int) *sinkState {
 	k := &sinkState{mode: mode, visible: newVisibleSet(sources)}
-	if mode == scenario.DeliveryAtMostOnce {
+	switch mode {
+	case scenario.DeliveryAtMostOnce:
+		k.kind = deliveryAtMostOnce
+	case scenario.DeliveryIdempotent:
+		k.kind = deliveryIdempotent
+	case scenario.DeliveryTransactional:
+		k.kind = deliveryTransactional
+	}
+	if k.kind == deliveryAtMostOnce {
 		k.written = make([]int64, sources)
 		k.skipTo = make([]int64, sources)
 		for i := range k.written {
@@ -101,7 +121,7 @@ func (k *sinkState) makeVisible(copy uint32, origin uint64) {
 		k.delivered++
 		return
 	}
-	if k.mode == scenario.DeliveryIdempotent {
+	if k.kind == deliveryIdempotent {
 		k.overwritten++
 		return
 	}

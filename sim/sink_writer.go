@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"github.com/dspalab/dspalab/sim/des"
-	"github.com/dspalab/dspalab/sim/scenario"
-)
+import "github.com/dspalab/dspalab/sim/des"
 
 // sinkWriter is the record processor of a sink task: it writes each record
 // to the external system (sinkState) by the sink's delivery guarantee, as
@@ -57,15 +54,15 @@ type txnRec struct {
 // transactional sink is observed when its transaction commits.
 func (w *sinkWriter) write(now des.Time, r *Record) {
 	k := w.t.v.sink
-	switch k.mode {
-	case scenario.DeliveryTransactional:
+	switch k.kind {
+	case deliveryTransactional:
 		if len(w.txns) == 0 || w.txns[len(w.txns)-1].ckpt != 0 {
 			w.txns = append(w.txns, txn{recs: w.freeTxn()})
 		}
 		open := &w.txns[len(w.txns)-1]
 		open.recs = append(open.recs, txnRec{id: r.ID, copy: r.Copy, key: r.Key, ingest: r.Ingest, et: r.EventTime})
 		return
-	case scenario.DeliveryAtMostOnce:
+	case deliveryAtMostOnce:
 		seq, off := originSeq(r.ID), int64(originOffset(r.ID))
 		if seq < len(k.written) {
 			if off <= k.skipTo[seq] {
@@ -97,7 +94,7 @@ func (w *sinkWriter) write(now des.Time, r *Record) {
 // closeTxn closes the open transaction of a transactional sink at
 // the barrier of checkpoint id (pre-commit).
 func (w *sinkWriter) closeTxn(id int64) {
-	if w.t.v.sink == nil || w.t.v.sink.mode != scenario.DeliveryTransactional {
+	if w.t.v.sink == nil || w.t.v.sink.kind != deliveryTransactional {
 		return
 	}
 	if n := len(w.txns); n > 0 && w.txns[n-1].ckpt == 0 {

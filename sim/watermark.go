@@ -36,17 +36,36 @@ const minWatermark = des.Time(math.MinInt64)
 // that a replayed record has the event time it had the first time and no
 // random stream needs rewinding.
 type eventDelay struct {
-	kind           string
+	kind           delayKind
 	mean, min, max float64 // nanoseconds
 	sd             float64
 	pa, pb         float64 // normal: Φ((0−mean)/sd) and Φ((max−mean)/sd)
 	salt           uint64
 }
 
+// delayKind is an event delay's distribution, resolved from its name when
+// the job is built, so that a record's draw compares no strings.
+type delayKind uint8
+
+const (
+	delayConstant delayKind = iota
+	delayUniform
+	delayExponential
+	delayNormal
+)
+
 func newEventDelay(d *scenario.EventDelay, salt uint64) *eventDelay {
-	e := &eventDelay{kind: d.Distribution, mean: float64(d.Mean), min: float64(d.Min), max: float64(d.Max),
+	e := &eventDelay{mean: float64(d.Mean), min: float64(d.Min), max: float64(d.Max),
 		sd: float64(d.Stddev), salt: mix64(salt ^ 0x5be0cd19137e2179)}
-	if e.kind == scenario.DelayNormal {
+	switch d.Distribution {
+	case scenario.DelayUniform:
+		e.kind = delayUniform
+	case scenario.DelayExponential:
+		e.kind = delayExponential
+	case scenario.DelayNormal:
+		e.kind = delayNormal
+	}
+	if e.kind == delayNormal {
 		e.pa, e.pb = normalCDF((0-e.mean)/e.sd), normalCDF((e.max-e.mean)/e.sd)
 	}
 	return e
@@ -61,11 +80,11 @@ func (d *eventDelay) draw(id uint64) des.Time {
 	u := unitFloat(mix64(id ^ d.salt))
 	var x float64
 	switch d.kind {
-	case scenario.DelayUniform:
+	case delayUniform:
 		x = d.min + u*(d.max-d.min)
-	case scenario.DelayExponential:
+	case delayExponential:
 		x = -d.mean * math.Log1p(-u)
-	case scenario.DelayNormal:
+	case delayNormal:
 		p := d.pa + u*(d.pb-d.pa)
 		x = d.mean + d.sd*math.Sqrt2*math.Erfinv(2*p-1)
 		x = min(max(x, 0), d.max)

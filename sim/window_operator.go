@@ -41,7 +41,7 @@ import (
 // sizes, heap memory).
 type windowOperator struct {
 	t        *subtask
-	kind     string
+	kind     windowKind
 	event    bool // event time (else processing time)
 	process  bool // full window function
 	size     des.Time
@@ -122,18 +122,38 @@ type windowStats struct {
 	onFire func(key uint32, start des.Time, firing uint32, records int64)
 }
 
+// windowKind is a window operator's assigner, resolved from its name when
+// the job is built, so that a record's assignment compares no strings;
+// a tumbling window is a sliding one whose slide is its size.
+type windowKind uint8
+
+const (
+	windowSliding windowKind = iota
+	windowTumbling
+	windowSession
+	windowGlobal
+)
+
 func newWindowOperator(t *subtask, w *scenario.Window, recBytes int64, seq int, stats *windowStats) *windowOperator {
-	o := &windowOperator{t: t, kind: w.Kind, event: w.Time != scenario.TimeProcessing && w.Kind != scenario.WindowGlobal,
+	o := &windowOperator{t: t, event: w.Time != scenario.TimeProcessing && w.Kind != scenario.WindowGlobal,
 		process: w.Function == scenario.FunctionProcess, size: w.Size, slide: w.Slide, gap: w.Gap, count: int64(w.Count),
 		lateness: w.AllowedLateness, lateOut: w.LateOutput != "", accBytes: w.AccumulatorSize, recBytes: recBytes, seq: seq,
 		windows: map[winID]*winState{}, epoch: t.s.epoch, stats: stats}
-	if o.kind == scenario.WindowTumbling {
+	switch w.Kind {
+	case scenario.WindowTumbling:
+		o.kind = windowTumbling
+	case scenario.WindowSession:
+		o.kind = windowSession
+	case scenario.WindowGlobal:
+		o.kind = windowGlobal
+	}
+	if o.kind == windowTumbling {
 		o.slide = o.size
 	}
 	if o.accBytes <= 0 {
 		o.accBytes = 64
 	}
-	if o.kind == scenario.WindowSession {
+	if o.kind == windowSession {
 		o.sessions = map[uint32][]des.Time{}
 		o.timers.deletable()
 	}
@@ -191,9 +211,9 @@ func (w *windowOperator) complete(now des.Time) {
 	w.fresh()
 	r, ts := w.take(now)
 	switch w.kind {
-	case scenario.WindowGlobal:
+	case windowGlobal:
 		w.addGlobal(now, r)
-	case scenario.WindowSession:
+	case windowSession:
 		w.addSession(now, r, ts)
 	default:
 		w.addSliding(now, r, ts)
@@ -346,7 +366,7 @@ func (w *windowOperator) add(now des.Time, id winID, end des.Time, r *Record) *w
 			st.bytes = w.accBytes
 			w.grow(now, w.accBytes)
 		}
-		if w.kind != scenario.WindowGlobal {
+		if w.kind != windowGlobal {
 			w.register(id, st)
 		}
 	}
@@ -399,7 +419,7 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 	st.firings++
 	off := w.resultOffset(id, firing)
 	et := st.end - 1
-	if w.kind == scenario.WindowGlobal {
+	if w.kind == windowGlobal {
 		et = t.cur.EventTime
 	}
 	if w.sides == nil {
@@ -426,7 +446,7 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 		s.lateFirings++
 	} else {
 		st.fired = true
-		if w.kind != scenario.WindowGlobal {
+		if w.kind != windowGlobal {
 			s.fireDelay.Add(now - st.end)
 		}
 		s.perWindow.Add(des.Time(st.records))
@@ -691,9 +711,9 @@ func (w *windowOperator) sideOf(r *Record) int8 {
 func (w *windowOperator) resultOffset(id winID, firing uint32) uint64 {
 	var wi int64
 	switch w.kind {
-	case scenario.WindowGlobal:
+	case windowGlobal:
 		wi, firing = int64(firing), 0
-	case scenario.WindowSession:
+	case windowSession:
 		wi = floorDiv(id.start, w.gap)
 	default:
 		wi = floorDiv(id.start, w.slide)
