@@ -81,13 +81,21 @@ func init() {
 	if n != numSlots-1 {
 		panic("metrics: histogram bucket table smaller than numSlots")
 	}
+	// cellLow grows with c, so the slots of the cells' smallest values
+	// (searchSlot's) come from one walk up the slots, not a binary search
+	// a cell: init is part of every process's start-up
+	s := 0
 	for c := range cellSlot {
-		cellSlot[c] = uint16(searchSlot(cellLow(c)))
+		for v := cellLow(c); slotUpper[s] < v; {
+			s++
+		}
+		cellSlot[c] = uint16(s)
 	}
 }
 
 // cellLow returns the smallest value, in ns, whose cell is c (for the few
-// cells below 64 ns that no value maps to, some value near them).
+// cells below 64 ns that no value maps to, some value near them); it does
+// not decrease as c grows.
 func cellLow(c int) des.Time {
 	e1, m := c>>cellBits, uint64(c&(1<<cellBits-1))
 	if e1 == 0 {

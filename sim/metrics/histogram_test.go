@@ -54,6 +54,17 @@ func TestBucketTable(t *testing.T) {
 	}
 }
 
+// TestCellSlotTable checks the table init builds by one walk up the slots
+// against a binary search for every cell: the slot of the cell's smallest
+// value.
+func TestCellSlotTable(t *testing.T) {
+	for c := range cellSlot {
+		if got, want := int(cellSlot[c]), searchSlot(cellLow(c)); got != want {
+			t.Fatalf("cellSlot[%d] = %d, want %d (the slot of %d ns)", c, got, want, cellLow(c))
+		}
+	}
+}
+
 // TestSlotOf checks the table-driven slot lookup against a binary search
 // over the bucket bounds: exhaustively for small values, at every cell and
 // bucket boundary, and on random values of every magnitude.
