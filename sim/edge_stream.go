@@ -101,7 +101,7 @@ type edgeArrivals struct {
 func (a *edgeArrivals) next() des.Time {
 	if !a.log.has(a.n*a.par + a.sub) {
 		if a.log.err != nil && a.t.s.stopped == nil {
-			a.t.s.stopped = &EdgeStreamError{Source: a.log.name, At: a.t.s.eng.Now(), Err: a.log.err}
+			a.t.s.stop(&EdgeStreamError{Source: a.log.name, At: a.t.s.eng.Now(), Err: a.log.err})
 		}
 		return des.Never
 	}

@@ -488,7 +488,7 @@ func (f *failover) runsSubtasks(w int) bool {
 func (f *failover) lose(now des.Time, c failureCause) {
 	f.stopAll(now, "the JobManager failed")
 	if err := f.s.rewindSources(); err != nil {
-		f.s.stopped = err
+		f.s.stop(err)
 	}
 	f.state = JobLost
 	f.message = fmt.Sprintf("job lost at %s: the JobManager failed without high availability (high_availability: {type: zookeeper} would elect a new one and recover from the latest checkpoint)", FormatTime(now))
@@ -547,7 +547,7 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 		st.RestoreBytes = s.ckpt.latest.stateSize
 	}
 	if err := s.rewindSources(); err != nil {
-		s.stopped = err
+		s.stop(err)
 		return
 	}
 	delay, ok, why := f.nextDelay(now, c)

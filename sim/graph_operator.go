@@ -176,7 +176,7 @@ func (g *graphOperator) restore(now des.Time, ck *checkpoint) {
 	switch {
 	case g.spanner != nil:
 		if !g.spanner.Restore(sn.spanner) && g.t.s.stopped == nil {
-			g.t.s.stopped = fmt.Errorf("sim: operator %s: the checkpoint's spanner has edges the spanner never had", g.t.v.name)
+			g.t.s.stop(fmt.Errorf("sim: operator %s: the checkpoint's spanner has edges the spanner never had", g.t.v.name))
 		}
 	case g.comp != nil:
 		g.comp = sn.comp.Clone()
@@ -347,8 +347,8 @@ func (g *graphOperator) resize(now des.Time, bytes int64) {
 	w := g.t.s.workers[g.t.worker]
 	w.heap += delta
 	if w.heap > w.memory && g.t.s.stopped == nil {
-		g.t.s.stopped = fmt.Errorf("worker %d ran out of memory at %s: %d bytes (%s) of heap state (the graph of %s, %s) exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space); the rocksdb state backend keeps state on disk",
-			w.index, FormatTime(now), w.heap, scenario.FormatByteSize(w.heap), g.t.v.name, g.prim, w.memory, scenario.FormatByteSize(w.memory))
+		g.t.s.stop(fmt.Errorf("worker %d ran out of memory at %s: %d bytes (%s) of heap state (the graph of %s, %s) exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space); the rocksdb state backend keeps state on disk",
+			w.index, FormatTime(now), w.heap, scenario.FormatByteSize(w.heap), g.t.v.name, g.prim, w.memory, scenario.FormatByteSize(w.memory)))
 	}
 }
 

@@ -67,3 +67,34 @@ failures:
 		t.Errorf("recovery %+v, partial %v; want the job restarting, its failover not recovered, the run partial", r, res.Summary.Partial)
 	}
 }
+
+// A handler that stops the run (the spanner's heap state past its
+// worker's memory) inside a batch of events is the batch's last event:
+// the run ends at it, with the events and records counted as when steps
+// tested the stop before every event (the figures of that loop).
+func TestStopInsideBatchIsLastEvent(t *testing.T) {
+	sc := mustParse(t, `duration: 20s
+sources:
+  - name: edges
+    arrival: {process: constant, rate: 2000/s}
+    edges: {type: barabasi-albert, vertices: 100000, attach: 5}
+operators:
+  - name: g
+    input: edges
+    service_time: {mean: 0s}
+    graph: {algorithm: spanner, primitive: map}
+sinks: [{name: out, input: g}]
+workers: {memory: 1MiB}
+`)
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.RunUntil(context.Background(), sc.Duration)
+	if err == nil || !strings.Contains(err.Error(), "ran out of memory") || err != s.Stopped() {
+		t.Fatalf("err = %v, want the out-of-memory", err)
+	}
+	if f, now, e := s.eng.Fired(), s.Now(), s.Emitted(); f != 23254 || now != 5812500*des.Microsecond || e != 11624 {
+		t.Fatalf("stopped after %d events at %d ns, %d records emitted; want 23254 at 5.8125s, 11624", f, now, e)
+	}
+}

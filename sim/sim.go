@@ -162,7 +162,7 @@ func (s *Sim) checkMemory() error {
 	if c := s.ckpt; c != nil {
 		err.InFlight, err.Persisted = len(c.pending), c.persistedRecs
 	}
-	s.stopped = err
+	s.stop(err)
 	return err
 }
 
@@ -212,7 +212,7 @@ type Sim struct {
 	lastSample des.Time
 	sample     Sample
 	events     uint64
-	stopped    error
+	stopped    error // set through stop only
 	warmedUp   bool
 	actions    []Action
 	nextAction int              // next of opts.Actions to replay
@@ -379,6 +379,13 @@ func (s *Sim) Emitted() uint64 {
 // summarises the run up to the stop, marked partial with this cause.
 func (s *Sim) Stopped() error { return s.stopped }
 
+// stop stops the run with err: it also stops the engine's batch (steps),
+// so that no event fires after the one that stopped the run.
+func (s *Sim) stop(err error) {
+	s.stopped = err
+	s.eng.Stop()
+}
+
 // RunUntil advances the simulation to t (at most the scenario's duration).
 // It returns ctx's error, leaving the simulation at the last event fired,
 // when ctx is cancelled; the run can then only be finished with Result.
@@ -396,7 +403,7 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 				s.eng.RunUntil(a.At)
 				s.nextAction++
 				if err := s.Inject(a); err != nil {
-					s.stopped = fmt.Errorf("replaying action %d (%s at %s): %w", k+1, a.Kind, FormatTime(a.At), err)
+					s.stop(fmt.Errorf("replaying action %d (%s at %s): %w", k+1, a.Kind, FormatTime(a.At), err))
 					return s.stopped
 				}
 				continue
@@ -415,7 +422,7 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 		}
 		if n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
-				s.stopped = err
+				s.stop(err)
 				return err
 			}
 			if err := s.checkQueued(); err != nil {
@@ -437,7 +444,7 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 	}
 	s.eng.RunUntil(t)
 	if err := ctx.Err(); err != nil && t < s.duration {
-		s.stopped = err
+		s.stop(err)
 		return err
 	}
 	return nil
@@ -445,20 +452,20 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 
 // steps fires up to n events up to t, one by one while the run is not
 // stopped, and returns how many it fired: fewer than n when the run
-// stopped or no event is left by t.
+// stopped (stop stops the engine's batch after the current event) or no
+// event is left by t.
 func (s *Sim) steps(t des.Time, n uint64) uint64 {
-	var k uint64
-	for k < n && s.stopped == nil && s.eng.StepUntil(t) {
-		k++
+	if s.stopped != nil {
+		return 0
 	}
-	return k
+	return s.eng.StepsUntil(t, n)
 }
 
 // checkTraces stops the run when a source's trace failed.
 func (s *Sim) checkTraces() error {
 	for _, src := range s.sources {
 		if err := src.traceErr(); err != nil {
-			s.stopped = err
+			s.stop(err)
 			return err
 		}
 	}
@@ -495,7 +502,7 @@ func (s *Sim) checkQueued() error {
 		at = ""
 	}
 	err := &QueueLimitError{At: s.eng.Now(), Queued: total, Limit: s.opts.MaxQueued, Vertex: at, Largest: largest, Network: s.netRecs}
-	s.stopped = err
+	s.stop(err)
 	return err
 }
 

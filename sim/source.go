@@ -282,7 +282,7 @@ func (src *source) draw() {
 	src.ended = src.vt == des.Never
 	if src.ended && src.trace != nil && src.t.s.stopped == nil {
 		if err := src.traceErr(); err != nil {
-			src.t.s.stopped = err
+			src.t.s.stop(err)
 		}
 	}
 }
@@ -503,7 +503,7 @@ func (src *source) scheduleArrival() {
 	}
 	if src.trace != nil && src.t.s.stopped == nil {
 		if err := src.traceErr(); err != nil {
-			src.t.s.stopped = err
+			src.t.s.stop(err)
 		}
 	}
 }

@@ -293,6 +293,53 @@ func (e *Engine) StepUntil(t Time) bool {
 	return true
 }
 
+// StepsUntil fires up to n events due at or before t, each as StepUntil
+// fires it, and returns how many it fired: fewer than n when no event is
+// left by t, or when a handler called Stop (it returns after that
+// handler's event, as RunUntil does; a Stop before the call does not
+// count). It is a loop of StepUntil without a call per event, for a
+// caller that fires events in batches between its own checks.
+func (e *Engine) StepsUntil(t Time, n uint64) uint64 {
+	e.stopped = false
+	var k uint64
+	for k < n && !e.stopped {
+		if e.dead > 0 {
+			e.dropDead()
+		}
+		if e.nowHead < len(e.nowq) && (len(e.heap) == 0 || e.heap[0].at != e.now) {
+			if e.now > t {
+				break
+			}
+			ev := e.nowq[e.nowHead]
+			e.advanceNow()
+			e.fired++
+			k++
+			ev.h.HandleEvent(e.now, ev.arg)
+			continue
+		}
+		if len(e.heap) == 0 {
+			break
+		}
+		en := e.heap[0]
+		if en.at > t {
+			break
+		}
+		nd := &e.nodes[en.slot]
+		h, arg := nd.h, nd.arg
+		nd.h, nd.next = nil, e.free
+		e.free = en.slot + 1
+		e.now = en.at
+		e.fired++
+		k++
+		e.top = true
+		h.HandleEvent(en.at, arg)
+		if e.top {
+			e.dropTop()
+		}
+	}
+	return k
+}
+
 // dropTop removes the fired event still at the heap's root (see top).
 func (e *Engine) dropTop() {
 	e.top = false

@@ -137,6 +137,130 @@ func TestStop(t *testing.T) {
 	}
 }
 
+// StepsUntil returns after the event whose handler called Stop, with Now
+// at that event; a Stop before the call does not count, and the next call
+// goes on from there.
+func TestStepsUntilStop(t *testing.T) {
+	var e Engine
+	n := 0
+	var h HandlerFunc
+	h = func(now Time, arg int64) {
+		n++
+		if n == 3 {
+			e.Stop()
+		}
+		e.After(Second, h, 0)
+	}
+	e.After(0, h, 0)
+	if k := e.StepsUntil(Hour, 100); k != 3 || n != 3 || e.Now() != 2*Second {
+		t.Fatalf("fired %d (n=%d) now=%v, want 3 at 2s", k, n, e.Now())
+	}
+	e.Stop() // outside a call: ignored
+	if k := e.StepsUntil(Hour, 4); k != 4 || n != 7 || e.Now() != 6*Second {
+		t.Fatalf("fired %d (n=%d) now=%v, want 4 more to 6s", k, n, e.Now())
+	}
+	// by t: the events at 7s and 8s, then none left by 8.5s; Now stays at
+	// the last event's time (StepUntil's, not RunUntil's)
+	if k := e.StepsUntil(8*Second+Second/2, 100); k != 2 || n != 9 || e.Now() != 8*Second {
+		t.Fatalf("fired %d (n=%d) now=%v, want 2 more to 8s", k, n, e.Now())
+	}
+	if k := e.StepsUntil(20*Second, 0); k != 0 || n != 9 {
+		t.Fatalf("n=0 fired %d (n=%d), want none", k, n)
+	}
+}
+
+// A batch cut short by n can leave events of Now's instant in the FIFO;
+// a later call with a time before Now fires none of them, one with Now
+// fires them.
+func TestStepsUntilBeforeNow(t *testing.T) {
+	var e Engine
+	r := &recorder{}
+	e.After(10, HandlerFunc(func(now Time, arg int64) {
+		r.HandleEvent(now, arg)
+		e.After(0, r, 1)
+		e.After(0, r, 2)
+	}), 0)
+	if k := e.StepsUntil(10, 2); k != 2 || !slices.Equal(r.got, []int64{0, 1}) {
+		t.Fatalf("fired %d: %v, want 2: [0 1]", k, r.got)
+	}
+	if k := e.StepsUntil(9, 5); k != 0 || len(r.got) != 2 {
+		t.Fatalf("before Now: fired %d: %v, want none", k, r.got)
+	}
+	if k := e.StepsUntil(10, 5); k != 1 || !slices.Equal(r.got, []int64{0, 1, 2}) || e.Now() != 10 {
+		t.Fatalf("at Now: fired %d: %v now %v, want 1: [0 1 2] at 10", k, r.got, e.Now())
+	}
+}
+
+// StepsUntil in batches of every size fires the same events, at the same
+// times, in the same order and with the same counts as StepUntil one by
+// one: handlers schedule successors at the current instant (the FIFO) and
+// later, and cancel pending events (dropped when they come first).
+func TestStepsUntilAgainstStepUntil(t *testing.T) {
+	type fired struct {
+		at  Time
+		arg int64
+	}
+	run := func(batch func(e *Engine, t Time, n uint64) uint64, sizes []uint64) ([]fired, []uint64) {
+		var e Engine
+		rng := Stream(3, "steps-test")
+		var got []fired
+		var ids []EventID
+		var h HandlerFunc
+		h = func(now Time, arg int64) {
+			got = append(got, fired{now, arg})
+			switch rng.IntN(4) {
+			case 0:
+				ids = append(ids, e.After(0, h, arg+1)) // this instant
+			case 1:
+				ids = append(ids, e.After(Time(rng.IntN(50)), h, arg+1))
+				if e.Pending() < 200 {
+					ids = append(ids, e.After(Time(rng.IntN(50)), h, arg+2))
+				}
+			case 2:
+				if k := rng.IntN(len(ids)); rng.IntN(2) == 0 {
+					e.Cancel(ids[k])
+				}
+				ids = append(ids, e.After(Time(1+rng.IntN(50)), h, arg+1))
+			default:
+				ids = append(ids, e.After(Time(1+rng.IntN(50)), h, arg+1))
+			}
+		}
+		for i := int64(0); i < 40; i++ {
+			ids = append(ids, e.After(Time(rng.IntN(100)), h, i*1000))
+		}
+		var counts []uint64
+		for i, t := 0, Time(0); t < 20000; i++ {
+			t += Time(i%37) * 3
+			counts = append(counts, batch(&e, t, sizes[i%len(sizes)]))
+		}
+		return got, counts
+	}
+	one := func(e *Engine, t Time, n uint64) uint64 {
+		var k uint64
+		for k < n && e.StepUntil(t) {
+			k++
+		}
+		return k
+	}
+	sizes := []uint64{1, 7, 0, 64, 3, 1 << 20}
+	want, wantCounts := run(one, sizes)
+	got, gotCounts := run((*Engine).StepsUntil, sizes)
+	if len(want) < 10000 {
+		t.Fatalf("the reference fired only %d events", len(want))
+	}
+	if !slices.Equal(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("event %d: got arg %d at %d, want %d at %d", i, got[i].arg, got[i].at, want[i].arg, want[i].at)
+			}
+		}
+		t.Fatalf("fired %d events, want %d", len(got), len(want))
+	}
+	if !slices.Equal(gotCounts, wantCounts) {
+		t.Fatalf("batch counts differ: got %v, want %v", gotCounts[:20], wantCounts[:20])
+	}
+}
+
 // Random schedules and cancels against a reference: the engine must fire
 // exactly the uncancelled events in (time, seq) order.
 func TestHeapAgainstReference(t *testing.T) {
