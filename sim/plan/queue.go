@@ -72,13 +72,7 @@ const (
 
 // rate returns the messages per second the producers of q publish over a
 // run of duration d.
-func (q *Queue) rate(d des.Time) float64 {
-	r := 0.0
-	for _, s := range q.Producers {
-		r = finite(r + meanRate(s.Arrival, d)*float64(s.Parallelism))
-	}
-	return r
-}
+func (q *Queue) rate(d des.Time) float64 { return producersRate(q.Producers, d) }
 
 // estimateQueues counts the messages the queues with consumers hold (a
 // queue no source consumes is not simulated).

@@ -92,9 +92,13 @@ const (
 
 // rate returns the records per second the producers of t send, over a
 // run of duration d.
-func (t *Topic) rate(d des.Time) float64 {
+func (t *Topic) rate(d des.Time) float64 { return producersRate(t.Producers, d) }
+
+// producersRate returns the records per second that sources send in all,
+// over a run of duration d: each one's mean rate times its parallelism.
+func producersRate(sources []*scenario.Source, d des.Time) float64 {
 	r := 0.0
-	for _, s := range t.Producers {
+	for _, s := range sources {
 		r = finite(r + meanRate(s.Arrival, d)*float64(s.Parallelism))
 	}
 	return r
