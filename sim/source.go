@@ -363,8 +363,7 @@ func (src *source) emitNext(now des.Time) bool {
 	id := sourceID(src.seq, src.next)
 	if src.plain {
 		if src.keys != nil {
-			src.keyBefore = *src.keyPCG
-			key = src.keys.sample(src.keyRng)
+			key = src.drawKey()
 		}
 	} else {
 		et, key, id = src.describe(et, id)
@@ -395,6 +394,13 @@ func (src *source) emitNext(now des.Time) bool {
 	return true
 }
 
+// drawKey draws the key of the record to emit, keeping the key stream's
+// state before the draw (keyBefore) for a checkpoint.
+func (src *source) drawKey() uint32 {
+	src.keyBefore = *src.keyPCG
+	return src.keys.sample(src.keyRng)
+}
+
 // describe returns the event time, key and id of the record to emit,
 // from the source's arrival time et and its offset's id, for a source
 // that is not plain: from its trace, topic or queue, less its event delay;
@@ -411,8 +417,7 @@ func (src *source) describe(et des.Time, id uint64) (des.Time, uint32, uint64) {
 	case src.qr != nil:
 		et, key = src.qr.cur.Body.sent, src.qr.cur.Body.key
 	case src.keys != nil:
-		src.keyBefore = *src.keyPCG
-		key = src.keys.sample(src.keyRng)
+		key = src.drawKey()
 	}
 	if src.qr != nil {
 		id = sourceID(src.qr.b.seq, src.qr.cur.ID) // a message's id: a redelivery is the same record
