@@ -68,7 +68,7 @@ func (s *Sim) build() error {
 		}
 		for i := 0; i < v.parallelism; i++ {
 			t := &subtask{s: s, v: v, index: i, worker: p.Worker(i), gid: len(s.subtasks), recordWriter: recordWriter{salt: v.salt},
-				inHand: inHand{rng: des.Stream(sc.Seed, v.kind+"/"+v.name+"/"+fmt.Sprint(i)+"/service")}}
+				inHand: inHand{rng: des.StreamRand(sc.Seed, v.kind+"/"+v.name+"/"+fmt.Sprint(i)+"/service")}}
 			t.timeAccounting.warmup = s.warmup
 			if v.kind != KindSource {
 				t.gate = newUnionInputGate(t)

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -101,7 +100,7 @@ type groupMember struct {
 	ivFrom        des.Time // the start of the current metrics interval
 	failedAt      des.Time
 	svc           serviceDist
-	rng           *rand.Rand
+	rng           *des.Rand
 	// counts: records processed (and again), and this interval's busy
 	// and paused (down) time and records
 	processed, duplicates uint64
@@ -169,7 +168,7 @@ func (s *Sim) newConsumerGroup(pg *plan.ConsumerGroup) *consumerGroup {
 	}
 	for i := range pg.Members {
 		m := &groupMember{g: g, index: i, id: pg.MemberID(i), alive: true, cur: -1, svc: newServiceDist(pg.ServiceTime),
-			rng: des.Stream(s.sc.Seed, "consumer-group/"+pg.Name+"/"+strconv.Itoa(i)), nextCommit: pg.AutoCommitInterval}
+			rng: des.StreamRand(s.sc.Seed, "consumer-group/"+pg.Name+"/"+strconv.Itoa(i)), nextCommit: pg.AutoCommitInterval}
 		g.members = append(g.members, m)
 	}
 	g.assign(0)

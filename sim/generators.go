@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"math/rand/v2"
-
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -18,8 +16,8 @@ import (
 type ArrivalProcess struct{ g *arrivalGen }
 
 // NewArrivalProcess returns the arrivals of a, drawing from r (name the
-// stream as sources do: des.Stream(seed, "source/NAME/SUBTASK/arrivals")).
-func NewArrivalProcess(a scenario.Arrival, r *rand.Rand) *ArrivalProcess {
+// stream as sources do: des.StreamRand(seed, "source/NAME/SUBTASK/arrivals")).
+func NewArrivalProcess(a scenario.Arrival, r *des.Rand) *ArrivalProcess {
 	return &ArrivalProcess{g: newArrivalGen(a, r)}
 }
 
@@ -37,7 +35,7 @@ func NewKeyDistribution(k scenario.Keys) *KeyDistribution {
 }
 
 // Sample draws one key id in [0, Count).
-func (d *KeyDistribution) Sample(r *rand.Rand) uint32 { return d.d.sample(r) }
+func (d *KeyDistribution) Sample(r *des.Rand) uint32 { return d.d.sample(r) }
 
 // ServiceTimes draws service times of one vertex as its subtasks do.
 type ServiceTimes struct{ d serviceDist }
@@ -48,7 +46,7 @@ func NewServiceTimes(st scenario.ServiceTime) *ServiceTimes {
 }
 
 // Sample draws one service time; constant draws nothing from r.
-func (s *ServiceTimes) Sample(r *rand.Rand) des.Time { return s.d.sample(r) }
+func (s *ServiceTimes) Sample(r *des.Rand) des.Time { return s.d.sample(r) }
 
 // Constant reports whether every draw is the mean (no randomness).
 func (s *ServiceTimes) Constant() bool {

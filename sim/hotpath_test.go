@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -174,7 +173,7 @@ func TestSkipPastIsStepping(t *testing.T) {
 			at = got
 		}
 	}
-	if _, _, ok := newArrivalGen(scenario.Arrival{Process: scenario.ArrivalPoisson, Rate: 5}, des.Stream(1, "p")).skipPast(des.Second); ok {
+	if _, _, ok := newArrivalGen(scenario.Arrival{Process: scenario.ArrivalPoisson, Rate: 5}, des.StreamRand(1, "p")).skipPast(des.Second); ok {
 		t.Fatal("skipPast of a poisson process reported ok")
 	}
 }
@@ -194,7 +193,7 @@ func TestLagCatchUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := s.sources[0]
-		ref := newArrivalGen(sc.Sources[0].Arrival, rand.New(des.StreamPCG(sc.Seed, "source/"+sc.Sources[0].Name+"/0/arrivals")))
+		ref := newArrivalGen(sc.Sources[0].Arrival, des.StreamRand(sc.Seed, "source/"+sc.Sources[0].Name+"/0/arrivals"))
 		var appended uint64
 		next := ref.next()
 		caught := false

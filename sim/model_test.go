@@ -78,7 +78,7 @@ func TestDefaultMaxParallelism(t *testing.T) {
 
 func TestArrivalProcessCounts(t *testing.T) {
 	count := func(a scenario.Arrival, until des.Time) int {
-		g := newArrivalGen(a, des.Stream(1, "test"))
+		g := newArrivalGen(a, des.StreamRand(1, "test"))
 		n := 0
 		for g.next() <= until {
 			n++
@@ -122,7 +122,7 @@ func TestZipfShares(t *testing.T) {
 	if math.Abs(d.cdf[0]-1/h) > 1e-12 {
 		t.Fatalf("share of key 0 = %v, want %v", d.cdf[0], 1/h)
 	}
-	r := des.Stream(1, "zipf")
+	r := des.StreamRand(1, "zipf")
 	hits := 0
 	const n = 200000
 	for i := 0; i < n; i++ {
@@ -137,7 +137,7 @@ func TestZipfShares(t *testing.T) {
 }
 
 func TestServiceDistributionMeans(t *testing.T) {
-	r := des.Stream(3, "svc")
+	r := des.StreamRand(3, "svc")
 	for _, st := range []scenario.ServiceTime{
 		{Distribution: scenario.DistConstant, Mean: 5 * des.Millisecond},
 		{Distribution: scenario.DistExponential, Mean: 5 * des.Millisecond},
@@ -338,7 +338,7 @@ func TestAddNsSaturates(t *testing.T) {
 	if got := addNs(des.Second, 1.4); got != des.Second+1 {
 		t.Errorf("addNs(1s, 1.4) = %d", got)
 	}
-	g := newArrivalGen(scenario.Arrival{Process: scenario.ArrivalPoisson, Rate: 1e-300}, des.Stream(1, "slow"))
+	g := newArrivalGen(scenario.Arrival{Process: scenario.ArrivalPoisson, Rate: 1e-300}, des.StreamRand(1, "slow"))
 	if at := g.next(); at != des.Never {
 		t.Errorf("poisson at 1e-300/s: first arrival %d, want Never", at)
 	}

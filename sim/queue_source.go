@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strconv"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -75,10 +74,9 @@ func (s *Sim) broker(pq *plan.Queue) *broker {
 		kd := newKeyDist(ps.Keys)
 		for k := range ps.Parallelism {
 			base := "producer/" + ps.Name + "/" + strconv.Itoa(k)
-			st := &producerStream{genPCG: des.StreamPCG(s.sc.Seed, base+"/arrivals"), keyPCG: des.StreamPCG(s.sc.Seed, base+"/keys"),
+			st := &producerStream{genPCG: des.StreamRand(s.sc.Seed, base+"/arrivals"), keyPCG: des.StreamRand(s.sc.Seed, base+"/keys"),
 				keys: &kd, size: ps.RecordSize, name: ps.Name}
-			st.gen = newArrivalGen(ps.Arrival, rand.New(st.genPCG))
-			st.keyRng = rand.New(st.keyPCG)
+			st.gen = newArrivalGen(ps.Arrival, st.genPCG)
 			st.part = kafka.NewPartitioner(kafka.RoundRobin, 1, 0, 0, 0) // a queue has no partitions: all in one
 			st.advance()
 			b.streams = append(b.streams, st)

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"math/rand/v2"
 	"sort"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -152,7 +151,7 @@ func newServiceDist(st scenario.ServiceTime) serviceDist {
 }
 
 // sample draws one service time; constant draws nothing from r.
-func (d *serviceDist) sample(r *rand.Rand) des.Time {
+func (d *serviceDist) sample(r *des.Rand) des.Time {
 	switch d.kind {
 	case distExponential:
 		return d.exponential(r)
@@ -170,7 +169,7 @@ func (d *serviceDist) sample(r *rand.Rand) des.Time {
 
 // exponential draws an exponential service time (sample of
 // distExponential, small enough to be inlined where the kind is known).
-func (d *serviceDist) exponential(r *rand.Rand) des.Time {
+func (d *serviceDist) exponential(r *des.Rand) des.Time {
 	return des.Time(r.ExpFloat64()*float64(d.mean) + 0.5)
 }
 
@@ -198,7 +197,7 @@ func newKeyDist(k scenario.Keys) keyDist {
 	return d
 }
 
-func (d *keyDist) sample(r *rand.Rand) uint32 {
+func (d *keyDist) sample(r *des.Rand) uint32 {
 	if d.cdf == nil {
 		return uint32(r.IntN(d.count))
 	}
@@ -212,7 +211,7 @@ func (d *keyDist) sample(r *rand.Rand) uint32 {
 // exponential gaps.
 type arrivalGen struct {
 	kind arrivalKind
-	r    *rand.Rand
+	r    *des.Rand
 	t    des.Time
 	// schedule (constant is a one-step schedule)
 	at   []des.Time
@@ -237,7 +236,7 @@ const (
 	arrivalBursty                     // on/off
 )
 
-func newArrivalGen(a scenario.Arrival, r *rand.Rand) *arrivalGen {
+func newArrivalGen(a scenario.Arrival, r *des.Rand) *arrivalGen {
 	g := &arrivalGen{r: r}
 	switch a.Process {
 	case scenario.ArrivalPoisson:

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 
 	"github.com/dspalab/dspalab/sim/des"
@@ -47,11 +46,10 @@ type source struct {
 	// qr is gen when the source consumes a queue (queue_source.go)
 	qr            *queueReader
 	lostRetention uint64
-	keys          *keyDist // nil when nothing reads keys (keysRead): none is drawn
-	keyRng        *rand.Rand
-	keyPCG        *rand.PCG // keyRng's state (rewinding)
-	genPCG        *rand.PCG // gen's state when generated (rewinding)
-	logPCG        *rand.PCG // log's state when generated (lag: catching up with gen)
+	keys          *keyDist  // nil when nothing reads keys (keysRead): none is drawn
+	keyPCG        *des.Rand // the key stream; its state is a value (rewinding)
+	genPCG        *des.Rand // gen's stream when generated (rewinding)
+	logPCG        *des.Rand // log's stream when generated (lag: catching up with gen)
 	size          int32
 	readCost      des.Time
 	reopen        func() (arrivals, error) // a fresh gen (trace rewinding)
@@ -84,7 +82,7 @@ type source struct {
 	initial             sourceSnap // the position at the start (a rewind without checkpoint)
 
 	pendingBarriers []int64  // checkpoints triggered, whose barriers go out once the record in hand is written
-	keyBefore       rand.PCG // the key stream before the last key was drawn
+	keyBefore       des.Rand // the key stream before the last key was drawn
 
 	delay *eventDelay         // out-of-orderness of a generated source (event_delay); nil: none
 	wmGen *watermarkGenerator // watermark generation (watermarks); nil: none
@@ -106,8 +104,8 @@ type sourceSnap struct {
 	vt      des.Time
 	ended   bool
 	gen     arrivalGen
-	genPCG  rand.PCG
-	keyPCG  rand.PCG
+	genPCG  des.Rand
+	keyPCG  des.Rand
 	traceAt uint64     // records of a trace read by then
 	topic   *topicSnap // a topic's read cursor: the offsets it commits
 	// a queue consumer's channel, and when it polled the last message
@@ -127,11 +125,10 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	src := &source{
 		t:      t,
 		keys:   keys,
-		keyPCG: des.StreamPCG(seed, base+"/keys"),
+		keyPCG: des.StreamRand(seed, base+"/keys"),
 		size:   int32(sc.RecordSize),
 		limit:  max(sc.BufferLimit, 1),
 	}
-	src.keyRng = rand.New(src.keyPCG)
 	src.keyBefore = *src.keyPCG
 	arr := func() (arrivals, error) {
 		if sc.ReadsQueue() {
@@ -146,16 +143,16 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 			return newTopicReader(tp, t.index, t.v.parallelism, seed, t.s.duration, t.s.topicKeys(tp), log), nil
 		}
 		if sc.Arrival.Process != scenario.ArrivalTrace {
-			pcg := des.StreamPCG(seed, base+"/arrivals")
+			pcg := des.StreamRand(seed, base+"/arrivals")
 			if src.genPCG == nil {
 				src.genPCG = pcg
 			} else if src.logPCG == nil {
 				src.logPCG = pcg
 			}
 			if sc.Edges != nil { // an edge stream: as many records as edges
-				return t.s.edgeArrivals(t, newArrivalGen(sc.Arrival, rand.New(pcg))), nil
+				return t.s.edgeArrivals(t, newArrivalGen(sc.Arrival, pcg)), nil
 			}
-			return newArrivalGen(sc.Arrival, rand.New(pcg)), nil
+			return newArrivalGen(sc.Arrival, pcg), nil
 		}
 		if open == nil {
 			return nil, fmt.Errorf("sim: source %s replays a trace, but no trace opener was given (Options.OpenTrace)", sc.Name)
@@ -398,7 +395,7 @@ func (src *source) emitNext(now des.Time) bool {
 // state before the draw (keyBefore) for a checkpoint.
 func (src *source) drawKey() uint32 {
 	src.keyBefore = *src.keyPCG
-	return src.keys.sample(src.keyRng)
+	return src.keys.sample(src.keyPCG)
 }
 
 // describe returns the event time, key and id of the record to emit,

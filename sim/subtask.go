@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"math/rand/v2"
-
 	"github.com/dspalab/dspalab/sim/des"
 )
 
@@ -33,9 +31,9 @@ type subtask struct {
 // takes one record from its input per step of its mailbox loop, and the
 // stream its service times are drawn from.
 type inHand struct {
-	rng        *rand.Rand // service times, a stream per subtask
-	cur        Record     // the record in service
-	curArrived des.Time   // when it entered the subtask's input queue
+	rng        *des.Rand // service times, a stream per subtask
+	cur        Record    // the record in service
+	curArrived des.Time  // when it entered the subtask's input queue
 }
 
 // setState accounts the time since the last change to the old state.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -38,9 +37,8 @@ import (
 // producerStream is one producer instance as a reader regenerates it.
 type producerStream struct {
 	gen    *arrivalGen
-	genPCG *rand.PCG
-	keyPCG *rand.PCG
-	keyRng *rand.Rand
+	genPCG *des.Rand // gen's stream
+	keyPCG *des.Rand // the key stream
 	keys   *keyDist
 	part   kafka.Partitioner
 	size   int64
@@ -54,7 +52,7 @@ type producerStream struct {
 // streamSnap is a producerStream's position.
 type streamSnap struct {
 	gen            arrivalGen
-	genPCG, keyPCG rand.PCG
+	genPCG, keyPCG des.Rand
 	part           kafka.Partitioner
 	at             des.Time
 	key            uint32
@@ -129,10 +127,9 @@ func newTopicReader(tp *plan.Topic, i, readers int, seed uint64, horizon des.Tim
 	for j, ps := range tp.Producers {
 		for k := range ps.Parallelism {
 			base := "producer/" + ps.Name + "/" + strconv.Itoa(k)
-			st := &producerStream{genPCG: des.StreamPCG(seed, base+"/arrivals"), keyPCG: des.StreamPCG(seed, base+"/keys"),
+			st := &producerStream{genPCG: des.StreamRand(seed, base+"/arrivals"), keyPCG: des.StreamRand(seed, base+"/keys"),
 				keys: keys[j], size: ps.RecordSize, name: ps.Name}
-			st.gen = newArrivalGen(ps.Arrival, rand.New(st.genPCG))
-			st.keyRng = rand.New(st.keyPCG)
+			st.gen = newArrivalGen(ps.Arrival, st.genPCG)
 			pcg := des.StreamPCG(seed, base+"/partitioner")
 			st.part = kafka.NewPartitioner(PartitionerKind(ps.Writes.Partitioner), tp.Partitions, ps.Writes.BatchSize, pcg.Uint64(), pcg.Uint64())
 			st.advance()
@@ -163,7 +160,7 @@ func (st *producerStream) advance() {
 	if st.at == des.Never {
 		return
 	}
-	st.key = st.keys.sample(st.keyRng)
+	st.key = st.keys.sample(st.keyPCG)
 	st.p = st.part.Partition(st.key, st.size)
 }
 

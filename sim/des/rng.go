@@ -18,10 +18,22 @@ func Stream(seed uint64, name string) *rand.Rand {
 // a plain value: copying *p saves the stream's position and assigning the
 // copy back rewinds it (a source rewinding to a checkpoint does so).
 func StreamPCG(seed uint64, name string) *rand.PCG {
+	return rand.NewPCG(streamSeeds(seed, name))
+}
+
+// StreamRand returns the stream Stream(seed, name) as a Rand: the same
+// draws, by direct calls (the hot paths draw from it: service times,
+// arrival gaps, keys).
+func StreamRand(seed uint64, name string) *Rand {
+	return NewRand(streamSeeds(seed, name))
+}
+
+// streamSeeds are the PCG seeds of the stream (seed, name).
+func streamSeeds(seed uint64, name string) (uint64, uint64) {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
 	n := h.Sum64()
-	return rand.NewPCG(splitmix(seed^0x9e3779b97f4a7c15), splitmix(n^seed))
+	return splitmix(seed ^ 0x9e3779b97f4a7c15), splitmix(n ^ seed)
 }
 
 // splitmix is the SplitMix64 finaliser; it spreads nearby seeds apart.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 
@@ -114,7 +113,7 @@ type vert struct {
 	v       *plan.Vertex
 	st      *stage
 	service *sim.ServiceTimes
-	rng     *rand.Rand
+	rng     *des.Rand
 	acc     float64
 	in      []int64    // records in per partition this batch
 	work    []des.Time // busy time per partition this batch
@@ -143,7 +142,7 @@ type partition struct {
 	nextRead des.Time
 	offset   int64
 	keys     *sim.KeyDistribution
-	keyRng   *rand.Rand
+	keyRng   *des.Rand
 	size     int64
 	readCost des.Time
 	delays   *sim.EventDelays // out-of-orderness (event_delay), nil: event time = arrival
@@ -202,7 +201,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 			base := "source/" + v.Name + "/" + strconv.Itoa(i)
 			pt := &partition{src: v, index: i, size: v.Source.RecordSize, from: sc.Warmup,
 				keys:   sim.NewKeyDistribution(v.Source.Keys),
-				keyRng: des.Stream(sc.Seed, base+"/keys")}
+				keyRng: des.StreamRand(sc.Seed, base+"/keys")}
 			if v.Source.Arrival.Process == scenario.ArrivalTrace {
 				if opts.OpenTrace == nil {
 					return nil, fmt.Errorf("microbatch: source %s replays a trace, but no trace opener was given (Options.OpenTrace)", v.Name)
@@ -226,8 +225,8 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 					pt.size = tp.Producers[0].RecordSize
 				}
 			} else {
-				pt.log = sim.NewArrivalProcess(v.Source.Arrival, des.Stream(sc.Seed, base+"/arrivals"))
-				pt.rd = sim.NewArrivalProcess(v.Source.Arrival, des.Stream(sc.Seed, base+"/arrivals"))
+				pt.log = sim.NewArrivalProcess(v.Source.Arrival, des.StreamRand(sc.Seed, base+"/arrivals"))
+				pt.rd = sim.NewArrivalProcess(v.Source.Arrival, des.StreamRand(sc.Seed, base+"/arrivals"))
 			}
 			if v.Source.MaxRate > 0 {
 				pt.readCost = des.FromSeconds(1 / v.Source.MaxRate)
@@ -264,7 +263,7 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 	for _, st := range s.stages {
 		for _, v := range st.Vertices {
 			vt := &vert{v: v, st: st, service: sim.NewServiceTimes(v.ServiceTime),
-				rng: des.Stream(sc.Seed, "vertex/"+v.Name+"/service"),
+				rng: des.StreamRand(sc.Seed, "vertex/"+v.Name+"/service"),
 				in:  make([]int64, st.parts), work: make([]des.Time, st.parts),
 				rr: make([]int, st.parts*max(len(v.Outputs), 1))}
 			if v.State != nil {

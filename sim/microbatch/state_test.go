@@ -116,7 +116,7 @@ func TestCheckpointsAndTimeout(t *testing.T) {
 	// the keys the source drew: records 15000..19999 are batches 16..20,
 	// whose keys were updated less than 5s before 20s
 	keys := sim.NewKeyDistribution(sc.Sources[0].Keys)
-	rng := des.Stream(sc.Seed, "source/in/0/keys")
+	rng := des.StreamRand(sc.Seed, "source/in/0/keys")
 	all, recent := map[uint32]bool{}, map[uint32]bool{}
 	for i := 0; i < 20000; i++ {
 		k := keys.Sample(rng)
