@@ -70,8 +70,9 @@ func (r *Rand) IntN(n int) int {
 	return int(r.uint64n(uint64(n)))
 }
 
-// uint64n is Rand.uint64n of math/rand/v2: Lemire's multiply-and-reject,
-// the rare rejection in uint64nSlow.
+// uint64n is Rand.uint64n of math/rand/v2: Lemire's multiply-and-reject
+// (the rejection, of the products below 2⁶⁴ mod n, is rare). It calls
+// nothing, so it needs no stack frame.
 func (r *Rand) uint64n(n uint64) uint64 {
 	x := r.Uint64()   // the first draw of both cases (one inlined Uint64)
 	if n&(n-1) == 0 { // n is power of two, can mask
@@ -79,16 +80,10 @@ func (r *Rand) uint64n(n uint64) uint64 {
 	}
 	hi, lo := bits.Mul64(x, n)
 	if lo < n {
-		return r.uint64nSlow(n, hi, lo)
-	}
-	return hi
-}
-
-// uint64nSlow rejects the products below 2⁶⁴ mod n (uint64n when lo < n).
-func (r *Rand) uint64nSlow(n, hi, lo uint64) uint64 {
-	thresh := -n % n
-	for lo < thresh {
-		hi, lo = bits.Mul64(r.Uint64(), n)
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(r.Uint64(), n)
+		}
 	}
 	return hi
 }
