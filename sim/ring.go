@@ -1,7 +1,7 @@
 package sim
 
-// ring is a FIFO queue on a power-of-two circular slice. It grows when full
-// and never shrinks, so a steady state allocates nothing.
+// ring is a FIFO queue on a power-of-two circular slice. It doubles when
+// full and never shrinks, so a steady state allocates nothing.
 type ring[T any] struct {
 	buf  []T
 	head int
@@ -10,9 +10,16 @@ type ring[T any] struct {
 
 func (r *ring[T]) len() int { return r.n }
 
+// push appends v at the tail. A full ring doubles in place of a call to
+// grow (so that push is inlined): the elements from the head to the end
+// of the old slice keep their places, and those that wrapped around to
+// its start move to the new half, where the doubled mask finds them.
 func (r *ring[T]) push(v T) {
 	if r.n == len(r.buf) {
-		r.grow()
+		l, h := len(r.buf), r.head
+		r.buf = append(r.buf, make([]T, max(l, 4))...)
+		copy(r.buf[l:], r.buf[:h])
+		clear(r.buf[:h])
 	}
 	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
 	r.n++
@@ -39,18 +46,6 @@ func (r *ring[T]) rotate() {
 
 // at returns the i-th element from the head.
 func (r *ring[T]) at(i int) T { return r.buf[(r.head+i)&(len(r.buf)-1)] }
-
-func (r *ring[T]) grow() {
-	size := 2 * len(r.buf)
-	if size == 0 {
-		size = 4
-	}
-	nb := make([]T, size)
-	for i := 0; i < r.n; i++ {
-		nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-	}
-	r.buf, r.head = nb, 0
-}
 
 // removeAt removes and returns the i-th element from the head, keeping
 // the order of the others.
