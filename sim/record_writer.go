@@ -34,20 +34,39 @@ func (t *subtask) emit(now des.Time) bool {
 // writePending writes the pending records, counting each one written to
 // every output in m. It reports false when a partition has no buffer.
 func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time) bool {
-	if len(w.pend) == 1 && len(w.outs) == 1 && w.pe == 0 && w.pch == nil {
-		// one record to one network output, not resuming a block: what
-		// the loop below does, without its cursors
+	if len(w.pend) == 1 && len(w.outs) == 1 && w.pe == 0 {
+		// one record to one output, a network one (resuming a block on
+		// its chosen channel, pch) or a chained one: what the loop below
+		// does, without its cursors
 		r, p := &w.pend[0], w.outs[0]
-		if p.next == nil && p.edge.part != partBroadcast && !r.late && !p.edge.late {
-			c := p.choose(r)
-			if !p.write(now, c, r) {
-				w.pch, w.blockedOn = c, p
-				return false
+		if !r.late && !p.edge.late {
+			if p.next != nil {
+				w.pe, w.sent = 1, true // as the loop leaves them while p.next serves r
+				if !p.next.accept(now, r) {
+					w.blockedOn = p
+					return false
+				}
+				w.pe, w.sent = 0, false
+				m.recordOut(now, warmup)
+				w.pend = w.pend[:0]
+				w.blockedOn = nil
+				return true
 			}
-			m.recordOut(now, warmup)
-			w.pend = w.pend[:0]
-			w.blockedOn = nil
-			return true
+			if p.edge.part != partBroadcast {
+				c := w.pch
+				if c == nil {
+					c = p.choose(r)
+				}
+				if !p.write(now, c, r) {
+					w.pch, w.blockedOn = c, p
+					return false
+				}
+				w.pch = nil
+				m.recordOut(now, warmup)
+				w.pend = w.pend[:0]
+				w.blockedOn = nil
+				return true
+			}
 		}
 	}
 	for w.pi < len(w.pend) {
