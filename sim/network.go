@@ -190,25 +190,13 @@ func (c *channel) segmentSliced() bool {
 // pool (a slice returns none: its segment is still being written, or a
 // later piece of it returns it).
 func (c *channel) deliver(now des.Time, b *buffer) {
-	g := c.gate
-	u := g.union
-	if !b.isBuffer() && (b.dataType == priorityEventBuffer || c.s.ckpt.isUnaligned(b.barrierID())) {
-		// an unaligned barrier takes no buffer and is not queued; one
-		// sent aligned before its checkpoint switched to unaligned
-		// (aligned_timeout) gives its credit back
-		id, credited := b.barrierID(), b.dataType != priorityEventBuffer
-		c.s.freeBuffer(b)
-		if credited && !c.part.unbounded {
-			c.announce(now, 1)
-		}
-		if !c.to.down {
-			c.to.barriers.priorityBarrierReceived(now, c, id)
-		}
+	data := b.isBuffer()
+	if !data && c.deliverPriority(now, b) {
 		return
 	}
 	// what the sender's pool gets back, read before the receiver may take
 	// the buffer's records and free it
-	data, slice := b.isBuffer(), b.slice
+	slice := b.slice
 	if c.spill != 0 && data {
 		if ck := c.s.ckpt.pending[c.spill]; ck != nil {
 			for _, r := range b.recs {
@@ -216,8 +204,8 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 			}
 		}
 	}
-	b.arrived = now
-	b.next = 0
+	b.arrived, b.next = now, 0
+	g := c.gate
 	if !g.unbounded {
 		c.empty--
 		c.backlogSeen = b.backlog
@@ -225,15 +213,17 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 			g.requestFloating(now, c)
 		}
 	}
-	if len(b.recs) == 1 && b.isBuffer() && u.direct(c) {
+	if u := g.union; data && len(b.recs) == 1 && u.direct(c) {
 		// a one-record buffer the idle receiver takes at once: straight
 		// to it, not through its queue
 		u.handOver(now, c, &b.recs[0], b)
 	} else {
 		u.enqueue(now, c, b)
 	}
+	if !data || c.part.unbounded { // a barrier takes no buffer of the sender's pool
+		return
+	}
 	switch {
-	case c.part.unbounded || !data: // a barrier takes no buffer of the sender's pool
 	case slice && c.oldSlices > 0: // slices arrive in the order they were sent
 		c.oldSlices--
 	case slice:
@@ -245,6 +235,25 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 		c.part.pool.recycle()
 		c.from.unblock(now, c.part)
 	}
+}
+
+// deliverPriority delivers event buffer b if it is an unaligned barrier,
+// and reports whether it was: an unaligned barrier takes no buffer and is
+// not queued; one sent aligned before its checkpoint switched to
+// unaligned (aligned_timeout) gives its credit back.
+func (c *channel) deliverPriority(now des.Time, b *buffer) bool {
+	if b.dataType != priorityEventBuffer && !c.s.ckpt.isUnaligned(b.barrierID()) {
+		return false
+	}
+	id, credited := b.barrierID(), b.dataType != priorityEventBuffer
+	c.s.freeBuffer(b)
+	if credited && !c.part.unbounded {
+		c.announce(now, 1)
+	}
+	if !c.to.down {
+		c.to.barriers.priorityBarrierReceived(now, c, id)
+	}
+	return true
 }
 
 // announce sends n credits to the sender.

@@ -91,10 +91,19 @@ func (p *partition) flushAll(now des.Time) {
 // no credit the records keep filling it until it is full, and a
 // back-pressured channel holds full buffers.
 func (p *partition) flush(now des.Time, c *channel) {
-	if p.unbounded && !c.remote && c.backlog.len() == 0 {
-		// nothing can flow back on an unbounded local channel: hand the
-		// records over at once instead of through the event queue
-		c.deliver(now, c.takeSlice())
+	if p.unbounded {
+		if !c.remote && c.backlog.len() == 0 {
+			// nothing can flow back on an unbounded local channel: hand
+			// the records over at once instead of through the event queue
+			c.deliver(now, c.takeSlice())
+			return
+		}
+	} else if c.credit > 0 && c.backlog.len() == 0 && !c.from.down {
+		// credit for the slice and no finished buffer before it: what
+		// trySend does with the flush, without its loop
+		b := c.takeSlice()
+		c.curSlices, c.lastSlice = c.curSlices+1, b
+		c.ship(now, b, false)
 		return
 	}
 	c.flushRequested = true
@@ -130,7 +139,12 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 		b = p.s.newBuffer()
 		c.cur, c.curFill = b, 0
 	}
-	b.recs = append(b.recs, *r)
+	if n := len(b.recs); n < cap(b.recs) {
+		b.recs = b.recs[:n+1]
+		b.recs[n] = *r // straight into the buffer, not through a copy as append makes
+	} else {
+		b.recs = append(b.recs, *r)
+	}
 	b.bytes += size
 	c.curFill += size
 	c.sent++
