@@ -212,10 +212,17 @@ func (g *unionInputGate) handOver(now des.Time, c *channel, r *Record, b *buffer
 		c.gate.recycle(now, c)
 	}
 	t.serve(now)
-	for t.state == stateIdle && g.next(now, &t.cur, &t.curArrived) {
+	for t.state == stateIdle && g.readable() && g.next(now, &t.cur, &t.curArrived) {
 		t.serve(now)
 	}
 	t.chainDone(now)
+}
+
+// readable reports whether next may find something to read: restored
+// channel state, a buffer being read, or a channel with data. When it is
+// false, next returns false at once (handOver skips its call).
+func (g *unionInputGate) readable() bool {
+	return g.cur != nil || g.avail.len() > 0 || g.restoredNext < len(g.restored)
 }
 
 // receive takes record r, written into hop channel c now (see

@@ -132,14 +132,23 @@ func (c *channel) ship(now des.Time, b *buffer, unb bool) {
 	}
 	at := now
 	if c.remote {
-		sent := c.conn.transmit(now, c.s.partitionedUntil(c, now), b.bytes, c.bw)
-		at = addNs(sent, float64(c.latency))
+		at = c.wireArrival(now, b)
 	}
 	at = max(at, c.lastArrival)
 	c.lastArrival = at
 	c.inflight.push(b)
 	c.s.netRecs, c.s.netBufs = c.s.netRecs+int64(len(b.recs)), c.s.netBufs+1
 	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
+}
+
+// wireArrival returns when b, sent on remote channel c now, arrives: its
+// bytes through the connection, then the latency (kept out of ship, so
+// that a local channel's ship keeps its values in registers).
+//
+//go:noinline
+func (c *channel) wireArrival(now des.Time, b *buffer) des.Time {
+	sent := c.conn.transmit(now, c.s.partitionedUntil(c, now), b.bytes, c.bw)
+	return addNs(sent, float64(c.latency))
 }
 
 // takeSlice takes the records written to c's open buffer since its last

@@ -56,12 +56,13 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 				c := w.pch
 				if c == nil {
 					c = p.choose(r)
+				} else {
+					w.pch = nil
 				}
 				if !p.write(now, c, r) {
 					w.pch, w.blockedOn = c, p
 					return false
 				}
-				w.pch = nil
 				m.recordOut(now, warmup)
 				w.pend = w.pend[:0]
 				w.blockedOn = nil
