@@ -98,7 +98,12 @@ func (p *partition) flush(now des.Time, c *channel) {
 			c.deliver(now, c.takeSlice())
 			return
 		}
-	} else if c.credit > 0 && c.backlog.len() == 0 && !c.from.down {
+	} else if c.credit <= 0 {
+		// no credit: trySend would ship nothing; the next credit
+		// announcement ships the slice
+		c.flushRequested = true
+		return
+	} else if c.backlog.len() == 0 && !c.from.down {
 		// credit for the slice and no finished buffer before it: what
 		// trySend does with the flush, without its loop
 		b := c.takeSlice()
