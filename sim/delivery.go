@@ -116,16 +116,24 @@ func newSinkState(mode string, sources int) *sinkState {
 	return k
 }
 
+// makeVisible makes the record (copy, origin) visible and counts it as
+// delivered, duplicated or overwritten. A record of copy class 0 that is
+// next in its source subtask's order (nearly every one) is added in line.
 func (k *sinkState) makeVisible(copy uint32, origin uint64) {
-	if k.visible.CheckedAdd(copy, origin) {
+	var isNew bool
+	if z := k.visible.zero; copy == 0 {
+		isNew = z.addNext(origin) || z.add(origin)
+	} else {
+		isNew = k.visible.CheckedAdd(copy, origin)
+	}
+	switch {
+	case isNew:
 		k.delivered++
-		return
-	}
-	if k.kind == deliveryIdempotent {
+	case k.kind == deliveryIdempotent:
 		k.overwritten++
-		return
+	default:
+		k.duplicated++
 	}
-	k.duplicated++
 }
 
 // DeliverySummary is the delivery accounting of a run (summary.json

@@ -25,7 +25,7 @@ const windowBits = 1 << 16
 // [prefix, prefix+windowBits) is (the bits are made on first use).
 type idWindow struct {
 	prefix uint64
-	bits   []uint64
+	bits   *[windowBits / 64]uint64
 }
 
 func newIDSet(sources int) *idSet {
@@ -57,23 +57,38 @@ func (s *idSet) Contains(id uint64) bool {
 }
 
 // CheckedAdd adds id and reports whether it was new.
-func (s *idSet) CheckedAdd(id uint64) bool {
+func (s *idSet) CheckedAdd(id uint64) bool { return s.addNext(id) || s.add(id) }
+
+// addNext adds id when it is the next offset of its source subtask's
+// prefix and nothing is ahead of that (the common case, small enough to
+// be inlined into a sink's write), and reports whether it did; when it
+// did not, the set is unchanged and add decides.
+func (s *idSet) addNext(id uint64) bool {
+	if seq := originSeq(id); seq < len(s.subs) {
+		if w := &s.subs[seq]; originOffset(id) == w.prefix && w.bits == nil && s.bm.IsEmpty() {
+			w.prefix++ // in order, nothing ahead of it
+			return true
+		}
+	}
+	return false
+}
+
+// add is CheckedAdd of an id that addNext did not add.
+func (s *idSet) add(id uint64) bool {
 	seq, off := originSeq(id), originOffset(id)
 	if seq >= len(s.subs) {
 		return s.bm.CheckedAdd(id)
 	}
 	w := &s.subs[seq]
-	switch {
-	case off < w.prefix:
-		return false
-	case off >= w.prefix+windowBits:
+	if off-w.prefix >= windowBits { // behind the prefix (off-prefix wraps) or beyond the window
+		if off < w.prefix {
+			return false
+		}
 		return s.bm.CheckedAdd(id)
-	case off == w.prefix && w.bits == nil && s.bm.IsEmpty():
-		w.prefix++ // in order, nothing ahead of it: the common case
-		return true
 	}
 	if w.bits == nil {
-		w.bits = make([]uint64, windowBits/64)
+		w.makeBits()
+		return s.add(id) // nothing of this call kept across makeBits'
 	}
 	i, m := w.bit(off)
 	if w.bits[i]&m != 0 {
@@ -103,6 +118,12 @@ func (s *idSet) CheckedAdd(id uint64) bool {
 	}
 	return true
 }
+
+// makeBits makes w's bits, out of line, once: add's common path keeps its
+// registers.
+//
+//go:noinline
+func (w *idWindow) makeBits() { w.bits = new([windowBits / 64]uint64) }
 
 // pullFar moves the offset that has just come into the reach of w (its
 // last, prefix+windowBits-1) from the bitmap into w's bits, if the bitmap

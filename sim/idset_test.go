@@ -177,3 +177,51 @@ func mapValues(m map[uint32]*idSet) []*idSet {
 	}
 	return vs
 }
+
+// makeVisible counts a record delivered the first time it is visible and
+// duplicated (overwritten by an idempotent sink) afterwards, whatever its
+// copy class and order: its in-line path for copy 0 in order counts as
+// the set does.
+func TestMakeVisibleCounts(t *testing.T) {
+	for _, mode := range []deliveryKind{deliveryAtLeastOnce, deliveryIdempotent} {
+		r := rand.New(rand.NewPCG(3, 4))
+		k := newSinkState("", 2)
+		k.kind = mode
+		type rec struct {
+			copy uint32
+			id   uint64
+		}
+		seen := map[rec]bool{}
+		var delivered, again uint64
+		next := [2]uint64{}
+		for i := 0; i < 200_000; i++ {
+			seq := r.IntN(2)
+			x := rec{id: sourceID(seq, next[seq])}
+			switch f := r.Float64(); {
+			case f < 0.02 && next[seq] > 10: // a replay
+				x.id -= uint64(r.IntN(10)) + 1
+			case f < 0.04:
+				x.copy = uint32(r.IntN(3)) + 1
+			case f < 0.05: // ahead of the prefix
+				x.id += uint64(r.IntN(5)) + 1
+			default:
+				next[seq]++
+			}
+			if seen[x] {
+				again++
+			} else {
+				delivered++
+			}
+			seen[x] = true
+			k.makeVisible(x.copy, x.id)
+		}
+		dup, over := again, uint64(0)
+		if mode == deliveryIdempotent {
+			dup, over = 0, again
+		}
+		if k.delivered != delivered || k.duplicated != dup || k.overwritten != over || again == 0 {
+			t.Fatalf("kind %d: delivered %d, duplicated %d, overwritten %d; want %d, %d, %d",
+				mode, k.delivered, k.duplicated, k.overwritten, delivered, dup, over)
+		}
+	}
+}
