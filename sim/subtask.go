@@ -36,10 +36,17 @@ type inHand struct {
 	curArrived des.Time  // when it entered the subtask's input queue
 }
 
-// setState accounts the time since the last change to the old state.
+// setState accounts the time since the last change to the old state. A
+// "change" to the state t is in accounts nothing: the stretch in it goes
+// on, and the next change accounts it whole (the sums per state and the
+// window's split are the same either way); whatever reads the
+// accumulators accounts up to its time first (takeSample every subtask,
+// unblock and a lost worker's senders before settleBP).
 func (t *subtask) setState(now des.Time, st int) {
-	t.account(now)
-	t.state = st
+	if st != t.state {
+		t.account(now)
+		t.state = st
+	}
 }
 
 // account moves the time since the last change into the interval and
