@@ -18,15 +18,39 @@ type sinkWriter struct {
 // run takes input records while the task is idle.
 func (w *sinkWriter) run(now des.Time) { w.t.pull(now) }
 
-// complete writes the record in hand.
+// complete writes the record in hand: it makes it visible (at-least-once,
+// at-most-once, idempotent) or adds it to the task's open transaction
+// (transactional). The latency of a transactional sink is observed when
+// its transaction commits.
 func (w *sinkWriter) complete(now des.Time) {
 	t := w.t
 	t.served(now)
 	t.s.delivered++
+	r := &t.cur
 	if t.v.etLag != nil { // a job with event time
-		t.v.observeEventTimeLag(now, &t.cur)
+		t.v.observeEventTimeLag(now, r)
 	}
-	w.write(now, &t.cur)
+	k := t.v.sink
+	switch {
+	case k.kind == deliveryTransactional:
+		w.addToTxn(r)
+	case k.kind == deliveryAtMostOnce && w.skipsReplay(r):
+	default: // visible now, in line: a call less a record
+		lat := now - r.Ingest
+		dup := false
+		if k.dedup != nil {
+			var extra des.Time
+			extra, dup = k.dedup.filter(now, r, k.visible)
+			lat += extra
+		}
+		if !dup { // MillWheel: a duplicate caught is not written
+			t.v.observeLatency(lat)
+			k.makeVisible(r.Copy, r.ID)
+			if k.topic != nil {
+				k.topic.append(now, t, r)
+			}
+		}
+	}
 	t.setState(now, stateIdle)
 }
 
@@ -49,46 +73,35 @@ type txnRec struct {
 	et     des.Time // event time, for a sink that writes a topic
 }
 
-// write makes r visible (at-least-once, at-most-once, idempotent) or adds
-// it to the task's open transaction (transactional). The latency of a
-// transactional sink is observed when its transaction commits.
-func (w *sinkWriter) write(now des.Time, r *Record) {
+// addToTxn adds r to the task's open transaction (transactional).
+func (w *sinkWriter) addToTxn(r *Record) {
+	if len(w.txns) == 0 || w.txns[len(w.txns)-1].ckpt != 0 {
+		w.txns = append(w.txns, txn{recs: w.freeTxn()})
+	}
+	open := &w.txns[len(w.txns)-1]
+	open.recs = append(open.recs, txnRec{id: r.ID, copy: r.Copy, key: r.Key, ingest: r.Ingest, et: r.EventTime})
+}
+
+// skipsReplay reports whether an at-most-once sink skips r, a replay
+// after a restart of a record at or before the position committed when
+// the job failed (counted skipped, and lost when it was never written);
+// otherwise it notes r's offset as written.
+func (w *sinkWriter) skipsReplay(r *Record) bool {
 	k := w.t.v.sink
-	switch k.kind {
-	case deliveryTransactional:
-		if len(w.txns) == 0 || w.txns[len(w.txns)-1].ckpt != 0 {
-			w.txns = append(w.txns, txn{recs: w.freeTxn()})
-		}
-		open := &w.txns[len(w.txns)-1]
-		open.recs = append(open.recs, txnRec{id: r.ID, copy: r.Copy, key: r.Key, ingest: r.Ingest, et: r.EventTime})
-		return
-	case deliveryAtMostOnce:
-		seq, off := originSeq(r.ID), int64(originOffset(r.ID))
-		if seq < len(k.written) {
-			if off <= k.skipTo[seq] {
-				k.skipped++
-				if !k.visible.Contains(r.Copy, r.ID) {
-					k.lost++
-					w.t.s.lost++
-				}
-				return
-			}
-			k.written[seq] = max(k.written[seq], off)
-		}
+	seq, off := originSeq(r.ID), int64(originOffset(r.ID))
+	if seq >= len(k.written) {
+		return false
 	}
-	lat := now - r.Ingest
-	if k.dedup != nil {
-		extra, dup := k.dedup.filter(now, r, k.visible)
-		if dup {
-			return // MillWheel: a duplicate caught
+	if off <= k.skipTo[seq] {
+		k.skipped++
+		if !k.visible.Contains(r.Copy, r.ID) {
+			k.lost++
+			w.t.s.lost++
 		}
-		lat += extra
+		return true
 	}
-	w.t.v.observeLatency(lat)
-	k.makeVisible(r.Copy, r.ID)
-	if k.topic != nil {
-		k.topic.append(now, w.t, r)
-	}
+	k.written[seq] = max(k.written[seq], off)
+	return false
 }
 
 // closeTxn closes the open transaction of a transactional sink at
