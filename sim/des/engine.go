@@ -2,6 +2,7 @@ package des
 
 import (
 	"errors"
+	"math"
 	"slices"
 )
 
@@ -26,24 +27,28 @@ type EventID uint64
 // ErrPast is returned by Schedule for a time before Now.
 var ErrPast = errors.New("des: event scheduled in the past")
 
-// entry is a queued event: its ordering key (time, sequence number) and the
-// slab node that holds its handler, with the node's generation when it was
-// scheduled. Entries hold no pointers, so moving them costs no write
-// barrier, and nothing in the slab records where an entry is: sifting
-// moves entries only. An entry whose generation is no longer its node's
-// was cancelled (lazy cancel): it is dropped when it reaches the front.
+// entry is a queued event in 16 bytes: its time and, in key, its sequence
+// number (the order of scheduling) over the slab node that holds its
+// handler. Comparing keys compares sequence numbers, which are distinct,
+// so (at, key) orders entries by (time, sequence number). Entries hold no
+// pointers, so moving them costs no write barrier, and nothing in the slab
+// records where an entry is: sifting moves entries only. A queued entry's
+// node is its own until the entry leaves the queue; a cancelled one's has
+// no handler (lazy cancel): the entry is dropped, and its node freed, when
+// it reaches the front.
 type entry struct {
-	at   Time
-	seq  uint64
-	slot uint32
-	gen  uint32
+	at  Time
+	key uint64 // sequence number << 32 | slot
 }
 
 // before reports whether a fires before b: by time, then by the order of
 // scheduling.
 func (a *entry) before(b *entry) bool {
-	return a.at < b.at || a.at == b.at && a.seq < b.seq
+	return a.at < b.at || a.at == b.at && a.key < b.key
 }
+
+// slot is the index of en's node.
+func (en *entry) slot() uint32 { return uint32(en.key) }
 
 // nowEvent is an event of the FIFO: it fires at the current instant, so it
 // needs no key; a nil h marks a cancelled one.
@@ -60,11 +65,11 @@ const (
 	genMask uint32  = 1<<31 - 1
 )
 
-// node holds what a scheduled event does. gen counts the events the node
-// has held, and grows again when its event is cancelled, so that neither
-// the cancelled event's EventID nor its entry match the node any more.
+// node holds what a scheduled event does. gen counts the events that have
+// left the node (fired or cancelled), so that an event's EventID matches
+// its node only while the event is pending.
 type node struct {
-	h    Handler // nil while the node is free
+	h    Handler // nil while the node is free, and once its event is cancelled
 	arg  int64
 	gen  uint32
 	next uint32 // while free: the next free node + 1 (0 ends the list)
@@ -97,20 +102,22 @@ const (
 // every run deterministic. Every event scheduled for a time after Now goes
 // to the heap; one scheduled for Now goes to the FIFO, behind the heap's
 // events at Now (they were all scheduled earlier, while time was before
-// Now, so their sequence numbers are lower). The FIFO holds its events'
-// handlers itself, so an event of the current instant (a zero-latency hop
-// of a record or a credit inside a worker) costs an append and a call.
+// Now, so they come first). The FIFO holds its events' handlers itself,
+// so an event of the current instant (a zero-latency hop of a record or a
+// credit inside a worker) costs an append and a call. Only heap events
+// take a sequence number (32 bits in an entry's key); when they run out,
+// the queued entries are numbered again from 1 in their order (see
+// renumber).
 // The heap's event nodes are kept in a slab and reused, so a steady state
-// of scheduling and firing allocates nothing. Cancel frees a heap event's
-// node at once and leaves its entry, which no longer matches its node's
-// generation, to be dropped when it comes first; it clears a FIFO event's
-// handler in place.
+// of scheduling and firing allocates nothing. Cancel takes a heap event's
+// handler out of its node and leaves its entry, to be dropped (and the node
+// freed) when it comes first; it clears a FIFO event's handler in place.
 //
 // The zero Engine is ready to use at time 0. An Engine is not safe for
 // concurrent use; run one engine per goroutine.
 type Engine struct {
 	now     Time
-	seq     uint64
+	seq     uint32 // the sequence number of the last heap event scheduled
 	nodes   []node
 	free    uint32 // the first free node + 1 (0: none)
 	heap    []entry
@@ -119,12 +126,16 @@ type Engine struct {
 	nowBase uint64 // events that have left the FIFO before nowq[0] (their EventIDs)
 	dead    int    // cancelled entries still queued (heap or FIFO)
 	fired   uint64
+	// limit: StepsUntil fires events while fired is below it; Stop sets
+	// it to 0, so that the loop checks one bound per event.
+	limit   uint64
 	stopped bool
-	// top: heap[0] is the event that fires now, not removed yet. The
-	// first event its handler schedules into the heap takes its place
-	// (one sift down instead of a removal and an insertion: the "hold"
-	// of a handler that schedules its successor); if none does, it is
-	// removed when the handler returns.
+	// top: heap[0] is the event that fires now, not removed yet, and its
+	// node (whose gen has counted the event as gone) is not free. The
+	// first event its handler schedules into the heap takes its place and
+	// its node (one sift down instead of a removal and an insertion: the
+	// "hold" of a handler that schedules its successor); if none does, it
+	// is removed, and its node freed, when the handler returns.
 	top bool
 	// unsorted: heap is a heap, not sorted (it grew past sortedMax and
 	// has not shrunk to sortedMin since). The zero Engine's empty heap is
@@ -167,46 +178,91 @@ func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
 	return e.schedule(at, h, arg)
 }
 
+// schedule queues an event at at >= Now. Its own path is the most common
+// one: the FIFO's append, or the replacement of the fired root (see top),
+// which reuses the fired event's node; every other heap event takes
+// scheduleHeap, out of line (as the FIFO's growth is), so that this path
+// keeps its values in registers.
 func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
-	e.seq++
 	if at == e.now {
-		return e.scheduleNow(h, arg)
+		e.nowq = append(e.nowq, nowEvent{h, arg})
+		return nowID | EventID(e.nowBase+uint64(len(e.nowq)))
 	}
-	if e.free == 0 {
-		e.grow()
+	if !e.top || e.seq == math.MaxUint32 {
+		return e.scheduleHeap(at, h, arg)
 	}
-	i := e.free - 1
+	e.top = false
+	q := e.heap
+	i := q[0].slot()
 	nd := &e.nodes[i]
-	e.free = nd.next
 	nd.h, nd.arg = h, arg
-	nd.gen++
-	en := entry{at: at, seq: e.seq - 1, slot: i, gen: nd.gen}
-	switch {
-	case !e.top:
-		e.push(en)
-	case e.unsorted:
-		e.top = false
-		e.down(en)
-	default: // down's scan of a sorted queue, here: most events take this way
-		e.top = false
-		q, k := e.heap, 0
-		for k+1 < len(q) && q[k+1].before(&en) {
-			q[k] = q[k+1]
-			k++
-		}
-		q[k] = en
+	e.seq++
+	key := uint64(e.seq)<<32 | uint64(i)
+	if e.unsorted {
+		e.down(entry{at: at, key: key})
+		return EventID(nd.gen&genMask)<<32 | EventID(i+1)
 	}
-	return EventID(uint64(en.gen&genMask)<<32 | uint64(i+1))
+	// down's scan of a sorted queue, for a new entry (see push): the
+	// entries at its time or before move up one place
+	k := 1
+	for k < len(q) && q[k].at <= at {
+		q[k-1] = q[k]
+		k++
+	}
+	q[k-1] = entry{at: at, key: key}
+	return EventID(nd.gen&genMask)<<32 | EventID(i+1)
 }
 
-// scheduleNow appends an event of the current instant to the FIFO. It is
-// kept out of schedule (as grow is), so that schedule's own path keeps its
-// values in registers.
+// scheduleHeap queues an event after Now in a new node, or in the fired
+// root's place and node (see top) when the sequence numbers run out.
 //
 //go:noinline
-func (e *Engine) scheduleNow(h Handler, arg int64) EventID {
-	e.nowq = append(e.nowq, nowEvent{h, arg})
-	return nowID | EventID(e.nowBase+uint64(len(e.nowq)))
+func (e *Engine) scheduleHeap(at Time, h Handler, arg int64) EventID {
+	if e.seq == math.MaxUint32 {
+		e.renumber()
+	}
+	var i uint32
+	if e.top {
+		i = e.heap[0].slot()
+	} else {
+		if e.free == 0 {
+			e.grow()
+		}
+		i = e.free - 1
+		e.free = e.nodes[i].next
+	}
+	nd := &e.nodes[i]
+	nd.h, nd.arg = h, arg
+	e.seq++
+	en := entry{at: at, key: uint64(e.seq)<<32 | uint64(i)}
+	if e.top {
+		e.top = false
+		e.down(en)
+	} else {
+		e.push(en)
+	}
+	return EventID(nd.gen&genMask)<<32 | EventID(i+1)
+}
+
+// renumber gives the queued entries the sequence numbers 1, 2, ... in
+// their order, when the 32 bits of an entry's sequence number are used
+// up. It sorts the queue, which is then a sorted array: a heap, and a
+// sorted queue (a fired root, see top, comes first: it is the least).
+func (e *Engine) renumber() {
+	slices.SortFunc(e.heap, compare)
+	for k := range e.heap {
+		en := &e.heap[k]
+		en.key = uint64(k+1)<<32 | uint64(en.slot())
+	}
+	e.seq = uint32(len(e.heap))
+}
+
+// compare orders entries as before does, for slices.SortFunc.
+func compare(a, b entry) int {
+	if a.before(&b) {
+		return -1
+	}
+	return 1 // keys are distinct: never equal
 }
 
 // grow adds a node to the slab, as the free list's only node.
@@ -215,6 +271,13 @@ func (e *Engine) scheduleNow(h Handler, arg int64) EventID {
 func (e *Engine) grow() {
 	e.nodes = append(e.nodes, node{})
 	e.free = uint32(len(e.nodes))
+}
+
+// freeNode puts node i, whose event has left the queue, on the free list.
+func (e *Engine) freeNode(i uint32) {
+	nd := &e.nodes[i]
+	nd.h, nd.next = nil, e.free
+	e.free = i + 1
 }
 
 // Cancel removes a scheduled event. It reports whether the event was still
@@ -244,10 +307,9 @@ func (e *Engine) Cancel(id EventID) bool {
 	if nd.gen&genMask != uint32(id>>32) || nd.h == nil {
 		return false
 	}
-	nd.gen++ // its entry no longer matches: dropped when it comes first
+	nd.gen++   // the event has left: its id no longer matches
+	nd.h = nil // its entry is dropped, and the node freed, when it comes first
 	e.dead++
-	nd.h, nd.next = nil, e.free
-	e.free = i + 1
 	return true
 }
 
@@ -275,18 +337,17 @@ func (e *Engine) StepUntil(t Time) bool {
 	if len(e.heap) == 0 {
 		return false
 	}
-	en := e.heap[0]
-	if en.at > t {
+	en := &e.heap[0]
+	at := en.at
+	if at > t {
 		return false
 	}
-	nd := &e.nodes[en.slot]
-	h, arg := nd.h, nd.arg
-	nd.h, nd.next = nil, e.free
-	e.free = en.slot + 1
-	e.now = en.at
+	nd := &e.nodes[en.slot()]
+	nd.gen++ // the event leaves: its id no longer matches
+	e.now = at
 	e.fired++
 	e.top = true
-	h.HandleEvent(en.at, arg)
+	nd.h.HandleEvent(at, nd.arg)
 	if e.top {
 		e.dropTop()
 	}
@@ -303,9 +364,13 @@ func (e *Engine) StepUntil(t Time) bool {
 // BenchmarkEngineHold (one Step per event) 7% of its events/s, so each
 // keeps its own loop, and TestStepsUntilAgainstStepUntil holds them to the same order.
 func (e *Engine) StepsUntil(t Time, n uint64) uint64 {
+	start := e.fired
 	e.stopped = false
-	var k uint64
-	for k < n && !e.stopped {
+	e.limit = start + n
+	if e.limit < start {
+		e.limit = math.MaxUint64
+	}
+	for e.fired < e.limit {
 		if e.dead > 0 {
 			e.dropDead()
 		}
@@ -316,36 +381,35 @@ func (e *Engine) StepsUntil(t Time, n uint64) uint64 {
 			ev := e.nowq[e.nowHead]
 			e.advanceNow()
 			e.fired++
-			k++
 			ev.h.HandleEvent(e.now, ev.arg)
 			continue
 		}
 		if len(e.heap) == 0 {
 			break
 		}
-		en := e.heap[0]
-		if en.at > t {
+		en := &e.heap[0]
+		at := en.at
+		if at > t {
 			break
 		}
-		nd := &e.nodes[en.slot]
-		h, arg := nd.h, nd.arg
-		nd.h, nd.next = nil, e.free
-		e.free = en.slot + 1
-		e.now = en.at
+		nd := &e.nodes[en.slot()]
+		nd.gen++
+		e.now = at
 		e.fired++
-		k++
 		e.top = true
-		h.HandleEvent(en.at, arg)
+		nd.h.HandleEvent(at, nd.arg)
 		if e.top {
 			e.dropTop()
 		}
 	}
-	return k
+	return e.fired - start
 }
 
-// dropTop removes the fired event still at the heap's root (see top).
+// dropTop removes the fired event still at the heap's root (see top) and
+// frees its node.
 func (e *Engine) dropTop() {
 	e.top = false
+	e.freeNode(e.heap[0].slot())
 	e.pop()
 }
 
@@ -368,10 +432,12 @@ func (e *Engine) dropDead() {
 	for e.dead > 0 {
 		switch {
 		case len(e.heap) > 0 && (e.heap[0].at == e.now || e.nowHead == len(e.nowq)):
-			if en := &e.heap[0]; e.nodes[en.slot].gen == en.gen {
+			i := e.heap[0].slot()
+			if e.nodes[i].h != nil {
 				return
 			}
-			e.pop() // cancelled: its node was freed then
+			e.freeNode(i) // cancelled
+			e.pop()
 		case e.nowHead < len(e.nowq):
 			if e.nowq[e.nowHead].h != nil {
 				return
@@ -420,12 +486,15 @@ func (e *Engine) RunUntil(t Time) bool {
 	return true
 }
 
-// Stop makes a running RunUntil return after the current event.
-func (e *Engine) Stop() { e.stopped = true }
+// Stop makes a running RunUntil or StepsUntil return after the current
+// event.
+func (e *Engine) Stop() { e.stopped, e.limit = true, 0 }
 
-// push adds en to the heap. Sorted, it moves up from the end past the
-// entries that fire after it; a sorted heap that would grow past sortedMax
-// is a heap from then on (being sorted, it is one already).
+// push adds a new entry en to the heap. Sorted, it moves up from the end
+// past the entries that fire after it; a sorted heap that would grow past
+// sortedMax is a heap from then on (being sorted, it is one already).
+// A new entry's sequence number is above every queued entry's, so it
+// fires before an entry only when its time is earlier.
 func (e *Engine) push(en entry) {
 	if !e.unsorted && len(e.heap) >= sortedMax {
 		e.unsorted = true
@@ -434,7 +503,7 @@ func (e *Engine) push(en entry) {
 	h := e.heap
 	k := len(h) - 1
 	if !e.unsorted {
-		for k > 0 && en.before(&h[k-1]) {
+		for k > 0 && en.at < h[k-1].at {
 			h[k] = h[k-1]
 			k--
 		}
@@ -444,7 +513,7 @@ func (e *Engine) push(en entry) {
 	// a hole moves up; each parent it passes moves down one level
 	for k > 0 {
 		p := (k - 1) / arity
-		if !en.before(&h[p]) {
+		if en.at >= h[p].at {
 			break
 		}
 		h[k] = h[p]
@@ -473,12 +542,7 @@ func (e *Engine) pop() entry {
 		e.down(last)
 	}
 	if n <= sortedMin {
-		slices.SortFunc(e.heap, func(a, b entry) int {
-			if a.before(&b) {
-				return -1
-			}
-			return 1 // keys are distinct: never equal
-		})
+		slices.SortFunc(e.heap, compare)
 		e.unsorted = false
 	}
 	return top

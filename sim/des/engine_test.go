@@ -2,6 +2,7 @@ package des
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"testing"
 )
@@ -605,5 +606,127 @@ func TestSortedAndHeapAgainstReference(t *testing.T) {
 		if want[i] != fired[i] {
 			t.Fatalf("event %d: fired %d, want %d", i, fired[i], want[i])
 		}
+	}
+}
+
+// When the 32 bits of the sequence numbers run out, the queued entries are
+// numbered again in their order (renumber): the order stays (time,
+// scheduling order) through it, in a sorted queue and in a heap, with the
+// fired root in place (Engine.top), cancels and events of the current
+// instant. The test makes the numbers run out again and again by moving
+// the last one up to the end of its range (a jump up keeps the order too:
+// a new entry's number stays above every queued one's).
+func TestRenumberKeepsOrder(t *testing.T) {
+	for _, queued := range []int{4, 3 * sortedMax} {
+		type ref struct {
+			at   Time
+			id   EventID
+			dead bool
+		}
+		var e Engine
+		rng := Stream(17, "renumber-test")
+		var evs []ref // by seq
+		var fired []int64
+		var h HandlerFunc
+		schedule := func(d Duration) {
+			evs = append(evs, ref{at: e.Now() + d})
+			evs[len(evs)-1].id = e.After(d, h, int64(len(evs)-1))
+		}
+		renumbered := 0
+		h = func(now Time, arg int64) {
+			fired = append(fired, arg)
+			evs[arg].dead = true
+			if rng.IntN(4) == 0 && e.seq < math.MaxUint32-3 {
+				e.seq = math.MaxUint32 - uint32(rng.IntN(3))
+			}
+			for k := 1 + rng.IntN(2); k > 0 && len(evs) < 20000; k-- {
+				if e.seq == math.MaxUint32 {
+					renumbered++
+				}
+				d := Duration(0)
+				if rng.IntN(4) > 0 {
+					d = Duration(rng.IntN(20)) // many at one time
+				}
+				schedule(d)
+				if e.Pending() < queued {
+					k++
+				}
+			}
+			if rng.IntN(6) == 0 {
+				k := rng.IntN(len(evs))
+				if got, want := e.Cancel(evs[k].id), !evs[k].dead; got != want {
+					t.Fatalf("Cancel of event %d reported %v, want %v", k, got, want)
+				}
+				evs[k].dead = true
+			}
+		}
+		for i := 0; i < queued; i++ {
+			schedule(Duration(rng.IntN(20)))
+		}
+		for e.Step() {
+		}
+		if renumbered < 100 {
+			t.Fatalf("queue of %d: renumbered %d times, want at least 100", queued, renumbered)
+		}
+		was := make([]bool, len(evs))
+		for _, i := range fired {
+			was[i] = true
+		}
+		var want []int64
+		for i := range evs {
+			if was[i] {
+				want = append(want, int64(i))
+			} else if !evs[i].dead {
+				t.Fatalf("queue of %d: event %d neither fired nor cancelled", queued, i)
+			}
+		}
+		slices.SortStableFunc(want, func(a, b int64) int { return cmp.Compare(evs[a].at, evs[b].at) })
+		for i := range want {
+			if want[i] != fired[i] {
+				t.Fatalf("queue of %d: event %d: fired %d, want %d", queued, i, fired[i], want[i])
+			}
+		}
+	}
+}
+
+// A cancelled heap event keeps its node until its entry comes first (the
+// entry names its node by slot alone): events scheduled meanwhile take
+// other nodes, the cancelled event's id stays dead, and the node is reused
+// (with a new id) only after the entry is dropped.
+func TestCancelledNodeHeldUntilDropped(t *testing.T) {
+	var e Engine
+	r := &recorder{}
+	a := e.After(10, r, 1)
+	e.Cancel(a)
+	b := e.After(20, r, 2)
+	if uint32(b) == uint32(a) {
+		t.Fatal("an event took the node of a cancelled event still queued")
+	}
+	if e.Cancel(a) || e.Pending() != 1 {
+		t.Fatalf("cancelled id cancellable again, or Pending %d (want 1)", e.Pending())
+	}
+	if !e.Step() || !slices.Equal(r.got, []int64{2}) || e.Now() != 20 {
+		t.Fatalf("fired %v at %v, want [2] at 20", r.got, e.Now())
+	}
+	c := e.After(5, r, 3) // both nodes are free now
+	if c == a || c == b || e.Cancel(a) || e.Cancel(b) {
+		t.Fatal("a stale id matched a reused node")
+	}
+	if len(e.nodes) != 2 {
+		t.Fatalf("%d nodes, want 2 (the dropped entry's node freed)", len(e.nodes))
+	}
+}
+
+// StepsUntil with a count that overflows Fired's range fires every event
+// due by t.
+func TestStepsUntilUnbounded(t *testing.T) {
+	var e Engine
+	r := &recorder{}
+	for i := int64(1); i <= 5; i++ {
+		e.After(Time(i), r, i)
+	}
+	e.Step()
+	if k := e.StepsUntil(4, math.MaxUint64); k != 3 || e.Now() != 4 || e.Fired() != 4 {
+		t.Fatalf("fired %d, now %v, Fired %d; want 3 to 4, 4 in all", k, e.Now(), e.Fired())
 	}
 }
