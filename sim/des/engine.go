@@ -166,27 +166,30 @@ func (e *Engine) Schedule(at Time, h Handler, arg int64) (EventID, error) {
 	if at < e.now {
 		return 0, ErrPast
 	}
-	return e.schedule(at, h, arg), nil
+	return e.schedule(at-e.now, h, arg), nil
 }
 
 // After schedules h after delay d (d < 0 counts as 0) and returns its id.
 func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
-	at := e.now + max(d, 0)
-	if at < 0 { // overflow (Now is never negative)
-		at = Never
-	}
-	return e.schedule(at, h, arg)
+	return e.schedule(d, h, arg)
 }
 
-// schedule queues an event at at >= Now. Its own path is the most common
+// schedule queues an event d after Now (d < 0 counts as 0; the time is
+// Never when Now + d overflows). It takes a delay rather than a time so
+// that After and Schedule, inlined into their callers, stay small enough
+// for the callers' own wrappers to be inlined too. Its own path is the most common
 // one: the FIFO's append, or the replacement of the fired root (see top),
 // which reuses the fired event's node; every other heap event takes
 // scheduleHeap, out of line (as the FIFO's growth is), so that this path
 // keeps its values in registers.
-func (e *Engine) schedule(at Time, h Handler, arg int64) EventID {
-	if at == e.now {
+func (e *Engine) schedule(d Duration, h Handler, arg int64) EventID {
+	if d <= 0 {
 		e.nowq = append(e.nowq, nowEvent{h, arg})
 		return nowID | EventID(e.nowBase+uint64(len(e.nowq)))
+	}
+	at := e.now + d
+	if at < 0 { // overflow (Now is never negative)
+		at = Never
 	}
 	if !e.top || e.seq == math.MaxUint32 {
 		return e.scheduleHeap(at, h, arg)
