@@ -177,11 +177,11 @@ func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
 // schedule queues an event d after Now (d < 0 counts as 0; the time is
 // Never when Now + d overflows). It takes a delay rather than a time so
 // that After and Schedule, inlined into their callers, stay small enough
-// for the callers' own wrappers to be inlined too. Its own path is the most common
-// one: the FIFO's append, or the replacement of the fired root (see top),
-// which reuses the fired event's node; every other heap event takes
-// scheduleHeap, out of line (as the FIFO's growth is), so that this path
-// keeps its values in registers.
+// for the callers' own wrappers to be inlined too. Its own path is the
+// most common one: the FIFO's append, or the replacement of the fired
+// root (see top), which reuses the fired event's node; every other heap
+// event takes scheduleHeap, out of line (as the FIFO's growth is, in
+// append), so that this path keeps its values in registers.
 func (e *Engine) schedule(d Duration, h Handler, arg int64) EventID {
 	if d <= 0 {
 		e.nowq = append(e.nowq, nowEvent{h, arg})
@@ -412,7 +412,6 @@ func (e *Engine) StepsUntil(t Time, n uint64) uint64 {
 // frees its node.
 func (e *Engine) dropTop() {
 	e.top = false
-	e.freeNode(e.heap[0].slot())
 	e.pop()
 }
 
@@ -435,12 +434,10 @@ func (e *Engine) dropDead() {
 	for e.dead > 0 {
 		switch {
 		case len(e.heap) > 0 && (e.heap[0].at == e.now || e.nowHead == len(e.nowq)):
-			i := e.heap[0].slot()
-			if e.nodes[i].h != nil {
+			if e.nodes[e.heap[0].slot()].h != nil {
 				return
 			}
-			e.freeNode(i) // cancelled
-			e.pop()
+			e.pop() // cancelled
 		case e.nowHead < len(e.nowq):
 			if e.nowq[e.nowHead].h != nil {
 				return
@@ -525,19 +522,20 @@ func (e *Engine) push(en entry) {
 	h[k] = en
 }
 
-// pop removes and returns the heap's first entry. Sorted, the others move
-// forward one place; a heap's last entry moves down from the root, and a
+// pop removes the heap's first entry, whose event has left (fired or
+// cancelled), and frees its node. Sorted, the others move forward one
+// place; a heap's last entry moves down from the root, and a
 // heap that shrinks to sortedMin is sorted again.
-func (e *Engine) pop() entry {
+func (e *Engine) pop() {
 	h := e.heap
-	top := h[0]
+	e.freeNode(h[0].slot())
 	n := len(h) - 1
 	if !e.unsorted {
 		for k := 0; k < n; k++ { // a few entries: cheaper than copy's call
 			h[k] = h[k+1]
 		}
 		e.heap = h[:n]
-		return top
+		return
 	}
 	last := h[n]
 	e.heap = h[:n]
@@ -548,7 +546,6 @@ func (e *Engine) pop() entry {
 		slices.SortFunc(e.heap, compare)
 		e.unsorted = false
 	}
-	return top
 }
 
 // down puts en at the heap's root in place of the entry there and moves
