@@ -84,7 +84,16 @@ warmup: 10s
 sources: [{name: src, arrival: {process: constant, rate: 95/s}}]
 operators: [{name: op, input: src, service_time: {mean: 10ms}}]
 sinks: [{name: out, input: op}]
-`, sim.DiagnosisSaturated, "op", "busy 95%"},
+`, sim.DiagnosisSaturated, "op", "busy 95% is the work of src, op and out together"},
+		{"chained source falls behind", `
+name: chain-behind
+duration: 10s
+sources: [{name: s, arrival: {process: constant, rate: 100/s}}]
+operators:
+  - {name: op, input: s, service_time: {distribution: constant, mean: 5ms}}
+  - {name: op2, input: op, service_time: {distribution: constant, mean: 7ms}}
+sinks: [{name: out, input: op2}]
+`, sim.DiagnosisOverloaded, "op", "the task s -> op -> op2 -> out, one thread, is busy 100%, so its source s reads slower than its records arrive and ends 168 records behind"},
 		{"none", `
 name: calm
 duration: 60s

@@ -215,8 +215,9 @@ type SubtaskFigures struct {
 type Diagnosis struct {
 	// Kind is one of the Diagnosis* constants: "bottleneck", "skew" (one
 	// subtask of the bottleneck is busy, its siblings are not), "network",
-	// "intermittent", "overloaded" (a queue grows without flow control),
-	// "saturated" (nearly always busy, nothing back-pressured) or "none".
+	// "intermittent", "overloaded" (a queue grows without flow control,
+	// or a chained source falls behind), "saturated" (nearly always busy,
+	// nothing back-pressured) or "none".
 	Kind     string   `json:"kind"`
 	Vertex   string   `json:"vertex,omitempty"`
 	Subtask  *int     `json:"subtask,omitempty"`
@@ -513,7 +514,7 @@ const (
 	DiagnosisSkew         = "skew"         // the bottleneck is one subtask: a hot key
 	DiagnosisNetwork      = "network"      // back-pressure ends at a vertex that is not busy, across workers: the channels are the limit
 	DiagnosisIntermittent = "intermittent" // back-pressure ends at a vertex that is busy only part of the time
-	DiagnosisOverloaded   = "overloaded"   // no back-pressure (capacity: unbounded), but a queue grows
+	DiagnosisOverloaded   = "overloaded"   // no back-pressure, but a queue grows: an input queue (capacity: unbounded) or a chained source's lag
 	DiagnosisSaturated    = "saturated"    // no back-pressure, but a vertex is nearly always busy
 	DiagnosisNone         = "none"
 )
@@ -635,6 +636,19 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 			d := Diagnosis{Kind: DiagnosisSaturated, Vertex: v.Name,
 				Message:  fmt.Sprintf("no back-pressure, but %s is busy %s: it is close to its capacity", v.Name, pct(v.Busy)),
 				Evidence: []string{fmt.Sprintf("%s is busy %s and %s", v.Name, pct(v.Busy), bp(i))}}
+			if src, ok := chainedSourceBehind(s.vertices[i], vs, idx); ok {
+				// the source runs in the same thread: nothing is
+				// back-pressured, the source reads less than arrives
+				pt := s.vertices[i].pv.Task
+				d.Kind = DiagnosisOverloaded
+				d.Message = fmt.Sprintf("over capacity: the task %s, one thread, is busy %s, so its source %s reads slower than its records arrive and ends %s behind; %s",
+					pt.Name, pct(v.Busy), src.Name, plural.Count(int64(src.SourceLag), "record"), s.remedy(s.vertices[i], v))
+				d.Evidence = append(d.Evidence, fmt.Sprintf("%s emits %s records/s and is %s behind at the end (source lag): in a chain a slow operator holds back its source without back-pressure",
+					src.Name, rateText(src.OutRate), plural.Count(int64(src.SourceLag), "record")))
+			}
+			if note := chainNote(s.vertices[i], v); note != "" {
+				d.Evidence = append(d.Evidence, note)
+			}
 			if failureNote != "" {
 				d.Evidence = append(d.Evidence, failureNote)
 			}
@@ -661,6 +675,27 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 		ev = append(ev, failureNote)
 	}
 	return Diagnosis{Kind: DiagnosisNone, Message: msg, Evidence: ev}
+}
+
+// chainedSourceBehind returns the source at the head of vx's task when
+// vx runs chained with it and the source ended at least a second of its
+// records behind its arrivals (source lag over its emitted rate): the
+// chain's thread, busy with the operators, reads the source too slowly.
+// Flink's chained source (the SourceOperator at the head of a
+// SourceOperatorStreamTask's chain) hands each record to the chained
+// operators in its own thread, so a slow operator shows as a source that
+// falls behind (consumer lag on a log), never as back-pressure.
+func chainedSourceBehind(vx *vertex, vs []VertexSummary, idx map[string]int) (VertexSummary, bool) {
+	pt := vx.pv.Task
+	if !pt.Chained() {
+		return VertexSummary{}, false
+	}
+	i, ok := idx[pt.Vertices[0].Name]
+	if !ok || vs[i].Kind != KindSource {
+		return VertexSummary{}, false
+	}
+	src := vs[i]
+	return src, src.SourceLag > 0 && float64(src.SourceLag) >= src.OutRate
 }
 
 // wasWere is the verb for n subjects: "was" or "were".
