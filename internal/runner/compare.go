@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dspalab/dspalab/internal/plural"
 	"io"
 	"math"
 	"strconv"
@@ -47,6 +48,16 @@ type Figures struct {
 	// job and out of it over the statistics window.
 	InputRate  float64 `json:"input_rate_rps"`
 	OutputRate float64 `json:"output_rate_rps"`
+	// SourceLag is the records that had arrived and that no source had
+	// read at the end (Flink: the sources' lag; Spark: records arrived and
+	// not yet in a batch): a job whose input rate falls short of its
+	// arrivals ends with a lag that keeps growing.
+	SourceLag uint64 `json:"source_lag_records"`
+	// Queued is what waits inside the job at the end: Flink's records in
+	// flight (in buffers and input queues), Spark's batches waiting or
+	// running; a job that falls behind piles up one or the other.
+	InFlight      uint64 `json:"records_in_flight,omitempty"`
+	BatchesQueued int    `json:"batches_queued,omitempty"`
 	// Latency of the records at the sinks over the window, ms (-1 when
 	// no record reached a sink).
 	LatencyMean float64 `json:"latency_mean_ms"`
@@ -144,6 +155,7 @@ func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Li
 			f.LatencyMean, f.LatencyP50, f.LatencyP99, f.LatencyMax = l.MeanMs, l.P50Ms, l.P99Ms, l.MaxMs
 		}
 		f.Delivered, f.Duplicated, f.Lost = sum.Totals.Delivered, sum.Totals.Duplicated, sum.Totals.Lost
+		f.SourceLag, f.BatchesQueued = sum.Totals.SourceLag, sum.Totals.Queued
 		if r := sum.Recovery; r != nil {
 			f.Failures, f.JobState, f.DowntimeS = r.Failures, r.JobState, r.DowntimeS
 		}
@@ -171,6 +183,7 @@ func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Li
 		}
 	}
 	f.InputRate, f.OutputRate = round1(f.InputRate), round1(f.OutputRate)
+	f.SourceLag, f.InFlight = sum.Totals.SourceLag, sum.Totals.InFlight
 	if d := sum.Delivery; d != nil {
 		f.Delivered, f.Duplicated, f.Lost = d.Delivered, d.Duplicated, d.Lost
 	}
@@ -202,6 +215,13 @@ func ComparisonRows(all []Figures) [][]string {
 		{"model", func(f Figures) string { return f.Model }},
 		{"input records/s", func(f Figures) string { return strconv.FormatFloat(f.InputRate, 'f', 1, 64) }},
 		{"output records/s", func(f Figures) string { return strconv.FormatFloat(f.OutputRate, 'f', 1, 64) }},
+		{"source lag", func(f Figures) string { return plural.Count(int64(f.SourceLag), "record") }},
+		{"queued at the end", func(f Figures) string {
+			if f.Engine == scenario.EngineFlink {
+				return plural.Count(int64(f.InFlight), "record") + " in flight"
+			}
+			return plural.Count(int64(f.BatchesQueued), "batch")
+		}},
 		{"latency mean", func(f Figures) string { return ms(f.LatencyMean) }},
 		{"latency p50", func(f Figures) string { return ms(f.LatencyP50) }},
 		{"latency p99", func(f Figures) string { return ms(f.LatencyP99) }},
