@@ -139,7 +139,9 @@ func (m *ioMetrics) arrive(now, warmup des.Time, n int) {
 
 // depart counts the record that arrived at arrived leaving the task now.
 func (m *ioMetrics) depart(now, warmup, arrived des.Time) {
-	m.touchN(now, warmup)
+	if now != m.lastN { // else nothing to integrate since (a sink that serves a record the instant it comes)
+		m.touchN(now, warmup)
+	}
 	m.inSys--
 	if now > warmup {
 		m.sojourn += float64(now - arrived)

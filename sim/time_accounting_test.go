@@ -44,3 +44,38 @@ func TestSetStateSameStateDefers(t *testing.T) {
 		t.Fatal("the test checks nothing")
 	}
 }
+
+// depart at the instant of the last integration skips touchN, which
+// would add inSys x 0: the Little's law integrals stay bit for bit those
+// of integrating at every departure.
+func TestDepartSameInstantSkipsNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const warmup = 300
+	var got, want ioMetrics
+	var now des.Time
+	for i := 0; i < 100_000; i++ {
+		if r.IntN(3) == 0 {
+			now += des.Time(r.IntN(50))
+		}
+		if got.inSys == 0 || r.IntN(2) == 0 {
+			n := 1 + r.IntN(3)
+			got.arrive(now, warmup, n)
+			want.arrive(now, warmup, n)
+			continue
+		}
+		arrived := now - des.Time(r.IntN(100))
+		got.depart(now, warmup, arrived)
+		want.touchN(now, warmup) // depart as it was: always integrate
+		want.inSys--
+		if now > warmup {
+			want.sojourn += float64(now - arrived)
+			want.departed++
+		}
+		if got != want {
+			t.Fatalf("at %d: %+v, want %+v", now, got, want)
+		}
+	}
+	if want.area == 0 || want.departed == 0 {
+		t.Fatal("the test checks nothing")
+	}
+}
