@@ -171,12 +171,14 @@ func (h *Histogram) Add(v des.Time) {
 	if v < 0 {
 		panic("metrics: Histogram.Add of a negative duration")
 	}
-	lo := h.min
-	if h.n == 0 {
-		lo = v // max needs no such case: it is 0 while empty, and v >= 0
+	// the extremes change rarely: a branch each, taken almost never,
+	// costs less than conditional moves and stores
+	if v < h.min || h.n == 0 {
+		h.min = v
 	}
-	h.min = min(lo, v)
-	h.max = max(h.max, v)
+	if v > h.max { // max is 0 while empty, and v >= 0
+		h.max = v
+	}
 	h.n++
 	var carry uint64
 	h.sumLo, carry = bits.Add64(h.sumLo, uint64(v), 0)
