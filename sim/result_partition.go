@@ -103,13 +103,6 @@ func (p *partition) flush(now des.Time, c *channel) {
 		// announcement ships the slice
 		c.flushRequested = true
 		return
-	} else if c.backlog.len() == 0 && !c.from.down {
-		// credit for the slice and no finished buffer before it: what
-		// trySend does with the flush, without its loop
-		b := c.takeSlice()
-		c.curSlices, c.lastSlice = c.curSlices+1, b
-		c.ship(now, b, false)
-		return
 	}
 	c.flushRequested = true
 	c.trySend(now)
@@ -156,8 +149,16 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 	switch {
 	case c.curFill+size > p.bufSize:
 		p.finish(now, c) // full: the next record would not fit
-	case p.bufTimeout == 0 || p.s.halted:
-		p.flush(now, c) // a stop-the-world checkpoint drains the job at once
+	case p.bufTimeout == 0 || p.s.halted: // a stop-the-world checkpoint drains the job at once
+		if !p.unbounded && c.credit > 0 && c.backlog.len() == 0 && !c.from.down {
+			// credit for the slice and no finished buffer before it:
+			// what flush and trySend do, without their calls and loop
+			b := c.takeSlice()
+			c.curSlices, c.lastSlice = c.curSlices+1, b
+			c.ship(now, b, false)
+		} else {
+			p.flush(now, c)
+		}
 	case !p.flushArmed:
 		p.flushArmed = true
 		p.s.eng.Schedule(p.flushTick(now), p, 0)
