@@ -289,5 +289,5 @@ func (g *singleInputGate) recycleCredit(now des.Time, c *channel) {
 		return
 	}
 	c.empty++
-	c.announce(now, 1)
+	c.s.eng.Schedule(c.creditArrival(), (*creditAnnouncement)(c), 1) // announce(now, 1), without its call
 }

@@ -270,12 +270,26 @@ func (c *channel) announce(now des.Time, n int) {
 	if n <= 0 {
 		return
 	}
-	now = c.s.eng.Now()
-	at := now
+	c.s.eng.Schedule(c.creditArrival(), (*creditAnnouncement)(c), int64(n))
+}
+
+// creditArrival returns when a credit announcement sent now reaches the
+// sender: at once on a local channel, after the latency (and a network
+// partition) on a remote one.
+func (c *channel) creditArrival() des.Time {
+	now := c.s.eng.Now()
 	if c.remote {
-		at = addNs(max(now, c.s.partitionedUntil(c, now)), float64(c.latency))
+		return c.remoteCreditArrival(now)
 	}
-	c.s.eng.Schedule(at, (*creditAnnouncement)(c), int64(n))
+	return now
+}
+
+// remoteCreditArrival is creditArrival on a remote channel (out of line,
+// so that creditArrival is inlined).
+//
+//go:noinline
+func (c *channel) remoteCreditArrival(now des.Time) des.Time {
+	return addNs(max(now, c.s.partitionedUntil(c, now)), float64(c.latency))
 }
 
 // sendPriority sends barrier buffer b ahead of the buffers waiting for
