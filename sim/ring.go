@@ -27,9 +27,10 @@ func (r *ring[T]) push(v T) {
 
 func (r *ring[T]) pop() T {
 	var zero T
-	v := r.buf[r.head]
-	r.buf[r.head] = zero
-	r.head = (r.head + 1) & (len(r.buf) - 1)
+	buf, h := r.buf, r.head // locals: the store of zero reloads no field
+	v := buf[h]
+	buf[h] = zero
+	r.head = (h + 1) & (len(buf) - 1)
 	r.n--
 	return v
 }
@@ -39,9 +40,10 @@ func (r *ring[T]) peek() T { return r.buf[r.head] }
 // rotate moves the head to the tail: a pop and a push of the same
 // element.
 func (r *ring[T]) rotate() {
-	m := len(r.buf) - 1
-	r.buf[(r.head+r.n)&m] = r.buf[r.head]
-	r.head = (r.head + 1) & m
+	buf, h := r.buf, r.head
+	m := len(buf) - 1
+	buf[(h+r.n)&m] = buf[h]
+	r.head = (h + 1) & m
 }
 
 // at returns the i-th element from the head.
