@@ -207,11 +207,7 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 	// the buffer's records and free it
 	slice := b.slice
 	if c.spill != 0 && data {
-		if ck := c.s.ckpt.pending[c.spill]; ck != nil {
-			for _, r := range b.recs {
-				c.to.barriers.persistIn(ck, r)
-			}
-		}
+		c.persistArriving(b)
 	}
 	b.arrived, b.next = now, 0
 	g := c.gate
@@ -243,6 +239,16 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 	default:
 		c.part.pool.recycle()
 		c.from.unblock(now, c.part)
+	}
+}
+
+// persistArriving persists data buffer b, arriving on c, in the channel
+// state of the unaligned checkpoint c spills to (out of deliver's way).
+func (c *channel) persistArriving(b *buffer) {
+	if ck := c.s.ckpt.pending[c.spill]; ck != nil {
+		for _, r := range b.recs {
+			c.to.barriers.persistIn(ck, r)
+		}
 	}
 }
 
