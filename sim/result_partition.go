@@ -153,7 +153,7 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 		if !p.unbounded && c.credit > 0 && c.backlog.len() == 0 && !c.from.down {
 			// credit for the slice and no finished buffer before it:
 			// what flush and trySend do, without their calls and loop
-			b := c.takeSlice()
+			b = c.takeSlice() // b, the open buffer, is the slice
 			c.curSlices, c.lastSlice = c.curSlices+1, b
 			c.ship(now, b, false)
 		} else {
