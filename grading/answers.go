@@ -163,6 +163,12 @@ func (g *Grader) answer(ctx context.Context, r *Result, f files, subDoc any) err
 			doc = subDoc
 		}
 		truth, err := exercises.Lookup(doc, q.MetricPath())
+		if err != nil && q.Truth.Run == exercises.RunSubmission {
+			// a metric null in the student's own run (no batch
+			// completed, no record delivered): nothing to compare with
+			it.Feedback = "not graded: your scenario's run does not measure it (" + err.Error() + ")"
+			continue
+		}
 		if err != nil {
 			it.Feedback = "not graded: the truth could not be measured (" + err.Error() + "); tell your instructor"
 			continue
@@ -236,8 +242,9 @@ func sameAnswer(a, b string) bool {
 // AnswersFor returns an answers.yaml with the right answer to every
 // question for the submission scenario scenarioYAML (parsed under label):
 // the truths of the starter's run and, for questions about the
-// submission's run, of that scenario's run on the first seed. The pack
-// tests grade reference solutions with it.
+// submission's run, of that scenario's run on the first seed (none for
+// one that run leaves null: it has no right answer). The pack tests grade
+// reference solutions with it.
 func (g *Grader) AnswersFor(ctx context.Context, label string, scenarioYAML []byte) ([]byte, error) {
 	var b strings.Builder
 	var subDoc any
@@ -262,6 +269,9 @@ func (g *Grader) AnswersFor(ctx context.Context, label string, scenarioYAML []by
 			}
 		}
 		v, err := exercises.Lookup(doc, q.MetricPath())
+		if err != nil && q.Truth.Run == exercises.RunSubmission {
+			continue // the submission's run does not measure it (null): no right answer
+		}
 		if err != nil {
 			return nil, fmt.Errorf("grading: the truth of question %s: %w", q.ID, err)
 		}

@@ -3,6 +3,7 @@ package grading
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dspalab/dspalab/exercises"
@@ -24,7 +25,7 @@ func TestBuiltinPack(t *testing.T) {
 		"kafka-retention":      {"starter.yaml: 8/14", "solution.yaml: 14/14", "wrong-short.yaml: 8/14", "wrong.yaml: 10/14"},
 		"hot-key":              {"starter.yaml: 6/16", "solution.yaml: 16/16", "wrong-max-parallelism.yaml: 6/16", "wrong.yaml: 6/16"},
 		"shedding-threshold":   {"starter.yaml: 9/14", "solution.yaml: 14/14", "wrong-batch.yaml: 9/14", "wrong.yaml: 9/14"},
-		"spark-batch-interval": {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-too-long.yaml: 11/14", "wrong.yaml: 7/14"},
+		"spark-batch-interval": {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-no-batch.yaml: 2/14", "wrong-too-long.yaml: 11/14", "wrong.yaml: 7/14"},
 		"spark-output-mode":    {"starter.yaml: 9/12", "solution.yaml: 12/12", "wrong-update.yaml: 9/12", "wrong.yaml: 9/12"},
 		"spark-pid":            {"starter.yaml: 2/12", "solution.yaml: 12/12", "wrong-off.yaml: 2/12", "wrong.yaml: 2/12"},
 		"stalled-watermark":    {"starter.yaml: 2/10", "solution.yaml: 10/10", "wrong.yaml: 2/10"},
@@ -51,5 +52,63 @@ func TestBuiltinPack(t *testing.T) {
 				t.Errorf("scores %q\nwant   %q", lines, want[e.ID])
 			}
 		})
+	}
+}
+
+// The loophole of spark-batch-interval: a batch interval no batch can
+// complete in (10m of a 60 s run) delivered nothing and scored 14/14, its
+// zeros passing stable (a mean processing time of 0 is under any
+// interval), no-queue and latency, and my-latency: 0 matching a latency
+// of 0. No batch measured them: they are null, every check fails and the
+// question about the student's own run is not graded.
+func TestSparkBatchIntervalNoBatch(t *testing.T) {
+	p, err := exercises.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := p.Get("spark-batch-interval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starter, err := e.StarterYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := strings.Replace(string(starter), "batch_interval: 1s  ", "batch_interval: 10m ", 1)
+	if sub == string(starter) {
+		t.Fatal("the starter has no batch_interval: 1s to change")
+	}
+	r, err := g.GradeYAML(context.Background(), "s", "scenario.yaml", []byte(sub), []byte("starter-processing: 1302\nmy-latency: 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Score != 2 || r.Max != 14 || len(r.Problems) != 0 {
+		t.Errorf("score %v/%v, problems %q; want 2/14 (starter-processing only), none", r.Score, r.Max, r.Problems)
+	}
+	want := map[string]string{
+		"stable":   "streaming.stable: absent from this run's summary (null) (seed 1)",
+		"no-queue": "streaming.scheduling_delay: absent from this run's summary (null) (seed 1)",
+		"latency":  "latency.mean_ms: absent from this run's summary (null) (seed 1)",
+	}
+	for _, c := range r.Checks {
+		if c.Passed || c.Points != 0 || c.Feedback != want[c.ID] {
+			t.Errorf("check %s: passed %v, %v points, feedback %q; want failed, 0, %q", c.ID, c.Passed, c.Points, c.Feedback, want[c.ID])
+		}
+	}
+	for _, q := range r.Questions {
+		switch q.ID {
+		case "starter-processing":
+			if !q.Passed || q.Points != 2 {
+				t.Errorf("starter-processing: passed %v, %v points; want 2", q.Passed, q.Points)
+			}
+		case "my-latency":
+			if q.Passed || q.Points != 0 || q.Feedback != "not graded: your scenario's run does not measure it (latency.mean_ms: absent from this run's summary (null))" {
+				t.Errorf("my-latency: passed %v, %v points, feedback %q", q.Passed, q.Points, q.Feedback)
+			}
+		}
 	}
 }

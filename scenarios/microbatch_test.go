@@ -37,11 +37,11 @@ func TestSameWorkloadLatencyFloor(t *testing.T) {
 	s := runMB(t, load(t, "same-workload-spark")).Summary
 	st := s.Streaming
 	want := 1000 + st.ProcessingTime.MeanMs + st.SchedulingDelay.MeanMs
-	if !st.Stable || st.SchedulingDelay.MaxMs != 0 || math.Abs(s.Latency.MeanMs-want)/want > 0.03 {
-		t.Errorf("Spark: stable %v, scheduling max %v ms, mean latency %v ms, want interval/2 + P + S = %v", st.Stable, st.SchedulingDelay.MaxMs, s.Latency.MeanMs, want)
+	if !*st.Stable || st.SchedulingDelay.MaxMs != 0 || math.Abs(*s.Latency.MeanMs-want)/want > 0.03 {
+		t.Errorf("Spark: stable %v, scheduling max %v ms, mean latency %v ms, want interval/2 + P + S = %v", *st.Stable, st.SchedulingDelay.MaxMs, *s.Latency.MeanMs, want)
 	}
-	if s.Latency.P50Ms < 10*(*out.LatencyP50) {
-		t.Errorf("Spark's p50 %v ms is not an order above Flink's %v ms", s.Latency.P50Ms, (*out.LatencyP50))
+	if *s.Latency.P50Ms < 10*(*out.LatencyP50) {
+		t.Errorf("Spark's p50 %v ms is not an order above Flink's %v ms", *s.Latency.P50Ms, (*out.LatencyP50))
 	}
 }
 
@@ -49,8 +49,8 @@ func TestSameWorkloadLatencyFloor(t *testing.T) {
 // scheduling delay grows by P − I per batch; stable past 4.02 s.
 func TestSparkUnstable(t *testing.T) {
 	s := runMB(t, load(t, "spark-unstable")).Summary
-	if st := s.Streaming; st.Stable || st.ProcessingTime.MeanMs != 1302 || st.SchedulingDelayGrowthMs != 302 {
-		t.Errorf("1s: stable %v, processing %v ms, growth %v ms", st.Stable, st.ProcessingTime.MeanMs, st.SchedulingDelayGrowthMs)
+	if st := s.Streaming; *st.Stable || st.ProcessingTime.MeanMs != 1302 || st.SchedulingDelayGrowthMs != 302 {
+		t.Errorf("1s: stable %v, processing %v ms, growth %v ms", *st.Stable, st.ProcessingTime.MeanMs, st.SchedulingDelayGrowthMs)
 	}
 	if !strings.HasPrefix(s.Diagnosis.Message, "falls behind: processing time 1.302s > batch interval 1s: the job falls behind, scheduling delay grows 302ms per batch") {
 		t.Errorf("diagnosis %q", s.Diagnosis.Message)
@@ -60,8 +60,8 @@ func TestSparkUnstable(t *testing.T) {
 		stable bool
 	}{{"4s", false}, {"4010ms", false}, {"4030ms", true}, {"5s", true}} {
 		s := runMB(t, edit(t, "spark-unstable", "batch_interval: 1s", "batch_interval: "+c.iv)).Summary
-		if s.Streaming.Stable != c.stable || (s.Streaming.SchedulingDelay.MaxMs == 0) != c.stable {
-			t.Errorf("%s: stable %v (scheduling max %v ms), want %v", c.iv, s.Streaming.Stable, s.Streaming.SchedulingDelay.MaxMs, c.stable)
+		if *s.Streaming.Stable != c.stable || (s.Streaming.SchedulingDelay.MaxMs == 0) != c.stable {
+			t.Errorf("%s: stable %v (scheduling max %v ms), want %v", c.iv, *s.Streaming.Stable, s.Streaming.SchedulingDelay.MaxMs, c.stable)
 		}
 	}
 }
@@ -89,7 +89,7 @@ func TestSparkBackpressure(t *testing.T) {
 // and falls behind; mapWithState's is flat off checkpoint batches.
 func TestSparkState(t *testing.T) {
 	r := runMB(t, load(t, "spark-state"))
-	if r.Summary.Streaming.Stable && r.Summary.Streaming.SchedulingDelay.LastMs == 0 {
+	if *r.Summary.Streaming.Stable && r.Summary.Streaming.SchedulingDelay.LastMs == 0 {
 		t.Errorf("updateStateByKey does not fall behind: %+v", r.Summary.Streaming)
 	}
 	if first, last := r.Batches[0], r.Batches[len(r.Batches)-1]; last.ProcessingMs < 4*first.ProcessingMs {

@@ -152,7 +152,7 @@ func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Li
 			f.OutputRate = round1(float64(out) / span)
 		}
 		if l := sum.Latency; l.Count > 0 {
-			f.LatencyMean, f.LatencyP50, f.LatencyP99, f.LatencyMax = l.MeanMs, l.P50Ms, l.P99Ms, l.MaxMs
+			f.LatencyMean, f.LatencyP50, f.LatencyP99, f.LatencyMax = *l.MeanMs, *l.P50Ms, *l.P99Ms, *l.MaxMs
 		}
 		f.Delivered, f.Duplicated, f.Lost = sum.Totals.Delivered, sum.Totals.Duplicated, sum.Totals.Lost
 		f.SourceLag, f.BatchesQueued = sum.Totals.SourceLag, sum.Totals.Queued

@@ -3,7 +3,9 @@ package microbatch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -57,11 +59,11 @@ func TestStabilityClosedForm(t *testing.T) {
 	// P = 10ms + 2ms + 500 × 1.5ms = 762ms < 1s
 	r := run(t, parse(t, job("1s", "1.5ms")))
 	st := r.Summary.Streaming
-	if st.ProcessingTime.MeanMs != 762 || st.SchedulingDelay.MaxMs != 0 || !st.Stable {
-		t.Errorf("stable: processing %v ms, scheduling max %v, stable %v; want 762, 0, true", st.ProcessingTime.MeanMs, st.SchedulingDelay.MaxMs, st.Stable)
+	if st.ProcessingTime.MeanMs != 762 || st.SchedulingDelay.MaxMs != 0 || !*st.Stable {
+		t.Errorf("stable: processing %v ms, scheduling max %v, stable %v; want 762, 0, true", st.ProcessingTime.MeanMs, st.SchedulingDelay.MaxMs, *st.Stable)
 	}
 	want := 500 + 762.0 + 0
-	if got := r.Summary.Latency.MeanMs; math.Abs(got-want)/want > 0.03 {
+	if got := *r.Summary.Latency.MeanMs; math.Abs(got-want)/want > 0.03 {
 		t.Errorf("mean latency %v ms, want interval/2 + P + S = %v within 3%%", got, want)
 	}
 	if r.Summary.Diagnosis.Kind != DiagnosisStable {
@@ -71,8 +73,8 @@ func TestStabilityClosedForm(t *testing.T) {
 	// P = 12ms + 500 × 2.6ms = 1.312s > 1s: each batch waits 312ms more
 	r = run(t, parse(t, job("1s", "2.6ms")))
 	st = r.Summary.Streaming
-	if st.ProcessingTime.MeanMs != 1312 || st.Stable {
-		t.Fatalf("unstable: processing %v ms, stable %v", st.ProcessingTime.MeanMs, st.Stable)
+	if st.ProcessingTime.MeanMs != 1312 || *st.Stable {
+		t.Fatalf("unstable: processing %v ms, stable %v", st.ProcessingTime.MeanMs, *st.Stable)
 	}
 	for k, b := range r.Batches {
 		if want := float64(k) * 312; math.Abs(b.SchedulingDelayMs-want) > 1e-6 {
@@ -91,7 +93,7 @@ func TestStabilityClosedForm(t *testing.T) {
 	if s := st.SchedulingDelay.MeanMs; math.Abs(s-6708) > 1e-6 {
 		t.Errorf("unstable: mean scheduling delay %v ms, want 312 × 21.5 = 6708", s)
 	}
-	if got, want := r.Summary.Latency.MeanMs, 500+1312+6708.0; math.Abs(got-want)/want > 0.03 {
+	if got, want := *r.Summary.Latency.MeanMs, 500+1312+6708.0; math.Abs(got-want)/want > 0.03 {
 		t.Errorf("unstable: mean latency %v ms, want interval/2 + P + S = %v within 3%%", got, want)
 	}
 	d := r.Summary.Diagnosis
@@ -263,6 +265,61 @@ sinks: [{name: out, input: f}]
 	sc.Spark.BatchInterval = 89 * des.Second
 	if w := sc.Warnings(); len(w) != 0 {
 		t.Errorf("batch_interval 89s of a 90s run: warnings %v, want none", w)
+	}
+}
+
+// With no batch completed in the window, summary.json has null for what
+// no batch measured (stable, the three delays, the latency's figures),
+// as Flink's summary has for a vertex no record left, not 0s that a
+// check or a plot would take for measurements; the table prints "-".
+func TestNoBatchIsNull(t *testing.T) {
+	r := run(t, parse(t, job("90s", "1.5ms")))
+	if r.Summary.Totals.Batches != 0 || r.Summary.Totals.Delivered != 0 {
+		t.Fatalf("batch interval 90s of a 60s run: %d batches, %d delivered, want 0, 0", r.Summary.Totals.Batches, r.Summary.Totals.Delivered)
+	}
+	var b bytes.Buffer
+	if err := WriteSummaryJSON(&b, &r.Summary); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Streaming map[string]any `json:"streaming"`
+		Latency   map[string]any `json:"latency"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"stable", "scheduling_delay", "processing_time", "total_delay"} {
+		if v, ok := doc.Streaming[k]; !ok || v != nil {
+			t.Errorf("streaming.%s = %v (present %v), want null", k, v, ok)
+		}
+	}
+	if doc.Streaming["batches"] != 0.0 {
+		t.Errorf("streaming.batches = %v, want 0", doc.Streaming["batches"])
+	}
+	want := map[string]any{"count": 0.0, "mean_ms": nil, "p50_ms": nil, "p90_ms": nil, "p99_ms": nil, "max_ms": nil}
+	if !reflect.DeepEqual(doc.Latency, want) {
+		t.Errorf("latency = %v, want %v", doc.Latency, want)
+	}
+	b.Reset()
+	if err := WriteTable(&b, &r.Summary); err != nil {
+		t.Fatal(err)
+	}
+	table := b.String()
+	for _, line := range []string{
+		"\nscheduling delay, processing time, total delay: - (no batch completed in the window)\n",
+		"\nrecord latency: - (no record delivered in the window)\n",
+	} {
+		if !strings.Contains(table, line) {
+			t.Errorf("table has no line %q:\n%s", line, table)
+		}
+	}
+	if strings.Contains(table, "mean 0s") {
+		t.Errorf("table prints a latency of 0s:\n%s", table)
+	}
+	// one batch in the window: the figures are back, stable judged
+	r = run(t, parse(t, job("30s", "1.5ms")))
+	if st := r.Summary.Streaming; st.Batches != 1 || st.Stable == nil || st.ProcessingTime == nil || r.Summary.Latency.MeanMs == nil {
+		t.Errorf("batch interval 30s of a 60s run: %d batches, stable %v, processing %v, latency %v", st.Batches, st.Stable, st.ProcessingTime, r.Summary.Latency.MeanMs)
 	}
 }
 

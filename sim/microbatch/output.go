@@ -141,6 +141,12 @@ func sec(x float64) string { return sim.FormatTime(des.FromSeconds(x)) }
 
 func ms(t des.Time) float64 { return round3(t.Seconds() * 1000) }
 
+// msp is ms as a summary's nullable figure.
+func msp(t des.Time) *float64 {
+	v := ms(t)
+	return &v
+}
+
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // Summary is summary.json of a micro-batch run: the run, the job's stages,
@@ -219,18 +225,22 @@ type RecoverySummary struct {
 
 // Streaming holds StreamingListener's figures over the window.
 type Streaming struct {
-	Batches         int     `json:"batches"`
-	InputRate       float64 `json:"input_rate_rps"`      // records received over the statistics window per second of it (sim.InWindow)
-	ProcessingRate  float64 `json:"processing_rate_rps"` // records per second of processing time
-	SchedulingDelay Stat    `json:"scheduling_delay"`
-	ProcessingTime  Stat    `json:"processing_time"`
-	TotalDelay      Stat    `json:"total_delay"`
+	Batches        int     `json:"batches"`
+	InputRate      float64 `json:"input_rate_rps"`      // records received over the statistics window per second of it (sim.InWindow)
+	ProcessingRate float64 `json:"processing_rate_rps"` // records per second of processing time
+	// SchedulingDelay, ProcessingTime and TotalDelay are null when no
+	// batch completed in the window (as Flink's latencies of a vertex no
+	// record left).
+	SchedulingDelay *Stat `json:"scheduling_delay"`
+	ProcessingTime  *Stat `json:"processing_time"`
+	TotalDelay      *Stat `json:"total_delay"`
 	// SchedulingDelayGrowthMs is the scheduling delay's growth per batch
 	// over the window: (last − first) / (batches − 1).
 	SchedulingDelayGrowthMs float64 `json:"scheduling_delay_growth_ms_per_batch"`
 	// Stable: the mean processing time is under the batch interval (for
-	// spark-streaming), so batches do not queue.
-	Stable bool `json:"stable"`
+	// spark-streaming), so batches do not queue; null when no batch
+	// completed in the window (there is no processing time to judge).
+	Stable *bool `json:"stable"`
 	// RowsDroppedByWatermark counts the records of a structured streaming
 	// aggregation dropped as late: their window had passed the watermark
 	// (StateOperatorProgress.numRowsDroppedByWatermark).
@@ -245,14 +255,16 @@ type Stat struct {
 }
 
 // Latency is the records' end-to-end latency over the window: from the
-// arrival in the source's log to the end of the job of their batch.
+// arrival in the source's log to the end of the job of their batch. The
+// figures are null when no record was delivered in the window (Count 0),
+// as Flink's latencies are.
 type Latency struct {
-	Count  uint64  `json:"count"`
-	MeanMs float64 `json:"mean_ms"`
-	P50Ms  float64 `json:"p50_ms"`
-	P90Ms  float64 `json:"p90_ms"`
-	P99Ms  float64 `json:"p99_ms"`
-	MaxMs  float64 `json:"max_ms"`
+	Count  uint64   `json:"count"`
+	MeanMs *float64 `json:"mean_ms"`
+	P50Ms  *float64 `json:"p50_ms"`
+	P90Ms  *float64 `json:"p90_ms"`
+	P99Ms  *float64 `json:"p99_ms"`
+	MaxMs  *float64 `json:"max_ms"`
 }
 
 // Backpressure sums up the PID rate estimator's rates.
@@ -355,12 +367,13 @@ func (s *Sim) Result() *Result {
 	st.Batches = len(win)
 	var recs int64
 	var procS float64
+	var sched, proc, total Stat
 	for _, b := range win {
 		recs += b.Records
 		procS += b.ProcessingMs / 1000
-		acc(&st.SchedulingDelay, b.SchedulingDelayMs, len(win))
-		acc(&st.ProcessingTime, b.ProcessingMs, len(win))
-		acc(&st.TotalDelay, b.TotalDelayMs, len(win))
+		acc(&sched, b.SchedulingDelayMs, len(win))
+		acc(&proc, b.ProcessingMs, len(win))
+		acc(&total, b.TotalDelayMs, len(win))
 	}
 	if span := now - min(sc.Warmup, now); span > 0 {
 		var received int64
@@ -377,16 +390,23 @@ func (s *Sim) Result() *Result {
 			st.SchedulingDelayGrowthMs = round3((win[n-1].SchedulingDelayMs - win[0].SchedulingDelayMs) / float64(n-1))
 		}
 	}
-	for _, x := range []*Stat{&st.SchedulingDelay, &st.ProcessingTime, &st.TotalDelay} {
-		x.MeanMs, x.MaxMs, x.LastMs = round3(x.MeanMs), round3(x.MaxMs), round3(x.LastMs)
+	if len(win) > 0 {
+		for _, x := range []*Stat{&sched, &proc, &total} {
+			x.MeanMs, x.MaxMs, x.LastMs = round3(x.MeanMs), round3(x.MaxMs), round3(x.LastMs)
+		}
+		st.SchedulingDelay, st.ProcessingTime, st.TotalDelay = &sched, &proc, &total
+		// a run in which no batch completed has no processing time to
+		// compare: Stable stays null (a mean of 0 would pass any interval)
+		stable := s.interval == 0 || proc.MeanMs < s.interval.Seconds()*1000
+		st.Stable = &stable
 	}
-	st.Stable = s.interval == 0 || st.ProcessingTime.MeanMs < s.interval.Seconds()*1000
 	if s.ss != nil {
 		st.RowsDroppedByWatermark = s.ss.late
 	}
 	if h := s.lat; h.Count() > 0 {
-		sum.Latency = Latency{Count: h.Count(), MeanMs: round3(h.Mean() / 1e6), P50Ms: ms(h.Quantile(0.5)),
-			P90Ms: ms(h.Quantile(0.9)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max())}
+		mean := round3(h.Mean() / 1e6)
+		sum.Latency = Latency{Count: h.Count(), MeanMs: &mean, P50Ms: msp(h.Quantile(0.5)),
+			P90Ms: msp(h.Quantile(0.9)), P99Ms: msp(h.Quantile(0.99)), MaxMs: msp(h.Max())}
 	}
 	if s.pid != nil {
 		bp := &Backpressure{FinalRate: s.rate, MinRate: -1, MaxRate: -1}
@@ -493,7 +513,7 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 		default:
 			say("keeps up: processing time %s per micro-batch (trigger %s)", sim.FormatTime(proc), s.sp.Trigger)
 		}
-	case !st.Stable:
+	case !*st.Stable:
 		d.Kind = DiagnosisFallingBehind
 		say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
 			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelayGrowthMs/1000)))
@@ -504,9 +524,9 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 		say("stable: processing time %s < batch interval %s, so batches that had to wait catch up (scheduling delay %s on average, at most %s)",
 			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MaxMs/1000)))
 	}
-	if iv > 0 && s.ss == nil {
+	if iv > 0 && s.ss == nil && sum.Latency.MeanMs != nil {
 		say("latency floor: a record waits on average half the batch interval (%s) for its batch, then the total delay (%s): mean record latency %s",
-			sim.FormatTime(iv/2), sim.FormatTime(des.FromSeconds(st.TotalDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(sum.Latency.MeanMs/1000)))
+			sim.FormatTime(iv/2), sim.FormatTime(des.FromSeconds(st.TotalDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(*sum.Latency.MeanMs/1000)))
 	}
 	if bp := sum.Backpressure; bp != nil && bp.FinalRate > 0 && bp.RateSwing > 0.05*bp.FinalRate {
 		say("the PID rate oscillates: it changes by %.0f records/s from one batch to the next on average (from %.0f to %.0f): a proportional gain above 1 overshoots the processing rate, each correction larger than the error",
@@ -636,16 +656,23 @@ func WriteTable(w io.Writer, s *Summary) error {
 	st := s.Streaming
 	fmt.Fprintf(&b, "\n%s in the window; input %.1f records/s, processed at %.1f records/s of processing time\n",
 		plural.Count(st.Batches, "batch"), st.InputRate, st.ProcessingRate)
-	b.WriteString("                     MEAN        MAX         LAST\n")
-	for _, r := range []struct {
-		name string
-		x    Stat
-	}{{"scheduling delay", st.SchedulingDelay}, {"processing time", st.ProcessingTime}, {"total delay", st.TotalDelay}} {
-		fmt.Fprintf(&b, "%-20s %-11s %-11s %s\n", r.name, sim.FormatTime(des.FromSeconds(r.x.MeanMs/1000)), sim.FormatTime(des.FromSeconds(r.x.MaxMs/1000)), sim.FormatTime(des.FromSeconds(r.x.LastMs/1000)))
+	if st.ProcessingTime != nil {
+		b.WriteString("                     MEAN        MAX         LAST\n")
+		for _, r := range []struct {
+			name string
+			x    *Stat
+		}{{"scheduling delay", st.SchedulingDelay}, {"processing time", st.ProcessingTime}, {"total delay", st.TotalDelay}} {
+			fmt.Fprintf(&b, "%-20s %-11s %-11s %s\n", r.name, sim.FormatTime(des.FromSeconds(r.x.MeanMs/1000)), sim.FormatTime(des.FromSeconds(r.x.MaxMs/1000)), sim.FormatTime(des.FromSeconds(r.x.LastMs/1000)))
+		}
+	} else {
+		b.WriteString("scheduling delay, processing time, total delay: - (no batch completed in the window)\n")
 	}
-	l := s.Latency
-	fmt.Fprintf(&b, "record latency: mean %s, p50 %s, p99 %s, max %s\n", sim.FormatTime(des.FromSeconds(l.MeanMs/1000)),
-		sim.FormatTime(des.FromSeconds(l.P50Ms/1000)), sim.FormatTime(des.FromSeconds(l.P99Ms/1000)), sim.FormatTime(des.FromSeconds(l.MaxMs/1000)))
+	if l := s.Latency; l.MeanMs != nil {
+		fmt.Fprintf(&b, "record latency: mean %s, p50 %s, p99 %s, max %s\n", sim.FormatTime(des.FromSeconds(*l.MeanMs/1000)),
+			sim.FormatTime(des.FromSeconds(*l.P50Ms/1000)), sim.FormatTime(des.FromSeconds(*l.P99Ms/1000)), sim.FormatTime(des.FromSeconds(*l.MaxMs/1000)))
+	} else {
+		b.WriteString("record latency: - (no record delivered in the window)\n")
+	}
 	t := s.Totals
 	fmt.Fprintf(&b, "records: %d arrived, %d read into batches, %d delivered, source lag %d; %d batches completed, %d queued or running at the end",
 		t.Appended, t.Read, t.Delivered, t.SourceLag, t.Batches, t.Queued)

@@ -95,7 +95,7 @@ sinks:
 	lat := r.Summary.Latency
 	// feed: k+100ms - a, out: one batch interval more
 	mean := (9000*599.5 + 8000*1599.5) / 17000
-	if lat.Count != 17000 || lat.MaxMs != 2099 || math.Abs(lat.MeanMs-mean) > 1e-3 {
+	if lat.Count != 17000 || *lat.MaxMs != 2099 || math.Abs(*lat.MeanMs-mean) > 1e-3 {
 		t.Errorf("latency %+v, want 17000 records, max 2099ms, mean %.4fms", lat, mean)
 	}
 }
