@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,5 +55,60 @@ func TestSweepMicroBatch(t *testing.T) {
 	var oe *runner.OptionError
 	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "engine=flink is invalid: spark: this field belongs to engine: spark-streaming") {
 		t.Errorf("sweeping the engine: %v", err)
+	}
+}
+
+// A sweep to batch intervals no shorter than the run prints each such
+// combination's warning before it runs, and their rows leave stable, the
+// delays and the latency empty (null in summary.json) instead of writing
+// stable=true and 0 ms, which a plot would draw as a latency falling to 0.
+func TestSweepMicroBatchNoBatch(t *testing.T) {
+	dir := t.TempDir()
+	var stderr strings.Builder
+	params := []Param{{Path: "spark.batch_interval", Values: []string{"1s", "60s", "2m"}}}
+	if err := Run(context.Background(), Options{Scenario: "spark-unstable", Params: params, OutDir: dir, Version: "test", Stderr: &stderr, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(stderr.String(), "\n")
+	want := []string{
+		"spark-unstable with spark.batch_interval=60s: spark.batch_interval: warning: 60s is not shorter than the run (duration 60s): no batch completes, so there is nothing to measure; make it shorter than the duration",
+		"spark-unstable with spark.batch_interval=2m: spark.batch_interval: warning: 120s is not shorter than the run (duration 60s): no batch completes, so there is nothing to measure; make it shorter than the duration",
+	}
+	if len(lines) != 4 || lines[0] != want[0] || lines[1] != want[1] || !strings.HasPrefix(lines[2], "wrote ") {
+		t.Errorf("stderr:\n%s\nwant the lines\n%s\nthen wrote ...", stderr.String(), strings.Join(want, "\n"))
+	}
+	f, err := os.Open(filepath.Join(dir, "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	cols := []string{"streaming.stable", "streaming.processing_time.mean_ms", "streaming.scheduling_delay.max_ms", "latency.mean_ms", "latency.count", "totals.records_delivered"}
+	wantRow := map[string][]string{
+		"1s":  {"false", "1302", "", "", "", ""},
+		"60s": {"", "", "", "", "0", "0"},
+		"2m":  {"", "", "", "", "0", "0"},
+	}
+	for _, r := range rows[1:] {
+		iv := r[col["spark.batch_interval"]]
+		got := make([]string, len(cols))
+		for i, c := range cols {
+			got[i] = r[col[c]]
+		}
+		w := wantRow[iv]
+		if iv == "1s" {
+			got = got[:2] // a run that batches: its figures are TestSweepMicroBatch's
+			w = w[:2]
+		}
+		if !slices.Equal(got, w) {
+			t.Errorf("batch interval %s: %v = %v, want %v", iv, cols, got, w)
+		}
 	}
 }

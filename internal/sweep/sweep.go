@@ -197,6 +197,10 @@ type plan struct {
 	metrics   []string
 	manifest  Manifest
 	micro     bool // the scenario runs on a micro-batch engine (sim/microbatch)
+	// warnings are the combinations' scenario.Warnings, one a line, as
+	// "LABEL with PATH=VALUE: PATH: warning: ..." (the --set's line is
+	// not in the file, as Apply's errors say).
+	warnings []string
 }
 
 // newPlan checks a sweep before anything runs: the scenario, the parameters,
@@ -257,6 +261,9 @@ func newPlan(opts Options) (*plan, error) {
 		}
 		if err := runner.CheckLimits(label+" with "+grid.describe(vals), sc, opts.Limits); err != nil {
 			return nil, err
+		}
+		for _, w := range sc.Warnings() {
+			p.warnings = append(p.warnings, fmt.Sprintf("%s with %s: %s: %s", label, grid.describe(vals), w.Path, w.Msg))
 		}
 		p.scenarios[c] = sc
 	}
@@ -324,6 +331,9 @@ func Run(ctx context.Context, opts Options) error {
 	p, err := newPlan(opts)
 	if err != nil {
 		return err
+	}
+	for _, w := range p.warnings {
+		fmt.Fprintln(stderr, w)
 	}
 	out, err := openOutputs(opts.OutDir)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -320,6 +321,36 @@ func TestNoBatchIsNull(t *testing.T) {
 	r = run(t, parse(t, job("30s", "1.5ms")))
 	if st := r.Summary.Streaming; st.Batches != 1 || st.Stable == nil || st.ProcessingTime == nil || r.Summary.Latency.MeanMs == nil {
 		t.Errorf("batch interval 30s of a 60s run: %d batches, stable %v, processing %v, latency %v", st.Batches, st.Stable, st.ProcessingTime, r.Summary.Latency.MeanMs)
+	}
+}
+
+// A processing-time (or continuous) trigger_interval no shorter than the
+// run warns as spark.batch_interval does: its first trigger fires one
+// interval after the start, so no micro-batch completes.
+func TestTriggerIntervalLongerThanRun(t *testing.T) {
+	y := `
+engine: structured-streaming
+duration: 60s
+spark: {trigger: TRIGGER, trigger_interval: 2m}
+sources: [{name: in, parallelism: 2, arrival: {process: constant, rate: 500/s}}]
+operators: [{name: f, input: in, parallelism: 2, service_time: {mean: 20us}}]
+sinks: [{name: out, input: f}]
+`
+	for _, trig := range []string{"processing-time", "continuous"} {
+		sc := parse(t, strings.Replace(y, "TRIGGER", trig, 1))
+		w := sc.Warnings()
+		col := 38 + len(trig) // the column of 2m
+		if want := fmt.Sprintf("t.yaml:4:%d: spark.trigger_interval: warning: 120s is not shorter than the run (duration 60s): no micro-batch completes, so there is nothing to measure; make it shorter than the duration", col); len(w) != 1 || w[0].Error() != want {
+			t.Errorf("%s: warnings %v, want [%s]", trig, w, want)
+		}
+		r := run(t, sc)
+		if r.Summary.Totals.Batches != 0 || r.Summary.Streaming.Stable != nil || r.Summary.Latency.MeanMs != nil {
+			t.Errorf("%s: %d batches, stable %v, latency %v; want 0, null, null", trig, r.Summary.Totals.Batches, r.Summary.Streaming.Stable, r.Summary.Latency.MeanMs)
+		}
+		sc.Spark.TriggerInterval = 59 * des.Second
+		if w := sc.Warnings(); len(w) != 0 {
+			t.Errorf("%s: trigger_interval 59s of a 60s run: warnings %v, want none", trig, w)
+		}
 	}
 }
 

@@ -32,13 +32,23 @@ func DefaultSparkCheckpointInterval(batch des.Time, op string) des.Time {
 // its errors are (Errorf): a spark.batch_interval no shorter than the
 // duration, so that no batch completes (Spark Streaming's first batch is
 // generated one batch interval after the start: JobGenerator's
-// RecurringTimer, then its job runs). Validate and run print them; they
-// refuse nothing.
+// RecurringTimer, then its job runs), and the same of structured
+// streaming's spark.trigger_interval with a processing-time or continuous
+// trigger (the first trigger fires one interval after the start).
+// Validate and run print them; they refuse nothing.
 func (s *Scenario) Warnings() []*Error {
 	var w []*Error
-	if s.Engine == EngineSparkStreaming && s.Spark.BatchInterval >= s.Duration && s.Duration > 0 {
-		w = append(w, s.Errorf(kSpark+"."+kBatchInterval, "warning: %s is not shorter than the run (duration %s): no batch completes, so there is nothing to measure; make it shorter than the duration",
-			FormatDuration(s.Spark.BatchInterval), FormatDuration(s.Duration)))
+	longer := func(field string, iv des.Time, what string) {
+		if iv >= s.Duration && s.Duration > 0 {
+			w = append(w, s.Errorf(kSpark+"."+field, "warning: %s is not shorter than the run (duration %s): no %s completes, so there is nothing to measure; make it shorter than the duration",
+				FormatDuration(iv), FormatDuration(s.Duration), what))
+		}
+	}
+	switch {
+	case s.Engine == EngineSparkStreaming:
+		longer(kBatchInterval, s.Spark.BatchInterval, "batch")
+	case s.Engine == EngineStructuredStreaming && (s.Spark.Trigger == TriggerProcessingTime || s.Spark.Trigger == TriggerContinuous):
+		longer(kTriggerInterval, s.Spark.TriggerInterval, "micro-batch")
 	}
 	return w
 }
