@@ -27,7 +27,7 @@ func TestBuiltinPack(t *testing.T) {
 		"shedding-threshold":   {"starter.yaml: 9/14", "solution.yaml: 14/14", "wrong-batch.yaml: 9/14", "wrong.yaml: 9/14"},
 		"spark-batch-interval": {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-no-batch.yaml: 2/14", "wrong-too-long.yaml: 11/14", "wrong.yaml: 7/14"},
 		"spark-output-mode":    {"starter.yaml: 9/12", "solution.yaml: 12/12", "wrong-update.yaml: 9/12", "wrong.yaml: 9/12"},
-		"spark-pid":            {"starter.yaml: 2/12", "solution.yaml: 12/12", "wrong-off.yaml: 2/12", "wrong.yaml: 2/12"},
+		"spark-pid":            {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-frozen.yaml: 12/14", "wrong-off.yaml: 2/14", "wrong.yaml: 4/14"},
 		"stalled-watermark":    {"starter.yaml: 2/10", "solution.yaml: 10/10", "wrong.yaml: 2/10"},
 		"state-backend":        {"starter.yaml: 7/14", "solution.yaml: 14/14", "wrong-more-workers.yaml: 4/14", "wrong.yaml: 11/14"},
 		"unaligned":            {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-aligned-timeout.yaml: 12/14", "wrong-stop-the-world.yaml: 4/14", "wrong-timeout.yaml: 2/14", "wrong.yaml: 4/14"},
