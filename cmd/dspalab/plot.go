@@ -20,8 +20,9 @@ extension of -o (default plot.png).
 
 Runs: a panel per metric (-m, columns of timeseries.csv such as
 in_rate_rps, backpressured_ms_per_s, busy_ms_per_s, queued_records,
-latency_p99_ms; default in_rate_rps,backpressured_ms_per_s,latency_p99_ms)
-over simulated time, a line per vertex (--vertex to choose, --subtasks for
+latency_p99_ms; default in_rate_rps,backpressured_ms_per_s,latency_p99_ms,
+for a Spark run input_rate_rps,scheduling_delay_ms,processing_time_ms,
+latency_p99_ms) over simulated time, a line per vertex (--vertex to choose, --subtasks for
 a line per subtask; past 10, those with the highest mean of the first
 metric). Sources draw their output rate in the input-rate panel, as
 "NAME (out)". Several run directories are overlaid, with a legend.

@@ -21,6 +21,7 @@ import (
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/internal/sweep"
+	"github.com/dspalab/dspalab/sim/scenario"
 	"github.com/dspalab/dspalab/viz/plot"
 )
 
@@ -36,7 +37,8 @@ type PlotOptions struct {
 	// the format. DefaultPlotFile when empty.
 	Output string
 	// Metrics, for runs: columns of timeseries.csv, a panel each
-	// (plot.DefaultMetrics when empty); the heatmap's metric.
+	// (plot.DefaultMetrics when empty, plot.DefaultMicroBatchMetrics for
+	// runs of Spark's engines); the heatmap's metric.
 	Metrics []string
 	// Vertices to draw, for runs; all (the sinks for a CDF) when empty.
 	Vertices []string
@@ -141,6 +143,21 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	case opts.Heatmap && len(opts.Metrics) > 1:
 		return nil, &runner.OptionError{Err: errors.New("--heatmap draws one metric; give one -m")}
 	}
+	defaults := plot.DefaultMetrics
+	if micro, flink := runEngines(opts.Inputs); len(micro) > 0 {
+		switch {
+		case len(flink) > 0 && (len(opts.Metrics) == 0 || opts.CDF):
+			return nil, &runner.OptionError{Err: fmt.Errorf("%s ran on %s and %s on flink: their timeseries.csv have different columns; overlay runs of one engine, or name columns both have with -m",
+				strings.Join(micro, ", "), microEngine(micro[0]), strings.Join(flink, ", "))}
+		case opts.CDF:
+			return nil, &runner.OptionError{Err: fmt.Errorf("--cdf draws the latency distribution at a Flink job's sinks (timeseries.csv's latency_p50_ms to latency_max_ms per vertex); %s ran on %s, whose timeseries.csv has the whole job's latency_p50_ms and latency_p99_ms per interval: plot them with -m latency_p50_ms -m latency_p99_ms",
+				micro[0], microEngine(micro[0]))}
+		case opts.Heatmap && len(opts.Metrics) == 0:
+			return nil, &runner.OptionError{Err: fmt.Errorf("--heatmap draws back-pressure per vertex of a Flink job; %s ran on %s, which has no back-pressure column and one row per interval for the whole job (vertex job): plot its columns over time with -m (such as -m scheduling_delay_ms), or give --heatmap one -m",
+				micro[0], microEngine(micro[0]))}
+		}
+		defaults = plot.DefaultMicroBatchMetrics
+	}
 	filter := plot.TimeseriesFilter{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks}
 	switch {
 	case opts.eventTime():
@@ -152,7 +169,7 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 	case opts.Heatmap && len(opts.Metrics) == 0:
 		filter.Metrics = []string{plot.DefaultHeatmapMetric}
 	case len(opts.Metrics) == 0:
-		filter.Metrics = plot.DefaultMetrics
+		filter.Metrics = defaults
 	}
 	if opts.Heatmap {
 		filter.Optional = []string{plot.DownMetric} // down cells drawn as down
@@ -182,7 +199,45 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 		}
 		return plot.Heatmap(runs, plot.HeatmapOptions{Metric: m, Vertices: opts.Vertices, Subtasks: opts.Subtasks, Title: opts.Title})
 	}
-	return plot.TimeSeries(runs, plot.TimeSeriesOptions{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks, Title: opts.Title})
+	metrics := opts.Metrics
+	if len(metrics) == 0 {
+		metrics = defaults
+	}
+	return plot.TimeSeries(runs, plot.TimeSeriesOptions{Metrics: metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks, Title: opts.Title})
+}
+
+// runEngines sorts run directories by the engine their summary.json
+// names: micro the runs of Spark's engines, flink the others (and those
+// without a readable summary, which reading the run reports).
+func runEngines(dirs []string) (micro, flink []string) {
+	for _, d := range dirs {
+		if microEngine(d) != "" {
+			micro = append(micro, d)
+		} else {
+			flink = append(flink, d)
+		}
+	}
+	return micro, flink
+}
+
+// microEngine returns the engine of the run in dir when it is one of
+// Spark's (summary.json's engine), else "".
+func microEngine(dir string) string {
+	rd, err := runfiles.OpenRunDir(os.DirFS(dir), filepath.Clean(dir))
+	if err != nil {
+		return ""
+	}
+	_, data, err := rd.ReadSummary()
+	if err != nil {
+		return ""
+	}
+	var e struct {
+		Engine string `json:"engine"`
+	}
+	if json.Unmarshal(data, &e) != nil || e.Engine == "" || e.Engine == scenario.EngineFlink {
+		return ""
+	}
+	return e.Engine
 }
 
 // eventTime says whether opts ask for a figure of event time.

@@ -16,6 +16,13 @@ import (
 // asked for: throughput, back-pressure and tail latency.
 var DefaultMetrics = []string{"in_rate_rps", "backpressured_ms_per_s", "latency_p99_ms"}
 
+// DefaultMicroBatchMetrics are DefaultMetrics for a run of Spark's
+// engines, whose timeseries.csv has a row per interval for the whole job
+// (sim/microbatch.TimeseriesColumns): the input rate, the scheduling
+// delay (which grows while the job falls behind), the processing time
+// against the batch interval, and tail latency.
+var DefaultMicroBatchMetrics = []string{"input_rate_rps", "scheduling_delay_ms", "processing_time_ms", "latency_p99_ms"}
+
 // The input and output rate columns. A source has no input: in a panel
 // of InRateMetric it is drawn with its OutRateMetric (what it emits, the
 // job's input), named "NAME (out)" in the legend.
