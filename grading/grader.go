@@ -32,6 +32,7 @@ import (
 
 	"github.com/dspalab/dspalab/exercises"
 	"github.com/dspalab/dspalab/internal/runner"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -381,6 +382,20 @@ func want(c exercises.Check) string {
 	return w
 }
 
+// noBatchReason is ": " and the diagnosis of a run of Spark's engines in
+// which no batch completed (microbatch.DiagnosisNone), whose metrics are
+// null for that reason; "" for any other summary.
+func noBatchReason(doc any) string {
+	m, _ := doc.(map[string]any)
+	d, _ := m["diagnosis"].(map[string]any)
+	engine, _ := m["engine"].(string)
+	msg, _ := d["message"].(string)
+	if engine == "" || engine == scenario.EngineFlink || d["kind"] != microbatch.DiagnosisNone || msg == "" {
+		return ""
+	}
+	return ": " + msg
+}
+
 // evaluate checks c on the summaries of the seeds.
 func (g *Grader) evaluate(c exercises.Check, docs []any, it Item) Item {
 	segs := c.MetricPath()
@@ -388,7 +403,7 @@ func (g *Grader) evaluate(c exercises.Check, docs []any, it Item) Item {
 	for i, d := range docs {
 		v, err := exercises.Lookup(d, segs)
 		if err != nil {
-			it.Feedback = g.onSeed(i, err.Error())
+			it.Feedback = g.onSeed(i, err.Error()+noBatchReason(d))
 			return it
 		}
 		vals[i] = v
