@@ -33,7 +33,7 @@ func TestWriteCompare(t *testing.T) {
 	}
 	page := string(b)
 	rows := runner.ComparisonRows(figs)
-	if len(rows) != 15 {
+	if len(rows) != 17 { // a header row and 16 figures
 		t.Fatalf("%d rows", len(rows))
 	}
 	for _, want := range []string{
@@ -41,6 +41,8 @@ func TestWriteCompare(t *testing.T) {
 		"<th>same-workload-flink</th><th>same-workload-spark</th>",
 		`<td class="l"><b>latency mean</b></td><td>105.306ms</td><td>1.701s</td>`,
 		`<td class="l"><b>model</b></td><td>pipelined</td><td>batch interval 2s</td>`,
+		`<td class="l"><b>source lag</b></td><td>`,
+		`<td class="l"><b>queued at the end</b></td><td>`,
 		"stable: processing time 706.118ms &lt; batch interval 2s",
 	} {
 		if !strings.Contains(page, want) {
