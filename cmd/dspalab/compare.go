@@ -71,6 +71,9 @@ func (c *compareFlags) run(cmd *cobra.Command, args []string) error {
 		if c.report == "" {
 			return usagef("--report needs a file name, got an empty string")
 		}
+		if err := report.CheckPageName(c.report); err != nil {
+			return &usageError{err}
+		}
 		c.opts.Report = func(all []runner.Figures) error {
 			return report.WriteCompare(report.Options{Output: c.report, Version: version, Stderr: cmd.ErrOrStderr()}, all)
 		}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dspalab/dspalab/internal/report"
+	"github.com/dspalab/dspalab/internal/runner"
 )
 
 func newReportCmd() *cobra.Command {
@@ -37,7 +40,12 @@ input rate, batches.csv as a table and the event log.
 			opts.RunDir = args[0]
 			opts.Version = version
 			opts.Stderr = cmd.ErrOrStderr()
-			return report.Write(opts)
+			err := report.Write(opts)
+			var oe *runner.OptionError
+			if errors.As(err, &oe) {
+				return &usageError{err}
+			}
+			return err
 		},
 	}
 	outputFlags(cmd, &opts.Output, report.DefaultReportFile, "the page")

@@ -72,6 +72,9 @@ func Plot(opts PlotOptions) error {
 	if out == "" {
 		out = DefaultPlotFile
 	}
+	if err := checkNotInput(out, opts.Inputs); err != nil {
+		return err
+	}
 	format, err := plot.FormatOf(out)
 	if err != nil {
 		return &runner.OptionError{Err: err}

@@ -213,6 +213,16 @@ type cell struct {
 // by a note saying why.
 func Write(opts Options) error {
 	dir := opts.RunDir
+	out := opts.Output
+	if out == "" {
+		out = DefaultReportFile
+	}
+	if err := checkNotInput(out, []string{dir}); err != nil {
+		return err
+	}
+	if err := CheckPageName(out); err != nil {
+		return err
+	}
 	if fi, err := os.Stat(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s does not exist; name a run directory (dspalab run --out DIR)", dir)

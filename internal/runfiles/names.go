@@ -122,3 +122,12 @@ const (
 	SweepSeedColumn    = "seed"
 	SweepPartialColumn = "partial"
 )
+
+// OwnedNames are the names dspalab gives the entries of a run directory:
+// ManifestFile, every output file (OutputFiles and the optional ones) and
+// PartialDir. Another command writing into a run directory (report, plot)
+// must not take one of them: it would replace an input of the run.
+func OwnedNames() []string {
+	names := append(slices.Clone(OutputFiles), optionalFiles...)
+	return append(names, ManifestFile, PartialDir)
+}
