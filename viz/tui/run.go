@@ -64,17 +64,27 @@ func Run(ctx context.Context, job Job, opts Options) (*sim.Sim, error) {
 // microbatch.Sim both are.
 type stoppable interface {
 	Now() des.Time
+	Duration() des.Time
 	RunUntil(context.Context, des.Time) error
 }
 
 // endRun returns the error of a live view that has ended: ctx's error when
-// ctx was cancelled or the user pressed ctrl+c (interrupted; then
-// interrupt is called, as SIGINT is for dspalab run, and s learns of the
-// interruption, so that its result says so: with ctx cancelled it fires
-// no event), the terminal's (perr), or stopErr, the one that stopped the
-// simulation.
+// ctx was cancelled, the user pressed ctrl+c (interrupted) or the program
+// caught SIGINT (perr is tea.ErrInterrupted: the signal that also cancels
+// dspalab's context, whichever sees it first); then interrupt is called,
+// as SIGINT is for dspalab run, and s learns of the interruption, so that
+// its result says so (with ctx cancelled it fires no event). Otherwise the
+// terminal's error (perr), or stopErr, the one that stopped the
+// simulation. A run that had reached its end when it was interrupted is
+// complete, as its result says: that is no interruption (nor is it for
+// dspalab run, whose simulation is over by then), and endRun returns
+// stopErr without calling interrupt.
 func endRun(ctx context.Context, interrupted bool, perr error, interrupt func(), s stoppable, stopErr error) error {
-	if interrupted && perr == nil {
+	sigint := perr != nil && errors.Is(perr, tea.ErrInterrupted)
+	if (interrupted || sigint || ctx.Err() != nil) && s.Now() >= s.Duration() {
+		return stopErr
+	}
+	if (interrupted && perr == nil) || sigint {
 		if interrupt != nil {
 			interrupt()
 		}
@@ -88,8 +98,6 @@ func endRun(ctx context.Context, interrupted bool, perr error, interrupt func(),
 	case ctx.Err() != nil:
 		s.RunUntil(ctx, s.Now())
 		return ctx.Err()
-	case perr != nil && errors.Is(perr, tea.ErrInterrupted):
-		return fmt.Errorf("tui: %w", perr)
 	case perr != nil:
 		return fmt.Errorf("tui: running the terminal UI: %w", perr)
 	}

@@ -3,11 +3,14 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/dspalab/dspalab/sim/des"
 )
 
 // TestRunQuitAndInterrupt checks how the view ends: q quits (no error,
@@ -50,5 +53,64 @@ func TestRunQuitAndInterrupt(t *testing.T) {
 		ProgramOptions: []tea.ProgramOption{tea.WithInput(strings.NewReader("\x03")), tea.WithOutput(io.Discard)}})
 	if !errors.Is(err, context.Canceled) || s == nil || !strings.HasPrefix(s.Result().Summary.PartialReason, "interrupted") {
 		t.Errorf("ctrl+c without Interrupt: %v", err)
+	}
+}
+
+// fakeRun is a stoppable at now of dur that records whether it learnt of
+// an interruption (RunUntil with a cancelled context).
+type fakeRun struct {
+	now, dur    des.Time
+	interrupted bool
+}
+
+func (f *fakeRun) Now() des.Time      { return f.now }
+func (f *fakeRun) Duration() des.Time { return f.dur }
+func (f *fakeRun) RunUntil(ctx context.Context, _ des.Time) error {
+	f.interrupted = ctx.Err() != nil
+	return ctx.Err()
+}
+
+// TestEndRunAfterTheEnd: ctrl+c, SIGINT caught by the program or a
+// cancelled context after the run reached its end leaves a complete run
+// (no error, no interruption), as dspalab run does; before the end, each
+// is an interruption.
+func TestEndRunAfterTheEnd(t *testing.T) {
+	sigint := fmt.Errorf("%w: %w", tea.ErrProgramKilled, tea.ErrInterrupted)
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name        string
+		now         des.Time
+		ctrlC       bool
+		cancelled   bool
+		perr        error
+		stopErr     error
+		want        error
+		interrupted bool
+	}{
+		{"ctrl+c after the end", 600 * des.Second, true, false, nil, nil, nil, false},
+		{"cancelled after the end", 600 * des.Second, false, true, sigint, nil, nil, false},
+		{"SIGINT after the end", 600 * des.Second, false, false, sigint, nil, nil, false},
+		{"ctrl+c after a stop", 600 * des.Second, true, false, nil, boom, boom, false},
+		{"q after the end", 600 * des.Second, false, false, nil, nil, nil, false},
+		{"ctrl+c before the end", 300 * des.Second, true, false, nil, nil, context.Canceled, true},
+		{"SIGINT before the end", 300 * des.Second, false, false, sigint, nil, context.Canceled, true},
+		{"cancelled before the end", 300 * des.Second, false, true, nil, nil, context.Canceled, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancelled {
+				cancel()
+			}
+			called := false
+			f := &fakeRun{now: tc.now, dur: 600 * des.Second}
+			err := endRun(ctx, tc.ctrlC, tc.perr, func() { called = true }, f, tc.stopErr)
+			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Errorf("error %v, want %v", err, tc.want)
+			}
+			if f.interrupted != tc.interrupted || (called != (tc.interrupted && !tc.cancelled)) {
+				t.Errorf("simulation interrupted %v, interrupt called %v; want interrupted %v", f.interrupted, called, tc.interrupted)
+			}
+		})
 	}
 }
