@@ -17,6 +17,7 @@ import (
 	"github.com/dspalab/dspalab/internal/regfile"
 	"github.com/dspalab/dspalab/internal/strictyaml"
 	"github.com/dspalab/dspalab/sim/scenario"
+	"go.yaml.in/yaml/v3"
 )
 
 // builtinFiles is the built-in pack: exercises/builtin/, one folder per
@@ -156,6 +157,7 @@ func (p *Pack) load(dir string) (*Exercise, scenario.ErrorList) {
 	}
 	// the starter, and the instructor's scenarios, must be valid
 	var names []string
+	var docs []any // the scenarios, as YAML, for the [name] selectors of editable
 	for _, f := range append([]string{e.Starter}, e.InstructorFiles()...) {
 		sc, es := e.parseScenario(f)
 		if es != nil {
@@ -179,11 +181,18 @@ func (p *Pack) load(dir string) (*Exercise, scenario.ErrorList) {
 		if f == e.Starter {
 			e.checkEngine(sc.Engine, add)
 		}
+		if data, err := e.ReadFile(f); err == nil {
+			var doc any
+			if yaml.Unmarshal(data, &doc) == nil {
+				docs = append(docs, doc)
+			}
+		}
 	}
 	if len(names) > 0 {
 		slices.Sort(names)
 		e.checkNames(names, add)
 	}
+	e.checkEditableNames(docs, add)
 	return e, errs
 }
 
@@ -235,6 +244,77 @@ func (e *Exercise) checkNames(names []string, add func(path, format string, args
 	for i, q := range e.Questions {
 		check(strictyaml.Index("questions", i)+".truth.metric", q.Truth.Metric)
 	}
+}
+
+// checkEditableNames checks the [name] selectors of the editable patterns
+// (operators[enrich].parallelism) against the names of the elements of
+// that list in the starter and the instructor's scenarios (docs, decoded
+// YAML), as checkNames does for the metric paths: a pattern that names no
+// element allows nothing. A list none of them has is not checked.
+func (e *Exercise) checkEditableNames(docs []any, add func(path, format string, args ...any)) {
+	for i, p := range e.patterns {
+		nodes := docs
+		for k, s := range p.segs {
+			if s.IsName {
+				var names []string
+				for _, n := range nodes {
+					l, _ := n.([]any)
+					for _, el := range l {
+						if m, ok := el.(map[string]any); ok {
+							if name, ok := m["name"].(string); ok && !slices.Contains(names, name) {
+								names = append(names, name)
+							}
+						}
+					}
+				}
+				if len(names) > 0 && !slices.Contains(names, s.Name) {
+					slices.Sort(names)
+					list := FormatPath(p.segs[:k])
+					msg := fmt.Sprintf("no element of %s named %q in the starter (%s would allow nothing); its %s are %s", list, s.Name, p.Raw, list, strings.Join(names, ", "))
+					if n := scenario.Nearest(s.Name, names); n != "" {
+						msg += " (did you mean " + n + "?)"
+					}
+					add(strictyaml.Index("editable", e.patternIndex[i]), "%s", msg)
+					break
+				}
+			}
+			nodes = follow(nodes, s)
+		}
+	}
+}
+
+// follow returns what segment s selects in each of nodes (decoded YAML):
+// a field of a mapping (* any field), an element of a list ([N], [name]
+// the element of that name, [*] any).
+func follow(nodes []any, s Seg) []any {
+	var out []any
+	for _, n := range nodes {
+		switch {
+		case s.IsIndex || s.IsName:
+			l, _ := n.([]any)
+			for j, el := range l {
+				m, _ := el.(map[string]any)
+				switch {
+				case s.IsName:
+					if name, ok := m["name"].(string); ok && name == s.Name {
+						out = append(out, el)
+					}
+				case s.Index < 0 || s.Index == j:
+					out = append(out, el)
+				}
+			}
+		default:
+			m, _ := n.(map[string]any)
+			if s.Key == "*" {
+				for _, v := range m {
+					out = append(out, v)
+				}
+			} else if v, ok := m[s.Key]; ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // parseScenario reads and parses a scenario of the exercise's folder, and

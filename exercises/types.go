@@ -106,8 +106,10 @@ type Exercise struct {
 
 	pack     *Pack
 	patterns []Pattern
-	pos      map[string]strictyaml.Position
-	bad      map[string]bool // paths of exercise.yaml with a decoding error
+	// patternIndex is the index in Editable of each of patterns.
+	patternIndex []int
+	pos          map[string]strictyaml.Position
+	bad          map[string]bool // paths of exercise.yaml with a decoding error
 }
 
 // Limits bound what a submission may use.

@@ -35,6 +35,7 @@ func (e *Exercise) validate() scenario.ErrorList {
 			continue
 		}
 		e.patterns = append(e.patterns, p)
+		e.patternIndex = append(e.patternIndex, i)
 	}
 	for i, s := range e.HiddenSeeds {
 		if slices.Contains(e.Seeds, s) {
