@@ -252,6 +252,9 @@ the run below full marks. In the autograding workflow:
 			}
 			fi, err := os.Stat(path)
 			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && len(args) == 1 {
+					return checkWhat(path, *pack)
+				}
 				return fmt.Errorf("nothing to check: %w", err)
 			}
 			dir := path // where the marker is
@@ -378,4 +381,23 @@ every wrong*.yaml is graded too, and its score shown.
 			return nil
 		},
 	}
+}
+
+// checkWhat is the error of exercise check ARG where ARG does not exist:
+// when it is the id of an exercise (of --pack or the built-in ones), the
+// user meant the exercise, and is told to name a directory (., when the
+// current one is a copy of that exercise, which start made).
+func checkWhat(arg, pack string) error {
+	msg := fmt.Sprintf("nothing to check: there is no file or directory %s", arg)
+	if strings.ContainsAny(arg, `/\`) || filepath.Ext(arg) != "" {
+		return errors.New(msg)
+	}
+	if _, err := gradeExercise(arg, pack); err != nil {
+		return errors.New(msg)
+	}
+	msg += fmt.Sprintf("; %s is the id of an exercise, and check takes your copy of it (the directory dspalab exercise start made, or a .yaml)", arg)
+	if m, err := exercises.ReadMarker("."); err == nil && m.Exercise == arg {
+		return errors.New(msg + ": this directory is one, check it with dspalab exercise check (or check .)")
+	}
+	return errors.New(msg + fmt.Sprintf(": run dspalab exercise check in it, or name it (with --exercise %s if it has no %s)", arg, exercises.MarkerFile))
 }
