@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -56,7 +57,18 @@ type Submission struct {
 // IDs are sanitized (SanitizeID) and unique without regard to case (see
 // uniqueIDs). An argument that does not exist, or is neither a directory
 // nor a .yaml file, is an error.
-func Collect(args []string) ([]Submission, error) {
+func Collect(args []string) ([]Submission, error) { return CollectSkipping(args, "") }
+
+// CollectSkipping is Collect for a grade whose reports go to outDir
+// (WriteReports): what an earlier grade wrote there (outDir itself,
+// feedback/, grades.csv, summary.md, histogram.png) is not a submission,
+// whether found in a directory of submissions (grade --out subs subs, or
+// --out subs/grades subs) or given by the shell (subs/*), unless it holds
+// scenario.yaml or answers.yaml. outDir given as an argument is a
+// directory of submissions, expanded without those; one holding nothing
+// else is left out.
+func CollectSkipping(args []string, outDir string) ([]Submission, error) {
+	own := ownOutputs(outDir)
 	var subs []Submission
 	for _, arg := range args {
 		// a trailing slash would make Lstat follow a link
@@ -75,11 +87,18 @@ func Collect(args []string) ([]Submission, error) {
 			subs = append(subs, Submission{ID: idOf(name), Path: arg, refused: linkReason(arg)})
 			continue
 		}
+		isOut := len(own) > 0 && os.SameFile(li, own[0])
+		if !isOut && isOwn(name, li, own) {
+			continue
+		}
 		switch {
 		case li.IsDir():
-			children, err := expand(arg)
+			children, err := expand(arg, own)
 			if err != nil {
 				return nil, err
+			}
+			if children == nil && isOut && !has(arg, ScenarioFile) && !has(arg, AnswersFile) {
+				continue // only the reports of an earlier grade
 			}
 			if children == nil {
 				subs = append(subs, Submission{ID: idOf(arg), Path: arg})
@@ -166,7 +185,7 @@ func uniqueIDs(subs []Submission) {
 
 // expand returns the submissions inside dir, or nil when dir is one
 // submission itself.
-func expand(dir string) ([]Submission, error) {
+func expand(dir string, own []os.FileInfo) ([]Submission, error) {
 	if has(dir, ScenarioFile) || has(dir, AnswersFile) {
 		return nil, nil
 	}
@@ -180,6 +199,11 @@ func expand(dir string) ([]Submission, error) {
 		p := filepath.Join(dir, name)
 		if strings.HasPrefix(name, ".") && !(e.IsDir() && (has(p, ScenarioFile) || has(p, AnswersFile)) || e.Type().IsRegular() && isYAML(name)) {
 			continue // .git and the like; a hidden submission is still one
+		}
+		if e.Type()&fs.ModeSymlink == 0 && len(own) > 0 {
+			if fi, err := os.Lstat(p); err == nil && isOwn(p, fi, own) {
+				continue // the reports of an earlier grade
+			}
 		}
 		switch {
 		case e.Type()&fs.ModeSymlink != 0:
@@ -395,4 +419,32 @@ func readErr(label string, err error) error {
 // that error.
 func isEscape(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+// ownOutputs are the files WriteReports writes into outDir that exist,
+// outDir first; none when outDir is "" or does not exist.
+func ownOutputs(outDir string) []os.FileInfo {
+	if outDir == "" {
+		return nil
+	}
+	fi, err := os.Stat(outDir)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	own := []os.FileInfo{fi}
+	for _, name := range []string{FeedbackDir, GradesFile, SummaryFile, HistogramFile} {
+		if fi, err := os.Lstat(filepath.Join(outDir, name)); err == nil {
+			own = append(own, fi)
+		}
+	}
+	return own
+}
+
+// isOwn reports whether p (of Lstat fi) is one of own, and not a
+// submission (a directory holding scenario.yaml or answers.yaml).
+func isOwn(p string, fi os.FileInfo, own []os.FileInfo) bool {
+	if fi.IsDir() && (has(p, ScenarioFile) || has(p, AnswersFile)) {
+		return false
+	}
+	return slices.ContainsFunc(own, func(o os.FileInfo) bool { return os.SameFile(fi, o) })
 }

@@ -122,7 +122,11 @@ func runGrade(cmd *cobra.Command, opts gradeOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	subs, err := grading.Collect(args)
+	skip := "" // the reports of an earlier grade into --out are no submission
+	if !opts.classroom || opts.outSet {
+		skip = opts.outDir
+	}
+	subs, err := grading.CollectSkipping(args, skip)
 	if err != nil {
 		return err
 	}
