@@ -332,8 +332,34 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 		w.Abort()
 		return "", fmt.Errorf("writing outputs: %w (the new files are in place, but %s is not the new one)", err, ManifestFile)
 	}
+	if target == w.dir.path {
+		removePartial(target)
+	}
 	w.Abort() // removes the now empty temporary directory
 	return target, nil
+}
+
+// removePartial removes dir/PartialDir, the outputs of an interrupted run
+// that a complete run in dir kept, now that a newer run holds dir: the
+// files its manifest lists and the manifest, regular files only, then the
+// directory if that emptied it. A partial/ that dspalab did not write (no
+// manifest of a dspalab run) is left as it is, as is anything else in it.
+func removePartial(dir string) {
+	p := filepath.Join(dir, PartialDir)
+	m, err := readManifest(p)
+	if err != nil || m == nil {
+		return
+	}
+	for _, name := range append(slices.Clone(m.Files), ManifestFile) {
+		if !slices.Contains(OwnedNames(), name) || name == PartialDir {
+			continue // a manifest names only dspalab's files
+		}
+		f := filepath.Join(p, name)
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			os.Remove(f)
+		}
+	}
+	os.Remove(p) // only if empty
 }
 
 // checkDestinations makes sure that every output file of names in dir,
