@@ -228,3 +228,19 @@ func ScanErr(sc *bufio.Scanner, name string, line int64, limit int) error {
 	}
 	return err
 }
+
+// DanglingLink returns, when path is a symbolic link whose target does
+// not exist, an error saying so (with the target), for a message in place
+// of the "file exists" of mkdir or the "no such file" of open; nil
+// otherwise.
+func DanglingLink(path string) error {
+	li, err := os.Lstat(path)
+	if err != nil || li.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	target, _ := os.Readlink(path)
+	return fmt.Errorf("%s is a symbolic link to %s, which does not exist (a dangling link): remove the link, or create what it points to", path, target)
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/dspalab/dspalab/internal/atomicfile"
 	"github.com/dspalab/dspalab/internal/regfile"
@@ -51,6 +52,9 @@ func (e *BusyError) Error() string {
 // Lock creates dir if missing and locks it for the caller until Close. It
 // returns a *BusyError when another process holds the lock.
 func Lock(dir string) (*Dir, error) {
+	if err := regfile.DanglingLink(strings.TrimRight(dir, `/`+string(filepath.Separator))); err != nil {
+		return nil, fmt.Errorf("creating output directory: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}

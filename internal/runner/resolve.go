@@ -58,6 +58,9 @@ func Resolve(arg string) (label string, data []byte, err error) {
 		}
 		return arg, data, nil
 	}
+	if err := regfile.DanglingLink(arg); err != nil {
+		return "", nil, fmt.Errorf("reading scenario: %w", err)
+	}
 	return "", nil, unknownScenario("no scenario file or built-in scenario named", arg)
 }
 
