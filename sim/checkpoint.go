@@ -520,6 +520,10 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 	}
 	ck.stats.Status = CheckpointTimedOut
 	ck.stats.EndToEnd = ms6(now - ck.trigger)
+	// why does not depend on what finish and the aborts below change
+	why := c.timeoutReason(now, ck)
+	ck.stats.Reason = fmt.Sprintf("timed out after %s: %d of %d subtasks acknowledged (%s)",
+		FormatTime(c.cfg.Timeout), ck.stats.Acked, ck.stats.Subtasks, why)
 	for _, t := range c.s.subtasks {
 		if h := t.barriers; h != nil && h.checkpoint == id {
 			c.alignedSoFar(ck, t, now-h.start) // still aligning: as long as that
@@ -536,9 +540,7 @@ func (c *coordinator) timeOut(now des.Time, id int64) {
 			}
 		}
 	}
-	why := c.timeoutReason(now, ck)
-	c.s.emit(Event{Type: EventCheckpointFailed, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d timed out after %s: %d of %d subtasks acknowledged (%s)",
-		id, FormatTime(c.cfg.Timeout), ck.stats.Acked, ck.stats.Subtasks, why)})
+	c.s.emit(Event{Type: EventCheckpointFailed, Checkpoint: id, Message: fmt.Sprintf("checkpoint %d %s", id, ck.stats.Reason)})
 	if tol := c.cfg.TolerableFailures; tol >= 0 && c.failedInRow > tol && c.s.fo != nil {
 		n := c.failedInRow
 		c.s.fo.later(now, func(now des.Time) {

@@ -65,6 +65,10 @@ func TestAlignedCheckpointsUnderBackpressure(t *testing.T) {
 		if c.Status != sim.CheckpointTimedOut || c.EndToEnd != 15000 {
 			t.Errorf("checkpoint %+v: want timed_out after 15000ms", c)
 		}
+		// checkpoints.csv's failure_reason: what the checkpoint_failed event says
+		if !strings.HasPrefix(c.Reason, "timed out after 15s: ") || !strings.HasSuffix(c.Reason, " subtasks acknowledged (barriers wait behind buffered records under back-pressure)") {
+			t.Errorf("checkpoint %d: failure reason %q", c.ID, c.Reason)
+		}
 	}
 	sc.Checkpoint.Timeout = 2 * des.Minute
 	res = runCheckpoints(t, sc)
