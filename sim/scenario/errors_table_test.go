@@ -163,6 +163,29 @@ sinks:
 			`t.yaml:13:18: operators[0].selectivity: expected a number, got "high"`,
 			`t.yaml:14:19: operators[0].service_time: expected a mapping, got "5ms"`,
 		}},
+	{"bare number sizes", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+    record_size: 8
+operators:
+  - name: op
+    input: src
+    partitioning: hash
+    service_time: {distribution: constant, mean: 5ms}
+    state: {bytes_per_key: 1.5}
+sinks:
+  - name: out
+    input: op
+network: {buffer_size: 32}
+workers: {memory: 512}
+`,
+		[]string{
+			`t.yaml:5:18: sources[0].record_size: expected a size such as 100B or 32KiB, got "8" (a number needs a unit, such as 8B or 8MiB)`,
+			`t.yaml:11:28: operators[0].state.bytes_per_key: expected a size such as 100B or 32KiB, got "1.5" (a number needs a unit, such as 1.5B or 1.5MiB)`,
+			`t.yaml:15:24: network.buffer_size: expected a size such as 100B or 32KiB, got "32" (a number needs a unit, such as 32B or 32MiB)`,
+			`t.yaml:16:19: workers.memory: expected a size such as 100B or 32KiB, got "512" (a number needs a unit, such as 512B or 512MiB)`,
+		}},
 	{"bad unit strings", `duration: 10 seconds
 sources:
   - name: src

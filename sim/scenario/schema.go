@@ -24,7 +24,7 @@ const (
 	patNumber    = `([0-9]+(\.[0-9]*)?|\.[0-9]+)`
 	patNumberExp = patNumber + `([eE][+-]?[0-9]+)?`
 
-	patSize      = `^\s*\+?` + patNumberExp + `\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$|^\s*\+?[0-9]+\s*$`
+	patSize      = `^\s*\+?` + patNumberExp + `\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$|^\s*\+?0+(\.0*)?\s*$`
 	patBandwidth = `^\s*\+?` + patNumberExp + `\s*((bit|kbit|Kbit|Mbit|Gbit|Tbit|B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*/\s*s|bps|kbps|Kbps|Mbps|Gbps|Tbps)\s*$`
 	patName      = `^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
 	// patZero is a zero quantity in any unit (0s, 0ms, 0/s, 0B, 0Gbit/s),
@@ -127,8 +127,7 @@ func jsField(f *Field, inherit bool) obj {
 	case KindRate:
 		o = unit(patRate, true)
 	case KindSize:
-		o = unit(patSize, false)
-		o["anyOf"] = append(o["anyOf"].([]any), obj{"type": "integer", "minimum": 0})
+		o = unit(patSize, true)
 	case KindBandwidth:
 		o = unit(patBandwidth, false)
 	}

@@ -257,7 +257,9 @@ const sizeUnitList = "units are B, KB, MB, GB, TB (powers of 1000) and KiB, MiB,
 
 // ParseByteSize parses a size in bytes: a decimal number with an optional
 // unit, such as "100B", "32KiB", "1MiB", "1GiB", "1KB" (1000 bytes) or
-// "1MB" (10^6 bytes); a number without a unit is a whole number of bytes.
+// "1MB" (10^6 bytes). A number needs a unit, as durations, rates and
+// bandwidths do ("512" is refused with "512B" and "512MiB" as examples);
+// only a bare "0" means zero.
 // Units are B, kB or KB, MB, GB, TB, KiB, MiB, GiB and TiB; a space before
 // the unit is allowed. Fractions are rounded to the nearest byte
 // ("1.5KiB" is 1536). A leading sign is accepted; callers check the range.
@@ -269,12 +271,11 @@ func ParseByteSize(s string) (int64, error) {
 	}
 	mul := 1.0
 	if m[2] == "" {
-		if _, err := strconv.ParseInt(m[1], 10, 64); err != nil {
-			if reZero.MatchString(m[1]) {
-				return 0, nil
-			}
-			return 0, unitError(expectSize, s, "a number without a unit is a whole number of bytes")
+		if reZero.MatchString(m[1]) {
+			return 0, nil
 		}
+		n := strings.TrimPrefix(m[1], "+")
+		return 0, unitError(expectSize, s, fmt.Sprintf("a number needs a unit, such as %sB or %sMiB", n, n))
 	} else {
 		f, ok := sizeUnits[m[2]]
 		if !ok {

@@ -128,8 +128,8 @@ func TestParseByteSize(t *testing.T) {
 		{"1kB", 1000},
 		{"1MB", 1e6},
 		{"1GB", 1e9},
-		{"100", 100},
 		{"0", 0},
+		{"0.0", 0},
 		{"32 KiB", 32 << 10},
 		{"1.5KiB", 1536},
 		{"0.1KiB", 102}, // rounded to the nearest byte
@@ -144,7 +144,9 @@ func TestParseByteSize(t *testing.T) {
 	}
 	bad := []struct{ in, msg string }{
 		{"100b", `expected a size such as 100B or 32KiB, got "100b" (unknown unit "b"; units are B, KB, MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024))`},
-		{"1.5", `expected a size such as 100B or 32KiB, got "1.5" (a number without a unit is a whole number of bytes)`},
+		{"1.5", `expected a size such as 100B or 32KiB, got "1.5" (a number needs a unit, such as 1.5B or 1.5MiB)`},
+		{"512", `expected a size such as 100B or 32KiB, got "512" (a number needs a unit, such as 512B or 512MiB)`},
+		{"+32", `expected a size such as 100B or 32KiB, got "+32" (a number needs a unit, such as 32B or 32MiB)`},
 		{"KiB", `expected a size such as 100B or 32KiB, got "KiB"`},
 		{"", `expected a size such as 100B or 32KiB, got ""`},
 		{"10000000TiB", `expected a size such as 100B or 32KiB, got "10000000TiB" (too large)`},
