@@ -234,6 +234,9 @@ const (
 	arrivalSteps   arrivalKind = iota // constant and schedule: from the cumulative rate
 	arrivalPoisson                    // exponential gaps
 	arrivalBursty                     // on/off
+	// arrivalConstant: a constant rate, or a schedule of one step from
+	// 0 (arrivalSteps with at = {0}, cum = {0})
+	arrivalConstant
 )
 
 func newArrivalGen(a scenario.Arrival, r *des.Rand) *arrivalGen {
@@ -264,12 +267,17 @@ func newArrivalGen(a scenario.Arrival, r *des.Rand) *arrivalGen {
 		for j := 1; j < len(g.at); j++ {
 			g.cum[j] = g.cum[j-1] + g.rate[j-1]*(g.at[j]-g.at[j-1]).Seconds()
 		}
+		if len(g.at) == 1 && g.at[0] == 0 {
+			g.kind = arrivalConstant
+		}
 	}
 	return g
 }
 
 // next advances to and returns the next arrival time, or des.Never when the
-// process has ended (a last step of rate 0).
+// process has ended (a last step of rate 0). A poisson process and a
+// constant rate (one step from 0, arrivalConstant) take the short paths
+// first; they compute what the general ones would, bit for bit.
 func (g *arrivalGen) next() des.Time {
 	switch g.kind {
 	case arrivalPoisson:
@@ -278,28 +286,19 @@ func (g *arrivalGen) next() des.Time {
 		}
 		g.t = addNs(g.t, g.r.ExpFloat64()*g.meanGap)
 		return g.t
-	case arrivalBursty:
-		for {
-			rate := g.offRate
-			if g.on {
-				rate = g.onRate
-			}
-			cand := des.Never
-			if rate > 0 {
-				cand = addNs(g.t, g.r.ExpFloat64()/rate*float64(des.Second))
-			}
-			if cand < g.stateEnd {
-				g.t = cand
-				return g.t
-			}
-			g.t = g.stateEnd
-			g.on = !g.on
-			mean := g.offMean
-			if g.on {
-				mean = g.onMean
-			}
-			g.stateEnd = addNs(g.t, g.r.ExpFloat64()*mean*float64(des.Second))
+	case arrivalConstant:
+		// the steps' path with j = 0, at[0] = 0 and cum[0] = 0 (so
+		// target-cum[0] is target)
+		rate := g.rate[0]
+		if rate <= 0 {
+			return des.Never
 		}
+		target := g.k + 1
+		g.k = target
+		g.t = max(addNs(0, target/rate*float64(des.Second)), g.t)
+		return g.t
+	case arrivalBursty:
+		return g.nextBursty()
 	default:
 		target := g.k + 1
 		j := len(g.at) - 1
@@ -319,6 +318,31 @@ func (g *arrivalGen) next() des.Time {
 	}
 }
 
+// nextBursty is next of an on/off process.
+func (g *arrivalGen) nextBursty() des.Time {
+	for {
+		rate := g.offRate
+		if g.on {
+			rate = g.onRate
+		}
+		cand := des.Never
+		if rate > 0 {
+			cand = addNs(g.t, g.r.ExpFloat64()/rate*float64(des.Second))
+		}
+		if cand < g.stateEnd {
+			g.t = cand
+			return g.t
+		}
+		g.t = g.stateEnd
+		g.on = !g.on
+		mean := g.offMean
+		if g.on {
+			mean = g.onMean
+		}
+		g.stateEnd = addNs(g.t, g.r.ExpFloat64()*mean*float64(des.Second))
+	}
+}
+
 // skipPast advances a constant-rate process (one step of a positive rate)
 // to its first arrival after now, as calling next until one comes after
 // now would, and returns how many calls that takes and the arrival it
@@ -326,7 +350,7 @@ func (g *arrivalGen) next() des.Time {
 // k, so the count follows from now·rate and a check of its neighbours. It
 // reports false (and does nothing) for any other process.
 func (g *arrivalGen) skipPast(now des.Time) (calls uint64, at des.Time, ok bool) {
-	if g.kind != arrivalSteps || len(g.at) != 1 || g.at[0] != 0 || g.cum[0] != 0 || !(g.rate[0] > 0) || g.k >= 1<<52 {
+	if g.kind != arrivalConstant || len(g.at) != 1 || g.at[0] != 0 || g.cum[0] != 0 || !(g.rate[0] > 0) || g.k >= 1<<52 {
 		return 0, 0, false
 	}
 	rate := g.rate[0]

@@ -36,9 +36,10 @@ type source struct {
 	t     *subtask
 	seq   int // sequence number among all source subtasks (record ids)
 	mode  int
-	gen   arrivals  // times of the records to read
-	log   arrivals  // srcLog: appends to the log, for the lag
-	trace *traceGen // gen, when the source replays a trace (event time and key)
+	gen   arrivals    // times of the records to read
+	agen  *arrivalGen // gen, when generated (not a trace, topic, queue or edge stream): draw calls it directly
+	log   arrivals    // srcLog: appends to the log, for the lag
+	trace *traceGen   // gen, when the source replays a trace (event time and key)
 	// topic is gen when the source reads a topic (topic.go), retain its
 	// retention cursor; lostRetention counts the records retention
 	// deleted before the source read them
@@ -167,6 +168,7 @@ func newSource(t *subtask, sc *scenario.Source, keys *keyDist, seed uint64, open
 	if src.gen, err = arr(); err != nil {
 		return nil, err
 	}
+	src.agen, _ = src.gen.(*arrivalGen)
 	src.trace, _ = src.gen.(*traceGen)
 	src.qr, _ = src.gen.(*queueReader)
 	if src.topic, _ = src.gen.(*topicReader); src.topic != nil {
@@ -275,6 +277,11 @@ func (src *source) start() {
 // draw takes the time of the next record from the arrival process. A
 // trace that fails stops the run after the current event.
 func (src *source) draw() {
+	if g := src.agen; g != nil {
+		src.vt = g.next()
+		src.ended = src.vt == des.Never
+		return
+	}
 	src.vt = src.gen.next()
 	src.ended = src.vt == des.Never
 	if src.ended && src.trace != nil && src.t.s.stopped == nil {
@@ -387,7 +394,27 @@ func (src *source) emitNext(now des.Time) bool {
 		t.setState(now, t.blockedState())
 		return false
 	}
-	src.emitted(now)
+	if !src.plain {
+		src.emitted(now)
+		return true
+	}
+	// emitted of a plain source, in line: no queue, no watermarks
+	src.emits++
+	if src.next > src.maxOffset {
+		src.maxOffset = src.next
+	} else {
+		src.replayed++ // read again after a rewind
+	}
+	t.setState(now, stateIdle)
+	if src.mode == srcPaced {
+		src.offset = max(src.offset, now-src.readCost-src.taken) // see emitted
+	}
+	if g := src.agen; g != nil { // draw, in line
+		src.vt = g.next()
+		src.ended = src.vt == des.Never
+	} else {
+		src.draw()
+	}
 	return true
 }
 
