@@ -435,3 +435,33 @@ sinks:
 		}
 	}
 }
+
+// A constant rate (and a schedule of one step from 0) takes next's
+// arrivalConstant path: the same times, bit for bit, as the general
+// steps' path it short-cuts, including a last step of rate 0.
+func TestArrivalConstantIsSteps(t *testing.T) {
+	for _, a := range []scenario.Arrival{
+		{Process: scenario.ArrivalConstant, Rate: 3},
+		{Process: scenario.ArrivalConstant, Rate: 7.3e5},
+		{Process: scenario.ArrivalConstant, Rate: 1e-3},
+		{Process: scenario.ArrivalConstant, Rate: 0},
+		{Process: scenario.ArrivalSchedule, Schedule: []scenario.RateStep{{At: 0, Rate: 333}}},
+	} {
+		fast := newArrivalGen(a, des.StreamRand(1, "fast"))
+		steps := newArrivalGen(a, des.StreamRand(1, "steps"))
+		if fast.kind != arrivalConstant {
+			t.Fatalf("%+v: kind %d, want arrivalConstant", a, fast.kind)
+		}
+		steps.kind = arrivalSteps
+		for i := range 100000 {
+			if f, s := fast.next(), steps.next(); f != s {
+				t.Fatalf("%+v: arrival %d at %d, the steps' path gives %d", a, i, f, s)
+			}
+		}
+	}
+	g := newArrivalGen(scenario.Arrival{Process: scenario.ArrivalSchedule,
+		Schedule: []scenario.RateStep{{At: 0, Rate: 1}, {At: des.Second, Rate: 2}}}, des.StreamRand(1, "x"))
+	if g.kind != arrivalSteps {
+		t.Errorf("a schedule of two steps: kind %d, want arrivalSteps", g.kind)
+	}
+}
