@@ -220,7 +220,7 @@ func (g *unionInputGate) handOver(now des.Time, c *channel, r *Record, b *buffer
 
 // readable reports whether next may find something to read: restored
 // channel state, a buffer being read, or a channel with data. When it is
-// false, next returns false at once (handOver skips its call).
+// false, next returns false at once (handOver and take skip its call).
 func (g *unionInputGate) readable() bool {
 	return g.cur != nil || g.avail.len() > 0 || g.restoredNext < len(g.restored)
 }

@@ -95,7 +95,15 @@ func (t *subtask) pull(now des.Time) {
 	if t.down || (t.s.pauses && t.paused(now)) {
 		return
 	}
-	for t.state == stateIdle && t.gate.next(now, &t.cur, &t.curArrived) {
+	t.take(now)
+}
+
+// take is pull once no pause holds t: it serves records while t is idle
+// and the gate has one to read (readable spares next's call when it has
+// none), then goes on down its chain.
+func (t *subtask) take(now des.Time) {
+	g := t.gate
+	for t.state == stateIdle && g.readable() && g.next(now, &t.cur, &t.curArrived) {
 		t.serve(now)
 	}
 	t.chainDone(now)

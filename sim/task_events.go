@@ -64,11 +64,16 @@ func (t *subtask) deferred(now des.Time, h des.Handler) bool {
 }
 
 // HandleEvent ends the service of the record in hand and takes the next.
+// It pulls without pull's look at a pause: runs ruled one out, and only
+// the worker's own event starts one. A failover during complete (a
+// checkpoint that fails) can take t down, so that is looked at again.
 func (e *serviceDone) HandleEvent(now des.Time, epoch int64) {
 	t := (*subtask)(e)
 	if t.runs(now, epoch, e) {
 		t.proc.complete(now)
-		t.pull(now)
+		if !t.down {
+			t.take(now)
+		}
 	}
 }
 
