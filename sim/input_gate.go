@@ -122,7 +122,9 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 		b := c.queue.pop()
 		if b.event.kind == noEvent { // records
 			if c.queue.len() > 0 {
-				g.avail.rotate() // c goes behind the channels with data
+				if g.avail.len() > 1 { // alone, c is behind itself already
+					g.avail.rotate() // c goes behind the channels with data
+				}
 			} else {
 				g.avail.pop()
 				c.inAvail = false
