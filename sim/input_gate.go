@@ -109,18 +109,31 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 		g.owner.arrive(now, 1)
 		return true
 	}
-	b, c := g.cur, g.curCh
-	for b == nil {
+	if b := g.cur; b != nil { // a buffer being read
+		*r = b.recs[b.next]
+		*arrived = b.arrived
+		b.next++
+		if b.next < len(b.recs) {
+			g.curCh.recv++
+			g.queuedRecs--
+			return true
+		}
+		c := g.curCh
+		g.cur, g.curCh = nil, nil
+		g.done(now, c, b)
+		return true
+	}
+	for {
 		if g.avail.len() == 0 {
 			return false
 		}
-		c = g.avail.peek()
+		c := g.avail.peek()
 		if c.blocked || c.queue.len() == 0 { // aligning: read no further from it
 			g.avail.pop()
 			c.inAvail = false
 			continue
 		}
-		b = c.queue.pop()
+		b := c.queue.pop()
 		if b.event.kind == noEvent { // records
 			if c.queue.len() > 0 {
 				if g.avail.len() > 1 { // alone, c is behind itself already
@@ -130,12 +143,17 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 				g.avail.pop()
 				c.inAvail = false
 			}
-			if len(b.recs) == 1 { // read whole at once (buffer_timeout: 0)
+			if len(b.recs) == 1 { // read whole at once (buffer_timeout: 0): done's work, in line
 				*r, *arrived = b.recs[0], b.arrived
-				goto last
+				c.recv++
+				g.queuedRecs--
+				g.queuedBufs--
+				g.owner.s.freeBuffer(b)
+				c.gate.recycle(now, c)
+				return true
 			}
 			g.cur, g.curCh = b, c
-			break
+			return g.next(now, r, arrived) // its first record
 		}
 		g.avail.pop()
 		c.inAvail = false
@@ -143,7 +161,6 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 		ev := b.event
 		g.queuedBufs--
 		g.owner.s.freeBuffer(b)
-		b = nil
 		c.gate.recycle(now, c)
 		if barrier == 0 {
 			g.owner.inputEvent(now, c, ev) // a watermark or watermark status
@@ -158,22 +175,16 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 			return false // the snapshot's synchronous part (or a window's firing) blocks the task
 		}
 	}
-	*r = b.recs[b.next]
-	*arrived = b.arrived
-	b.next++
-	if b.next < len(b.recs) {
-		c.recv++
-		g.queuedRecs--
-		return true
-	}
-	g.cur, g.curCh = nil, nil
-last: // the last record of data buffer b, taken from c: b is recycled (its credit returns to the sender)
+}
+
+// done counts the last record of data buffer b taken from c, and
+// recycles b (its credit returns to the sender).
+func (g *unionInputGate) done(now des.Time, c *channel, b *buffer) {
 	c.recv++
 	g.queuedRecs--
 	g.queuedBufs--
 	g.owner.s.freeBuffer(b)
 	c.gate.recycle(now, c)
-	return true
 }
 
 // directHops turns the one-record hops of direct and handOver on; a test
