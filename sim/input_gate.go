@@ -243,7 +243,12 @@ func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 		return
 	}
 	b := g.owner.s.newBuffer()
-	b.recs = append(b.recs, *r)
+	if cap(b.recs) > 0 { // a pooled buffer (empty): r is copied once, not through append's temporary
+		b.recs = b.recs[:1]
+		b.recs[0] = *r
+	} else {
+		b.recs = append(b.recs, *r)
+	}
 	b.arrived = now
 	g.enqueue(now, c, b)
 }
