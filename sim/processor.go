@@ -43,13 +43,15 @@ func (f *operatorFunction) complete(now des.Time) {
 	t.served(now)
 	v := t.v
 	v.observeLatency(now - t.cur.Ingest)
+	var written bool
 	if v.selectivity == 1 {
-		*t.pending() = t.cur // the record itself
+		written = t.emitOne(now, &t.cur) // the record itself
 	} else {
 		f.outputs()
+		written = t.emit(now)
 	}
 	st := stateIdle
-	if !t.emit(now) {
+	if !written {
 		st = t.blockedState() // the outputs wait for a buffer, or for a chained operator
 	}
 	t.setState(now, st)

@@ -31,6 +31,32 @@ func (t *subtask) emit(now des.Time) bool {
 	return t.recordWriter.writePending(now, &t.ioMetrics, t.s.warmup)
 }
 
+// emitOne writes r, the one output of the record in hand, as emit writes
+// it pending: when the writer holds nothing and r goes to one network
+// edge's channel, straight from r (not through the pending records);
+// only when no buffer takes it does it become pending, with the
+// cursors where writePending would leave them. It reports false when a
+// partition has no buffer or a chained operator holds r.
+func (t *subtask) emitOne(now des.Time, r *Record) bool {
+	w := &t.recordWriter
+	if len(w.pend) == 0 && len(w.outs) == 1 && !r.late {
+		// an empty writer's cursors are at the start, blockedOn is nil
+		p := w.outs[0]
+		if p.next == nil && !p.edge.late && p.edge.part != partBroadcast {
+			c := p.choose(r)
+			if p.write(now, c, r) {
+				t.ioMetrics.recordOut(now, t.s.warmup)
+				return true
+			}
+			*t.pending() = *r
+			w.pch, w.blockedOn = c, p
+			return false
+		}
+	}
+	*t.pending() = *r
+	return t.emit(now)
+}
+
 // writePending writes the pending records, counting each one written to
 // every output in m. It reports false when a partition has no buffer.
 func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time) bool {
