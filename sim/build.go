@@ -212,6 +212,7 @@ func (s *Sim) connect(e *edge, again bool) {
 		}
 		p.pool.available = len(p.chans)*net.BuffersPerChannel + net.FloatingBuffers
 		p.rr = ui % len(p.chans)
+		p.path = writePathOf(e, len(p.chans))
 		p.startFlusher(s.eng.Now(), s.plan.Scenario.Seed)
 		ut.outs = append(ut.outs, p)
 		if !again {

@@ -2,6 +2,30 @@ package sim
 
 import "math"
 
+// writePath is how the record writer writes a record to a partition,
+// decided once when the partition is built (writePathOf) rather than
+// per record from its edge: to its one channel, to the channel choose
+// picks, or by the writer's general loop.
+type writePath uint8
+
+const (
+	pathGeneral writePath = iota // chained, a late side output, broadcast
+	pathOne                      // one channel (forward, or any partitioning with one receiver)
+	pathChoose                   // hash, rebalance, rescale over several channels
+)
+
+// writePathOf returns the write path of a network partition of edge e
+// with chans channels.
+func writePathOf(e *edge, chans int) writePath {
+	switch {
+	case e.late || e.part == partBroadcast:
+		return pathGeneral
+	case chans == 1 || e.part == partForward:
+		return pathOne
+	}
+	return pathChoose
+}
+
 // choose picks the channel of a non-broadcast record.
 func (p *partition) choose(r *Record) *channel {
 	switch p.edge.part {

@@ -42,9 +42,19 @@ func (t *subtask) emitOne(now des.Time, r *Record) bool {
 	if len(w.pend) == 0 && len(w.outs) == 1 && !r.late {
 		// an empty writer's cursors are at the start, blockedOn is nil
 		p := w.outs[0]
-		if p.next == nil && !p.edge.late && p.edge.part != partBroadcast {
-			c := p.choose(r)
-			if p.write(now, c, r) {
+		if path := p.path; path != pathGeneral {
+			var c *channel
+			if path == pathOne {
+				c = p.chans[0]
+			} else {
+				c = p.choose(r)
+			}
+			if c.hops() {
+				c.hop1(now, r)
+				t.ioMetrics.recordOut(now, t.s.warmup)
+				return true
+			}
+			if p.writeBuffered(now, c, r) {
 				t.ioMetrics.recordOut(now, t.s.warmup)
 				return true
 			}
@@ -65,35 +75,37 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 		// its chosen channel, pch) or a chained one: what the loop below
 		// does, without its cursors
 		r, p := &w.pend[0], w.outs[0]
-		if !r.late && !p.edge.late {
-			if p.next != nil {
-				w.pe, w.sent = 1, true // as the loop leaves them while p.next serves r
-				if !p.next.accept(now, r) {
-					w.blockedOn = p
-					return false
-				}
-				w.pe, w.sent = 0, false
-				m.recordOut(now, warmup)
-				w.pend = w.pend[:0]
-				w.blockedOn = nil
-				return true
+		if path := p.path; !r.late && path != pathGeneral {
+			c := w.pch
+			if c != nil {
+				w.pch = nil
+			} else if path == pathOne {
+				c = p.chans[0]
+			} else {
+				c = p.choose(r)
 			}
-			if p.edge.part != partBroadcast {
-				c := w.pch
-				if c == nil {
-					c = p.choose(r)
-				} else {
-					w.pch = nil
-				}
-				if !p.write(now, c, r) {
-					w.pch, w.blockedOn = c, p
-					return false
-				}
-				m.recordOut(now, warmup)
-				w.pend = w.pend[:0]
-				w.blockedOn = nil
-				return true
+			if c.hops() {
+				c.hop1(now, r)
+			} else if !p.writeBuffered(now, c, r) {
+				w.pch, w.blockedOn = c, p
+				return false
 			}
+			m.recordOut(now, warmup)
+			w.pend = w.pend[:0]
+			w.blockedOn = nil
+			return true
+		}
+		if p.next != nil && !r.late && !p.edge.late {
+			w.pe, w.sent = 1, true // as the loop leaves them while p.next serves r
+			if !p.next.accept(now, r) {
+				w.blockedOn = p
+				return false
+			}
+			w.pe, w.sent = 0, false
+			m.recordOut(now, warmup)
+			w.pend = w.pend[:0]
+			w.blockedOn = nil
+			return true
 		}
 	}
 	for w.pi < len(w.pend) {

@@ -29,6 +29,7 @@ type partition struct {
 	epoch      uint32
 	intoDown   bool     // a receiver is down (a lost worker not noticed yet)
 	next       *subtask // a chained edge's receiver, called in this thread (operator_chain.go); no chans
+	path       writePath
 }
 
 // startFlusher starts p's output flusher now, as Flink's RecordWriter
@@ -112,16 +113,31 @@ func (p *partition) flush(now des.Time, c *channel) {
 // needed. It reports false, writing nothing, when the pool is empty: the
 // writer is back-pressured.
 func (p *partition) write(now des.Time, c *channel, r *Record) bool {
-	if c.hop && c.cur == nil && c.backlog.len() == 0 && c.spill == 0 {
-		// a one-record hop on an unbounded local channel: the buffer
-		// would be flushed and delivered at once (flush), so the record
-		// goes straight to the receiver (receive): without a buffer when
-		// the receiver is idle and takes it at once, else queued in a
-		// buffer of its own
-		c.sent++
-		c.gate.union.receive(now, c, r)
+	if c.hops() {
+		c.hop1(now, r)
 		return true
 	}
+	return p.writeBuffered(now, c, r)
+}
+
+// hops reports whether a record written to c now hops (hop1).
+func (c *channel) hops() bool {
+	return c.hop && c.cur == nil && c.backlog.len() == 0 && c.spill == 0
+}
+
+// hop1 is a one-record hop on an unbounded local channel: the buffer
+// would be flushed and delivered at once (flush), so the record goes
+// straight to the receiver (receive): without a buffer when the receiver
+// is idle and takes it at once, else queued in a buffer of its own.
+func (c *channel) hop1(now des.Time, r *Record) {
+	c.sent++
+	c.gate.union.receive(now, c, r)
+}
+
+// writeBuffered is write when r does not hop: into c's current buffer.
+// The record writer's one-record path calls hops, hop1 and writeBuffered
+// itself, a call less.
+func (p *partition) writeBuffered(now des.Time, c *channel, r *Record) bool {
 	b := c.cur
 	size := p.s.sizeOf(r)
 	if b != nil && c.curFill > 0 && c.curFill+size > p.bufSize {
