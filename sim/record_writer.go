@@ -32,11 +32,11 @@ func (t *subtask) emit(now des.Time) bool {
 }
 
 // emitOne writes r, the one output of the record in hand, as emit writes
-// it pending: when the writer holds nothing and r goes to one network
-// edge's channel, straight from r (not through the pending records);
-// only when no buffer takes it does it become pending, with the
-// cursors where writePending would leave them. It reports false when a
-// partition has no buffer or a chained operator holds r.
+// it pending: when the writer holds nothing and r goes to one edge (a
+// network edge's channel, or a chained operator), straight from r (not
+// through the pending records); only when no buffer takes it, or the
+// chained operator holds it, does it become pending, with the cursors
+// where writePending would leave them. It reports false then.
 func (t *subtask) emitOne(now des.Time, r *Record) bool {
 	w := &t.recordWriter
 	if len(w.pend) == 0 && len(w.outs) == 1 && !r.late {
@@ -60,6 +60,15 @@ func (t *subtask) emitOne(now des.Time, r *Record) bool {
 			}
 			*t.pending() = *r
 			w.pch, w.blockedOn = c, p
+			return false
+		}
+		if p.next != nil && !p.edge.late { // a chained operator, served in this thread
+			if p.next.accept(now, r) {
+				t.ioMetrics.recordOut(now, t.s.warmup)
+				return true
+			}
+			*t.pending() = *r
+			w.pe, w.sent, w.blockedOn = 1, true, p // as writePending leaves them while p.next serves r
 			return false
 		}
 	}
