@@ -27,9 +27,7 @@ type recordWriter struct {
 // emit writes the pending records to every output partition. It reports
 // false when a partition has no buffer: the cursors keep the place, and
 // unblock resumes there.
-func (t *subtask) emit(now des.Time) bool {
-	return t.recordWriter.writePending(now, &t.ioMetrics, t.s.warmup)
-}
+func (t *subtask) emit(now des.Time) bool { return t.writePending(now) }
 
 // emitOne writes r, the one output of the record in hand, as emit writes
 // it pending: when the writer holds nothing and r goes to one edge (a
@@ -76,9 +74,12 @@ func (t *subtask) emitOne(now des.Time, r *Record) bool {
 	return t.emit(now)
 }
 
-// writePending writes the pending records, counting each one written to
-// every output in m. It reports false when a partition has no buffer.
-func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time) bool {
+// writePending writes the pending records of t's writer, counting each
+// one written to every output in t's ioMetrics. It reports false when a
+// partition has no buffer. (A method of the task, not of its writer: two
+// arguments to keep across its calls, not four.)
+func (t *subtask) writePending(now des.Time) bool {
+	w := &t.recordWriter
 	if len(w.pend) == 1 && len(w.outs) == 1 && w.pe == 0 {
 		// one record to one output, a network one (resuming a block on
 		// its chosen channel, pch) or a chained one: what the loop below
@@ -99,7 +100,7 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 				w.pch, w.blockedOn = c, p
 				return false
 			}
-			m.recordOut(now, warmup)
+			t.ioMetrics.recordOut(now, t.s.warmup)
 			w.pend = w.pend[:0]
 			w.blockedOn = nil
 			return true
@@ -111,7 +112,7 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 				return false
 			}
 			w.pe, w.sent = 0, false
-			m.recordOut(now, warmup)
+			t.ioMetrics.recordOut(now, t.s.warmup)
 			w.pend = w.pend[:0]
 			w.blockedOn = nil
 			return true
@@ -165,7 +166,7 @@ func (w *recordWriter) writePending(now des.Time, m *ioMetrics, warmup des.Time)
 		w.pe = 0
 		w.sent = false
 		w.pi++
-		m.recordOut(now, warmup)
+		t.ioMetrics.recordOut(now, t.s.warmup)
 	}
 	w.pend = w.pend[:0]
 	w.pi = 0
