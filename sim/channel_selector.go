@@ -27,24 +27,32 @@ func writePathOf(e *edge, chans int) writePath {
 }
 
 // choose picks the channel of a non-broadcast record.
+// Hash is tested first, by an if: a switch tests the partitioners in
+// the order of their values, forward first.
 func (p *partition) choose(r *Record) *channel {
-	switch p.edge.part {
-	case partHash:
-		if k := int(r.Key); k < len(p.edge.keyOwner) {
-			return p.chans[p.edge.keyOwner[k]]
+	e := p.edge
+	if e.part == partHash {
+		if k := int(r.Key); k < len(e.keyOwner) {
+			return p.chans[e.keyOwner[k]]
 		}
-		kg := keyGroup(r.Key, p.edge.maxParallelism)
-		return p.chans[kg*len(p.chans)/p.edge.maxParallelism]
-	case partForward:
-		return p.chans[0]
-	default: // rebalance, rescale: round-robin over this partition's channels
-		c := p.chans[p.rr]
-		p.rr++
-		if p.rr == len(p.chans) {
-			p.rr = 0
-		}
-		return c
+		return p.hashed(r)
 	}
+	if e.part == partForward {
+		return p.chans[0]
+	}
+	// rebalance, rescale: round-robin over this partition's channels
+	c := p.chans[p.rr]
+	p.rr++
+	if p.rr == len(p.chans) {
+		p.rr = 0
+	}
+	return c
+}
+
+// hashed is choose over a hash edge for a key outside its table.
+func (p *partition) hashed(r *Record) *channel {
+	kg := keyGroup(r.Key, p.edge.maxParallelism)
+	return p.chans[kg*len(p.chans)/p.edge.maxParallelism]
 }
 
 // keyOwnerKeys is the largest key space for which a hash edge keeps the
