@@ -5,7 +5,9 @@ import "math"
 // writePath is how the record writer writes a record to a partition,
 // decided once when the partition is built (writePathOf) rather than
 // per record from its edge: to its one channel, to the channel choose
-// picks, or by the writer's general loop.
+// picks, or by the writer's general loop. Flink decides likewise once,
+// when it builds an edge's writer (RecordWriterBuilder.build: a
+// BroadcastRecordWriter or a ChannelSelectorRecordWriter).
 type writePath uint8
 
 const (
