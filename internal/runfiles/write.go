@@ -347,9 +347,13 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 // that a complete run in dir kept, now that a newer run holds dir: the
 // files its manifest lists and the manifest, regular files only, then the
 // directory if that emptied it. A partial/ that dspalab did not write (no
-// manifest of a dspalab run) is left as it is, as is anything else in it.
+// manifest of a dspalab run) is left as it is, as is anything else in it,
+// and so is a partial that is a symbolic link (to another run, say).
 func removePartial(dir string) {
 	p := filepath.Join(dir, PartialDir)
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return // not there, or a link: what it points to is not this run's
+	}
 	m, err := readManifest(p)
 	if err != nil || m == nil {
 		return
