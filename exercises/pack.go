@@ -159,7 +159,7 @@ func (p *Pack) load(dir string) (*Exercise, scenario.ErrorList) {
 	var names []string
 	var docs []any // the scenarios, as YAML, for the [name] selectors of editable
 	for _, f := range append([]string{e.Starter}, e.InstructorFiles()...) {
-		sc, es := e.parseScenario(f)
+		sc, data, es := e.parseScenario(f)
 		if es != nil {
 			if f == e.Starter && errors.Is(es, fs.ErrNotExist) {
 				add("starter", "the starter %s does not exist", f)
@@ -181,11 +181,9 @@ func (p *Pack) load(dir string) (*Exercise, scenario.ErrorList) {
 		if f == e.Starter {
 			e.checkEngine(sc.Engine, add)
 		}
-		if data, err := e.ReadFile(f); err == nil {
-			var doc any
-			if yaml.Unmarshal(data, &doc) == nil {
-				docs = append(docs, doc)
-			}
+		var doc any
+		if yaml.Unmarshal(data, &doc) == nil {
+			docs = append(docs, doc)
 		}
 	}
 	if len(names) > 0 {
@@ -320,20 +318,21 @@ func follow(nodes []any, s Seg) []any {
 // parseScenario reads and parses a scenario of the exercise's folder, and
 // checks the names of its traces (data sets, parts, columns) against the
 // built-in registry. File traces must lie in the exercise's folder on
-// disk.
-func (e *Exercise) parseScenario(name string) (*scenario.Scenario, error) {
+// disk. It returns the file's bytes too (load decodes them as YAML for
+// editable's [name] selectors, without reading the file again).
+func (e *Exercise) parseScenario(name string) (*scenario.Scenario, []byte, error) {
 	data, err := e.ReadFile(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sc, err := scenario.Parse(e.Label(name), data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := e.CheckTraces(sc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sc, nil
+	return sc, data, nil
 }
 
 // CheckTraces checks the trace sources of a scenario of this exercise (the
