@@ -390,7 +390,7 @@ func noBatchReason(doc any) string {
 	d, _ := m["diagnosis"].(map[string]any)
 	engine, _ := m["engine"].(string)
 	msg, _ := d["message"].(string)
-	if engine == "" || engine == scenario.EngineFlink || d["kind"] != microbatch.DiagnosisNone || msg == "" {
+	if !scenario.MicroBatchEngine(engine) || d["kind"] != microbatch.DiagnosisNone || msg == "" {
 		return ""
 	}
 	return ": " + msg

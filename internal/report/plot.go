@@ -147,17 +147,17 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 		return nil, &runner.OptionError{Err: errors.New("--heatmap draws one metric; give one -m")}
 	}
 	defaults := plot.DefaultMetrics
-	if micro, flink := runEngines(opts.Inputs); len(micro) > 0 {
+	if micro, engine, flink := runEngines(opts.Inputs); len(micro) > 0 {
 		switch {
 		case len(flink) > 0 && (len(opts.Metrics) == 0 || opts.CDF):
 			return nil, &runner.OptionError{Err: fmt.Errorf("%s ran on %s and %s on flink: their timeseries.csv have different columns; overlay runs of one engine, or name columns both have with -m",
-				strings.Join(micro, ", "), microEngine(micro[0]), strings.Join(flink, ", "))}
+				strings.Join(micro, ", "), engine, strings.Join(flink, ", "))}
 		case opts.CDF:
 			return nil, &runner.OptionError{Err: fmt.Errorf("--cdf draws the latency distribution at a Flink job's sinks (timeseries.csv's latency_p50_ms to latency_max_ms per vertex); %s ran on %s, whose timeseries.csv has the whole job's latency_p50_ms and latency_p99_ms per interval: plot them with -m latency_p50_ms -m latency_p99_ms",
-				micro[0], microEngine(micro[0]))}
+				micro[0], engine)}
 		case opts.Heatmap && len(opts.Metrics) == 0:
 			return nil, &runner.OptionError{Err: fmt.Errorf("--heatmap draws back-pressure per vertex of a Flink job; %s ran on %s, which has no back-pressure column and one row per interval for the whole job (vertex job): plot its columns over time with -m (such as -m scheduling_delay_ms), or give --heatmap one -m",
-				micro[0], microEngine(micro[0]))}
+				micro[0], engine)}
 		}
 		defaults = plot.DefaultMicroBatchMetrics
 	}
@@ -210,17 +210,20 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 }
 
 // runEngines sorts run directories by the engine their summary.json
-// names: micro the runs of Spark's engines, flink the others (and those
-// without a readable summary, which reading the run reports).
-func runEngines(dirs []string) (micro, flink []string) {
+// names: micro the runs of Spark's engines (engine is the first one's),
+// flink the others (and those without a readable summary, which reading
+// the run reports). Each summary is read once.
+func runEngines(dirs []string) (micro []string, engine string, flink []string) {
 	for _, d := range dirs {
-		if microEngine(d) != "" {
-			micro = append(micro, d)
+		if e := microEngine(d); e != "" {
+			if micro = append(micro, d); len(micro) == 1 {
+				engine = e
+			}
 		} else {
 			flink = append(flink, d)
 		}
 	}
-	return micro, flink
+	return micro, engine, flink
 }
 
 // microEngine returns the engine of the run in dir when it is one of
@@ -234,10 +237,17 @@ func microEngine(dir string) string {
 	if err != nil {
 		return ""
 	}
+	return summaryEngine(data)
+}
+
+// summaryEngine returns the engine summary.json data names when it is one
+// of Spark's micro-batch engines, else "" (Flink's summary names flink, or
+// none when written before engines).
+func summaryEngine(data []byte) string {
 	var e struct {
 		Engine string `json:"engine"`
 	}
-	if json.Unmarshal(data, &e) != nil || e.Engine == "" || e.Engine == scenario.EngineFlink {
+	if json.Unmarshal(data, &e) != nil || !scenario.MicroBatchEngine(e.Engine) {
 		return ""
 	}
 	return e.Engine

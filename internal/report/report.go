@@ -242,10 +242,7 @@ func Write(opts Options) error {
 		}
 		return err
 	}
-	var engine struct {
-		Engine string `json:"engine"`
-	}
-	if json.Unmarshal(data, &engine) == nil && engine.Engine != "" && engine.Engine != scenario.EngineFlink {
+	if summaryEngine(data) != "" {
 		return writeMicroBatch(opts, rd, data)
 	}
 	pd := &pageData{Title: opts.Title, Summary: sum, Dir: filepath.Clean(dir), Version: opts.Version}

@@ -53,9 +53,10 @@ type Figures struct {
 	// not yet in a batch): a job whose input rate falls short of its
 	// arrivals ends with a lag that keeps growing.
 	SourceLag uint64 `json:"source_lag_records"`
-	// Queued is what waits inside the job at the end: Flink's records in
-	// flight (in buffers and input queues), Spark's batches waiting or
-	// running; a job that falls behind piles up one or the other.
+	// InFlight and BatchesQueued are what waits inside the job at the
+	// end: Flink's records in flight (in buffers and input queues), Spark's
+	// batches waiting or running; a job that falls behind piles up one or
+	// the other.
 	InFlight      uint64 `json:"records_in_flight,omitempty"`
 	BatchesQueued int    `json:"batches_queued,omitempty"`
 	// Latency of the records at the sinks over the window, ms (-1 when
@@ -217,10 +218,10 @@ func ComparisonRows(all []Figures) [][]string {
 		{"output records/s", func(f Figures) string { return strconv.FormatFloat(f.OutputRate, 'f', 1, 64) }},
 		{"source lag", func(f Figures) string { return plural.Count(int64(f.SourceLag), "record") }},
 		{"queued at the end", func(f Figures) string {
-			if f.Engine == scenario.EngineFlink {
-				return plural.Count(int64(f.InFlight), "record") + " in flight"
+			if scenario.MicroBatchEngine(f.Engine) {
+				return plural.Count(int64(f.BatchesQueued), "batch")
 			}
-			return plural.Count(int64(f.BatchesQueued), "batch")
+			return plural.Count(int64(f.InFlight), "record") + " in flight"
 		}},
 		{"latency mean", func(f Figures) string { return ms(f.LatencyMean) }},
 		{"latency p50", func(f Figures) string { return ms(f.LatencyP50) }},

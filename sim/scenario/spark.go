@@ -55,8 +55,12 @@ func (s *Scenario) Warnings() []*Error {
 
 // IsMicroBatch reports whether the scenario runs on one of Spark's
 // micro-batch engines.
-func (s *Scenario) IsMicroBatch() bool {
-	return s.Engine == EngineSparkStreaming || s.Engine == EngineStructuredStreaming
+func (s *Scenario) IsMicroBatch() bool { return MicroBatchEngine(s.Engine) }
+
+// MicroBatchEngine reports whether engine (a scenario's, or a summary's
+// engine field) is one of Spark's micro-batch engines.
+func MicroBatchEngine(engine string) bool {
+	return engine == EngineSparkStreaming || engine == EngineStructuredStreaming
 }
 
 // sparkOnly lists the keys of spark that only one micro-batch engine
