@@ -350,7 +350,7 @@ func (g *arrivalGen) nextBursty() des.Time {
 // k, so the count follows from now·rate and a check of its neighbours. It
 // reports false (and does nothing) for any other process.
 func (g *arrivalGen) skipPast(now des.Time) (calls uint64, at des.Time, ok bool) {
-	if g.kind != arrivalConstant || len(g.at) != 1 || g.at[0] != 0 || g.cum[0] != 0 || !(g.rate[0] > 0) || g.k >= 1<<52 {
+	if g.kind != arrivalConstant || !(g.rate[0] > 0) || g.k >= 1<<52 { // arrivalConstant: at = {0}, cum = {0}
 		return 0, 0, false
 	}
 	rate := g.rate[0]
