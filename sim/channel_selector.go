@@ -28,6 +28,15 @@ func writePathOf(e *edge, chans int) writePath {
 	return pathChoose
 }
 
+// channelFor returns the channel r goes to on p, a partition of path
+// pathOne or pathChoose (small enough to be inlined into the writer).
+func (p *partition) channelFor(r *Record) *channel {
+	if p.path == pathOne {
+		return p.chans[0]
+	}
+	return p.choose(r)
+}
+
 // choose picks the channel of a non-broadcast record.
 // Hash is tested first, by an if: a switch tests the partitioners in
 // the order of their values, forward first.

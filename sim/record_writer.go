@@ -40,13 +40,8 @@ func (t *subtask) emitOne(now des.Time, r *Record) bool {
 	if len(w.pend) == 0 && len(w.outs) == 1 && !r.late {
 		// an empty writer's cursors are at the start, blockedOn is nil
 		p := w.outs[0]
-		if path := p.path; path != pathGeneral {
-			var c *channel
-			if path == pathOne {
-				c = p.chans[0]
-			} else {
-				c = p.choose(r)
-			}
+		if p.path != pathGeneral {
+			c := p.channelFor(r)
 			if c.hops() {
 				c.hop1(now, r)
 				t.ioMetrics.recordOut(now, t.s.warmup)
@@ -85,14 +80,12 @@ func (t *subtask) writePending(now des.Time) bool {
 		// its chosen channel, pch) or a chained one: what the loop below
 		// does, without its cursors
 		r, p := &w.pend[0], w.outs[0]
-		if path := p.path; !r.late && path != pathGeneral {
+		if !r.late && p.path != pathGeneral {
 			c := w.pch
 			if c != nil {
 				w.pch = nil
-			} else if path == pathOne {
-				c = p.chans[0]
 			} else {
-				c = p.choose(r)
+				c = p.channelFor(r)
 			}
 			if c.hops() {
 				c.hop1(now, r)
