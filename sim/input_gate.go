@@ -301,5 +301,5 @@ func (g *singleInputGate) recycleCredit(now des.Time, c *channel) {
 		return
 	}
 	c.empty++
-	c.s.eng.Schedule(c.creditArrival(), (*creditAnnouncement)(c), 1) // announce(now, 1), without its call
+	c.sendCredit(1) // announce(now, 1), without its check
 }

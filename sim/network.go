@@ -130,14 +130,18 @@ func (c *channel) ship(now des.Time, b *buffer, unb bool) {
 	if !unb {
 		c.credit--
 	}
-	at := now
-	if c.remote {
-		at = c.wireArrival(now, b)
-	}
-	at = max(at, c.lastArrival)
-	c.lastArrival = at
 	c.inflight.push(b)
 	c.s.netRecs, c.s.netBufs = c.s.netRecs+int64(len(b.recs)), c.s.netBufs+1
+	if !c.remote {
+		// a local buffer arrives now (a local channel's deliveries are
+		// all at their sending instant, so none is later: lastArrival
+		// <= now), behind what is already due now
+		c.lastArrival = now
+		c.s.eng.Post((*bufferDelivery)(c), 0)
+		return
+	}
+	at := max(c.wireArrival(now, b), c.lastArrival)
+	c.lastArrival = at
 	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
 }
 
@@ -276,22 +280,23 @@ func (c *channel) announce(now des.Time, n int) {
 	if n <= 0 {
 		return
 	}
-	c.s.eng.Schedule(c.creditArrival(), (*creditAnnouncement)(c), int64(n))
+	c.sendCredit(int64(n))
 }
 
-// creditArrival returns when a credit announcement sent now reaches the
-// sender: at once on a local channel, after the latency (and a network
-// partition) on a remote one.
-func (c *channel) creditArrival() des.Time {
-	now := c.s.eng.Now()
+// sendCredit schedules the announcement of n credits: at once (Post) on a
+// local channel, after the latency (and a network partition) on a remote
+// one (remoteCreditArrival).
+func (c *channel) sendCredit(n int64) {
 	if c.remote {
-		return c.remoteCreditArrival(now)
+		c.s.eng.Schedule(c.remoteCreditArrival(c.s.eng.Now()), (*creditAnnouncement)(c), n)
+		return
 	}
-	return now
+	c.s.eng.Post((*creditAnnouncement)(c), n)
 }
 
-// remoteCreditArrival is creditArrival on a remote channel (out of line,
-// so that creditArrival is inlined).
+// remoteCreditArrival returns when a credit announcement sent now on
+// remote channel c reaches the sender: after the latency (and a network
+// partition). Out of line, so that sendCredit's local path stays small.
 //
 //go:noinline
 func (c *channel) remoteCreditArrival(now des.Time) des.Time {

@@ -174,6 +174,16 @@ func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
 	return e.schedule(d, h, arg)
 }
 
+// Post arranges for h.HandleEvent(Now, arg) to be called at the current
+// instant, after every event already due now: what Schedule(Now(), h, arg)
+// does, in the same order, for a caller that keeps no EventID (the event
+// cannot be cancelled). It is an append to the FIFO of the current
+// instant, without Schedule's check of the time and its EventID: the hop
+// of a buffer or a credit inside a worker, many per record.
+func (e *Engine) Post(h Handler, arg int64) {
+	e.nowq = append(e.nowq, nowEvent{h, arg})
+}
+
 // schedule queues an event d after Now (d < 0 counts as 0; the time is
 // Never when Now + d overflows). It takes a delay rather than a time so
 // that After and Schedule, inlined into their callers, stay small enough

@@ -63,6 +63,53 @@ func TestNowQueueAfterEarlierEventsAtSameTime(t *testing.T) {
 	}
 }
 
+// Post fires in the order Schedule at Now would, and takes its place in
+// the FIFO: the EventIDs of now-events scheduled around it still cancel
+// the right event.
+func TestPostAsScheduleAtNow(t *testing.T) {
+	run := func(post bool) ([]int64, []int) {
+		var e Engine
+		r := &recorder{}
+		var pending []int
+		schedNow := func(arg int64) {
+			if post {
+				e.Post(r, arg)
+			} else {
+				e.Schedule(e.Now(), r, arg)
+			}
+		}
+		var h HandlerFunc = func(now Time, arg int64) {
+			r.HandleEvent(now, arg)
+			schedNow(10 * arg)
+			id := e.After(0, r, 10*arg+1)
+			schedNow(10*arg + 2)
+			pending = append(pending, e.Pending())
+			e.Cancel(id)
+			pending = append(pending, e.Pending())
+		}
+		e.After(5, h, 1)
+		e.After(5, r, 2)
+		e.After(7, h, 3)
+		for e.Step() {
+		}
+		if e.Fired() != uint64(len(r.got)) {
+			t.Fatalf("post=%v: Fired %d, handled %d", post, e.Fired(), len(r.got))
+		}
+		return r.got, pending
+	}
+	got, gotPending := run(true)
+	want, wantPending := run(false)
+	if !slices.Equal(got, want) || !slices.Equal(gotPending, wantPending) {
+		t.Fatalf("Post: fired %v, pending %v; Schedule at Now: %v, %v", got, gotPending, want, wantPending)
+	}
+	if exp := []int64{1, 2, 10, 12, 3, 30, 32}; !slices.Equal(got, exp) {
+		t.Fatalf("fired %v, want %v", got, exp)
+	}
+	if exp := []int{5, 4, 3, 2}; !slices.Equal(gotPending, exp) {
+		t.Fatalf("pending %v, want %v", gotPending, exp)
+	}
+}
+
 func TestCancel(t *testing.T) {
 	var e Engine
 	r := &recorder{}
