@@ -25,6 +25,38 @@ const (
 
 func sourceID(seq int, offset uint64) uint64 { return uint64(seq)<<offsetBits | offset&offsetMask }
 
+// Result records. A record an operator makes (a window's result, a
+// join's pair, a timer's output) is identified by what it is, so that a
+// replay after a recovery makes the very record it made before: an offset
+// in the id space of its operator subtask (seq, as a source subtask's)
+// and, where what it is takes more than the offset's 40 bits, more bits
+// in its copy class (resultRecord): the copy class is part of a record's
+// identity (Record.Copy). A hashed identity keeps resultHashBits of its
+// hash above the offset's 40 bits (52 in all: about one collision in 10^8
+// results, where 40 bits made one in 10^6), in at most 2^12 copy classes,
+// so that a sink's visible set keeps a bounded number of them
+// (visibleSet).
+const resultHashBits = 12
+
+// resultRecord returns a result record of the id space seq whose
+// identity is off (its low 40 bits) and ext (the bits above them).
+func resultRecord(seq int, off uint64, ext uint32) Record {
+	return Record{ID: sourceID(seq, off), Copy: ext}
+}
+
+// hashedResult returns the offset and the bits above it of a result
+// identified by hash h (see resultHashBits).
+func hashedResult(h uint64) (off uint64, ext uint32) {
+	return h & offsetMask, uint32(h>>offsetBits) & (1<<resultHashBits - 1)
+}
+
+// hashedRecord returns a result record of the id space seq identified
+// by hash h.
+func hashedRecord(seq int, h uint64) Record {
+	off, ext := hashedResult(h)
+	return resultRecord(seq, off, ext)
+}
+
 // originSeq and originOffset split a source record's id.
 func originSeq(id uint64) int       { return int(id>>offsetBits) & (1<<23 - 1) }
 func originOffset(id uint64) uint64 { return id & offsetMask }

@@ -121,8 +121,9 @@ func (j *intervalJoin) complete(now des.Time) {
 		if side == 1 {
 			l, rt = x, ts
 		}
-		off := mix64(t.v.salt ^ uint64(r.Key)<<20 ^ mix64(uint64(l)) ^ mix64(uint64(rt)+0x51ed))
-		t.pend = append(t.pend, Record{ID: sourceID(j.seq, off), EventTime: max(l, rt), Ingest: r.Ingest, Key: r.Key})
+		pr := hashedRecord(j.seq, mix64(t.v.salt^uint64(r.Key)<<20^mix64(uint64(l))^mix64(uint64(rt)+0x51ed)))
+		pr.EventTime, pr.Ingest, pr.Key = max(l, rt), r.Ingest, r.Key
+		t.pend = append(t.pend, pr)
 		j.stats.firings++
 		j.stats.pairs++
 	}

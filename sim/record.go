@@ -18,7 +18,10 @@ type Record struct {
 	// it becomes one to one; a copy (a flatMap's second and later
 	// outputs, a fan-out's or a broadcast's other copies) has a nonzero
 	// class derived from its path, the same whenever the record is
-	// replayed. (ID, Copy) tells records apart (delivery accounting).
+	// replayed. A result an operator makes (a window's, a join's, a
+	// timer's) keeps in Copy the bits of its identity above its id's 40
+	// (resultRecord). (ID, Copy) tells records apart (delivery
+	// accounting).
 	ID        uint64
 	Copy      uint32
 	EventTime des.Time // when the record happened (its arrival at the source)

@@ -71,8 +71,9 @@ func (o *timerOperator) onTimer(now des.Time, x timer) {
 	delete(o.last, x.key)
 	o.grow(now, -o.accBytes)
 	t := o.t
-	off := mix64(t.v.salt^uint64(x.key)<<20^mix64(uint64(x.at))) & offsetMask
-	t.pend = append(t.pend, Record{ID: sourceID(o.seq, off), EventTime: x.at, Ingest: now, Key: x.key})
+	r := hashedRecord(o.seq, mix64(t.v.salt^uint64(x.key)<<20^mix64(uint64(x.at))))
+	r.EventTime, r.Ingest, r.Key = x.at, now, x.key
+	t.pend = append(t.pend, r)
 	o.stats.firings++
 	o.stats.fireDelay.Add(max(now-x.at, 0))
 }

@@ -417,18 +417,24 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 	t := w.t
 	firing := st.firings
 	st.firings++
-	off := w.resultOffset(id, firing)
+	off, ext := w.resultOffset(id, firing)
 	et := st.end - 1
 	if w.kind == windowGlobal {
 		et = t.cur.EventTime
 	}
 	if w.sides == nil {
-		t.pend = append(t.pend, Record{ID: sourceID(w.seq, off), EventTime: et, Ingest: st.ingest, Key: id.key})
+		r := resultRecord(w.seq, off, ext)
+		r.EventTime, r.Ingest, r.Key = et, st.ingest, id.key
+		t.pend = append(t.pend, r)
 	} else {
 		// a window join (Flink's JoinedStreams: a coGroup over the
-		// window): every pair of a left and a right record
+		// window): every pair of a left and a right record, the pair's
+		// index hashed into the window's identity
+		h := uint64(ext)<<offsetBits | off
 		for i := int64(0); i < st.side[0]*st.side[1]; i++ {
-			t.pend = append(t.pend, Record{ID: sourceID(w.seq, off^mix64(uint64(i+1))), EventTime: et, Ingest: st.ingest, Key: id.key})
+			r := hashedRecord(w.seq, h^mix64(uint64(i+1)))
+			r.EventTime, r.Ingest, r.Key = et, st.ingest, id.key
+			t.pend = append(t.pend, r)
 		}
 	}
 	if w.process {
@@ -700,15 +706,17 @@ func (w *windowOperator) sideOf(r *Record) int8 {
 	return 0
 }
 
-// resultOffset returns the offset part of the id of window id's result
-// of the given firing: (operator subtask, key, window, firing) in the
-// id's bits. An on-time firing of a key below 2^20 has the window's index
-// (start / slide, start / gap for a session, whose starts of one key are
-// more than a gap apart; the firing for a global window) in the high 20
-// bits and the key in the low 20, so a sink's set of visible results
-// holds about two bytes a result (a roaring bitmap of near-dense ids); a
-// late firing or a larger key takes a hash of them all.
-func (w *windowOperator) resultOffset(id winID, firing uint32) uint64 {
+// resultOffset returns the identity of window id's result of the given
+// firing, (operator subtask, key, window, firing), as the offset of its id
+// and the bits above it (see resultRecord). An on-time firing of a key
+// below 2^20 has the window's index (start / slide, start / gap for a
+// session, whose starts of one key are more than a gap apart; the firing
+// for a global window) in the high 20 bits of the offset and the key in
+// the low 20, and the index's bits above its low 20 in ext (0 for the
+// first 2^20 windows), so that a sink's set of visible results holds
+// about two bytes a result (a roaring bitmap of near-dense ids); a late
+// firing or a larger key takes a hash of them all (hashedResult).
+func (w *windowOperator) resultOffset(id winID, firing uint32) (off uint64, ext uint32) {
 	var wi int64
 	switch w.kind {
 	case windowGlobal:
@@ -719,9 +727,9 @@ func (w *windowOperator) resultOffset(id winID, firing uint32) uint64 {
 		wi = floorDiv(id.start, w.slide)
 	}
 	if firing == 0 && id.key < 1<<20 {
-		return uint64(wi)&(1<<20-1)<<20 | uint64(id.key)
+		return uint64(wi)&(1<<20-1)<<20 | uint64(id.key), uint32(uint64(wi) >> 20)
 	}
-	return mix64(w.t.v.salt^uint64(id.key)<<20^mix64(uint64(id.start))^uint64(firing)*0x9e3779b97f4a7c15) & offsetMask
+	return hashedResult(mix64(w.t.v.salt ^ uint64(id.key)<<20 ^ mix64(uint64(id.start)) ^ uint64(firing)*0x9e3779b97f4a7c15))
 }
 
 // floorDiv is x / m rounded down (m > 0).
