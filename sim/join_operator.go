@@ -112,7 +112,9 @@ func (j *intervalJoin) complete(now des.Time) {
 	if side == 1 {
 		lo, hi = ts-j.after, ts+j.before
 	}
-	for _, e := range j.buf[1-side][r.Key] {
+	buf := j.buf[1-side][r.Key]
+	t.s.didWork(len(buf)) // each buffered record of the other side is compared
+	for _, e := range buf {
 		x := e.ts
 		if x < lo || x > hi {
 			continue

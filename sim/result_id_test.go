@@ -1,7 +1,12 @@
 package sim_test
 
 import (
+	"context"
+	"errors"
 	"testing"
+
+	"github.com/dspalab/dspalab/sim"
+	"github.com/dspalab/dspalab/sim/des"
 )
 
 // TestResultIDsDistinct: without failures every result reaches the sink
@@ -46,5 +51,34 @@ sinks:
 					s.Totals.Delivered, d.Delivered, d.Duplicated)
 			}
 		})
+	}
+}
+
+// TestInterruptInWindowWork: a job whose few events each do much work (a
+// record falls into size/slide = 6000 sliding windows) is checked as often
+// as any other (Sim.didWork): a cancelled context stops it at the first
+// check, long before its end, although the job fires far fewer than the
+// 65,536 events between two checks by events (before, the run went on to
+// its end, the interrupt unseen).
+func TestInterruptInWindowWork(t *testing.T) {
+	sc := parse(t, "slide.yaml", windowJob(t, "30s", "{process: poisson, rate: 2000/s}", "{count: 1000}",
+		"{strategy: bounded_out_of_orderness, bounded_out_of_orderness: 100ms}", "", "{kind: sliding, size: 30000s, slide: 5s, function: aggregate}"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	res, err := sim.Run(ctx, sc, sim.Options{Progress: func(des.Time, uint64) {
+		calls++
+		cancel()
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("run returned %v, want context.Canceled", err)
+	}
+	// the first check comes after 2^16 window updates: the 11th record
+	// the window operator takes (6000 windows each), 46 ms into the run
+	if calls != 1 || res == nil || res.Summary.SimulatedS > 0.1 {
+		t.Fatalf("progress called %d times; want 1 call and a stop within the first 100 ms of 30 s (result %v)", calls, res != nil)
+	}
+	if got := res.Summary.SimulatedS; got != 0.045671024 {
+		t.Fatalf("stopped at %v s, want 0.045671024 (the first check, after 2^16 window updates)", got)
 	}
 }

@@ -213,12 +213,16 @@ type Sim struct {
 	sample     Sample
 	events     uint64
 	stopped    error // set through stop only
-	warmedUp   bool
-	actions    []Action
-	nextAction int              // next of opts.Actions to replay
-	ckpt       *coordinator     // nil without checkpoints
-	graphs     *graphRun        // edge streams and graph operators; nil without
-	groups     []*consumerGroup // the consumer groups outside the job (consumer_group.go)
+	// operators' work (didWork), the count at which the next check is
+	// due, and a check due (the engine's batch was stopped for it)
+	work, workDue uint64
+	checkDue      bool
+	warmedUp      bool
+	actions       []Action
+	nextAction    int              // next of opts.Actions to replay
+	ckpt          *coordinator     // nil without checkpoints
+	graphs        *graphRun        // edge streams and graph operators; nil without
+	groups        []*consumerGroup // the consumer groups outside the job (consumer_group.go)
 }
 
 // vertex is a source, operator or sink with its subtasks.
@@ -400,7 +404,12 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 		// one injected live between two RunUntil calls does
 		if k := s.nextAction; k < len(s.opts.Actions) {
 			if a := s.opts.Actions[k]; a.At < s.eng.NextTime() && a.At <= t {
-				s.eng.RunUntil(a.At)
+				for !s.eng.RunUntil(a.At) && s.stopped == nil {
+					// stopped for the checks by an operator's work (didWork)
+					if err := s.checks(ctx); err != nil {
+						return err
+					}
+				}
 				s.nextAction++
 				if err := s.Inject(a); err != nil {
 					s.stop(fmt.Errorf("replaying action %d (%s at %s): %w", k+1, a.Kind, FormatTime(a.At), err))
@@ -417,25 +426,19 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 		}
 		fired := s.steps(t, batch)
 		n += fired
+		if s.checkDue && s.stopped == nil {
+			// stopped for the checks by an operator's work (didWork)
+			if err := s.checks(ctx); err != nil {
+				return err
+			}
+			continue
+		}
 		if fired < batch && s.stopped == nil {
 			break // no event left by t
 		}
 		if n&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				s.stop(err)
+			if err := s.checks(ctx); err != nil {
 				return err
-			}
-			if err := s.checkQueued(); err != nil {
-				return err
-			}
-			if err := s.checkMemory(); err != nil {
-				return err
-			}
-			if err := s.checkTraces(); err != nil {
-				return err
-			}
-			if s.opts.Progress != nil {
-				s.opts.Progress(s.eng.Now(), s.Emitted())
 			}
 		}
 	}
@@ -448,6 +451,50 @@ func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
 		return err
 	}
 	return nil
+}
+
+// checks are what the run checks between batches of events, every
+// 65,536 events and every workCheck of operators' work (didWork): an
+// interrupt (ctx), the limits of Options, the traces; then it reports
+// progress.
+func (s *Sim) checks(ctx context.Context) error {
+	s.checkDue = false
+	if err := ctx.Err(); err != nil {
+		s.stop(err)
+		return err
+	}
+	if err := s.checkQueued(); err != nil {
+		return err
+	}
+	if err := s.checkMemory(); err != nil {
+		return err
+	}
+	if err := s.checkTraces(); err != nil {
+		return err
+	}
+	if s.opts.Progress != nil {
+		s.opts.Progress(s.eng.Now(), s.Emitted())
+	}
+	return nil
+}
+
+// workCheck is the operators' work (didWork) between two checks of the
+// run: about as much as 65,536 events of record hops.
+const workCheck = 1 << 16
+
+// didWork counts n units of an operator's work that one event does for
+// many records (a record added to each of its windows, a result emitted,
+// a pair joined), so that the run's checks (an interrupt, the limits,
+// progress) come as often in a window or join job, where one event can
+// do millions of them, as in any other: every workCheck units, it stops
+// the engine's batch (RunUntil then runs the checks and goes on).
+func (s *Sim) didWork(n int) {
+	s.work += uint64(n)
+	if s.work >= s.workDue {
+		s.workDue = s.work + workCheck
+		s.checkDue = true
+		s.eng.Stop()
+	}
 }
 
 // steps fires up to n events up to t, one by one while the run is not

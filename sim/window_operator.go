@@ -352,6 +352,7 @@ func (w *windowOperator) addGlobal(now des.Time, r *Record) {
 // timers) if it is new; a window whose trigger time the watermark has
 // passed fires again at once (EventTimeTrigger.onElement: a late firing).
 func (w *windowOperator) add(now des.Time, id winID, end des.Time, r *Record) *winState {
+	w.t.s.didWork(1)
 	st := w.windows[id]
 	if st == nil {
 		if n := len(w.free); n > 0 {
@@ -426,7 +427,9 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 		r := resultRecord(w.seq, off, ext)
 		r.EventTime, r.Ingest, r.Key = et, st.ingest, id.key
 		t.pend = append(t.pend, r)
+		t.s.didWork(1)
 	} else {
+		t.s.didWork(int(st.side[0] * st.side[1]))
 		// a window join (Flink's JoinedStreams: a coGroup over the
 		// window): every pair of a left and a right record, the pair's
 		// index hashed into the window's identity
