@@ -301,6 +301,9 @@ func explain(e Estimate) string {
 	if e.GCEvents >= 0.1*e.EventRate {
 		s += fmt.Sprintf("; plus %s garbage-collection pauses/s of %d workers", Sci(e.GCEvents, 1), e.Workers)
 	}
+	if e.WindowWork >= 0.1*e.EventRate {
+		s += fmt.Sprintf("; plus %s window and join updates/s (records added to each of their windows, compared with an interval join's buffer)", Sci(e.WindowWork, 1))
+	}
 	return s
 }
 
@@ -340,6 +343,9 @@ func advice(e Estimate) string {
 	}
 	if e.GCEvents >= 0.1*e.EventRate {
 		s = "lengthen state_backend.gc_interval or lower workers.count, " + s
+	}
+	if e.WindowWork >= 0.1*e.EventRate {
+		s = "lengthen the sliding windows' slide or narrow the interval joins, " + s
 	}
 	return s
 }

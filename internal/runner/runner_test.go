@@ -386,7 +386,9 @@ sources:
   - {name: r, arrival: {process: constant, rate: 50000/s}, keys: {count: 1000}, watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 1s}}
 operators: [{name: j, inputs: [l, r], partitioning: hash, service_time: {mean: 1us}, join: {kind: interval, before: 2h, after: 2h}}]
 sinks: [{name: out, input: j}]
-`, `scenario "interval": about 26.82GiB of memory before any record (2 channels, 4 subtasks, 26.82GiB for about 3.6e8 records the interval joins buffer (each until the watermark passes it plus the join's bound)) exceeds the limit of 4GiB; narrow the interval joins (operators[].join.before, operators[].join.after), lower the rates (sources[].arrival.rate) or the bound of the watermarks, or raise --max-memory`},
+`, `scenario "interval": about 2.7e10 events per simulated second (records through 4 vertices: 1.0e5/s offered by the sources, 9.0e9/s handled in all; plus 1.8e10 window and join updates/s (records added to each of their windows, compared with an interval join's buffer)) exceed the limit of 1e8; lengthen the sliding windows' slide or narrow the interval joins, lower the rates, or raise --max-event-rate
+scenario "interval": about 9.7e13 events (records through 4 vertices: 1.0e5/s offered by the sources, 9.0e9/s handled in all; plus 1.8e10 window and join updates/s (records added to each of their windows, compared with an interval join's buffer), over 1h) exceed the limit of 5e9; shorten duration, lengthen the sliding windows' slide or narrow the interval joins, lower the rates, or raise --max-events
+scenario "interval": about 26.82GiB of memory before any record (2 channels, 4 subtasks, 26.82GiB for about 3.6e8 records the interval joins buffer (each until the watermark passes it plus the join's bound)) exceeds the limit of 4GiB; narrow the interval joins (operators[].join.before, operators[].join.after), lower the rates (sources[].arrival.rate) or the bound of the watermarks, or raise --max-memory`},
 	} {
 		lim := Limits{MaxSubtasks: 1e4}
 		switch c.name {

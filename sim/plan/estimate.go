@@ -92,7 +92,8 @@ type Estimate struct {
 	// checkpointing).
 	CheckpointEvery des.Time
 	// EventRate is Records + MetricsRows + CheckpointEvents +
-	// FailoverEvents + GCEvents, events per simulated second.
+	// FailoverEvents + GCEvents + TopicReads + WindowWork, events per
+	// simulated second.
 	EventRate float64
 	// Events is EventRate times the duration in simulated seconds.
 	Events float64
@@ -145,6 +146,19 @@ type Estimate struct {
 	// (BytesPerJoinRecord each).
 	JoinRecords float64
 	JoinBytes   int64
+	// WindowWork is the work per simulated second of the window and join
+	// operators that one event does for many records, counted as events
+	// (the simulator checks a run every 65,536 of either: sim.didWork):
+	// each record into a window operator or a window join added to each
+	// of its windows (size / slide of them for a sliding window, one
+	// otherwise), and
+	// each record into an interval join compared with the other input's
+	// records of its key (each input's rate times the time it is held,
+	// over the keys). JoinPairs are the pairs the interval joins emit per
+	// simulated second: each input's records times the other's held in
+	// the join's bounds (after + before), over the keys; they are the
+	// join's output records (Records downstream).
+	WindowWork, JoinPairs float64
 	// GraphEdges are the edges the edge-stream sources emit at most (a
 	// stream's size, its max_edges, or what the arrival rate brings over
 	// the duration, whichever is least; an edge file's size is unknown,
@@ -308,13 +322,19 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 		e.Records = finite(e.Records + in)
 		if v.Window != nil {
 			e.WindowStates = finite(e.WindowStates + p.windowStates(v.Window, in))
+			e.WindowWork = finite(e.WindowWork + in*windowsPerRecord(v.Window))
 		}
 		if j := v.Join; j != nil && j.Kind == scenario.JoinWindow {
 			// a window operator of tumbling windows over both inputs (sim.newWindowJoin)
 			e.WindowStates = finite(e.WindowStates + p.windowStates(&scenario.Window{Kind: scenario.WindowTumbling, Size: j.Size}, in))
+			e.WindowWork = finite(e.WindowWork + in) // each record added to its one window
 		}
 		if j := v.Join; j != nil && j.Kind == scenario.JoinInterval {
 			e.JoinRecords = finite(e.JoinRecords + p.joinRecords(v, out))
+			compared, pairs := p.joinWork(v, out)
+			e.WindowWork = finite(e.WindowWork + compared)
+			e.JoinPairs = finite(e.JoinPairs + pairs)
+			out[v.Index] = finite(pairs * v.Selectivity)
 		}
 		if e.Busiest == "" || in > e.BusiestRate {
 			e.Busiest, e.BusiestRate = v.Name, in
@@ -355,7 +375,7 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 	}
 	e.Memory = satAdd(e.BloomBytes, e.Channels*BytesPerChannel, e.ZipfKeys*BytesPerZipfKey, int64(e.Subtasks)*BytesPerSubtask,
 		int64(e.Workers)*BytesPerWorker, e.KeySetBytes, e.CheckpointBytes, e.FailoverBytes, e.WindowBytes, e.JoinBytes, e.GraphBytes, e.TopicBytes, e.MessageBytes)
-	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents + e.TopicReads)
+	e.EventRate = finite(e.Records + e.MetricsRows + e.CheckpointEvents + e.FailoverEvents + e.GCEvents + e.TopicReads + e.WindowWork)
 	e.Events = finite(e.EventRate * sc.Duration.Seconds())
 	return e
 }
@@ -604,6 +624,33 @@ func (p *Plan) joinRecords(v *Vertex, out []float64) float64 {
 		n = finite(n + math.Ceil(finite(out[ed.From.Index]*d.Seconds())))
 	}
 	return n
+}
+
+// windowsPerRecord returns how many windows of w a record is added to:
+// size / slide (rounded up) for a sliding window, one otherwise.
+func windowsPerRecord(w *scenario.Window) float64 {
+	if w.Kind == scenario.WindowSliding && w.Slide > 0 && w.Size > w.Slide {
+		return math.Ceil(float64(w.Size) / float64(w.Slide))
+	}
+	return 1
+}
+
+// joinWork returns, per simulated second, the records interval join v
+// compares (each record with the other input's records of its key, held
+// for the other's bound plus the watermark's lag) and the pairs it emits
+// (each record with the other input's records of its key within its
+// bounds: after + before in all), with the keys spread evenly.
+func (p *Plan) joinWork(v *Vertex, out []float64) (compared, pairs float64) {
+	if len(v.Inputs) != 2 {
+		return 0, 0
+	}
+	keys, lag := p.keysAndLag()
+	l, r := out[v.Inputs[0].From.Index], out[v.Inputs[1].From.Index]
+	span := func(d des.Time) float64 { return min(d, p.Scenario.Duration).Seconds() }
+	k := float64(keys)
+	compared = finite(l*r*span(v.Join.Before+lag)/k + r*l*span(v.Join.After+lag)/k)
+	pairs = finite(l * r * span(v.Join.Before+v.Join.After) / k)
+	return compared, pairs
 }
 
 // Memory of streaming graphs in the simulator, in bytes, with the

@@ -547,3 +547,39 @@ sinks:
 		}
 	}
 }
+
+// The estimate counts the work of window and join operators as events:
+// a record added to each of its size/slide sliding windows, a record of an
+// interval join compared with the other input's records of its key; the
+// join's pairs are its output records.
+func TestEstimateWindowWork(t *testing.T) {
+	slide := `duration: 30s
+sources:
+  - name: readings
+    arrival: {process: constant, rate: 2000/s}
+    keys: {count: 1000}
+    watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 100ms}
+operators:
+  - {name: agg, input: readings, partitioning: hash, service_time: {mean: 20us}, window: {kind: sliding, size: 30000s, slide: 5s, function: aggregate}}
+sinks: [{name: out, input: agg}]
+`
+	e := compile(t, parse(t, slide)).Estimate(nil)
+	// 2000 records/s, each into 30000/5 = 6000 windows
+	if e.WindowWork != 2000*6000 || e.EventRate < 12e6 {
+		t.Errorf("sliding window: work %v/s, events %v/s; want 12e6 work, at least 12e6 events", e.WindowWork, e.EventRate)
+	}
+	join := `duration: 30s
+sources:
+  - {name: impressions, arrival: {process: constant, rate: 200/s}, keys: {count: 1}, watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 500ms}}
+  - {name: clicks, arrival: {process: constant, rate: 200/s}, keys: {count: 1}, watermarks: {strategy: bounded_out_of_orderness, bounded_out_of_orderness: 500ms}}
+operators:
+  - {name: interval_join, inputs: [impressions, clicks], partitioning: hash, service_time: {mean: 1us}, join: {kind: interval, before: 0s, after: 3s}}
+sinks: [{name: out, input: interval_join}]
+`
+	e = compile(t, parse(t, join)).Estimate(nil)
+	// pairs: 200 x 200 x 3 s over 1 key = 120,000/s (a run makes 3.37M
+	// in 30 s, 112,000/s); the sink receives them all
+	if e.JoinPairs != 120000 || e.Records < 120000 || e.WindowWork < 120000 {
+		t.Errorf("interval join: %v pairs/s, %v records/s, work %v/s; want 120000 pairs, at least as many records and work", e.JoinPairs, e.Records, e.WindowWork)
+	}
+}
