@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,9 +129,21 @@ type figure struct {
 	Problem string        // why it could not be drawn
 }
 
+// section is a summary.json section the page does not know: its plain
+// values as (name, value) rows, its lists of objects as tables, and the
+// fields of those objects left out of the tables (lists of their own).
 type section struct {
-	Title string
-	Rows  [][2]string
+	Title   string
+	Rows    [][2]string
+	Tables  []namedTable
+	Omitted []string
+}
+
+// namedTable is a table of a section, titled by the field it shows ("" for
+// the section's own list).
+type namedTable struct {
+	Name string
+	*table
 }
 
 type table struct {
@@ -168,7 +179,7 @@ func columnWords(name string) string {
 		return w
 	}
 	w := name
-	for _, unit := range []string{"_ms", "_s", "_bytes"} {
+	for _, unit := range []string{"_ms", "_s", "_bytes", "_rps"} {
 		if t, ok := strings.CutSuffix(w, unit); ok {
 			w = t
 			break
@@ -360,55 +371,177 @@ func inlineSVG(doc string) string {
 var knownSections = []string{"scenario", "description", "seed", "duration_s", "warmup_s", "simulated_s",
 	"partial", "partial_reason", "window", "totals", "vertices", "diagnosis", "checkpoints", "delivery", "recovery"}
 
-// extraSections returns the unknown top-level fields of summary.json,
-// flattened to dotted names and values.
+// extraSections returns the unknown top-level fields of summary.json as
+// sections of the page, in the file's order: a list of objects (the tasks,
+// a topic's partitions) as a table, a row each, its columns the objects'
+// plain fields in their order (a field that is itself a list, such as a
+// task's subtasks, stays in summary.json: the section says so); an object
+// as rows of its plain fields (nested objects flattened to dotted names)
+// and a table for each list of objects in it. Values are formatted by the
+// unit in their names as the page's other tables are (cells), ratios as
+// percentages, and other numbers to 4 significant digits (hover shows the
+// value in the file).
 func extraSections(data []byte) ([]section, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var top map[string]any
-	if err := dec.Decode(&top); err != nil {
+	top, err := decodeOrdered(data)
+	if err != nil {
 		return nil, err
 	}
-	var keys []string
-	for k := range top {
-		if !slices.Contains(knownSections, k) {
-			keys = append(keys, k)
-		}
+	obj, ok := top.(orderedObject)
+	if !ok {
+		return nil, fmt.Errorf("not a JSON object")
 	}
-	sort.Strings(keys)
 	var out []section
-	for _, k := range keys {
-		s := section{Title: strings.ReplaceAll(k, "_", " ")}
-		flattenJSON("", top[k], &s.Rows)
-		if len(s.Rows) > 0 {
+	for _, f := range obj {
+		if slices.Contains(knownSections, f.key) {
+			continue
+		}
+		s := section{Title: titleWords(f.key)}
+		switch v := f.value.(type) {
+		case []any:
+			if t := objectTable(v, &s); t != nil {
+				s.Tables = append(s.Tables, namedTable{table: t})
+			} else {
+				flattenJSON("", v, &s.Rows)
+			}
+		case orderedObject:
+			for _, g := range v {
+				if l, ok := g.value.([]any); ok {
+					if t := objectTable(l, &s); t != nil {
+						s.Tables = append(s.Tables, namedTable{Name: titleWords(g.key), table: t})
+						continue
+					}
+				}
+				flattenJSON(g.key, g.value, &s.Rows)
+			}
+		default:
+			flattenJSON(f.key, v, &s.Rows)
+		}
+		if len(s.Rows) > 0 || len(s.Tables) > 0 {
 			out = append(out, s)
 		}
 	}
 	return out, nil
 }
 
-// flattenJSON appends the leaves of v as (dotted name, value) rows.
+// titleWords is a summary.json field's name as a section title:
+// "event_time" is "Event time".
+func titleWords(key string) string {
+	w := strings.ReplaceAll(key, "_", " ")
+	if w == "" {
+		return w
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
+}
+
+// objectTable returns the list l of objects as a table (nil when l is
+// empty or holds anything but objects): a column for each plain field
+// of its objects, in the order they first come, a row for each object (at
+// most maxExtraRows; More counts the rest). The names of the fields that
+// are lists or objects, left out, go into s.Omitted.
+func objectTable(l []any, s *section) *table {
+	if len(l) == 0 {
+		return nil
+	}
+	var header []string
+	for _, e := range l {
+		o, ok := e.(orderedObject)
+		if !ok {
+			return nil
+		}
+		for _, f := range o {
+			switch f.value.(type) {
+			case []any, orderedObject:
+				if !slices.Contains(s.Omitted, f.key) {
+					s.Omitted = append(s.Omitted, f.key)
+				}
+			default:
+				if !slices.Contains(header, f.key) {
+					header = append(header, f.key)
+				}
+			}
+		}
+	}
+	t := &table{Header: header}
+	for _, e := range l {
+		if len(t.Rows) == maxExtraRows {
+			t.More++
+			continue
+		}
+		rec := make([]string, len(header))
+		for _, f := range e.(orderedObject) {
+			if i := slices.Index(header, f.key); i >= 0 {
+				rec[i] = jsonText(f.value)
+			}
+		}
+		t.Rows = append(t.Rows, extraCells(header, rec))
+	}
+	return t
+}
+
+// maxExtraRows is the most rows a table of an unknown section shows.
+const maxExtraRows = 500
+
+// jsonText is a plain JSON value as text ("" for null).
+func jsonText(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// extraCells formats a row of an unknown section's table: as cells does,
+// and a _ratio as a percentage, a _rps as a rate, any other number to 4
+// significant digits.
+func extraCells(header, rec []string) []cell {
+	row := cells(header, rec)
+	for i, c := range row {
+		if c.Left || c.Title != "" || i >= len(header) {
+			continue
+		}
+		x, err := strconv.ParseFloat(rec[i], 64)
+		if err != nil {
+			continue
+		}
+		switch name := header[i]; {
+		case strings.Contains(name, "_ratio"): // busy_ratio, busy_ratio_mean
+			c.Text = strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+		case strings.HasSuffix(name, "_rps"):
+			c.Text = formatRate(x) + "/s"
+		default:
+			c.Text = strconv.FormatFloat(x, 'g', 4, 64)
+			if !strings.ContainsAny(c.Text, "e") && x == math.Trunc(x) {
+				c.Text = rec[i] // an integer as it is
+			}
+		}
+		if c.Text != rec[i] {
+			c.Title = rec[i]
+		}
+		row[i] = c
+	}
+	return row
+}
+
+// flattenJSON appends the leaves of v as (dotted name, value) rows, each
+// value formatted as extraCells formats it, at most maxExtraRows.
 func flattenJSON(prefix string, v any, rows *[][2]string) {
-	if len(*rows) >= 500 {
+	if len(*rows) >= maxExtraRows {
 		return
 	}
 	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			flattenJSON(joinName(prefix, k), x[k], rows)
+	case orderedObject:
+		for _, f := range x {
+			flattenJSON(joinName(prefix, f.key), f.value, rows)
 		}
 	case []any:
 		for i, e := range x {
 			name := strconv.Itoa(i)
-			if m, ok := e.(map[string]any); ok {
-				if n, ok := m["name"].(string); ok {
+			if _, ok := e.(string); ok {
+				name = "" // a list of lines (messages): each under the list's name
+			}
+			if m, ok := e.(orderedObject); ok {
+				if n, ok := m.get("name").(string); ok {
 					name = n
-				} else if id, ok := m["id"]; ok {
+				} else if id := m.get("id"); id != nil {
 					name = fmt.Sprint(id)
 				}
 			}
@@ -417,15 +550,79 @@ func flattenJSON(prefix string, v any, rows *[][2]string) {
 	case nil:
 		*rows = append(*rows, [2]string{prefix, "–"})
 	default:
-		*rows = append(*rows, [2]string{prefix, fmt.Sprint(x)})
+		leaf := prefix[strings.LastIndexByte(prefix, '.')+1:]
+		*rows = append(*rows, [2]string{prefix, extraCells([]string{leaf}, []string{fmt.Sprint(x)})[0].Text})
 	}
 }
 
 func joinName(a, b string) string {
-	if a == "" {
-		return b
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "." + b
+}
+
+// orderedObject is a JSON object with its fields in the file's order.
+type orderedObject []jsonField
+
+type jsonField struct {
+	key   string
+	value any
+}
+
+// get returns the value of field key, nil when o has none.
+func (o orderedObject) get(key string) any {
+	for _, f := range o {
+		if f.key == key {
+			return f.value
+		}
+	}
+	return nil
+}
+
+// decodeOrdered decodes one JSON value, its objects as orderedObjects and
+// its numbers as json.Number.
+func decodeOrdered(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var value func() (any, error)
+	value = func() (any, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch d := tok.(type) {
+		case json.Delim:
+			if d == '[' {
+				var l []any
+				for dec.More() {
+					v, err := value()
+					if err != nil {
+						return nil, err
+					}
+					l = append(l, v)
+				}
+				_, err := dec.Token() // ]
+				return l, err
+			}
+			var o orderedObject
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := value()
+				if err != nil {
+					return nil, err
+				}
+				o = append(o, jsonField{fmt.Sprint(k), v})
+			}
+			_, err := dec.Token() // }
+			return o, err
+		}
+		return tok, nil
+	}
+	return value()
 }
 
 // checkpointTable returns checkpoints.csv as a table (its first

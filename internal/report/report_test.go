@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,7 +80,7 @@ func TestReport(t *testing.T) {
 		"a &lt;b&gt;bold&lt;/b&gt; claim &amp; more",
 		"bottleneck: enrich (busy 100%, not back-pressured) holds back parse and sensors",
 		`<span class="status high">HIGH</span>`,
-		`<h2 id="watermarks">watermarks<a class="self" href="#watermarks">#</a></h2>`, "<code>lag_ms.p50</code>",
+		`<h2 id="watermarks">Watermarks<a class="self" href="#watermarks">#</a></h2>`, "<code>lag_ms.p50</code>",
 		"Throughput, back-pressure and latency over time", "Back-pressure heatmap", "Latency distribution at the sinks",
 		`<h2 id="checkpoints">Checkpoints<a class="self" href="#checkpoints">#</a></h2>`, `<td>14s</td><td>17.2s</td><td>3.2s</td><td class="l">failed</td>`,
 		"<code>recovery_completed</code>", "restored checkpoint 1; sources rewound",
@@ -347,5 +348,50 @@ func TestCheckpointCells(t *testing.T) {
 	rec := strings.Split("5,50,failed,5000,0,0,0,0,0,0,0,false,1,6,the job failed over", ",")
 	if c := unmeasured(header, rec, cells(header, rec))[5]; c.Title != "not measured: checkpoint failed (the file has 0, the longest or largest over the 1 of 6 subtasks that had acknowledged)" {
 		t.Errorf("title %q", c.Title)
+	}
+}
+
+// The sections of summary.json the page does not know by name (the tasks,
+// event time) are tables in the file's order, their values formatted by
+// their units: ratios as percentages, rates per second, seconds and
+// milliseconds as durations, other numbers to 4 significant digits; lists
+// of messages are rows under the list's name.
+func TestReportExtraSectionsAsTables(t *testing.T) {
+	data := []byte(`{"scenario": "x", "tasks": [
+  {"name": "src", "kind": "source", "parallelism": 1, "in_rate_rps": 0, "out_rate_rps": 898.25, "busy_ratio": 0.1234, "subtasks": [{"busy_ratio": 0.1}]},
+  {"name": "count", "kind": "operator", "parallelism": 2, "in_rate_rps": 17.81, "out_rate_rps": 0, "busy_ratio": 1}],
+ "event_time": {"diagnosis": ["first line", "second line"], "vertices": [{"name": "count", "watermark_lag_s": 12.3151, "firing_delay_p50_ms": 6336.196969, "records_per_window_mean": 49.81234}]}}`)
+	secs, err := extraSections(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) != 2 || secs[0].Title != "Tasks" || secs[1].Title != "Event time" {
+		t.Fatalf("sections %+v", secs)
+	}
+	tasks := secs[0]
+	if len(tasks.Tables) != 1 || !slices.Equal(tasks.Tables[0].Header, []string{"name", "kind", "parallelism", "in_rate_rps", "out_rate_rps", "busy_ratio"}) ||
+		!slices.Equal(tasks.Omitted, []string{"subtasks"}) {
+		t.Fatalf("tasks: %+v", tasks)
+	}
+	var got []string
+	for _, r := range tasks.Tables[0].Rows {
+		for _, c := range r {
+			got = append(got, c.Text)
+		}
+	}
+	want := []string{"src", "source", "1", "0.0/s", "898/s", "12.3%", "count", "operator", "2", "17.8/s", "0.0/s", "100.0%"}
+	if !slices.Equal(got, want) {
+		t.Errorf("tasks cells %q, want %q", got, want)
+	}
+	et := secs[1]
+	if !slices.Equal(et.Rows, [][2]string{{"diagnosis", "first line"}, {"diagnosis", "second line"}}) {
+		t.Errorf("event time rows %q", et.Rows)
+	}
+	got = nil
+	for _, c := range et.Tables[0].Rows[0] {
+		got = append(got, c.Text)
+	}
+	if et.Tables[0].Name != "Vertices" || !slices.Equal(got, []string{"count", "12.315s", "6.336s", "49.81"}) {
+		t.Errorf("event time table %q: %q", et.Tables[0].Name, got)
 	}
 }
