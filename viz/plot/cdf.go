@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -82,7 +83,8 @@ func LatencyCDF(runs []*Run, o CDFOptions) (*Figure, error) {
 		}
 	}
 	if len(curves) == 0 {
-		return nil, &NoDataError{Msg: fmt.Sprintf("no latency values for %s after the warmup (no record left %s)", namesOf(sel), plural.Of("vertex"))}
+		names := namesOf(sel)
+		return nil, &NoDataError{Msg: fmt.Sprintf("no latency values for %s after the warmup (no record left the %s)", names, plural.For(strings.Count(names, ", ")+1, "vertex"))}
 	}
 	// the axis in the unit of its range: 20 s, not 20000 ms
 	factor, unit := timeUnit("ms", hi)
