@@ -17,6 +17,7 @@ func newSweepCmd() *cobra.Command {
 		shard     string
 		maxEvents = float64(runner.DefaultMaxEvents)
 		maxRate   = float64(runner.DefaultMaxEventRate)
+		maxSweep  = float64(runner.DefaultMaxSweepEvents)
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep SCENARIO --set PATH=V1,V2,... [--set ...] [--seeds N] --out DIR",
@@ -83,6 +84,7 @@ Plot the result with: dspalab plot DIR/sweep.csv -x PATH -y METRIC
 				return usagef("--workers must be at least 1 (0: all cores), got %d", opts.Workers)
 			}
 			opts.Limits.MaxEvents, opts.Limits.MaxEventRate = maxEvents, maxRate
+			opts.MaxEvents = maxSweep
 			opts.Version = version
 			opts.Stderr = cmd.ErrOrStderr()
 			opts.Progress = isTerminal(opts.Stderr)
@@ -105,6 +107,7 @@ Plot the result with: dspalab plot DIR/sweep.csv -x PATH -y METRIC
 	f.Var(durationValue{&opts.Limits.MaxDuration}, "max-duration", "refuse runs that simulate longer")
 	f.Var(countValue{&maxEvents}, "max-events", "refuse runs with more estimated events (event rate x seconds)")
 	f.Var(countValue{&maxRate}, "max-event-rate", "refuse runs with more estimated events per simulated second")
+	f.Var(countValue{&maxSweep}, "max-sweep-events", "refuse a sweep whose runs have more estimated events in all")
 	f.Var(recordsValue{&opts.Limits.MaxQueued}, "max-queued", "stop a run when more records than this are queued at once (its row is then partial)")
 	f.Var(bytesValue{&opts.Limits.MaxMemory}, "max-memory", maxMemoryUsage)
 	cmd.AddCommand(newSweepMergeCmd())

@@ -22,6 +22,10 @@ const (
 	DefaultMaxSubtasks = 4096
 	DefaultMaxDuration = 7 * 24 * des.Hour
 	DefaultMaxEvents   = 5e9
+	// DefaultMaxSweepEvents bounds a sweep's estimated events over all
+	// its runs (dspalab sweep --max-sweep-events): ten runs at the limit
+	// of one, a few hours on two cores.
+	DefaultMaxSweepEvents = 5e10
 	// DefaultMaxEventRate is in events per simulated second: at about 10
 	// million events per wall second, one simulated second then takes up to
 	// ten wall seconds.

@@ -12,6 +12,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -56,6 +57,10 @@ type Options struct {
 	OutDir string
 	// Limits apply to every run, as to `dspalab run`.
 	Limits runner.Limits
+	// MaxEvents bounds the estimated events of all the shard's runs
+	// together (runner.Measure of each); 0 means
+	// runner.DefaultMaxSweepEvents.
+	MaxEvents float64
 	// OpenTrace opens the traces of trace sources (see sim.Options).
 	OpenTrace sim.TraceOpener
 	// Version is the dspalab version, recorded in sweep.json: Merge
@@ -197,6 +202,9 @@ type plan struct {
 	metrics   []string
 	manifest  Manifest
 	micro     bool // the scenario runs on a micro-batch engine (sim/microbatch)
+	// events are the estimated events of the shard's runs in all
+	// (runner.Measure of each run's combination)
+	events float64
 	// warnings are the combinations' scenario.Warnings, one a line, as
 	// "LABEL with PATH=VALUE: PATH: warning: ..." (the --set's line is
 	// not in the file, as Apply's errors say).
@@ -233,6 +241,7 @@ func newPlan(opts Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	events := map[int]float64{} // by combination
 	for i := range grid.Runs() {
 		if !shard.Has(i) {
 			continue
@@ -240,6 +249,7 @@ func newPlan(opts Options) (*plan, error) {
 		p.runs = append(p.runs, i)
 		c, _ := grid.Run(i)
 		if p.scenarios[c] != nil {
+			p.events += events[c]
 			continue
 		}
 		vals := grid.Combination(c)
@@ -266,6 +276,12 @@ func newPlan(opts Options) (*plan, error) {
 			p.warnings = append(p.warnings, fmt.Sprintf("%s with %s: %s: %s", label, grid.describe(vals), w.Path, w.Msg))
 		}
 		p.scenarios[c] = sc
+		events[c] = runner.Measure(sc).Events
+		p.events += events[c]
+	}
+	if limit := cmp.Or(opts.MaxEvents, runner.DefaultMaxSweepEvents); p.events > limit {
+		return nil, fmt.Errorf("sweep of %s: %s, about %s events in all (%s a run on average), exceed the limit of %s for a sweep; fewer values or seeds, a shorter duration, lower rates, --shard I/N over several machines, or raise --max-sweep-events",
+			label, plural.Count(len(p.runs), "run"), runner.Sci(p.events, 1), runner.Sci(p.events/float64(len(p.runs)), 1), runner.Sci(limit, -1))
 	}
 	p.metrics = metricColumns(vertices)
 	if base.IsMicroBatch() {

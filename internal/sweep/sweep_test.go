@@ -298,6 +298,17 @@ func TestPlanErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `no scenario file or built-in scenario named "nosuch"`) {
 		t.Errorf("unknown scenario: %v", err)
 	}
+	// the sweep as a whole: its runs' estimated events add up (the
+	// per-run limits let each through), and nothing is written
+	out := filepath.Join(t.TempDir(), "sw")
+	err = Run(context.Background(), Options{Scenario: tiny, Params: tinyParams(), Seeds: 1000, MaxEvents: 1e5, OutDir: out})
+	want := "sweep of " + tiny + ": 4000 runs, about "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "exceed the limit of 1e5 for a sweep;") {
+		t.Errorf("a sweep over --max-sweep-events: %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused sweep made %s: %v", out, err)
+	}
 }
 
 func TestParseParamAndShard(t *testing.T) {
