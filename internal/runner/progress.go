@@ -18,10 +18,11 @@ import (
 var progressDelay = time.Second
 
 // progress draws one line on a terminal, updated in place while a run goes
-// on: the simulated time reached, the duration, the percentage and the
-// simulator's speed in records per second of wall time, e.g.
+// on: the simulated time reached, the duration, the simulator's speed in
+// records per second of wall time, the wall time left and the
+// percentage, e.g.
 //
-//	simulating backpressure: 63.245s / 120s, 1.2M records/s  53% |██████████          |
+//	simulating backpressure: 63.245s / 120s, 1.2M records/s, about 9s left  53% |██████████          |
 type progress struct {
 	w        io.Writer
 	name     string
@@ -60,11 +61,23 @@ func (p *progress) update(now des.Time, emitted uint64) {
 	p.bar.Set64(min(int64(now/des.Millisecond), total-1))
 }
 
-// describe is the text before the bar.
+// describe is the text before the bar, with the wall time left at the
+// pace so far (eta).
 func (p *progress) describe(now des.Time, emitted uint64, wall time.Duration) string {
 	speed := float64(emitted) / wall.Seconds()
-	return fmt.Sprintf("simulating %s: %s / %s, %s records/s", p.name,
-		sim.FormatTime(now), sim.FormatTime(p.duration), Human(speed))
+	return fmt.Sprintf("simulating %s: %s / %s, %s records/s%s", p.name,
+		sim.FormatTime(now), sim.FormatTime(p.duration), Human(speed), eta(now, p.duration, wall))
+}
+
+// eta says how much wall time a run that reached now of duration in wall
+// time is likely to take still, at its pace so far: ", about 2m10s
+// left" (to the second; "" before any simulated time has passed).
+func eta(now, duration des.Time, wall time.Duration) string {
+	if now <= 0 || now >= duration {
+		return ""
+	}
+	left := time.Duration(float64(wall) * float64(duration-now) / float64(now))
+	return ", about " + max(left.Round(time.Second), time.Second).String() + " left"
 }
 
 // finish clears the line, if one was drawn.

@@ -207,6 +207,21 @@ func TestProgress(t *testing.T) {
 		t.Errorf("the progress line is not cleared at the end: %q", got[max(0, len(got)-40):])
 	}
 
+	for _, c := range []struct {
+		now, duration des.Time
+		wall          time.Duration
+		want          string
+	}{
+		{30 * des.Second, 120 * des.Second, 10 * time.Second, ", about 30s left"},
+		{des.Second, 7 * 24 * des.Hour, 3 * time.Second, ", about 503h59m57s left"},
+		{119 * des.Second, 120 * des.Second, 100 * time.Millisecond, ", about 1s left"},
+		{0, 120 * des.Second, time.Second, ""},
+	} {
+		if got := eta(c.now, c.duration, c.wall); got != c.want {
+			t.Errorf("eta(%v, %v, %v) = %q, want %q", c.now, c.duration, c.wall, got, c.want)
+		}
+	}
+
 	// Short runs draw nothing.
 	progressDelay = time.Hour
 	stderr.Reset()
