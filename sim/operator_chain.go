@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dspalab/dspalab/sim/des"
 )
@@ -202,6 +203,15 @@ func tableRows(s *Summary) []tableRow {
 		// edge either (leaves is not in summary.json: read back, a rate
 		// of 0 says so)
 		r.noOut = r.Kind == KindSink || (r.Kind == KindSource && !t.leaves && t.OutRate == 0)
+		if r.noIn && r.noOut {
+			// no edge into or out of the task (a source chained
+			// through to a sink): its rates are its vertices'
+			for _, name := range t.Vertices {
+				if v := byName[name]; v != nil {
+					r.through = append(r.through, *v)
+				}
+			}
+		}
 		rows = append(rows, r)
 	}
 	return rows
@@ -233,6 +243,28 @@ func chainNote(vx *vertex, v VertexSummary) string {
 type tableRow struct {
 	VertexSummary
 	noIn, noOut bool
+	// through: the vertices of a task with no edge in or out (a source
+	// chained through to a sink), whose rates the table says on a line
+	// of its own (throughText)
+	through []VertexSummary
+}
+
+// throughText says the rates of the vertices of task row r, which has
+// none of its own (no edge enters or leaves it), as Flink's web UI shows
+// a chained task's operators' numRecordsIn and numRecordsOut: "s -> op -> o
+// is one task, chained from its source to its sink, so no record enters
+// or leaves it on an edge: s emits 100/s, op takes 100/s, o takes 99.9/s".
+func throughText(r tableRow) string {
+	var parts []string
+	for _, v := range r.through {
+		switch v.Kind {
+		case KindSource:
+			parts = append(parts, fmt.Sprintf("%s emits %s/s", v.Name, rate(v.OutRate)))
+		default:
+			parts = append(parts, fmt.Sprintf("%s takes %s/s", v.Name, rate(v.InRate)))
+		}
+	}
+	return fmt.Sprintf("%s is one task, chained from its source to its sink, so no record enters or leaves it on an edge: %s", r.Name, strings.Join(parts, ", "))
 }
 
 // chainBackpressure gives every vertex of a chain its task's

@@ -246,3 +246,26 @@ sinks:
 		t.Errorf("%d status changes of a -> b, want 3: %q", chain, got)
 	}
 }
+
+// A job chained from its source to its sink has no edge, so its task's
+// row has no rate (Flink's numRecordsIn of a source task, numRecordsOut
+// of a task that ends in a sink): a line under the table says its
+// vertices' rates.
+func TestFullyChainedRates(t *testing.T) {
+	res, table := runTable(t, mustParse(t, `name: chain
+duration: 60s
+sources:
+  - {name: s, arrival: {process: poisson, rate: 100/s}}
+operators:
+  - {name: op, input: s, service_time: {mean: 5ms}}
+sinks:
+  - {name: o, input: op}
+`))
+	if len(res.Summary.Tasks) != 1 {
+		t.Fatalf("%d tasks, want 1 (s -> op -> o)", len(res.Summary.Tasks))
+	}
+	want := "s -> op -> o is one task, chained from its source to its sink, so no record enters or leaves it on an edge: s emits 98.1/s, op takes 98.1/s, o takes 98.1/s\n"
+	if !strings.Contains(table, want) {
+		t.Errorf("the table lacks %q:\n%s", want, table)
+	}
+}

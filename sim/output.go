@@ -229,6 +229,11 @@ func WriteTable(w io.Writer, s *Summary) error {
 		writeColumns(&b, rows, 2) // names and kinds left, numbers right
 	}
 	for _, r := range tableRows(s) {
+		if len(r.through) > 0 {
+			fmt.Fprintf(&b, "%s\n", throughText(r))
+		}
+	}
+	for _, r := range tableRows(s) {
 		v := r.VertexSummary
 		if v.Parallelism < 2 || v.Parallelism > 16 || v.Busy-minBusy(v.Subtasks) < 0.2 {
 			continue
