@@ -156,8 +156,9 @@ type Estimate struct {
 	// records of its key (each input's rate times the time it is held,
 	// over the keys). JoinPairs are the pairs the interval joins emit per
 	// simulated second: each input's records times the other's held in
-	// the join's bounds (after + before), over the keys; they are the
-	// join's output records (Records downstream).
+	// the join's bounds (after + before), over the keys, and the window
+	// joins' (each window's left records times its right ones); they are
+	// the joins' output records (Records downstream).
 	WindowWork, JoinPairs float64
 	// GraphEdges are the edges the edge-stream sources emit at most (a
 	// stream's size, its max_edges, or what the arrival rate brings over
@@ -328,6 +329,15 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 			// a window operator of tumbling windows over both inputs (sim.newWindowJoin)
 			e.WindowStates = finite(e.WindowStates + p.windowStates(&scenario.Window{Kind: scenario.WindowTumbling, Size: j.Size}, in))
 			e.WindowWork = finite(e.WindowWork + in) // each record added to its one window
+			if len(v.Inputs) == 2 {
+				// every left record of a key's window with every right
+				// one: rate × rate × size over the keys, a second
+				keys, _ := p.keysAndLag()
+				l, r := out[v.Inputs[0].From.Index], out[v.Inputs[1].From.Index]
+				pairs := finite(l * r * min(j.Size, sc.Duration).Seconds() / float64(keys))
+				e.JoinPairs = finite(e.JoinPairs + pairs)
+				out[v.Index] = finite(pairs * v.Selectivity)
+			}
 		}
 		if j := v.Join; j != nil && j.Kind == scenario.JoinInterval {
 			e.JoinRecords = finite(e.JoinRecords + p.joinRecords(v, out))
