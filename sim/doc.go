@@ -171,10 +171,11 @@
 // duplicated and lost records against the ids the sources emitted. A
 // result an operator makes (a window's, a join's pair, a timer's) is
 // identified by what it is (key, window, firing; a pair's times), so a
-// replay makes the same one: a window's first 2^20 × 2^32 firings of keys
-// below 2^20 exactly, anything else by a 52-bit hash (resultRecord), so
-// that about one pair of results in 10^8 share an id and would count as a
-// duplicate: a simplification Flink, which has no ids, does not make.
+// replay makes the same one: the on-time firing of a window of a key
+// below 2^20 exactly (up to 2^52 windows), anything else by a 52-bit hash
+// (resultRecord), so that about one pair of results in 10^8 share an id
+// and would count as a duplicate: a simplification Flink, which has no
+// ids, does not need.
 //
 // Event time (watermark.go, window_operator.go, timer.go; Flink's
 // "Timely Stream Processing", "Generating Watermarks" and "Windows"): a
