@@ -301,5 +301,9 @@ func (g *singleInputGate) recycleCredit(now des.Time, c *channel) {
 		return
 	}
 	c.empty++
-	c.sendCredit(1) // announce(now, 1), without its check
+	if c.remote { // announce(now, 1), without its call
+		c.sendRemoteCredit(1)
+		return
+	}
+	c.s.eng.Post((*creditAnnouncement)(c), 1)
 }

@@ -124,7 +124,10 @@ func (c *channel) trySend(now des.Time) {
 }
 
 // ship puts b on the wire to the receiver, announcing the sender's
-// backlog with it (Flink's BufferAndBacklog), and schedules its delivery.
+// backlog with it (Flink's BufferAndBacklog), and schedules its delivery:
+// on a local channel now, posted (des.Engine.Post: it is never
+// cancelled), and a local channel needs no lastArrival (its deliveries
+// are all at their sending instant, which never goes back).
 func (c *channel) ship(now des.Time, b *buffer, unb bool) {
 	b.backlog = c.backlogLen()
 	if !unb {
@@ -132,27 +135,24 @@ func (c *channel) ship(now des.Time, b *buffer, unb bool) {
 	}
 	c.inflight.push(b)
 	c.s.netRecs, c.s.netBufs = c.s.netRecs+int64(len(b.recs)), c.s.netBufs+1
-	if !c.remote {
-		// a local buffer arrives now (a local channel's deliveries are
-		// all at their sending instant, so none is later: lastArrival
-		// <= now), behind what is already due now
-		c.lastArrival = now
-		c.s.eng.Post((*bufferDelivery)(c), 0)
+	if c.remote {
+		c.shipRemote(now, b)
 		return
 	}
-	at := max(c.wireArrival(now, b), c.lastArrival)
-	c.lastArrival = at
-	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
+	c.s.eng.Post((*bufferDelivery)(c), 0)
 }
 
-// wireArrival returns when b, sent on remote channel c now, arrives: its
-// bytes through the connection, then the latency (kept out of ship, so
-// that a local channel's ship keeps its values in registers).
+// shipRemote schedules the delivery of b, sent on remote channel c now:
+// its bytes through the connection, then the latency, behind what is on
+// the wire already (kept out of ship, so that a local channel's ship
+// keeps its values in registers).
 //
 //go:noinline
-func (c *channel) wireArrival(now des.Time, b *buffer) des.Time {
+func (c *channel) shipRemote(now des.Time, b *buffer) {
 	sent := c.conn.transmit(now, c.s.partitionedUntil(c, now), b.bytes, c.bw)
-	return addNs(sent, float64(c.latency))
+	at := max(addNs(sent, float64(c.latency)), c.lastArrival)
+	c.lastArrival = at
+	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
 }
 
 // takeSlice takes the records written to c's open buffer since its last
@@ -213,7 +213,7 @@ func (c *channel) deliver(now des.Time, b *buffer) {
 	if c.spill != 0 && data {
 		c.persistArriving(b)
 	}
-	b.arrived, b.next = now, 0
+	b.arrived = now // b.next is 0: nothing has read b yet (newBuffer's are zero, freeBuffer zeroes it)
 	g := c.gate
 	if !g.unbounded {
 		c.empty--
@@ -275,32 +275,30 @@ func (c *channel) deliverPriority(now des.Time, b *buffer) bool {
 	return true
 }
 
-// announce sends n credits to the sender.
+// announce sends n credits to the sender (Flink's AddCredit). On a local
+// channel they arrive at once: posted (des.Engine.Post: a credit
+// announcement is never cancelled). A remote channel's arrive after the
+// latency (and a network partition): sendRemoteCredit.
 func (c *channel) announce(now des.Time, n int) {
 	if n <= 0 {
 		return
 	}
-	c.sendCredit(int64(n))
-}
-
-// sendCredit schedules the announcement of n credits: at once (Post) on a
-// local channel, after the latency (and a network partition) on a remote
-// one (remoteCreditArrival).
-func (c *channel) sendCredit(n int64) {
 	if c.remote {
-		c.s.eng.Schedule(c.remoteCreditArrival(c.s.eng.Now()), (*creditAnnouncement)(c), n)
+		c.sendRemoteCredit(n)
 		return
 	}
-	c.s.eng.Post((*creditAnnouncement)(c), n)
+	c.s.eng.Post((*creditAnnouncement)(c), int64(n))
 }
 
-// remoteCreditArrival returns when a credit announcement sent now on
-// remote channel c reaches the sender: after the latency (and a network
-// partition). Out of line, so that sendCredit's local path stays small.
+// sendRemoteCredit sends n credits to the sender of remote channel c
+// (out of line, so that announce's local path keeps its values in
+// registers).
 //
 //go:noinline
-func (c *channel) remoteCreditArrival(now des.Time) des.Time {
-	return addNs(max(now, c.s.partitionedUntil(c, now)), float64(c.latency))
+func (c *channel) sendRemoteCredit(n int) {
+	now := c.s.eng.Now()
+	at := addNs(max(now, c.s.partitionedUntil(c, now)), float64(c.latency))
+	c.s.eng.Schedule(at, (*creditAnnouncement)(c), int64(n))
 }
 
 // sendPriority sends barrier buffer b ahead of the buffers waiting for

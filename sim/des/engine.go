@@ -100,11 +100,13 @@ const (
 // built-in jobs keep 4 to 20 events queued).
 // Events at the same time fire in the order they were scheduled, which makes
 // every run deterministic. Every event scheduled for a time after Now goes
-// to the heap; one scheduled for Now goes to the FIFO, behind the heap's
-// events at Now (they were all scheduled earlier, while time was before
-// Now, so they come first). The FIFO holds its events' handlers itself,
-// so an event of the current instant (a zero-latency hop of a record or a
-// credit inside a worker) costs an append and a call. Only heap events
+// to the heap; one scheduled (or posted, see Post) for Now goes to the
+// FIFO, behind the heap's events at Now (they were all scheduled earlier,
+// while time was before Now, so they come first). The FIFO holds its
+// events' handlers itself, so an event of the current instant (a
+// zero-latency hop of a record or a credit inside a worker) costs an
+// append and a call; a posted one has no EventID (it takes its place in
+// the FIFO, which FIFO EventIDs count, all the same). Only heap events
 // take a sequence number (32 bits in an entry's key); when they run out,
 // the queued entries are numbered again from 1 in their order (see
 // renumber).
@@ -161,7 +163,8 @@ func (e *Engine) Pending() int {
 
 // Schedule arranges for h.HandleEvent(at, arg) to be called when simulated
 // time reaches at. It returns ErrPast (and schedules nothing) when at is
-// before Now.
+// before Now. h must not be nil (nor After's and Post's): the engine marks
+// a cancelled event of the current instant by a nil handler.
 func (e *Engine) Schedule(at Time, h Handler, arg int64) (EventID, error) {
 	if at < e.now {
 		return 0, ErrPast
@@ -169,19 +172,22 @@ func (e *Engine) Schedule(at Time, h Handler, arg int64) (EventID, error) {
 	return e.schedule(at-e.now, h, arg), nil
 }
 
+// Post arranges for h.HandleEvent(Now, arg) to be called at the current
+// instant, as Schedule(Now(), h, arg) does, in the same order (behind the
+// events already due now, and behind every event scheduled or posted at
+// this instant before it), with the same counts (Pending, Fired); but it
+// returns no EventID, so a posted event cannot be cancelled. It is the
+// FIFO's append and nothing else (no check of the time, no delay, no id),
+// small enough to be inlined: for the events of a zero-latency hop inside
+// a worker (a buffer's delivery, a credit announcement), which nobody
+// cancels. h must not be nil.
+func (e *Engine) Post(h Handler, arg int64) {
+	e.nowq = append(e.nowq, nowEvent{h, arg})
+}
+
 // After schedules h after delay d (d < 0 counts as 0) and returns its id.
 func (e *Engine) After(d Duration, h Handler, arg int64) EventID {
 	return e.schedule(d, h, arg)
-}
-
-// Post arranges for h.HandleEvent(Now, arg) to be called at the current
-// instant, after every event already due now: what Schedule(Now(), h, arg)
-// does, in the same order, for a caller that keeps no EventID (the event
-// cannot be cancelled). It is an append to the FIFO of the current
-// instant, without Schedule's check of the time and its EventID: the hop
-// of a buffer or a credit inside a worker, many per record.
-func (e *Engine) Post(h Handler, arg int64) {
-	e.nowq = append(e.nowq, nowEvent{h, arg})
 }
 
 // schedule queues an event d after Now (d < 0 counts as 0; the time is
@@ -376,6 +382,9 @@ func (e *Engine) StepUntil(t Time) bool {
 // repeats StepUntil's on purpose: StepUntil as StepsUntil(t, 1) costs
 // BenchmarkEngineHold (one Step per event) 7% of its events/s, so each
 // keeps its own loop, and TestStepsUntilAgainstStepUntil holds them to the same order.
+// Once the FIFO's first event is due (no heap event at Now), it fires the
+// FIFO's events in an inner loop that checks only the FIFO's end and the
+// bound n: none of the heap's can come before them.
 func (e *Engine) StepsUntil(t Time, n uint64) uint64 {
 	start := e.fired
 	e.stopped = false
@@ -391,10 +400,24 @@ func (e *Engine) StepsUntil(t Time, n uint64) uint64 {
 			if e.now > t {
 				break
 			}
-			ev := e.nowq[e.nowHead]
-			e.advanceNow()
-			e.fired++
-			ev.h.HandleEvent(e.now, ev.arg)
+			// the FIFO's events up to the bound, without the checks
+			// above: no heap event comes before them (the heap's first
+			// is after Now, and so is every event their handlers put
+			// into it), and a cancelled one, skipped, is a nil handler
+			// (handlers are never nil)
+			for {
+				ev := e.nowq[e.nowHead]
+				e.advanceNow()
+				if ev.h == nil {
+					e.dead--
+				} else {
+					e.fired++
+					ev.h.HandleEvent(e.now, ev.arg)
+				}
+				if e.nowHead == len(e.nowq) || e.fired >= e.limit {
+					break
+				}
+			}
 			continue
 		}
 		if len(e.heap) == 0 {

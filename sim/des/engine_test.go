@@ -63,53 +63,6 @@ func TestNowQueueAfterEarlierEventsAtSameTime(t *testing.T) {
 	}
 }
 
-// Post fires in the order Schedule at Now would, and takes its place in
-// the FIFO: the EventIDs of now-events scheduled around it still cancel
-// the right event.
-func TestPostAsScheduleAtNow(t *testing.T) {
-	run := func(post bool) ([]int64, []int) {
-		var e Engine
-		r := &recorder{}
-		var pending []int
-		schedNow := func(arg int64) {
-			if post {
-				e.Post(r, arg)
-			} else {
-				e.Schedule(e.Now(), r, arg)
-			}
-		}
-		var h HandlerFunc = func(now Time, arg int64) {
-			r.HandleEvent(now, arg)
-			schedNow(10 * arg)
-			id := e.After(0, r, 10*arg+1)
-			schedNow(10*arg + 2)
-			pending = append(pending, e.Pending())
-			e.Cancel(id)
-			pending = append(pending, e.Pending())
-		}
-		e.After(5, h, 1)
-		e.After(5, r, 2)
-		e.After(7, h, 3)
-		for e.Step() {
-		}
-		if e.Fired() != uint64(len(r.got)) {
-			t.Fatalf("post=%v: Fired %d, handled %d", post, e.Fired(), len(r.got))
-		}
-		return r.got, pending
-	}
-	got, gotPending := run(true)
-	want, wantPending := run(false)
-	if !slices.Equal(got, want) || !slices.Equal(gotPending, wantPending) {
-		t.Fatalf("Post: fired %v, pending %v; Schedule at Now: %v, %v", got, gotPending, want, wantPending)
-	}
-	if exp := []int64{1, 2, 10, 12, 3, 30, 32}; !slices.Equal(got, exp) {
-		t.Fatalf("fired %v, want %v", got, exp)
-	}
-	if exp := []int{5, 4, 3, 2}; !slices.Equal(gotPending, exp) {
-		t.Fatalf("pending %v, want %v", gotPending, exp)
-	}
-}
-
 func TestCancel(t *testing.T) {
 	var e Engine
 	r := &recorder{}
@@ -775,5 +728,138 @@ func TestStepsUntilUnbounded(t *testing.T) {
 	e.Step()
 	if k := e.StepsUntil(4, math.MaxUint64); k != 3 || e.Now() != 4 || e.Fired() != 4 {
 		t.Fatalf("fired %d, now %v, Fired %d; want 3 to 4, 4 in all", k, e.Now(), e.Fired())
+	}
+}
+
+// Post fires as Schedule at Now does: behind the heap's events already
+// due now, in one FIFO order with the events scheduled at Now (before and
+// after it), with the same Pending and Fired counts; a posted event has
+// no EventID, yet it takes its place in the FIFO, so the ids of the
+// events scheduled at Now around it still cancel exactly those.
+func TestPostAgainstScheduleAtNow(t *testing.T) {
+	type fired struct {
+		at  Time
+		arg int64
+	}
+	// run: handlers that fan out at the current instant (by post or
+	// schedule, by the choice of the same stream) and later; every fourth
+	// event scheduled at Now is cancelled at once
+	run := func(post bool) (got []fired, pending []int, cancelled int) {
+		var e Engine
+		rng := Stream(5, "post-test")
+		var h HandlerFunc
+		n := int64(100)
+		h = func(now Time, arg int64) {
+			got = append(got, fired{now, arg})
+			pending = append(pending, e.Pending())
+			for k := 1 + rng.IntN(2); k > 0 && now < 2000 && e.Pending() < 100; k-- {
+				n++
+				switch rng.IntN(3) {
+				case 0:
+					if post {
+						e.Post(h, n)
+					} else {
+						e.Schedule(now, h, n)
+					}
+				case 1:
+					id, _ := e.Schedule(now, h, n)
+					if rng.IntN(4) == 0 && e.Cancel(id) {
+						cancelled++
+					}
+				default:
+					e.After(Time(1+rng.IntN(20)), h, n)
+				}
+			}
+		}
+		for i := int64(1); i <= 30; i++ {
+			e.After(Time(rng.IntN(40)), h, i)
+		}
+		for e.StepsUntil(Never, 7) > 0 {
+		}
+		if e.Pending() != 0 || e.Fired() != uint64(len(got)) {
+			t.Fatalf("post=%v: pending %d, fired %d, want 0 and %d", post, e.Pending(), e.Fired(), len(got))
+		}
+		return got, pending, cancelled
+	}
+	want, wantPending, wantCancelled := run(false)
+	got, gotPending, gotCancelled := run(true)
+	if len(want) < 1000 || wantCancelled == 0 {
+		t.Fatalf("the reference fired only %d events, cancelled %d", len(want), wantCancelled)
+	}
+	if !slices.Equal(got, want) || !slices.Equal(gotPending, wantPending) || gotCancelled != wantCancelled {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] || gotPending[i] != wantPending[i] {
+				t.Fatalf("event %d: posted: arg %d at %d pending %d; scheduled: arg %d at %d pending %d",
+					i, got[i].arg, got[i].at, gotPending[i], want[i].arg, want[i].at, wantPending[i])
+			}
+		}
+		t.Fatalf("posted fired %d events (%d cancelled), scheduled %d (%d)", len(got), gotCancelled, len(want), wantCancelled)
+	}
+}
+
+// A posted event waits behind the heap's events of its instant and the
+// FIFO's events scheduled before it, and counts as pending until it
+// fires.
+func TestPostOrder(t *testing.T) {
+	var e Engine
+	r := &recorder{}
+	var h HandlerFunc = func(now Time, arg int64) {
+		r.HandleEvent(now, arg)
+		if arg == 1 {
+			e.Schedule(now, r, 10)
+			e.Post(r, 11)
+			e.After(0, r, 12)
+			e.Post(r, 13)
+			if e.Pending() != 6 { // 2, 3 and the four of this instant
+				t.Errorf("pending %d after posting, want 6", e.Pending())
+			}
+		}
+	}
+	e.After(5, h, 1)
+	e.After(5, r, 2)
+	e.After(6, r, 3)
+	e.Post(r, 0) // at 0, before everything
+	for e.Step() {
+	}
+	want := []int64{0, 1, 2, 10, 11, 12, 13, 3}
+	wantAt := []Time{0, 5, 5, 5, 5, 5, 5, 6}
+	if !slices.Equal(r.got, want) || !slices.Equal(r.at, wantAt) || e.Fired() != 8 || e.Pending() != 0 {
+		t.Fatalf("fired %v at %v (fired %d, pending %d), want %v at %v (8, 0)", r.got, r.at, e.Fired(), e.Pending(), want, wantAt)
+	}
+}
+
+// StepsUntil fires a run of the current instant's events in one inner
+// loop: a Stop from one of them ends the batch after it, a cancelled one
+// is skipped (and no longer pending), and the bound n cuts the run.
+func TestStepsUntilNowRun(t *testing.T) {
+	var e Engine
+	r := &recorder{}
+	var ids []EventID
+	var h HandlerFunc = func(now Time, arg int64) {
+		r.HandleEvent(now, arg)
+		switch arg {
+		case 1:
+			e.Cancel(ids[1]) // arg 3, behind it in the FIFO
+		case 2:
+			e.Stop()
+		}
+	}
+	e.After(10, HandlerFunc(func(now Time, arg int64) {
+		r.HandleEvent(now, arg)
+		for i := int64(1); i <= 6; i++ {
+			id := e.After(0, h, i)
+			if i == 1 || i == 3 {
+				ids = append(ids, id)
+			}
+		}
+	}), 0)
+	if k := e.StepsUntil(Never, 100); k != 3 || !slices.Equal(r.got, []int64{0, 1, 2}) || e.Pending() != 3 {
+		t.Fatalf("fired %d: %v, pending %d; want 3: [0 1 2], 3 (Stop after 2, 3 cancelled)", k, r.got, e.Pending())
+	}
+	if k := e.StepsUntil(Never, 2); k != 2 || !slices.Equal(r.got, []int64{0, 1, 2, 4, 5}) || e.Pending() != 1 {
+		t.Fatalf("fired %d: %v, pending %d; want 2: [0 1 2 4 5], 1", k, r.got, e.Pending())
+	}
+	if k := e.StepsUntil(Never, 100); k != 1 || e.Pending() != 0 || e.Fired() != 6 || r.at[5] != 10 {
+		t.Fatalf("fired %d, pending %d, fired in all %d; want 1, 0, 6", k, e.Pending(), e.Fired())
 	}
 }
