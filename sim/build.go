@@ -174,7 +174,22 @@ func (s *Sim) build() error {
 			s.recSize = append(s.recSize, s.recSize[0])
 		}
 	}
+	s.oneSize = oneSize(s.recSize)
 	return nil
+}
+
+// oneSize returns the size every entry of sizes has, or 0 when they
+// differ (or there are none).
+func oneSize(sizes []int64) int64 {
+	if len(sizes) == 0 {
+		return 0
+	}
+	for _, n := range sizes[1:] {
+		if n != sizes[0] {
+			return 0
+		}
+	}
+	return sizes[0]
 }
 
 // connect creates the channels of e: subtask pairs by the plan's channel
@@ -213,6 +228,12 @@ func (s *Sim) connect(e *edge, again bool) {
 		p.pool.available = len(p.chans)*net.BuffersPerChannel + net.FloatingBuffers
 		p.rr = ui % len(p.chans)
 		p.path = writePathOf(e, len(p.chans))
+		switch p.path {
+		case pathOne:
+			p.one = p.chans[0]
+		case pathHash:
+			p.keyChans = keyChannels(p.chans, e.keyOwner)
+		}
 		p.startFlusher(s.eng.Now(), s.plan.Scenario.Seed)
 		ut.outs = append(ut.outs, p)
 		if !again {

@@ -13,7 +13,8 @@ type writePath uint8
 const (
 	pathGeneral writePath = iota // chained, a late side output, broadcast
 	pathOne                      // one channel (forward, or any partitioning with one receiver)
-	pathChoose                   // hash, rebalance, rescale over several channels
+	pathChoose                   // rebalance, rescale over several channels
+	pathHash                     // hash over several channels
 )
 
 // writePathOf returns the write path of a network partition of edge e
@@ -24,20 +25,42 @@ func writePathOf(e *edge, chans int) writePath {
 		return pathGeneral
 	case chans == 1 || e.part == partForward:
 		return pathOne
+	case e.part == partHash:
+		return pathHash
 	}
 	return pathChoose
 }
 
 // channelFor returns the channel r goes to on p, a partition of path
-// pathOne or pathChoose (small enough to be inlined into the writer).
+// pathOne, pathHash or pathChoose, when it is decided without choose's
+// call: p's one channel, a hash partition's channel of a key in its table
+// (keyChannels), the next of the round robin; else nil (a key beyond the
+// table), and the writer calls choose. It is small enough to be inlined
+// into the writer, so that a record's channel costs no call: Flink's
+// ChannelSelectorRecordWriter asks its selector per record too
+// (KeyGroupStreamPartitioner, RebalancePartitioner .selectChannel), and
+// the selector here is the same, only resolved to the channels when the
+// partition is built.
 func (p *partition) channelFor(r *Record) *channel {
-	if p.path == pathOne {
-		return p.chans[0]
+	if c := p.one; c != nil {
+		return c
 	}
-	return p.choose(r)
+	if k := int(r.Key); k < len(p.keyChans) { // a hash partition's only
+		return p.keyChans[k]
+	}
+	if p.path == pathChoose { // rebalance, rescale: choose's round robin
+		c := p.chans[p.rr]
+		p.rr++
+		if p.rr == len(p.chans) {
+			p.rr = 0
+		}
+		return c
+	}
+	return nil
 }
 
-// choose picks the channel of a non-broadcast record.
+// choose picks the channel of a non-broadcast record: what channelFor
+// does not decide in line, and the writer's general loop.
 // Hash is tested first, by an if: a switch tests the partitioners in
 // the order of their values, forward first.
 func (p *partition) choose(r *Record) *channel {
@@ -83,6 +106,26 @@ func keyOwners(keys, parallelism, maxParallelism int) []uint16 {
 		own[k] = uint16(keyGroup(uint32(k), maxParallelism) * parallelism / maxParallelism)
 	}
 	return own
+}
+
+// keyChanKeys is the largest key space for which a hash partition keeps
+// the channel of every key (keyChannels: 8 bytes a key, 32 KiB at most);
+// the keys beyond it go through choose and the edge's keyOwner table.
+const keyChanKeys = 1 << 12
+
+// keyChannels returns the channel of each key of a hash partition over
+// chans with the edge's key table own (keyOwners), for the keys below
+// keyChanKeys: channelFor's look-up in line; nil when there are none.
+func keyChannels(chans []*channel, own []uint16) []*channel {
+	n := min(len(own), keyChanKeys)
+	if n == 0 {
+		return nil
+	}
+	cs := make([]*channel, n)
+	for k := range cs {
+		cs[k] = chans[own[k]]
+	}
+	return cs
 }
 
 // keyGroup is Flink's KeyGroupRangeAssignment.assignToKeyGroup for an

@@ -35,7 +35,9 @@ func TestKeyGroups(t *testing.T) {
 // A hash edge's key table holds what choose would otherwise compute per
 // record: key group = murmurHash(key) mod max parallelism, owner = key
 // group × parallelism / max parallelism; the keys past the table are
-// hashed, into the same owners.
+// hashed, into the same owners. The writer's channelFor looks the first
+// keyChanKeys keys up in line, in the partition's channel table, and
+// leaves the others to choose.
 func TestKeyOwners(t *testing.T) {
 	for _, c := range []struct{ keys, p, m int }{{1000, 4, 128}, {1000, 1, 128}, {5000, 170, 256}, {1 << 17, 3, 32768}} {
 		own := keyOwners(c.keys, c.p, c.m)
@@ -47,7 +49,15 @@ func TestKeyOwners(t *testing.T) {
 			chans[i] = &channel{}
 		}
 		e := &edge{part: partHash, maxParallelism: c.m, keyOwner: own}
-		p := &partition{edge: e, chans: chans}
+		p := &partition{edge: e, chans: chans, path: writePathOf(e, len(chans))}
+		if p.path == pathHash {
+			p.keyChans = keyChannels(chans, own)
+			if want := min(c.keys, keyChanKeys); len(p.keyChans) != want {
+				t.Fatalf("%+v: channel table of %d keys, want %d", c, len(p.keyChans), want)
+			}
+		} else {
+			p.one = chans[0]
+		}
 		counts := make([]int, c.p)
 		for k := 0; k < c.keys; k++ {
 			kg := keyGroup(uint32(k), c.m)
@@ -57,6 +67,14 @@ func TestKeyOwners(t *testing.T) {
 			}
 			if got := p.choose(&Record{Key: uint32(k)}); got != chans[want] {
 				t.Fatalf("%+v: key %d chose another channel than %d", c, k, want)
+			}
+			// the writer's pick: channelFor in line, choose for the rest
+			got := p.channelFor(&Record{Key: uint32(k)})
+			if inLine := k < keyChanKeys || c.p == 1; (got != nil) != inLine {
+				t.Fatalf("%+v: key %d decided in line %v, want %v", c, k, got != nil, inLine)
+			}
+			if got != nil && got != chans[want] {
+				t.Fatalf("%+v: key %d went to another channel than %d", c, k, want)
 			}
 			counts[want]++
 		}

@@ -42,6 +42,9 @@ func (t *subtask) emitOne(now des.Time, r *Record) bool {
 		p := w.outs[0]
 		if p.path != pathGeneral {
 			c := p.channelFor(r)
+			if c == nil {
+				c = p.choose(r)
+			}
 			if c.hops() {
 				c.hop1(now, r)
 				t.ioMetrics.recordOut(now, t.s.warmup)
@@ -84,8 +87,8 @@ func (t *subtask) writePending(now des.Time) bool {
 			c := w.pch
 			if c != nil {
 				w.pch = nil
-			} else {
-				c = p.channelFor(r)
+			} else if c = p.channelFor(r); c == nil {
+				c = p.choose(r)
 			}
 			if c.hops() {
 				c.hop1(now, r)

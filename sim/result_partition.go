@@ -27,9 +27,11 @@ type partition struct {
 	flushArmed bool     // the flusher's next tick is scheduled
 	flushPhase des.Time // the flusher ticks at flushPhase + k·bufTimeout
 	epoch      uint32
-	intoDown   bool      // a receiver is down (a lost worker not noticed yet)
-	next       *subtask  // a chained edge's receiver, called in this thread (operator_chain.go); no chans
-	path       writePath // how the record writer writes to it, decided when it is built (writePathOf)
+	intoDown   bool       // a receiver is down (a lost worker not noticed yet)
+	next       *subtask   // a chained edge's receiver, called in this thread (operator_chain.go); no chans
+	path       writePath  // how the record writer writes to it, decided when it is built (writePathOf)
+	one        *channel   // the one channel of a partition of path pathOne (channelFor)
+	keyChans   []*channel // a hash edge's: the channel of each key of its table (channelFor)
 }
 
 // startFlusher starts p's output flusher now, as Flink's RecordWriter

@@ -207,6 +207,7 @@ type Sim struct {
 	halted    bool                    // a stop-the-world checkpoint holds the sources
 	pauses    bool                    // some worker has garbage-collection pauses
 	recSize   []int64                 // record size in bytes by source seq (sizeOf)
+	oneSize   int64                   // the size of every record when recSize holds one size, else 0 (sizeOf)
 	fo        *failover               // failures, restarts and recovery
 
 	lastSample des.Time
@@ -584,8 +585,15 @@ func (s *Sim) newBuffer() *buffer {
 	return &buffer{}
 }
 
-// sizeOf returns the size of r in bytes: its source's record_size.
-func (s *Sim) sizeOf(r *Record) int64 { return s.recSize[originSeq(r.ID)] }
+// sizeOf returns the size of r in bytes: its source's record_size
+// (oneSize when every source has the same, as most jobs: no look-up by
+// the record's id then).
+func (s *Sim) sizeOf(r *Record) int64 {
+	if n := s.oneSize; n > 0 {
+		return n
+	}
+	return s.recSize[originSeq(r.ID)]
+}
 
 func (s *Sim) freeBuffer(b *buffer) {
 	b.recs = b.recs[:0]
