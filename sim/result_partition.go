@@ -140,6 +140,25 @@ func (c *channel) hop1(now des.Time, r *Record) {
 // The record writer's one-record path calls hops, hop1 and writeBuffered
 // itself, a call less.
 func (p *partition) writeBuffered(now des.Time, c *channel, r *Record) bool {
+	// the common case first, on a path with no call (so nothing is
+	// spilled for the calls of the general one below): r fits into the
+	// open buffer, which has room for a record more after it, and the
+	// flusher is armed, so nothing but the append happens (as Flink's
+	// BufferWritingResultPartition.emitRecord appends to the
+	// subpartition's current BufferBuilder); the general path does the
+	// same for this case, after its checks
+	if b := c.cur; b != nil && p.bufTimeout != 0 && !p.s.halted && p.flushArmed {
+		size := p.s.sizeOf(r)
+		fill := c.curFill + size
+		if n := len(b.recs); fill+size <= p.bufSize && n < cap(b.recs) {
+			b.recs = b.recs[:n+1]
+			b.recs[n] = *r
+			b.bytes += size
+			c.curFill = fill
+			c.sent++
+			return true
+		}
+	}
 	b := c.cur
 	size := p.s.sizeOf(r)
 	if b != nil && c.curFill > 0 && c.curFill+size > p.bufSize {
