@@ -146,8 +146,10 @@ func (p *partition) writeBuffered(now des.Time, c *channel, r *Record) bool {
 	// flusher is armed, so nothing but the append happens (as Flink's
 	// BufferWritingResultPartition.emitRecord appends to the
 	// subpartition's current BufferBuilder); the general path does the
-	// same for this case, after its checks
-	if b := c.cur; b != nil && p.bufTimeout != 0 && !p.s.halted && p.flushArmed {
+	// same for this case, after its checks. The flusher is armed only
+	// with a buffer_timeout (not 0), and tested first: with
+	// buffer_timeout: 0 it never is.
+	if b := c.cur; p.flushArmed && b != nil && !p.s.halted {
 		size := p.s.sizeOf(r)
 		fill := c.curFill + size
 		if n := len(b.recs); fill+size <= p.bufSize && n < cap(b.recs) {
