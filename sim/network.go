@@ -313,6 +313,7 @@ func (c *channel) sendPriority(now des.Time, b *buffer) {
 	at = max(at, c.lastArrival)
 	c.lastArrival = at
 	c.inflight.push(b)
+	c.s.netBufs++ // on the wire: bufferDelivery counts it out
 	c.s.eng.Schedule(at, (*bufferDelivery)(c), 0)
 }
 
@@ -345,8 +346,11 @@ func (c *channel) removeQueued(now des.Time, i int) {
 }
 
 // removeBacklogged takes the buffer at position i out of the sender's
-// backlog.
-func (c *channel) removeBacklogged(i int) { c.backlog.removeAt(i) }
+// backlog (and out of the network's count).
+func (c *channel) removeBacklogged(i int) {
+	b := c.backlog.removeAt(i)
+	c.s.netRecs, c.s.netBufs = c.s.netRecs-int64(len(b.recs)), c.s.netBufs-1
+}
 
 // triggerCheckpoint triggers a checkpoint now (the live view's `c`).
 func (s *Sim) triggerCheckpoint() error {
