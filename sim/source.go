@@ -374,14 +374,14 @@ func (src *source) emitNext(now des.Time) bool {
 	}
 	src.et = et
 	src.next++
-	r := t.pending()
-	*r = Record{
-		ID:        id,
-		EventTime: et,
-		Ingest:    now,
-		Key:       key,
-	}
 	if !src.plain {
+		r := t.pending()
+		*r = Record{
+			ID:        id,
+			EventTime: et,
+			Ingest:    now,
+			Key:       key,
+		}
 		if src.topic != nil && src.topic.log != nil {
 			*r = src.topic.rec // a stored topic's record keeps its id and first ingestion
 		}
@@ -389,14 +389,19 @@ func (src *source) emitNext(now des.Time) bool {
 			t.pend = t.pend[:len(t.pend)-1]
 			return true
 		}
-	}
-	if !t.emit(now) {
-		t.setState(now, t.blockedState())
-		return false
-	}
-	if !src.plain {
+		if !t.emit(now) {
+			t.setState(now, t.blockedState())
+			return false
+		}
 		src.emitted(now)
 		return true
+	}
+	// a plain source's record is written by emitOne, straight from r
+	// (pending only when no buffer takes it)
+	r := Record{ID: id, EventTime: et, Ingest: now, Key: key}
+	if !t.emitOne(now, &r) {
+		t.setState(now, t.blockedState())
+		return false
 	}
 	// emitted of a plain source, in line: no queue, no watermarks
 	src.emits++
