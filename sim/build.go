@@ -147,6 +147,11 @@ func (s *Sim) build() error {
 		}
 	}
 	s.newEventTimeLag()
+	for _, t := range s.subtasks {
+		if w := t.asSink(); w != nil {
+			w.setInstant()
+		}
+	}
 	// window results: an id space (record size) of their own per subtask
 	for _, t := range s.subtasks {
 		if w := t.windowOp(); w != nil {
