@@ -208,9 +208,18 @@ func (g *unionInputGate) direct(c *channel) bool {
 // queue and the gate's list of channels with data. The owner counts the
 // arrival, takes r (b, the buffer that brought it, is recycled and its
 // credit returned; nil when the record came without one), serves it and
-// goes on as pull does.
+// goes on as pull does. An instant sink's put does all that in line.
 func (g *unionInputGate) handOver(now des.Time, c *channel, r *Record, b *buffer) {
 	t := g.owner
+	if b != nil { // (receive looked at an instant sink already)
+		if w, ok := t.proc.(*sinkWriter); ok && w.instant {
+			rec := *r // r is b's
+			t.s.freeBuffer(b)
+			c.gate.recycle(now, c) // its credit: an event, after what put does
+			w.put(now, c, &rec)
+			return
+		}
+	}
 	t.arrive(now, 1)
 	t.cur, t.curArrived = *r, now
 	c.recv++
@@ -235,12 +244,12 @@ func (g *unionInputGate) readable() bool {
 // receive takes record r, written into hop channel c now (see
 // partition.write): what delivering the one-record buffer it would be
 // flushed in does, without the buffer when the receiver takes the record
-// at once (handOver, or an instant sink's put). A queued buffer carries
-// no byte count: only a sender reads it.
+// at once (handOver). A queued buffer carries no byte count: only a
+// sender reads it.
 func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 	if g.direct(c) {
 		if w, ok := g.owner.proc.(*sinkWriter); ok && w.instant {
-			w.put(now, c, r) // handOver's work for a sink that serves in no time
+			w.put(now, c, r) // handOver's own look, a call less
 			return
 		}
 		g.handOver(now, c, r, nil)
