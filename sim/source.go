@@ -330,7 +330,7 @@ func (src *source) advance(now des.Time) {
 			t.setState(now, stateIdle)
 			if !src.armed {
 				src.armed = true
-				t.at(at, (*recordDue)(src))
+				t.after(at-now, (*recordDue)(src)) // at, in the future: Schedule's look at the past is not needed
 			}
 			return
 		}
