@@ -263,7 +263,20 @@ func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 		b.recs = append(b.recs, *r)
 	}
 	b.arrived = now
-	g.enqueue(now, c, b)
+	// enqueue's work, in line for a one-record data buffer (measured on
+	// BenchmarkTandemUnbounded: about 9 Ir a queued record less)
+	c.queue.push(b)
+	g.queuedBufs++
+	g.queuedRecs++
+	t := g.owner
+	t.arrive(now, 1)
+	if !c.inAvail && !c.blocked {
+		c.inAvail = true
+		g.avail.push(c)
+	}
+	if t.state == stateIdle {
+		t.pull(now)
+	}
 }
 
 // enqueue queues data or event buffer b, arrived on c now, in c's queue,
