@@ -161,7 +161,7 @@ func (h *barrierHandler) alignmentTimeout(now des.Time, ck *checkpoint) {
 	for _, in := range t.gate.chans {
 		if in.blocked {
 			in.blocked = false
-			if in.queue.len() > 0 && !in.inAvail {
+			if in.hasQueued() && !in.inAvail {
 				in.inAvail = true
 				t.gate.avail.push(in)
 			}
@@ -205,6 +205,11 @@ func (h *barrierHandler) cutUnaligned(now des.Time, ck *checkpoint, pre map[*cha
 			n = in.queue.len()
 			in.spill = ck.id // its barrier is still to come
 		}
+		if !in.blocked { // the records a hop channel queued, ahead of every buffer
+			for i := 0; i < in.hq.len(); i++ {
+				h.persistIn(ck, in.hq.at(i).r)
+			}
+		}
 		for i := 0; i < n; i++ {
 			if b := in.queue.at(i); b.isBuffer() && b != g.cur {
 				for _, r := range b.recs {
@@ -246,7 +251,7 @@ func (h *barrierHandler) abort(now des.Time) {
 		c.spill = 0
 		if c.blocked {
 			c.blocked = false
-			if c.queue.len() > 0 && !c.inAvail {
+			if c.hasQueued() && !c.inAvail {
 				c.inAvail = true
 				g.avail.push(c)
 			}

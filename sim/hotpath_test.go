@@ -125,7 +125,7 @@ func TestDirectHopsTaken(t *testing.T) {
 		if res.Summary.Totals.Delivered < 4000 {
 			t.Fatalf("%s: %d delivered, want about 4800", capacity, res.Summary.Totals.Delivered)
 		}
-		queued := func(v *vertex) bool { return v.subtasks[0].gate.chans[0].queue.buf != nil }
+		queued := func(v *vertex) bool { c := v.subtasks[0].gate.chans[0]; return c.queue.buf != nil || c.hq.buf != nil }
 		if sink := s.vertices[len(s.vertices)-1]; queued(sink) {
 			t.Errorf("%s: the sink's channel queued a buffer; want every record handed over directly", capacity)
 		}

@@ -128,10 +128,27 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 			return false
 		}
 		c := g.avail.peek()
-		if c.blocked || c.queue.len() == 0 { // aligning: read no further from it
+		if c.blocked || !c.hasQueued() { // aligning: read no further from it
 			g.avail.pop()
 			c.inAvail = false
 			continue
+		}
+		if c.hq.len() > 0 { // a record a hop channel queued: a one-record buffer's path below, without the buffer
+			if c.hq.len() > 1 || c.queue.len() > 0 {
+				if g.avail.len() > 1 {
+					g.avail.rotate()
+				}
+			} else {
+				g.avail.pop()
+				c.inAvail = false
+			}
+			q := c.hq.front()
+			*r, *arrived = q.r, q.arrived
+			c.hq.drop()
+			c.recv++
+			g.queuedRecs--
+			g.queuedBufs--
+			return true // an unbounded channel returns no credit
 		}
 		b := c.queue.pop()
 		if b.event.kind == noEvent { // records
@@ -167,7 +184,7 @@ func (g *unionInputGate) next(now des.Time, r *Record, arrived *des.Time) bool {
 		} else {
 			g.owner.barriers.barrierReceived(now, c, barrier)
 		}
-		if c.queue.len() > 0 && !c.blocked && !c.inAvail {
+		if c.hasQueued() && !c.blocked && !c.inAvail {
 			c.inAvail = true
 			g.avail.push(c)
 		}
@@ -194,13 +211,15 @@ var directHops = true
 // direct reports whether a record arriving on c now would be the next the
 // owner takes, at once: the owner is idle and running (no pause can hold
 // it), and nothing comes before the record: no restored channel state, no
-// buffer or event being read or queued on any channel with data to read,
-// none on c, which is not blocked by an alignment. A one-record hop can
-// then skip the queues (handOver).
+// buffer or event being read or queued (queuedBufs counts them all, the
+// one being read until its last record is taken), no channel on the list
+// of those with data (one may stay there with nothing queued, until next
+// takes it off), and c is not blocked by an alignment. A one-record hop
+// can then skip the queues (handOver).
 func (g *unionInputGate) direct(c *channel) bool {
 	t := g.owner
-	return directHops && t.state == stateIdle && !t.down && !t.s.pauses && g.cur == nil && g.avail.len() == 0 &&
-		g.restoredNext >= len(g.restored) && c.queue.len() == 0 && !c.blocked
+	return directHops && t.state == stateIdle && g.queuedBufs == 0 && !t.down && !t.s.pauses && g.avail.len() == 0 &&
+		g.restoredNext >= len(g.restored) && !c.blocked
 }
 
 // handOver gives record r, arriving on c now, to the owner when direct(c)
@@ -244,8 +263,10 @@ func (g *unionInputGate) readable() bool {
 // receive takes record r, written into hop channel c now (see
 // partition.write): what delivering the one-record buffer it would be
 // flushed in does, without the buffer when the receiver takes the record
-// at once (handOver). A queued buffer carries no byte count: only a
-// sender reads it.
+// at once (handOver), or queues it: as a record on c's hq (enqueue's work
+// for a one-record buffer, in line) while c has no buffer queued (an
+// event), else in a buffer behind it. A queued buffer carries no byte
+// count: only a sender reads it.
 func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 	if g.direct(c) {
 		if w, ok := g.owner.proc.(*sinkWriter); ok && w.instant {
@@ -253,6 +274,22 @@ func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 			return
 		}
 		g.handOver(now, c, r, nil)
+		return
+	}
+	if c.queue.len() == 0 {
+		q := c.hq.add()
+		q.r, q.arrived = *r, now
+		g.queuedBufs++
+		g.queuedRecs++
+		t := g.owner
+		t.arrive(now, 1)
+		if !c.inAvail && !c.blocked {
+			c.inAvail = true
+			g.avail.push(c)
+		}
+		if t.state == stateIdle {
+			t.pull(now)
+		}
 		return
 	}
 	b := g.owner.s.newBuffer()

@@ -50,8 +50,14 @@ type channel struct {
 	credit         int
 	inflight       ring[*buffer]
 
-	// receiver side
+	// receiver side. hq holds, as records, the one-record buffers a hop
+	// channel queued because the receiver was busy (unionInputGate
+	// .receive): they come before every buffer in queue (a record goes
+	// to hq only while queue is empty), and each counts as a buffer of
+	// the gate's (queuedBufs); the receiver reads them without a buffer
+	// taken from and returned to the pool
 	queue        ring[*buffer]
+	hq           ring[hopRec]
 	empty        int // empty buffers reserved for this channel (announced as credit)
 	floating     int // floating buffers held (empty or with data)
 	backlogSeen  int // sender backlog announced with the last buffer
@@ -59,6 +65,17 @@ type channel struct {
 	waitingFloat bool
 	blocked      bool // aligned checkpoint: the barrier came here first
 }
+
+// hopRec is a record queued on a hop channel (channel.hq) and when it
+// arrived.
+type hopRec struct {
+	r       Record
+	arrived des.Time
+}
+
+// hasQueued reports whether the receiver has something queued on c: a
+// record (hq) or a buffer.
+func (c *channel) hasQueued() bool { return c.queue.len() > 0 || c.hq.len() > 0 }
 
 // Events of a channel, each a type of its own (see task_events.go). A
 // failover replaces every channel and partition; the events of the old

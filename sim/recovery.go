@@ -102,6 +102,10 @@ func (s *Sim) walkInFlight(fn func(id uint64, copy uint32)) {
 				buf(g.cur, g.cur.next)
 			}
 			for _, c := range g.chans {
+				for i := 0; i < c.hq.len(); i++ {
+					r := c.hq.at(i).r
+					fn(r.ID, r.Copy)
+				}
 				for i := 0; i < c.queue.len(); i++ {
 					if b := c.queue.at(i); b != g.cur {
 						buf(b, 0)

@@ -37,6 +37,30 @@ func (r *ring[T]) pop() T {
 
 func (r *ring[T]) peek() T { return r.buf[r.head] }
 
+// add appends an element at the tail, as push does, and returns it, to
+// be written in place (push(v) of a large T copies it twice).
+func (r *ring[T]) add() *T {
+	if r.n == len(r.buf) {
+		l, h := len(r.buf), r.head
+		r.buf = append(r.buf, make([]T, max(l, 4))...)
+		copy(r.buf[l:], r.buf[:h])
+		clear(r.buf[:h])
+	}
+	p := &r.buf[(r.head+r.n)&(len(r.buf)-1)]
+	r.n++
+	return p
+}
+
+// front returns the head element in place, to be read before drop.
+func (r *ring[T]) front() *T { return &r.buf[r.head] }
+
+// drop removes the head element without clearing it: for a T without
+// pointers, whose stale copy holds nothing alive.
+func (r *ring[T]) drop() {
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+}
+
 // rotate moves the head to the tail: a pop and a push of the same
 // element.
 func (r *ring[T]) rotate() {
