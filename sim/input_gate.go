@@ -299,21 +299,7 @@ func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 	} else {
 		b.recs = append(b.recs, *r)
 	}
-	b.arrived = now
-	// enqueue's work, in line for a one-record data buffer (measured on
-	// BenchmarkTandemUnbounded: about 9 Ir a queued record less)
-	c.queue.push(b)
-	g.queuedBufs++
-	g.queuedRecs++
-	t := g.owner
-	t.arrive(now, 1)
-	if !c.inAvail && !c.blocked {
-		c.inAvail = true
-		g.avail.push(c)
-	}
-	if t.state == stateIdle {
-		t.pull(now)
-	}
+	g.enqueue(now, c, b) // rare: behind an event buffer
 }
 
 // enqueue queues data or event buffer b, arrived on c now, in c's queue,
