@@ -299,6 +299,7 @@ func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 	} else {
 		b.recs = append(b.recs, *r)
 	}
+	b.arrived = now
 	g.enqueue(now, c, b) // rare: behind an event buffer
 }
 
