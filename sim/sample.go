@@ -169,7 +169,7 @@ func (s *Sim) takeSample(now des.Time) {
 		for _, t := range v.subtasks {
 			t.touchN(now)
 			r := Row{Vertex: v.name, Kind: v.kind, Subtask: t.index,
-				InRate: float64(t.ivIn) / sec, OutRate: float64(t.ivOut) / sec,
+				InRate: float64(t.ivIn()) / sec, OutRate: float64(t.ivOut()) / sec,
 				Busy:          msPerS(s.taskIv[t.gid][0], dt),
 				Idle:          msPerS(s.taskIv[t.gid][1], dt),
 				Backpressured: msPerS(s.taskIv[t.gid][2], dt),
@@ -198,7 +198,8 @@ func (s *Sim) takeSample(now des.Time) {
 				r.Dropped = src.dropped
 			}
 			t.iv = [4]des.Time{}
-			t.ivIn, t.ivOut, t.ivDown = 0, 0, 0
+			t.ivDown = 0
+			t.resetIv()
 			smp.Rows = append(smp.Rows, r)
 			vr.InRate += r.InRate
 			vr.OutRate += r.OutRate

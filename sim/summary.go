@@ -275,7 +275,7 @@ func (s *Sim) Result() *Result {
 			t.settleBP()
 			busy, idle, bp := s.taskTimes(t, true) // a chained operator shows its task's
 			ss := SubtaskSummary{SubtaskFigures: SubtaskFigures{Index: t.index, Worker: t.worker,
-				InRate: round6(float64(t.winIn) / winSec), OutRate: round6(float64(t.winOut) / winSec),
+				InRate: round6(float64(t.winIn()) / winSec), OutRate: round6(float64(t.winOut()) / winSec),
 				Busy: ratio(busy), Idle: ratio(idle), Backpressured: ratio(bp),
 				Down: ratio(t.winDown)}}
 			ss.Status = Status(ss.Backpressured)

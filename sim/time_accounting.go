@@ -89,12 +89,16 @@ type execution struct {
 }
 
 // ioMetrics counts a task's records in and out (Flink's numRecordsIn and
-// numRecordsOut) per metrics interval, inside the window and in all, and
-// integrates the records inside the task for Little's law (L = λW).
+// numRecordsOut) in all, and integrates the records inside the task for
+// Little's law (L = λW). A record counts once: the counts of the current
+// metrics interval are the totals less those at its start (ivIn), the
+// window's the totals less those of the warmup (winIn).
 type ioMetrics struct {
-	ivIn, ivOut   uint64
-	winIn, winOut uint64
 	totIn, totOut uint64
+	// the totals when the current metrics interval started (resetIv)
+	ivBaseIn, ivBaseOut uint64
+	// records counted at or before the warmup's end: not in the window
+	preIn, preOut uint64
 
 	// Little's law: records inside the task (input queue and service)
 	inSys    int64
@@ -115,21 +119,32 @@ func InWindow(t, from des.Time) bool { return t > from }
 
 // recordIn counts a record taken from the input at now.
 func (m *ioMetrics) recordIn(now, warmup des.Time) {
-	m.ivIn++
 	m.totIn++
-	if InWindow(now, warmup) {
-		m.winIn++
+	if !InWindow(now, warmup) {
+		m.preIn++
 	}
 }
 
 // recordOut counts a record written to every output at now.
 func (m *ioMetrics) recordOut(now, warmup des.Time) {
-	m.ivOut++
 	m.totOut++
-	if InWindow(now, warmup) {
-		m.winOut++
+	if !InWindow(now, warmup) {
+		m.preOut++
 	}
 }
+
+// ivIn and ivOut return the records in and out in the current metrics
+// interval.
+func (m *ioMetrics) ivIn() uint64  { return m.totIn - m.ivBaseIn }
+func (m *ioMetrics) ivOut() uint64 { return m.totOut - m.ivBaseOut }
+
+// winIn and winOut return the records in and out inside the statistics
+// window.
+func (m *ioMetrics) winIn() uint64  { return m.totIn - m.preIn }
+func (m *ioMetrics) winOut() uint64 { return m.totOut - m.preOut }
+
+// resetIv starts a new metrics interval of the counts.
+func (m *ioMetrics) resetIv() { m.ivBaseIn, m.ivBaseOut = m.totIn, m.totOut }
 
 // arrive counts n records entering the task's input queue.
 func (m *ioMetrics) arrive(now, warmup des.Time, n int) {
