@@ -232,11 +232,24 @@ checkpoint: {mode: aligned, interval: 1s}
 	keyed.Sinks[0].Parallelism = 2
 	long := mustLoadBuiltin(t, "checkpoint-aligned")
 	long.Checkpoint.Timeout = des.Minute // let them complete
+	// the keyed pipeline on one worker, its channels unbounded and flushed
+	// after every record: records hop to the receiver (channel.hops),
+	// never past a barrier on its way
+	hops := ftScenario(t, 3, true, "at-least-once", `
+checkpoint: {mode: aligned, interval: 1s}
+`)
+	hops.Sinks[0].Parallelism = 2
+	hops.Workers.Count, hops.Workers.Slots = 1, 16
+	hops.Failures = nil
+	hops.Operators[0].ServiceTime = scenario.ServiceTime{Distribution: scenario.DistConstant} // a record written the instant the barrier is forwarded
+	for _, n := range []*scenario.Network{&hops.Network, &hops.Operators[0].Network, &hops.Sinks[0].Network} {
+		n.Capacity, n.BufferTimeout = scenario.Unbounded, 0
+	}
 	for _, c := range []struct {
 		sc       *scenario.Scenario
 		channels int
 		min      int
-	}{{keyed, 2*3 + 3*2, 50}, {long, 2 + 2, 3}} { // checkpoint-aligned: enrich -> out is chained, no channel
+	}{{keyed, 2*3 + 3*2, 50}, {long, 2 + 2, 3}, {hops, 2*3 + 3*2, 50}} { // checkpoint-aligned: enrich -> out is chained, no channel
 		s, err := New(c.sc, Options{})
 		if err != nil {
 			t.Fatal(err)
