@@ -8,6 +8,7 @@ import (
 	"hash"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim/des"
@@ -222,5 +223,13 @@ func TestLagCatchUp(t *testing.T) {
 		if !caught {
 			t.Errorf("%s: the lag never moved more than one arrival at once", name)
 		}
+	}
+}
+
+// A Record is copied into and out of every buffer: its size is the cost
+// of a hop and the memory of every record in flight (recordBytes).
+func TestRecordSize(t *testing.T) {
+	if got := unsafe.Sizeof(Record{}); got != 40 {
+		t.Errorf("a Record is %d bytes, want 40 (ID, Copy, EventTime, Ingest, Key, late)", got)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // Record is one record in flight. Only records in flight exist in memory:
 // they live in network buffers and are copied, never allocated one by one,
-// so a Record is kept to 32 bytes: its size in bytes is its source's
-// record_size (Sim.sizeOf).
+// so a Record is kept small (40 bytes, TestRecordSize): its size in bytes
+// is its source's record_size (Sim.sizeOf).
 type Record struct {
 	// ID is the id of the source record it comes from (see sourceID): the
 	// same when replayed. Copy is 0 for the source record and the records
