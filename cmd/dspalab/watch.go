@@ -171,6 +171,7 @@ func (l *liveFlags) apply(cmd *cobra.Command, args []string, opts *runner.Option
 		if opts.Actions, err = runfiles.ReadActions(f, l.replay); err != nil {
 			return err
 		}
+		opts.Inputs = append(opts.Inputs, l.replay)
 	}
 	return nil
 }

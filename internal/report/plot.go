@@ -72,7 +72,7 @@ func Plot(opts PlotOptions) error {
 	if out == "" {
 		out = DefaultPlotFile
 	}
-	if err := checkNotInput(out, opts.Inputs); err != nil {
+	if err := runner.CheckNotInput([]string{out}, readDirs(opts.Inputs)); err != nil {
 		return err
 	}
 	format, err := plot.FormatOf(out)
@@ -408,4 +408,18 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// readDirs are the directories that the inputs of plot stand for, for
+// runner.CheckNotInput: a run directory, or the directory of a sweep.csv
+// (read with the sweep.json beside it).
+func readDirs(inputs []string) []string {
+	dirs := make([]string, len(inputs))
+	for i, in := range inputs {
+		dirs[i] = in
+		if fi, err := os.Stat(in); err == nil && !fi.IsDir() {
+			dirs[i] = filepath.Dir(in)
+		}
+	}
+	return dirs
 }

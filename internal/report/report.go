@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/dspalab/dspalab/internal/runfiles"
+	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -228,7 +229,7 @@ func Write(opts Options) error {
 	if out == "" {
 		out = DefaultReportFile
 	}
-	if err := checkNotInput(out, []string{dir}); err != nil {
+	if err := runner.CheckNotInput([]string{out}, []string{dir}); err != nil {
 		return err
 	}
 	if err := CheckPageName(out); err != nil {

@@ -180,3 +180,33 @@ type eventRecorder struct{ events *[]sim.Event }
 
 func (eventRecorder) Sample(*sim.Sample)  {}
 func (r eventRecorder) Event(e sim.Event) { *r.events = append(*r.events, e) }
+
+// TestLiveRefusesOutHoldingScenario: the live view (dspalab watch) into a
+// directory holding the scenario file under an output's name is refused
+// before the view starts, as run is (CheckNotInput), and the file stays.
+func TestLiveRefusesOutHoldingScenario(t *testing.T) {
+	dir := t.TempDir()
+	data, err := scenarios.Get("backpressure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, runfiles.SummaryFile)
+	if err := os.WriteFile(file, data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	started := false
+	err = Run(context.Background(), Options{Scenario: file, OutDir: dir, Live: func(context.Context, LiveRun) (*sim.Sim, error) {
+		started = true
+		return nil, errors.New("started")
+	}})
+	var oe *OptionError
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "refusing to write "+file+": it would replace "+file+", which this command reads") {
+		t.Errorf("live run into the scenario's directory: %v", err)
+	}
+	if started {
+		t.Error("the live view started")
+	}
+	if got, _ := os.ReadFile(file); !bytes.Equal(got, data) {
+		t.Errorf("%s was changed", file)
+	}
+}

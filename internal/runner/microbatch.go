@@ -32,6 +32,9 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 		return err
 	}
 	defer prep.Close()
+	if err := checkOutDir(opts, prep); err != nil {
+		return err
+	}
 	var out *runfiles.Writer
 	var dir *runfiles.Dir
 	names := runfiles.MicroBatchNames(opts.Actions != nil || opts.LiveBatches != nil)

@@ -115,6 +115,16 @@ func Prepare(sc *scenario.Scenario, s Setup) (*Prepared, error) {
 	return p, nil
 }
 
+// Inputs are the files the run reads (ScenarioInputs): the scenario
+// file, its traces and edge-list files.
+func (p *Prepared) Inputs() []string {
+	base := ""
+	if p.edges != nil {
+		base = p.edges.base
+	}
+	return inputsOf(p.label, p.sc, p.traces, base)
+}
+
 // Options returns the sim.Options of the run: the trace opener, the queue
 // limit, the actions, obs (nil for none) receiving samples, events and
 // checkpoints, with an EventTraceEnded event added where a trace source's

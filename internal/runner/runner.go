@@ -47,6 +47,10 @@ type Options struct {
 	// listed are removed; an interrupted run into a directory holding a
 	// complete run writes into OutDir/partial instead).
 	OutDir string
+	// Inputs are the files the command read besides the scenario and
+	// what it names (the --replay file): with the scenario's own files
+	// (Prepared.Inputs), OutDir must not hold them (CheckNotInput).
+	Inputs []string
 	// JSON prints the summary as JSON instead of the table.
 	JSON bool
 	// Limits refuse oversized runs before they start, and stop a run
@@ -196,6 +200,16 @@ func prepareRun(label string, sc *scenario.Scenario, s Setup, stderr io.Writer) 
 	return prep, nil
 }
 
+// checkOutDir refuses, before anything is written, an output directory
+// of opts that holds a file the run reads: the scenario file, its traces
+// and edge lists, the replayed actions (CheckNotInput).
+func checkOutDir(opts Options, prep *Prepared) error {
+	if opts.OutDir == "" {
+		return nil
+	}
+	return CheckNotInput(RunOutputs(opts.OutDir), append(prep.Inputs(), opts.Inputs...))
+}
+
 // Run simulates the scenario of opts and reports it: the table (or the
 // summary JSON) on Stdout, the output files in OutDir. It returns:
 //   - the scenario.ErrorList of an invalid scenario, unwrapped;
@@ -233,6 +247,9 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer prep.Close()
+	if err := checkOutDir(opts, prep); err != nil {
+		return err
+	}
 
 	var out *outputs
 	var files sim.Observer // the output files' writer, if any

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"runtime"
 	"slices"
@@ -312,6 +313,20 @@ func newPlan(opts Options) (*plan, error) {
 	return p, nil
 }
 
+// inputs are the files the sweep's runs read (runner.ScenarioInputs of
+// each combination's scenario), for runner.CheckNotInput.
+func (p *plan) inputs() []string {
+	var ins []string
+	for _, c := range slices.Sorted(maps.Keys(p.scenarios)) {
+		for _, in := range runner.ScenarioInputs(p.label, p.scenarios[c]) {
+			if !slices.Contains(ins, in) {
+				ins = append(ins, in)
+			}
+		}
+	}
+	return ins
+}
+
 // vertexNames returns the names of the vertices of sc in the order of its
 // job graph (plan.Compile), the order of the metric columns.
 func vertexNames(sc *scenario.Scenario) ([]string, error) {
@@ -350,6 +365,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	for _, w := range p.warnings {
 		fmt.Fprintln(stderr, w)
+	}
+	if err := runner.CheckNotInput(runner.SweepOutputs(opts.OutDir), p.inputs()); err != nil {
+		return err
 	}
 	out, err := openOutputs(opts.OutDir)
 	if err != nil {
