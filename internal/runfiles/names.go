@@ -48,9 +48,9 @@ const (
 	// files the run wrote, which are the only ones a later run into the
 	// same directory may remove, and the only ones plot and report read.
 	ManifestFile = "run.json"
-	// PartialDir is the subdirectory that receives the outputs of an
-	// interrupted run whose output directory holds a complete run, which
-	// is kept.
+	// PartialDir is the subdirectory that receives the outputs of a
+	// partial run (interrupted, quit, or stopped by a limit or an error)
+	// whose output directory holds a complete run, which is kept.
 	PartialDir = "partial"
 )
 

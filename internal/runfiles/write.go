@@ -222,17 +222,18 @@ func (o *fileObserver) flush() error {
 // does not write are removed only when that run's manifest lists them:
 // a file dspalab did not write is never removed.
 //
-// With keepComplete (an interrupted run), when the directory holds a
-// complete run (HoldsComplete), that run is kept and the files go to
-// PartialDir inside it instead. Commit returns the directory the files
-// went to.
+// A partial run (sum.Partial: stopped before its end, whatever stopped
+// it: Ctrl-C, the live view's q, a limit, a trace or the job failing)
+// never replaces a complete run (HoldsComplete): that run is kept and the
+// files go to PartialDir inside the directory instead. Commit returns the
+// directory the files went to.
 //
 // On error it removes what it wrote; the old files are then untouched
 // unless a rename failed half-way, which only an unexpected failure of
 // the file system can cause (reported in the error; run.json is then
 // still the old one, or missing).
-func (w *Writer) Commit(sum *sim.Summary, actions []sim.Action, keepComplete bool) (string, error) {
-	return w.commit(func(f io.Writer) error { return sim.WriteSummaryJSON(f, sum) }, sum.Partial, actions, keepComplete)
+func (w *Writer) Commit(sum *sim.Summary, actions []sim.Action) (string, error) {
+	return w.commit(func(f io.Writer) error { return sim.WriteSummaryJSON(f, sum) }, sum.Partial, actions)
 }
 
 // File returns the file name of w (one of the names given to Create)
@@ -253,12 +254,13 @@ func (w *Writer) File(name string) io.Writer {
 }
 
 // CommitSummary is Commit for a run whose summary.json another engine
-// writes (writeSummary), partial as that summary says, with its actions.
-func (w *Writer) CommitSummary(writeSummary func(io.Writer) error, partial bool, actions []sim.Action, keepComplete bool) (string, error) {
-	return w.commit(writeSummary, partial, actions, keepComplete)
+// writes (writeSummary), partial as that summary says, with its actions;
+// a partial one keeps a complete run as Commit does.
+func (w *Writer) CommitSummary(writeSummary func(io.Writer) error, partial bool, actions []sim.Action) (string, error) {
+	return w.commit(writeSummary, partial, actions)
 }
 
-func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, actions []sim.Action, keepComplete bool) (string, error) {
+func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, actions []sim.Action) (string, error) {
 	err := w.obs.flush()
 	if err == nil {
 		err = w.ts.Flush()
@@ -290,7 +292,7 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 		return "", fmt.Errorf("writing outputs: %w", err)
 	}
 	target := w.dir.path
-	if keepComplete && HoldsComplete(target) {
+	if partial && HoldsComplete(target) {
 		target = filepath.Join(target, PartialDir)
 		if err := os.Mkdir(target, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 			w.Abort()
@@ -343,7 +345,7 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 	return target, nil
 }
 
-// removePartial removes dir/PartialDir, the outputs of an interrupted run
+// removePartial removes dir/PartialDir, the outputs of a partial run
 // that a complete run in dir kept, now that a newer run holds dir: the
 // files its manifest lists and the manifest, regular files only, then the
 // directory if that emptied it. A partial/ that dspalab did not write (no

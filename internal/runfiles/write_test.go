@@ -40,7 +40,7 @@ func create(t *testing.T, dir string, names []string) *Writer {
 
 // commit commits a summary of scenario "x".
 func commit(w *Writer) error {
-	_, err := w.Commit(&sim.Summary{Scenario: "x"}, nil, false)
+	_, err := w.Commit(&sim.Summary{Scenario: "x"}, nil)
 	return err
 }
 

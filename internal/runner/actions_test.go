@@ -210,3 +210,41 @@ func TestLiveRefusesOutHoldingScenario(t *testing.T) {
 		t.Errorf("%s was changed", file)
 	}
 }
+
+// TestLiveQuitKeepsComplete: the live view quit with q before the end (no
+// error, the simulation returned where it stands) into a directory holding
+// a complete run keeps that run, as Ctrl-C does: the partial outputs go to
+// DIR/partial, and stderr says so.
+func TestLiveQuitKeepsComplete(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	d := 50 * des.Second
+	if err := Run(context.Background(), Options{OutDir: dir, Duration: &d}); err != nil {
+		t.Fatal(err)
+	}
+	complete, err := os.ReadFile(filepath.Join(dir, runfiles.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	err = Run(context.Background(), Options{OutDir: dir, Stderr: &stderr, Live: func(ctx context.Context, r LiveRun) (*sim.Sim, error) {
+		s, err := r.Start(nil)
+		if err != nil {
+			return nil, err
+		}
+		return s, s.RunUntil(ctx, 10*des.Second) // q at 10s
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, runfiles.SummaryFile)); !bytes.Equal(got, complete) {
+		t.Errorf("the complete run's summary.json was replaced:\n%s", got)
+	}
+	partial := filepath.Join(dir, runfiles.PartialDir)
+	if sum, err := os.ReadFile(filepath.Join(partial, runfiles.SummaryFile)); err != nil || !bytes.Contains(sum, []byte(`"simulated_s": 10,`)) {
+		t.Errorf("partial/summary.json: %v\n%s", err, sum)
+	}
+	want := "the run stopped before its end: its partial outputs are in " + partial + " (" + dir + " holds a complete earlier run, which was kept)\n"
+	if !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("stderr:\n%s\nwant it to end with:\n%s", stderr.String(), want)
+	}
+}

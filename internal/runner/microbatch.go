@@ -124,17 +124,13 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 			// quit before the end (the live view's q, or a replayed stop)
 			acts = append(acts, sim.Action{At: now, AtS: now.Seconds(), Kind: runfiles.ActionStop})
 		}
-		ie, interrupted := stopped.(*InterruptedError)
-		wrote, err := out.CommitSummary(func(f io.Writer) error { return microbatch.WriteSummaryJSON(f, &res.Summary) }, res.Summary.Partial, acts, interrupted)
+		wrote, err := out.CommitSummary(func(f io.Writer) error { return microbatch.WriteSummaryJSON(f, &res.Summary) }, res.Summary.Partial, acts)
 		if err != nil {
 			return errors.Join(err, stopped)
 		}
-		// a complete run in the directory was kept: the files went to
-		// its partial/, and the messages name where they are
+		// a partial run beside a complete one: the files went to its
+		// partial/, and the messages name where they are (notePartial)
 		wroteDir = wrote
-		if interrupted && wrote != opts.OutDir {
-			ie.Kept, ie.Partial = opts.OutDir, wrote
-		}
 	}
 	if opts.JSON {
 		err = microbatch.WriteSummaryJSON(stdout, &res.Summary)
@@ -152,6 +148,9 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 		if _, err := fmt.Fprintf(stderr, "wrote %s\n", strings.Join(ps, ", ")); err != nil {
 			return errors.Join(err, stopped)
 		}
+	}
+	if dir != nil {
+		return notePartial(stopped, opts.OutDir, wroteDir, stderr)
 	}
 	return stopped
 }

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/dspalab/dspalab/internal/runfiles"
@@ -53,10 +55,10 @@ func (o *outputs) restart() error {
 // observer returns the observer that writes the files.
 func (o *outputs) observer() sim.Observer { return o.w.Observer() }
 
-// commit moves the files into place (runfiles.Writer.Commit); an
-// interrupted run keeps a complete run already in the directory.
-func (o *outputs) commit(sum *sim.Summary, interrupted bool) error {
-	dir, err := o.w.Commit(sum, o.actions, interrupted)
+// commit moves the files into place (runfiles.Writer.Commit); a partial
+// run keeps a complete run already in the directory.
+func (o *outputs) commit(sum *sim.Summary) error {
+	dir, err := o.w.Commit(sum, o.actions)
 	o.w = nil
 	o.wrote = dir
 	return err
@@ -85,3 +87,47 @@ func (o *outputs) paths() []string {
 }
 
 var errNoResult = errors.New("the simulator returned no result")
+
+// KeptError is the error of a run stopped before its end (a
+// *QueuedError, *MemoryError, *TraceStoppedError, *StoppedError, ...)
+// whose partial outputs went to Partial (Kept/partial), because Kept held
+// a complete run, which was kept. (An *InterruptedError says so itself.)
+type KeptError struct {
+	Err           error
+	Kept, Partial string
+}
+
+func (e *KeptError) Error() string {
+	return fmt.Sprintf("%v; the partial outputs are in %s", e.Err, keptNote(e.Kept, e.Partial))
+}
+
+func (e *KeptError) Unwrap() error { return e.Err }
+
+// keptNote is "PARTIAL (KEPT holds a complete earlier run, which was
+// kept)".
+func keptNote(kept, partial string) string {
+	return fmt.Sprintf("%s (%s holds a complete earlier run, which was kept)", partial, kept)
+}
+
+// notePartial says where the partial outputs of a run stopped before its
+// end went, when dir held a complete run and they went to wrote
+// (dir/partial) instead: in stopped, the error that stopped the run, or,
+// for a run stopped without one (the live view's q, a replayed stop), on
+// stderr. It returns the error to report.
+func notePartial(stopped error, dir, wrote string, stderr io.Writer) error {
+	if wrote == dir || wrote == "" {
+		return stopped
+	}
+	var ie *InterruptedError
+	switch {
+	case errors.As(stopped, &ie):
+		ie.Kept, ie.Partial = dir, wrote
+		return stopped
+	case stopped != nil:
+		return &KeptError{Err: stopped, Kept: dir, Partial: wrote}
+	}
+	if _, err := fmt.Fprintf(stderr, "the run stopped before its end: its partial outputs are in %s\n", keptNote(dir, wrote)); err != nil {
+		return fmt.Errorf("printing where the outputs are: %w", err)
+	}
+	return nil
+}

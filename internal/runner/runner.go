@@ -44,8 +44,10 @@ type Options struct {
 	// checkpoint_subtasks.csv, and run.json, the manifest (see runfiles:
 	// created if missing and locked while the run writes; old files are
 	// replaced only when all are complete, and only files an earlier run
-	// listed are removed; an interrupted run into a directory holding a
-	// complete run writes into OutDir/partial instead).
+	// listed are removed; a run stopped before its end, for whatever
+	// reason, into a directory holding a complete run writes into
+	// OutDir/partial instead, and the error, or for a stop without one a
+	// line on Stderr, says so).
 	OutDir string
 	// Inputs are the files the command read besides the scenario and
 	// what it names (the --replay file): with the scenario's own files
@@ -316,12 +318,8 @@ func Run(ctx context.Context, opts Options) error {
 			// quit before the end (the live view's q, or a replayed stop)
 			out.actions = append(out.actions, sim.Action{At: now, AtS: now.Seconds(), Kind: runfiles.ActionStop})
 		}
-		ie, interrupted := stopped.(*InterruptedError)
-		if err := out.commit(&res.Summary, interrupted); err != nil {
+		if err := out.commit(&res.Summary); err != nil {
 			return errors.Join(err, stopped)
-		}
-		if interrupted && out.wrote != opts.OutDir {
-			ie.Kept, ie.Partial = opts.OutDir, out.wrote
 		}
 	}
 	if opts.JSON {
@@ -339,6 +337,9 @@ func Run(ctx context.Context, opts Options) error {
 		if _, err := fmt.Fprintf(stderr, "wrote %s\n", strings.Join(out.paths(), ", ")); err != nil {
 			return errors.Join(fmt.Errorf("printing the files written: %w", err), stopped)
 		}
+	}
+	if out != nil {
+		return notePartial(stopped, opts.OutDir, out.wrote, stderr)
 	}
 	return stopped
 }
