@@ -157,7 +157,11 @@ type Result struct {
 	Problems []string `json:"problems"`
 	// Notes are remarks that cost nothing, such as answers to unknown
 	// questions.
-	Notes     []string `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	// Warnings are the submission's scenario's warnings
+	// (scenario.Warnings, "file:line:col: field: warning: ..."), as
+	// dspalab run prints them on stderr; not in the grade's JSON.
+	Warnings  []string `json:"-"`
 	Checks    []Item   `json:"checks"`
 	Questions []Item   `json:"questions"`
 }
@@ -298,6 +302,9 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 		return nil, nil
 	}
 	first, _ := scenario.Parse(f.scenarioLabel, f.scenario)
+	for _, w := range first.Warnings() {
+		r.Warnings = append(r.Warnings, w.Error())
+	}
 	var forbidden []string
 	for _, c := range changes(g.tree, sub) {
 		if g.ex.EditableField(c.path) {

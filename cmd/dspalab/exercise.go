@@ -292,6 +292,11 @@ the run below full marks. In the autograding workflow:
 				return err
 			}
 			out := cmd.OutOrStdout()
+			for _, w := range r.Warnings { // as dspalab run prints them
+				if _, err := fmt.Fprintln(cmd.ErrOrStderr(), w); err != nil {
+					return fmt.Errorf("printing the warnings: %w", err)
+				}
+			}
 			switch {
 			case asJSON:
 				_, err = out.Write(r.JSON())
