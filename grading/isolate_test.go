@@ -215,7 +215,7 @@ func TestIsolation(t *testing.T) {
 		"oom":    "the simulation ran out of memory: it needs more than 128MiB, the limit per submission (--max-memory); lower what the scenario holds at once (parallelism, buffers, keys, checkpoints in flight, topics[].partitions, sinks[].dedup.bloom_bits)",
 		"hang":   "the simulation was stopped after 8s of wall-clock time, the limit per submission (--timeout)",
 		"big":    `refused before running: scenario "scenario.yaml": about 290.3MiB of memory before any record (1001000 channels, 2001 subtasks) exceeds the limit of 128MiB; lower the parallelism of all-to-all edges, or raise --max-memory`,
-		"pileup": "the run on seed 1 was stopped: at 9.5s, the run holds about 14.14MiB (limit 14.05MiB): 95 checkpoints in progress, which persisted 364839 in-flight records; checkpoints that do not complete pile up (the checkpoint storage is too slow for what they upload, or max_concurrent and the timeout let too many run at once); beside the job's structures a run may hold 1/8 of the memory limit per submission (--max-memory 128MiB), the rest is the runtime's",
+		"pileup": "the run on seed 1 was stopped: at 9.5s, the run holds about 14.19MiB (limit 14.05MiB): 95 checkpoints in progress, which persisted 364839 in-flight records; checkpoints that do not complete pile up (the checkpoint storage is too slow for what they upload, or max_concurrent and the timeout let too many run at once); beside the job's structures a run may hold 1/8 of the memory limit per submission (--max-memory 128MiB), the rest is the runtime's",
 	}
 	for id, reason := range want {
 		r := byID[id]
