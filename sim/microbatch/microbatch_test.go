@@ -347,6 +347,9 @@ sinks: [{name: out, input: f}]
 		if r.Summary.Totals.Batches != 0 || r.Summary.Streaming.Stable != nil || r.Summary.Latency.MeanMs != nil {
 			t.Errorf("%s: %d batches, stable %v, latency %v; want 0, null, null", trig, r.Summary.Totals.Batches, r.Summary.Streaming.Stable, r.Summary.Latency.MeanMs)
 		}
+		if want := "no micro-batch completed in the window: the trigger interval (spark.trigger_interval) 120s is not shorter than the run (60s), and the first trigger fires one interval after the start"; r.Summary.Diagnosis.Message != want {
+			t.Errorf("%s: diagnosis %q, want %q", trig, r.Summary.Diagnosis.Message, want)
+		}
 		sc.Spark.TriggerInterval = 59 * des.Second
 		if w := sc.Warnings(); len(w) != 0 {
 			t.Errorf("%s: trigger_interval 59s of a 60s run: warnings %v, want none", trig, w)

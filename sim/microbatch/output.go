@@ -486,10 +486,14 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 	}
 	if st.Batches == 0 {
 		d.Kind = DiagnosisNone
-		if s.ss == nil && iv >= s.sc.Duration {
+		switch {
+		case s.ss == nil && iv >= s.sc.Duration:
 			say("no batch completed in the window: the batch interval %s is not shorter than the run (%s), and the first batch is generated one batch interval after the start",
 				sim.FormatTime(iv), sim.FormatTime(s.sc.Duration))
-		} else {
+		case s.ss != nil && iv > 0 && iv >= s.sc.Duration:
+			say("no micro-batch completed in the window: the trigger interval (spark.trigger_interval) %s is not shorter than the run (%s), and the first trigger fires one interval after the start",
+				sim.FormatTime(iv), sim.FormatTime(s.sc.Duration))
+		default:
 			say("no batch completed in the window")
 		}
 		return d
