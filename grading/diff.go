@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // tree is a YAML document as generic data: mappings by key, sequences by
@@ -191,7 +192,7 @@ func diffTree(a, b *tree, path []exercises.Seg, out *[]change) {
 	}
 	switch a.kind {
 	case yaml.ScalarNode:
-		if !sameScalar(a, b) {
+		if !sameScalar(a, b) && !scenario.SameValue(fieldPath(path), a.value, b.value) {
 			*out = append(*out, change{path: clone(path)})
 		}
 	case yaml.MappingNode:
@@ -229,6 +230,8 @@ func diffTree(a, b *tree, path []exercises.Seg, out *[]change) {
 // leaves appends t's leaves (t's own path when it is a scalar or empty).
 func leaves(t *tree, path []exercises.Seg, removed bool, out *[]change) {
 	switch {
+	case t.kind == yaml.ScalarNode && scenario.IsDefault(fieldPath(path), t.value):
+		// a default written out (or taken out): the same scenario
 	case t.empty() || t.kind == yaml.ScalarNode:
 		*out = append(*out, change{path: clone(path), removed: removed})
 	case t.kind == yaml.MappingNode:
@@ -264,3 +267,20 @@ func sameScalar(a, b *tree) bool {
 }
 
 func clone(p []exercises.Seg) []exercises.Seg { return append([]exercises.Seg(nil), p...) }
+
+// fieldPath is path as the scenario format names the field there: keys
+// joined by dots, a list item as [] ("operators[].service_time.mean").
+func fieldPath(path []exercises.Seg) string {
+	var b strings.Builder
+	for _, s := range path {
+		if s.IsIndex || s.IsName {
+			b.WriteString("[]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.Key)
+	}
+	return b.String()
+}

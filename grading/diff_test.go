@@ -34,7 +34,14 @@ sinks:
 		{"changed", base, replace(t, base, "parallelism: 1", "parallelism: 3"), []string{"operators[0].parallelism"}},
 		{"added subtree", base, base + "checkpoint:\n  mode: aligned\n  storage: {bandwidth: 1Gbit/s}\n",
 			[]string{"checkpoint.mode", "checkpoint.storage.bandwidth"}},
-		{"removed", base, replace(t, base, "    parallelism: 1\n", ""), []string{"operators[0].parallelism (removed)"}},
+		{"removed", replace(t, base, "parallelism: 1", "parallelism: 2"), replace(t, base, "    parallelism: 1\n", ""), []string{"operators[0].parallelism (removed)"}},
+		// the same scenario written otherwise: values compared as the
+		// format reads them (units, defaults)
+		{"units", base, replace(t, replace(t, base, "rate: 10/s", "rate: 600/min"), "duration: 10s", "duration: 10000ms"), nil},
+		{"explicit default", base, replace(t, base, "    parallelism: 1\n", "    parallelism: 1\n    selectivity: 1.0\n"), nil},
+		{"default removed", base, replace(t, base, "    parallelism: 1\n", ""), nil},
+		{"other units, other value", base, replace(t, base, "rate: 10/s", "rate: 601/min"), []string{"sources[0].arrival.rate"}},
+		{"not the default", base, replace(t, base, "    parallelism: 1\n", "    parallelism: 1\n    selectivity: 2\n"), []string{"operators[0].selectivity"}},
 		{"shape", base, replace(t, base, "arrival: {process: constant, rate: 10/s}", "arrival: constant"), []string{"sources[0].arrival"}},
 		{"merge keys", base, "x-src: &s {name: src, arrival: {process: constant, rate: 10/s}}\n" + replace(t, base, "  - name: src\n    arrival: {process: constant, rate: 10/s}\n", "  - <<: *s\n"), nil},
 	} {
