@@ -227,7 +227,7 @@ the registry is wrong (the limits estimate relies on its rows).`,
 			if withSample {
 				parts = slices.DeleteFunc(parts, func(n int) bool { return !c.Has(ds, n) })
 				if len(parts) == 0 {
-					if _, err := fmt.Fprintf(out, "no part of %s is in the cache\n", ds.Name); err != nil {
+					if _, err := fmt.Fprintf(out, "no part of %s is in the cache (%s): nothing to verify but the sample; fetch a part with: dspalab datasets fetch %s --parts 1\n", ds.Name, c.Dir, ds.Name); err != nil {
 						return err
 					}
 				}
