@@ -56,25 +56,22 @@ func scalarValue(f *Field, v string) (any, bool) {
 	v = strings.TrimSpace(v)
 	switch f.Kind {
 	case KindDuration:
-		d, err := ParseDuration(v)
-		return d, err == nil
+		return parsed(ParseDuration(v))
 	case KindRate:
-		r, err := ParseRate(v)
-		return r, err == nil
+		return parsed(ParseRate(v))
 	case KindSize:
-		n, err := ParseByteSize(v)
-		return n, err == nil
+		return parsed(ParseByteSize(v))
 	case KindBandwidth:
-		b, err := ParseBandwidth(v)
-		return b, err == nil
+		return parsed(ParseBandwidth(v))
 	case KindInteger, KindSeed, KindRatio:
-		x, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
-		return x, err == nil
+		return parsed(strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64))
 	case KindBool:
-		b, err := strconv.ParseBool(v)
-		return b, err == nil
+		return parsed(strconv.ParseBool(v))
 	case KindEnum, KindText, KindName:
 		return v, true
 	}
 	return nil, false
 }
+
+// parsed is a parser's result as scalarValue returns it.
+func parsed[T comparable](v T, err error) (any, bool) { return v, err == nil }

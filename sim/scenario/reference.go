@@ -56,13 +56,9 @@ func FaultToleranceMarkdown() string {
 // fieldAt returns the field at a path of the docs ("checkpoint.storage.latency",
 // "sinks[].delivery").
 func fieldAt(path string) *Field {
-	mp := topMapping
-	var f *Field
-	for name := range strings.SplitSeq(strings.ReplaceAll(path, "[]", ""), ".") {
-		if f = mp.Field(name); f == nil {
-			panic("scenario: no field " + path) // static paths: TestReferenceDocs
-		}
-		mp = f.Sub
+	f := lookupField(path)
+	if f == nil {
+		panic("scenario: no field " + path) // static paths: TestReferenceDocs
 	}
 	return f
 }
