@@ -231,7 +231,7 @@ func (g *unionInputGate) direct(c *channel) bool {
 func (g *unionInputGate) handOver(now des.Time, c *channel, r *Record, b *buffer) {
 	t := g.owner
 	if b != nil { // (receive looked at an instant sink already)
-		if w, ok := t.proc.(*sinkWriter); ok && w.instant {
+		if w := t.instantSink(); w != nil {
 			rec := *r // r is b's
 			t.s.freeBuffer(b)
 			c.gate.recycle(now, c) // its credit: an event, after what put does
@@ -263,13 +263,12 @@ func (g *unionInputGate) readable() bool {
 // receive takes record r, written into hop channel c now (see
 // partition.write): what delivering the one-record buffer it would be
 // flushed in does, without the buffer when the receiver takes the record
-// at once (handOver), or queues it: as a record on c's hq (enqueue's work
-// for a one-record buffer, in line) while c has no buffer queued (an
-// event), else in a buffer behind it. A queued buffer carries no byte
-// count: only a sender reads it.
+// at once (handOver), or queues it: as a record on c's hq while c has no
+// buffer queued (an event), else in a buffer behind it. A queued buffer
+// carries no byte count: only a sender reads it.
 func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 	if g.direct(c) {
-		if w, ok := g.owner.proc.(*sinkWriter); ok && w.instant {
+		if w := g.owner.instantSink(); w != nil {
 			w.put(now, c, r) // handOver's own look, a call less
 			return
 		}
@@ -279,6 +278,9 @@ func (g *unionInputGate) receive(now des.Time, c *channel, r *Record) {
 	if c.queue.len() == 0 {
 		q := c.hq.add()
 		q.r, q.arrived = *r, now
+		// enqueue's counting for a one-record buffer, in line: a
+		// helper both call (it cannot be inlined) costs
+		// BenchmarkTandemUnbounded 1.0% more Ir, TandemCredit 0.4%
 		g.queuedBufs++
 		g.queuedRecs++
 		t := g.owner

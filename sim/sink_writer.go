@@ -22,6 +22,15 @@ type sinkWriter struct {
 	instant bool
 }
 
+// instantSink returns t's sink writer when it is an instant sink (see
+// sinkWriter.instant), else nil.
+func (t *subtask) instantSink() *sinkWriter {
+	if w, ok := t.proc.(*sinkWriter); ok && w.instant {
+		return w
+	}
+	return nil
+}
+
 // setInstant decides instant, once the job is built (event time's
 // histograms are made last).
 func (w *sinkWriter) setInstant() {
