@@ -73,8 +73,9 @@ func TestInterruptInWindowWork(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("run returned %v, want context.Canceled", err)
 	}
-	// the first check comes after 2^16 window updates: the 11th record
-	// the window operator takes (6000 windows each), 46 ms into the run
+	// the first window update checks at once (progress: the cancel),
+	// the next check 2^16 updates later stops the run: in the 11th
+	// record the window operator takes (6000 windows each), 46 ms in
 	if calls != 1 || res == nil || res.Summary.SimulatedS > 0.1 {
 		t.Fatalf("progress called %d times; want 1 call and a stop within the first 100 ms of 30 s (result %v)", calls, res != nil)
 	}
