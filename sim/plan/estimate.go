@@ -329,15 +329,10 @@ func (p *Plan) Estimate(traceRates map[string]float64) Estimate {
 			// a window operator of tumbling windows over both inputs (sim.newWindowJoin)
 			e.WindowStates = finite(e.WindowStates + p.windowStates(&scenario.Window{Kind: scenario.WindowTumbling, Size: j.Size}, in))
 			e.WindowWork = finite(e.WindowWork + in) // each record added to its one window
-			if len(v.Inputs) == 2 {
-				// every left record of a key's window with every right
-				// one: rate × rate × size over the keys, a second
-				keys, _ := p.keysAndLag()
-				l, r := out[v.Inputs[0].From.Index], out[v.Inputs[1].From.Index]
-				pairs := finite(l * r * min(j.Size, sc.Duration).Seconds() / float64(keys))
-				e.JoinPairs = finite(e.JoinPairs + pairs)
-				out[v.Index] = finite(pairs * v.Selectivity)
-			}
+			// every left record of a key's window with every right one
+			pairs := p.joinPairs(v, out, j.Size)
+			e.JoinPairs = finite(e.JoinPairs + pairs)
+			out[v.Index] = finite(pairs * v.Selectivity)
 		}
 		if j := v.Join; j != nil && j.Kind == scenario.JoinInterval {
 			e.JoinRecords = finite(e.JoinRecords + p.joinRecords(v, out))
@@ -651,16 +646,22 @@ func windowsPerRecord(w *scenario.Window) float64 {
 // (each record with the other input's records of its key within its
 // bounds: after + before in all), with the keys spread evenly.
 func (p *Plan) joinWork(v *Vertex, out []float64) (compared, pairs float64) {
+	_, lag := p.keysAndLag()
+	compared = finite(p.joinPairs(v, out, v.Join.Before+lag) + p.joinPairs(v, out, v.Join.After+lag))
+	return compared, p.joinPairs(v, out, v.Join.Before+v.Join.After)
+}
+
+// joinPairs returns the pairs per simulated second of join v's two
+// inputs when each record meets the other input's records of its key
+// that came within span (of the run): left rate × right rate × span over
+// the keys, spread evenly; 0 unless v has two inputs.
+func (p *Plan) joinPairs(v *Vertex, out []float64, span des.Time) float64 {
 	if len(v.Inputs) != 2 {
-		return 0, 0
+		return 0
 	}
-	keys, lag := p.keysAndLag()
+	keys, _ := p.keysAndLag()
 	l, r := out[v.Inputs[0].From.Index], out[v.Inputs[1].From.Index]
-	span := func(d des.Time) float64 { return min(d, p.Scenario.Duration).Seconds() }
-	k := float64(keys)
-	compared = finite(l*r*span(v.Join.Before+lag)/k + r*l*span(v.Join.After+lag)/k)
-	pairs = finite(l * r * span(v.Join.Before+v.Join.After) / k)
-	return compared, pairs
+	return finite(l * r * min(span, p.Scenario.Duration).Seconds() / float64(keys))
 }
 
 // Memory of streaming graphs in the simulator, in bytes, with the
