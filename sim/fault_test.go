@@ -245,12 +245,39 @@ checkpoint: {mode: aligned, interval: 1s}
 	for _, n := range []*scenario.Network{&hops.Network, &hops.Operators[0].Network, &hops.Sinks[0].Network} {
 		n.Capacity, n.BufferTimeout = scenario.Unbounded, 0
 	}
+	// a stateless map with no service time aligns a local and a remote
+	// input (20ms apart), then takes the records queued behind the local
+	// barrier at the instant it forwards its own on an unbounded local
+	// channel flushed after every record: they must not overtake the
+	// barrier, posted to the wire (channel.drained), as one-record hops
+	// or (without them) as buffers handed over at once
+	overtake, err := scenario.Parse("overtake.yaml", []byte(`
+name: overtake
+seed: 1
+duration: 30s
+workers: {count: 2, slots: 1}
+checkpoint: {mode: aligned, interval: 1s}
+network: {buffer_timeout: 0s, latency: 20ms}
+sources:
+  - {name: src, parallelism: 2, arrival: {process: poisson, rate: 2000/s}}
+operators:
+  - {name: map, input: src, partitioning: rebalance, parallelism: 1, service_time: {distribution: constant, mean: 0s}}
+sinks:
+  - {name: out, input: map, chain: false, parallelism: 1, network: {capacity: unbounded, buffer_timeout: 0s}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		sc       *scenario.Scenario
 		channels int
 		min      int
-	}{{keyed, 2*3 + 3*2, 50}, {long, 2 + 2, 3}, {hops, 2*3 + 3*2, 50}} { // checkpoint-aligned: enrich -> out is chained, no channel
+		noHops   bool
+	}{{keyed, 2*3 + 3*2, 50, false}, {long, 2 + 2, 3, false}, {hops, 2*3 + 3*2, 50, false}, // checkpoint-aligned: enrich -> out is chained, no channel
+		{overtake, 2 + 1, 25, false}, {overtake, 2 + 1, 25, true}} {
+		directHops = !c.noHops
 		s, err := New(c.sc, Options{})
+		directHops = true
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -95,7 +95,7 @@ func (p *partition) flushAll(now des.Time) {
 // back-pressured channel holds full buffers.
 func (p *partition) flush(now des.Time, c *channel) {
 	if p.unbounded {
-		if !c.remote && c.backlog.len() == 0 {
+		if !c.remote && c.drained() {
 			// nothing can flow back on an unbounded local channel: hand
 			// the records over at once instead of through the event queue
 			c.deliver(now, c.takeSlice())
@@ -122,9 +122,23 @@ func (p *partition) write(now des.Time, c *channel, r *Record) bool {
 	return p.writeBuffered(now, c, r)
 }
 
-// hops reports whether a record written to c now hops (hop1).
+// hops reports whether a record written to c now hops (hop1): nothing
+// written before it is in c's open buffer, or waits (see drained), or is being
+// spilled.
 func (c *channel) hops() bool {
-	return c.hop && c.cur == nil && c.backlog.len() == 0 && c.spill == 0
+	return c.hop && c.cur == nil && c.drained() && c.spill == 0
+}
+
+// drained reports whether nothing sent on c waits for its receiver: no
+// finished buffer in the backlog, nothing on the wire. What is written to
+// c can then be handed to the receiver at once (hop1, and flush and
+// finish on an unbounded local channel) without overtaking anything. On
+// a local channel, the wire holds what was shipped at this instant and
+// not delivered yet: above all a barrier just forwarded (addEvent ships
+// it through the event queue), which records written after it must not
+// pass.
+func (c *channel) drained() bool {
+	return c.backlog.len() == 0 && c.inflight.len() == 0
 }
 
 // hop1 is a one-record hop on an unbounded local channel: the buffer
@@ -221,7 +235,7 @@ func (p *partition) finish(now des.Time, c *channel) {
 		return
 	}
 	c.oldSlices, c.curSlices, c.lastSlice = c.oldSlices+c.curSlices, 0, nil
-	if p.unbounded && !c.remote && c.backlog.len() == 0 {
+	if p.unbounded && !c.remote && c.drained() {
 		// nothing can flow back on an unbounded local channel: hand the
 		// buffer over at once instead of through the backlog and the event
 		// queue
