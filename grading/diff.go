@@ -163,6 +163,9 @@ func (t *tree) empty() bool {
 type change struct {
 	path    []exercises.Seg
 	removed bool // in the starter only
+	// the starter's scalar and the submission's, as written ("" where
+	// one has none: added or removed, or a value whose shape changed)
+	was, now string
 }
 
 // changes returns the leaves that differ between the starter's tree a and
@@ -193,7 +196,7 @@ func diffTree(a, b *tree, path []exercises.Seg, out *[]change) {
 	switch a.kind {
 	case yaml.ScalarNode:
 		if !sameScalar(a, b) && !scenario.SameValue(fieldPath(path), a.value, b.value) {
-			*out = append(*out, change{path: clone(path)})
+			*out = append(*out, change{path: clone(path), was: a.value, now: b.value})
 		}
 	case yaml.MappingNode:
 		seen := map[string]bool{}
@@ -233,7 +236,13 @@ func leaves(t *tree, path []exercises.Seg, removed bool, out *[]change) {
 	case t.kind == yaml.ScalarNode && scenario.IsDefault(fieldPath(path), t.value):
 		// a default written out (or taken out): the same scenario
 	case t.empty() || t.kind == yaml.ScalarNode:
-		*out = append(*out, change{path: clone(path), removed: removed})
+		c := change{path: clone(path), removed: removed}
+		if t.kind == yaml.ScalarNode && removed {
+			c.was = t.value
+		} else if t.kind == yaml.ScalarNode {
+			c.now = t.value
+		}
+		*out = append(*out, c)
 	case t.kind == yaml.MappingNode:
 		for _, k := range t.keys {
 			if len(path) == 0 && (k == "seed" || strings.HasPrefix(k, "x-")) {

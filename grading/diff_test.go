@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 func TestChanges(t *testing.T) {
@@ -31,17 +32,17 @@ sinks:
 		{"same", base, base, nil},
 		{"seed, x- fields and number forms are ignored", base,
 			"name: t\nseed: 7\nx-other: [1, 2]\nduration: 10s\nsources:\n  - name: src\n    arrival: {process: constant, rate: 10/s}\noperators:\n  - {name: work, input: src, parallelism: 1.0}\nsinks:\n  - name: out\n    input: work\n", nil},
-		{"changed", base, replace(t, base, "parallelism: 1", "parallelism: 3"), []string{"operators[0].parallelism"}},
+		{"changed", base, replace(t, base, "parallelism: 1", "parallelism: 3"), []string{"operators[0].parallelism: 1 -> 3"}},
 		{"added subtree", base, base + "checkpoint:\n  mode: aligned\n  storage: {bandwidth: 1Gbit/s}\n",
-			[]string{"checkpoint.mode", "checkpoint.storage.bandwidth"}},
-		{"removed", replace(t, base, "parallelism: 1", "parallelism: 2"), replace(t, base, "    parallelism: 1\n", ""), []string{"operators[0].parallelism (removed)"}},
+			[]string{"checkpoint.mode: -> aligned", "checkpoint.storage.bandwidth: -> 1Gbit/s"}},
+		{"removed", replace(t, base, "parallelism: 1", "parallelism: 2"), replace(t, base, "    parallelism: 1\n", ""), []string{"operators[0].parallelism (removed): 2 ->"}},
 		// the same scenario written otherwise: values compared as the
 		// format reads them (units, defaults)
 		{"units", base, replace(t, replace(t, base, "rate: 10/s", "rate: 600/min"), "duration: 10s", "duration: 10000ms"), nil},
 		{"explicit default", base, replace(t, base, "    parallelism: 1\n", "    parallelism: 1\n    selectivity: 1.0\n"), nil},
 		{"default removed", base, replace(t, base, "    parallelism: 1\n", ""), nil},
-		{"other units, other value", base, replace(t, base, "rate: 10/s", "rate: 601/min"), []string{"sources[0].arrival.rate"}},
-		{"not the default", base, replace(t, base, "    parallelism: 1\n", "    parallelism: 1\n    selectivity: 2\n"), []string{"operators[0].selectivity"}},
+		{"other units, other value", base, replace(t, base, "rate: 10/s", "rate: 601/min"), []string{"sources[0].arrival.rate: 10/s -> 601/min"}},
+		{"not the default", base, replace(t, base, "    parallelism: 1\n", "    parallelism: 1\n    selectivity: 2\n"), []string{"operators[0].selectivity: -> 2"}},
 		{"shape", base, replace(t, base, "arrival: {process: constant, rate: 10/s}", "arrival: constant"), []string{"sources[0].arrival"}},
 		{"merge keys", base, "x-src: &s {name: src, arrival: {process: constant, rate: 10/s}}\n" + replace(t, base, "  - name: src\n    arrival: {process: constant, rate: 10/s}\n", "  - <<: *s\n"), nil},
 	} {
@@ -59,6 +60,9 @@ sinks:
 			if c.removed {
 				s += " (removed)"
 			}
+			if c.was != "" || c.now != "" {
+				s += ": " + strings.TrimSpace(c.was+" -> "+c.now)
+			}
 			got = append(got, s)
 		}
 		if !slices.Equal(got, tc.want) {
@@ -74,6 +78,32 @@ sinks:
 	q, _ := exercises.ParsePattern("operators[other]")
 	if len(c) != 1 || !p.Match(c[0].path) || q.Match(c[0].path) {
 		t.Errorf("named patterns: %v", c)
+	}
+}
+
+// TestDescribeChange checks the feedback's words for a forbidden change:
+// where it is, and what the starter has against the submission.
+func TestDescribeChange(t *testing.T) {
+	starter := "name: t\nduration: 10s\nwarmup: 2s\nsources:\n  - {name: src, arrival: {process: constant, rate: 10/s}}\nsinks:\n  - {name: out, input: src}\n"
+	for _, tc := range []struct{ name, to, want string }{
+		{"changed", replace(t, starter, "rate: 10/s", "rate: 20/s"), "sources[0].arrival.rate (t.yaml:5:52; 10/s in the starter, 20/s here)"},
+		{"added", replace(t, starter, "input: src}", "input: src, parallelism: 2}"), "sinks[0].parallelism (t.yaml:7:42; added: 2, not in the starter)"},
+		{"removed", replace(t, starter, "warmup: 2s\n", ""), "warmup (removed; the starter has 2s)"},
+		{"quoted", replace(t, starter, "name: t\n", "name: \"a b\"\n"), `name (t.yaml:1:7; t in the starter, "a b" here)`},
+	} {
+		a, _ := parseTree([]byte(starter))
+		b, _ := parseTree([]byte(tc.to))
+		sub, err := scenario.Parse("t.yaml", []byte(tc.to))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := changes(a, b)
+		if len(c) != 1 {
+			t.Fatalf("%s: %d changes, want 1", tc.name, len(c))
+		}
+		if got := describeChange(c[0], sub, "t.yaml"); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

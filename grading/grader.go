@@ -310,13 +310,7 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 		if g.ex.EditableField(c.path) {
 			continue
 		}
-		s := exercises.FormatPath(c.path)
-		if c.removed {
-			s += " (removed)"
-		} else if line, col := first.Pos(s); line > 0 {
-			s += fmt.Sprintf(" (%s:%d:%d)", f.scenarioLabel, line, col)
-		}
-		forbidden = append(forbidden, s)
+		forbidden = append(forbidden, describeChange(c, first, f.scenarioLabel))
 	}
 	if len(forbidden) > 0 {
 		msg := "changed a field you may not change: " + forbidden[0]
@@ -599,3 +593,43 @@ func (g *Grader) needsStarter() bool {
 }
 
 func bytesTrim(b []byte) string { return strings.TrimSpace(string(b)) }
+
+// describeChange names forbidden change c for the feedback: the field's
+// path, where it is in the submission, and what the starter has and the
+// submission has instead ("operators[0].service_time.mean
+// (scenario.yaml:16:53; 25ms in the starter, 10ms here)").
+func describeChange(c change, sub *scenario.Scenario, label string) string {
+	s := exercises.FormatPath(c.path)
+	var what []string
+	if !c.removed {
+		if line, col := sub.Pos(s); line > 0 {
+			what = append(what, fmt.Sprintf("%s:%d:%d", label, line, col))
+		}
+	}
+	switch {
+	case c.removed && c.was != "":
+		what = append(what, fmt.Sprintf("removed; the starter has %s", quoteValue(c.was)))
+	case c.removed:
+		what = append(what, "removed")
+	case c.was != "" && c.now != "":
+		what = append(what, fmt.Sprintf("%s in the starter, %s here", quoteValue(c.was), quoteValue(c.now)))
+	case c.now != "":
+		what = append(what, fmt.Sprintf("added: %s, not in the starter", quoteValue(c.now)))
+	}
+	if len(what) == 0 {
+		return s
+	}
+	return s + " (" + strings.Join(what, "; ") + ")"
+}
+
+// quoteValue shows a scalar as the YAML has it, quoted when it is empty
+// or has spaces (so that the value's end shows), cut to 40 characters.
+func quoteValue(v string) string {
+	if r := []rune(v); len(r) > 40 {
+		v = string(r[:37]) + "..."
+	}
+	if v == "" || strings.ContainsAny(v, " \t\n") {
+		return strconv.Quote(v)
+	}
+	return v
+}
