@@ -184,17 +184,36 @@ func (g *Grader) WriteReports(dir string, results []*Result) ([]string, error) {
 	return append(written, filepath.Join(dir, HistogramFile), filepath.Join(dir, SummaryFile)), nil
 }
 
+// CheckOutputDir reports what WriteReports would refuse in dir before it
+// writes anything (see checkOutputs), so that a batch can be refused
+// before it is graded; nil when dir does not exist yet.
+func CheckOutputDir(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	_, err := checkOutputs(dir)
+	return err
+}
+
 // outputNames are the entries of an output directory that WriteReports
 // replaces, in the order they are moved in (grades.csv last).
 var outputNames = []string{FeedbackDir, HistogramFile, SummaryFile, GradesFile}
 
 // checkOutputs checks that each output of dir is missing or what
-// WriteReports writes (a regular file; feedback/ a directory of .md and
-// .json files), and reports whether dir holds any.
+// WriteReports writes (a regular file; feedback/ a directory of the .md
+// and .json files of the submissions grades.csv lists), and reports
+// whether dir holds any. grades.csv is the previous batch's manifest:
+// feedback/ is replaced whole, so a file in it that no row of grades.csv
+// names (an instructor's RUBRIC.md, a late-days.json) is refused, not
+// deleted.
 func checkOutputs(dir string) (bool, error) {
 	had := false
 	refuse := func(p, what string) error {
 		return fmt.Errorf("grading: %s %s, which dspalab does not write; nothing was replaced (move it away or choose another --out)", p, what)
+	}
+	ids, err := previousIDs(filepath.Join(dir, GradesFile))
+	if err != nil {
+		return false, err
 	}
 	for _, name := range outputNames {
 		p := filepath.Join(dir, name)
@@ -216,13 +235,53 @@ func checkOutputs(dir string) (bool, error) {
 			return false, fmt.Errorf("grading: %w", err)
 		}
 		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); !e.Type().IsRegular() || ext != ".md" && ext != ".json" {
+			ext := filepath.Ext(e.Name())
+			if !e.Type().IsRegular() || ext != ".md" && ext != ".json" {
 				return false, refuse(p, "holds "+e.Name())
+			}
+			if !ids[strings.TrimSuffix(e.Name(), ext)] {
+				return false, fmt.Errorf("grading: %s holds %s, which is not the feedback of a submission in %s (dspalab did not write it); nothing was replaced (move it away or choose another --out)",
+					p, e.Name(), filepath.Join(dir, GradesFile))
 			}
 		}
 	}
 	return had, nil
 }
+
+// previousIDs returns the submission ids of the grades.csv at path (the
+// first column below the header); none when there is no such file. A
+// grades.csv that is not one WriteReports wrote (no "id" header) is an
+// error: what feedback/ holds cannot be told apart then.
+func previousIDs(path string) (map[string]bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("grading: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, nil // checkOutputs refuses it
+	}
+	r := csv.NewReader(io.LimitReader(f, maxGradesCSV))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil || len(rows) == 0 || len(rows[0]) == 0 || rows[0][0] != "id" {
+		return nil, fmt.Errorf("grading: %s is not a grades.csv that dspalab wrote (its first column must be id); nothing was replaced (move it away or choose another --out)", path)
+	}
+	ids := map[string]bool{}
+	for _, row := range rows[1:] {
+		if len(row) > 0 {
+			ids[row[0]] = true
+		}
+	}
+	return ids, nil
+}
+
+// maxGradesCSV bounds the previous grades.csv that checkOutputs reads:
+// far above any class's (a row is well under 1 KiB).
+const maxGradesCSV = 64 << 20
 
 // writeFile writes one output file (a variable, so that the tests can
 // fill the disk).

@@ -269,4 +269,23 @@ func TestWriteReportsFullDisk(t *testing.T) {
 	if !maps.Equal(before, snapshot(t, out)) {
 		t.Error("a refused batch changed the grades")
 	}
+	// .md and .json files of the user's: refused too, as no row of
+	// grades.csv names them (feedback/ is replaced whole)
+	os.Remove(filepath.Join(out, FeedbackDir, "remarks.txt"))
+	for _, name := range []string{"RUBRIC.md", "late-days.json", "bob.md"} { // bob: in the first batch, not this one
+		write(t, filepath.Join(out, FeedbackDir, name), "mine\n")
+		before = snapshot(t, out)
+		if _, err := g.WriteReports(out, first); err == nil || !strings.Contains(err.Error(), "holds "+name+", which is not the feedback of a submission in "+filepath.Join(out, GradesFile)+" (dspalab did not write it); nothing was replaced") {
+			t.Errorf("feedback/%s: err %v", name, err)
+		}
+		if !maps.Equal(before, snapshot(t, out)) {
+			t.Errorf("feedback/%s: a refused batch changed the grades", name)
+		}
+		os.Remove(filepath.Join(out, FeedbackDir, name))
+	}
+	// a grades.csv that is not dspalab's: nothing tells whose feedback/ is
+	write(t, filepath.Join(out, GradesFile), "student;score\n")
+	if _, err := g.WriteReports(out, first); err == nil || !strings.Contains(err.Error(), "is not a grades.csv that dspalab wrote") {
+		t.Errorf("a foreign grades.csv: err %v", err)
+	}
 }

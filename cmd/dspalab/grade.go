@@ -54,6 +54,11 @@ previous grades in DIR are kept, whole):
   feedback/ID.md       the feedback for the student, and feedback/ID.json
   summary.md           the class summary, with histogram.png of the scores
 
+The previous grades' outputs are replaced whole (feedback/ too); other
+files of DIR are left alone, and a file in feedback/ that is not the
+feedback of a submission of the previous grades.csv (a rubric of your
+own) is refused before anything is written, never deleted.
+
 Each submission's simulations run in a process of their own, under
 --max-memory and --timeout: a submission that crashes the simulator, runs
 out of memory or out of time gets 0 on its checks, with the reason, and
@@ -155,6 +160,11 @@ func runGrade(cmd *cobra.Command, opts gradeOptions, args []string) error {
 			return err
 		}
 		defer lock.Close()
+		// what WriteReports would refuse, refused before the batch
+		// runs, not after it
+		if err := grading.CheckOutputDir(opts.outDir); err != nil {
+			return err
+		}
 	}
 	results, err := g.GradeAll(cmd.Context(), subs, batch)
 	if err != nil {
