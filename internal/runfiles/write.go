@@ -308,6 +308,12 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 		w.Abort()
 		return "", err
 	}
+	if target != w.dir.path {
+		if err := checkPartialOwned(target, w.names, old); err != nil {
+			w.Abort()
+			return "", err
+		}
+	}
 	m := &Manifest{Format: ManifestFormat, Files: w.names, Partial: partial}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -381,6 +387,25 @@ func checkDestinations(dir string, names []string) error {
 	}
 	_, err := readManifest(dir)
 	return err
+}
+
+// checkPartialOwned makes sure that the partial outputs replace only what
+// an earlier partial run wrote into dir (PartialDir): every file of names
+// already there must be listed by dir's manifest old. The directory is
+// dspalab's by name only, and a file of the user's in it (notes of their
+// own called summary.json) is never overwritten: the run's partial
+// outputs are not written then, and the error says why.
+func checkPartialOwned(dir string, names []string, old *Manifest) error {
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if old == nil || !slices.Contains(old.Files, name) {
+			return fmt.Errorf("writing outputs: %s was not written by a dspalab run (%s does not list it); it was not replaced, and the partial outputs were not written (move it away, or choose another --out)", p, filepath.Join(dir, ManifestFile))
+		}
+	}
+	return nil
 }
 
 // CheckReplaceable makes sure that each of the files names in dir is
