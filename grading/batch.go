@@ -21,6 +21,7 @@ import (
 
 	"github.com/dspalab/dspalab/internal/atomicfile"
 	"github.com/dspalab/dspalab/internal/plural"
+	"github.com/dspalab/dspalab/internal/regfile"
 )
 
 // Files written by WriteReports.
@@ -188,9 +189,6 @@ func (g *Grader) WriteReports(dir string, results []*Result) ([]string, error) {
 // writes anything (see checkOutputs), so that a batch can be refused
 // before it is graded; nil when dir does not exist yet.
 func CheckOutputDir(dir string) error {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	_, err := checkOutputs(dir)
 	return err
 }
@@ -253,18 +251,15 @@ func checkOutputs(dir string) (bool, error) {
 // grades.csv that is not one WriteReports wrote (no "id" header) is an
 // error: what feedback/ holds cannot be told apart then.
 func previousIDs(path string) (map[string]bool, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	data, err := regfile.ReadFile(path, maxGradesCSV) // never blocks on a FIFO named grades.csv
+	var nr *regfile.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.As(err, &nr):
+		return nil, nil // none, or not a regular file, which checkOutputs refuses
+	case err != nil:
 		return nil, fmt.Errorf("grading: %w", err)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, nil // checkOutputs refuses it
-	}
-	r := csv.NewReader(io.LimitReader(f, maxGradesCSV))
+	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	rows, err := r.ReadAll()
 	if err != nil || len(rows) == 0 || len(rows[0]) == 0 || rows[0][0] != "id" {

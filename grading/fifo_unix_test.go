@@ -65,4 +65,19 @@ func TestFIFO(t *testing.T) {
 	if sum := string(g.Summary(rs)); !strings.Contains(sum, "- **pipe** (0): pipe.yaml is not a regular file\n") {
 		t.Errorf("summary.md:\n%s", sum)
 	}
+
+	// a FIFO as the previous grades.csv (read for the ids of feedback/):
+	// refused, not opened
+	out := t.TempDir()
+	mkfifo(t, filepath.Join(out, GradesFile))
+	done := make(chan error, 1)
+	go func() { done <- CheckOutputDir(out) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "grades.csv is not a regular file, which dspalab does not write; nothing was replaced") {
+			t.Errorf("a FIFO grades.csv: err %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("CheckOutputDir blocked on a FIFO grades.csv")
+	}
 }

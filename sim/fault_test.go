@@ -275,14 +275,15 @@ sinks:
 		noHops   bool
 	}{{keyed, 2*3 + 3*2, 50, false}, {long, 2 + 2, 3, false}, {hops, 2*3 + 3*2, 50, false}, // checkpoint-aligned: enrich -> out is chained, no channel
 		{overtake, 2 + 1, 25, false}, {overtake, 2 + 1, 25, true}} {
-		directHops = !c.noHops
+		directHops = !c.noHops // read when channels connect and at every delivery: off for the whole run
 		s, err := New(c.sc, Options{})
-		directHops = true
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.ckpt.recordCuts = true
-		if err := s.RunUntil(context.Background(), c.sc.Duration); err != nil {
+		err = s.RunUntil(context.Background(), c.sc.Duration)
+		directHops = true
+		if err != nil {
 			t.Fatal(err)
 		}
 		if len(s.ckpt.cutLog) < c.min {
