@@ -113,3 +113,56 @@ func TestSparkBatchIntervalNoBatch(t *testing.T) {
 		}
 	}
 }
+
+// Vertices are matched by name, not by index: bottleneck's solution with
+// its operators listed in another order (score, parse, enrich) is the same
+// job and scores as the solution does; a forbidden edit in the moved list
+// is named where the submission has it.
+func TestReorderedVerticesAreTheSameJob(t *testing.T) {
+	p, err := exercises.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := p.Get("bottleneck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.ReadFile("solution.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol := string(b)
+	i, j, k := strings.Index(sol, "  - name: parse\n"), strings.Index(sol, "  - name: score\n"), strings.Index(sol, "sinks:\n")
+	if i < 0 || j < i || k < j {
+		t.Fatal("the solution's operators are not parse, enrich, score")
+	}
+	moved := sol[:i] + sol[j:k] + sol[i:j] + sol[k:]
+	answers := []byte("bottleneck: enrich\nthroughput: 167\n")
+	want, err := g.GradeYAML(context.Background(), "s", "scenario.yaml", b, answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := g.GradeYAML(context.Background(), "s", "scenario.yaml", []byte(moved), answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Score != want.Score || got.Max != want.Max || got.Score != 14 || len(got.Problems) != 0 {
+		t.Errorf("reordered: %v/%v, problems %q; the solution scores %v/%v", got.Score, got.Max, got.Problems, want.Score, want.Max)
+	}
+
+	// score is operators[0] in the submission, [2] in the starter; the
+	// checks get 0, the questions (4 points) are still graded
+	bad := strings.Replace(moved, "mean: 3ms", "mean: 1ms", 1)
+	r, err := g.GradeYAML(context.Background(), "s", "scenario.yaml", []byte(bad), answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := "changed a field you may not change: operators[0].service_time.mean (scenario.yaml:26:53; 3ms in the starter, 1ms here)"
+	if r.Score != 4 || len(r.Problems) != 1 || !strings.HasPrefix(r.Problems[0], msg) {
+		t.Errorf("forbidden edit in the moved list: %v/%v, problems %q; want 4 and %q", r.Score, r.Max, r.Problems, msg)
+	}
+}

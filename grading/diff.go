@@ -161,8 +161,12 @@ func (t *tree) empty() bool {
 
 // change is a leaf that differs between the starter and a submission.
 type change struct {
-	path    []exercises.Seg
-	removed bool // in the starter only
+	// path is the field as the starter has it: a vertex in a list
+	// matched by name has the starter's index there, so that [N]
+	// patterns mean the starter's elements; at is the field where the
+	// submission has it (nil when removed), for its line and column
+	path, at []exercises.Seg
+	removed  bool // in the starter only
 	// the starter's scalar and the submission's, as written ("" where
 	// one has none: added or removed, or a value whose shape changed)
 	was, now string
@@ -173,30 +177,37 @@ type change struct {
 // added or removed (each of their leaves), values whose shape changed
 // (the value's path). The top-level seed and x- fields are left out:
 // grading replaces the seed, and x- fields are ignored by the format.
+//
+// Lists of named elements (sources, operators, sinks: every element a
+// mapping with a name of its own in both trees) are compared by name, not
+// by index: a submission that lists the vertices in another order is the
+// same job graph, since vertices are wired by name (input:). An element
+// of the submission that the starter does not have is added, and the
+// other way round removed.
 func changes(a, b *tree) []change {
 	var out []change
-	diffTree(a, b, nil, &out)
+	diffTree(a, b, nil, nil, &out)
 	return out
 }
 
-func diffTree(a, b *tree, path []exercises.Seg, out *[]change) {
+func diffTree(a, b *tree, path, at []exercises.Seg, out *[]change) {
 	switch {
 	case a.empty() && b.empty():
 		return
 	case a.empty():
-		leaves(b, path, false, out)
+		leaves(b, path, at, false, out)
 		return
 	case b.empty():
-		leaves(a, path, true, out)
+		leaves(a, path, nil, true, out)
 		return
 	case a.kind != b.kind:
-		*out = append(*out, change{path: clone(path)})
+		*out = append(*out, change{path: clone(path), at: clone(at)})
 		return
 	}
 	switch a.kind {
 	case yaml.ScalarNode:
 		if !sameScalar(a, b) && !scenario.SameValue(fieldPath(path), a.value, b.value) {
-			*out = append(*out, change{path: clone(path), was: a.value, now: b.value})
+			*out = append(*out, change{path: clone(path), at: clone(at), was: a.value, now: b.value})
 		}
 	case yaml.MappingNode:
 		seen := map[string]bool{}
@@ -209,10 +220,15 @@ func diffTree(a, b *tree, path []exercises.Seg, out *[]change) {
 				if len(path) == 0 && (k == "seed" || strings.HasPrefix(k, "x-")) {
 					continue
 				}
-				diffTree(a.vals[k], b.vals[k], append(path, exercises.Seg{Key: k}), out)
+				seg := exercises.Seg{Key: k}
+				diffTree(a.vals[k], b.vals[k], append(path, seg), append(at, seg), out)
 			}
 		}
 	case yaml.SequenceNode:
+		if byName(a, b) {
+			diffNamed(a, b, path, at, out)
+			return
+		}
 		for i := range max(len(a.items), len(b.items)) {
 			var x, y *tree
 			if i < len(a.items) {
@@ -225,18 +241,63 @@ func diffTree(a, b *tree, path []exercises.Seg, out *[]change) {
 			if name == "" {
 				name = y.name()
 			}
-			diffTree(x, y, append(path, exercises.Seg{Index: i, IsIndex: true, Name: name}), out)
+			seg := exercises.Seg{Index: i, IsIndex: true, Name: name}
+			diffTree(x, y, append(path, seg), append(at, seg), out)
 		}
 	}
 }
 
-// leaves appends t's leaves (t's own path when it is a scalar or empty).
-func leaves(t *tree, path []exercises.Seg, removed bool, out *[]change) {
+// byName reports whether lists a and b are to be compared by name: every
+// element of both a mapping with a name, no name twice in either.
+func byName(a, b *tree) bool {
+	for _, t := range []*tree{a, b} {
+		seen := make(map[string]bool, len(t.items))
+		for _, it := range t.items {
+			n := it.name()
+			if n == "" || seen[n] {
+				return false
+			}
+			seen[n] = true
+		}
+	}
+	return true
+}
+
+// diffNamed compares lists of named elements by name: the starter's
+// elements in its order, then those only the submission has.
+func diffNamed(a, b *tree, path, at []exercises.Seg, out *[]change) {
+	where := make(map[string]int, len(b.items))
+	for j, it := range b.items {
+		where[it.name()] = j
+	}
+	inA := make(map[string]bool, len(a.items))
+	for i, x := range a.items {
+		name := x.name()
+		inA[name] = true
+		seg := exercises.Seg{Index: i, IsIndex: true, Name: name}
+		j, ok := where[name]
+		if !ok {
+			diffTree(x, nil, append(path, seg), nil, out)
+			continue
+		}
+		diffTree(x, b.items[j], append(path, seg), append(at, exercises.Seg{Index: j, IsIndex: true, Name: name}), out)
+	}
+	for j, y := range b.items {
+		if name := y.name(); !inA[name] {
+			seg := exercises.Seg{Index: j, IsIndex: true, Name: name}
+			diffTree(nil, y, append(path, seg), append(at, seg), out)
+		}
+	}
+}
+
+// leaves appends t's leaves (t's own path when it is a scalar or empty);
+// at is where the submission has t (nil when t is removed).
+func leaves(t *tree, path, at []exercises.Seg, removed bool, out *[]change) {
 	switch {
 	case t.kind == yaml.ScalarNode && scenario.IsDefault(fieldPath(path), t.value):
 		// a default written out (or taken out): the same scenario
 	case t.empty() || t.kind == yaml.ScalarNode:
-		c := change{path: clone(path), removed: removed}
+		c := change{path: clone(path), at: clone(at), removed: removed}
 		if t.kind == yaml.ScalarNode && removed {
 			c.was = t.value
 		} else if t.kind == yaml.ScalarNode {
@@ -248,11 +309,13 @@ func leaves(t *tree, path []exercises.Seg, removed bool, out *[]change) {
 			if len(path) == 0 && (k == "seed" || strings.HasPrefix(k, "x-")) {
 				continue
 			}
-			leaves(t.vals[k], append(path, exercises.Seg{Key: k}), removed, out)
+			seg := exercises.Seg{Key: k}
+			leaves(t.vals[k], append(path, seg), extend(at, seg), removed, out)
 		}
 	default:
 		for i, it := range t.items {
-			leaves(it, append(path, exercises.Seg{Index: i, IsIndex: true, Name: it.name()}), removed, out)
+			seg := exercises.Seg{Index: i, IsIndex: true, Name: it.name()}
+			leaves(it, append(path, seg), extend(at, seg), removed, out)
 		}
 	}
 }
@@ -275,7 +338,20 @@ func sameScalar(a, b *tree) bool {
 	return ok1 && ok2 && x == y
 }
 
-func clone(p []exercises.Seg) []exercises.Seg { return append([]exercises.Seg(nil), p...) }
+func clone(p []exercises.Seg) []exercises.Seg {
+	if p == nil {
+		return nil
+	}
+	return append([]exercises.Seg(nil), p...)
+}
+
+// extend is append for a submission path, nil (removed) staying nil.
+func extend(at []exercises.Seg, s exercises.Seg) []exercises.Seg {
+	if at == nil {
+		return nil
+	}
+	return append(at, s)
+}
 
 // fieldPath is path as the scenario format names the field there: keys
 // joined by dots, a list item as [] ("operators[].service_time.mean").

@@ -44,6 +44,14 @@ sinks:
 		{"other units, other value", base, replace(t, base, "rate: 10/s", "rate: 601/min"), []string{"sources[0].arrival.rate: 10/s -> 601/min"}},
 		{"not the default", base, replace(t, base, "    parallelism: 1\n", "    parallelism: 1\n    selectivity: 2\n"), []string{"operators[0].selectivity: -> 2"}},
 		{"shape", base, replace(t, base, "arrival: {process: constant, rate: 10/s}", "arrival: constant"), []string{"sources[0].arrival"}},
+		// vertices are matched by name: another order is the same job
+		{"reordered", base + "  - name: log\n    input: work\n",
+			replace(t, base, "sinks:\n  - name: out\n    input: work\n", "sinks:\n  - name: log\n    input: work\n  - name: out\n    input: work\n"), nil},
+		{"reordered and changed", base + "  - name: log\n    input: work\n",
+			replace(t, base, "sinks:\n  - name: out\n    input: work\n", "sinks:\n  - name: log\n    input: src\n  - name: out\n    input: work\n"), []string{"sinks[1].input: work -> src (at sinks[0].input)"}},
+		{"named element added", base, base + "  - name: log\n    input: work\n", []string{"sinks[1].name: -> log", "sinks[1].input: -> work"}},
+		{"named element removed", base + "  - name: log\n    input: work\n", base, []string{"sinks[1].name (removed): log ->", "sinks[1].input (removed): work ->"}},
+		{"renamed", base, replace(t, base, "name: out", "name: result"), []string{"sinks[0].name (removed): out ->", "sinks[0].input (removed): work ->", "sinks[0].name: -> result", "sinks[0].input: -> work"}},
 		{"merge keys", base, "x-src: &s {name: src, arrival: {process: constant, rate: 10/s}}\n" + replace(t, base, "  - name: src\n    arrival: {process: constant, rate: 10/s}\n", "  - <<: *s\n"), nil},
 	} {
 		a, err := parseTree([]byte(tc.from))
@@ -62,6 +70,12 @@ sinks:
 			}
 			if c.was != "" || c.now != "" {
 				s += ": " + strings.TrimSpace(c.was+" -> "+c.now)
+			}
+			if at := exercises.FormatPath(c.at); c.at != nil && at != exercises.FormatPath(c.path) {
+				s += " (at " + at + ")"
+			}
+			if c.removed == (c.at != nil) {
+				s += " (at set wrong)"
 			}
 			got = append(got, s)
 		}

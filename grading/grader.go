@@ -599,7 +599,12 @@ func bytesTrim(b []byte) string { return strings.TrimSpace(string(b)) }
 // submission has instead ("operators[0].service_time.mean
 // (scenario.yaml:16:53; 25ms in the starter, 10ms here)").
 func describeChange(c change, sub *scenario.Scenario, label string) string {
+	// the field where the submission has it (a vertex the student
+	// moved is at its new index), where the starter had it if removed
 	s := exercises.FormatPath(c.path)
+	if c.at != nil {
+		s = exercises.FormatPath(c.at)
+	}
 	var what []string
 	if !c.removed {
 		if line, col := sub.Pos(s); line > 0 {
