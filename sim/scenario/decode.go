@@ -145,6 +145,9 @@ func (d *decoder) field(m *mapping, f *Field, fv reflect.Value) {
 		setUnit(d, m, key, expectBandwidth, ParseBandwidth, fv)
 	case KindEnum, KindText, KindName, KindString:
 		var s string
+		if f.Kind != KindEnum && f.Schema == nil && !d.textual(m, key) {
+			return
+		}
 		if d.str(m, key, &s) {
 			fv.SetString(s)
 		}
@@ -321,7 +324,7 @@ func (d *decoder) inputs(m *mapping) []string {
 			return nil
 		}
 		var name string
-		if !d.str(m, kInput, &name) {
+		if !d.textual(m, kInput) || !d.str(m, kInput, &name) {
 			return nil
 		}
 		return []string{name}

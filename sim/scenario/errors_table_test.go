@@ -12,6 +12,31 @@ var errorCases = []struct {
 	yaml string
 	want []string // empty: the scenario is valid
 }{
+	// the JSON Schema says string: a bare number or boolean is refused as
+	// an editor checking the schema refuses it; quoted, it is the text
+	{"a number or a boolean where a string goes", `name: 5
+duration: 10s
+sources:
+  - name: 7
+    arrival: {process: constant, rate: 10/s}
+  - name: "8"
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: 8
+    delivery: true
+  - name: log
+    input: "8"
+failures:
+  - {at: 1s, kind: task, vertex: 2.5}
+`,
+		[]string{
+			`t.yaml:1:7: name: expected a string, got 5; write it in quotes ("5") to mean the text`,
+			`t.yaml:4:11: sources[0].name: expected a string, got 7; write it in quotes ("7") to mean the text`,
+			`t.yaml:10:12: sinks[0].input: expected a string, got 8; write it in quotes ("8") to mean the text`,
+			`t.yaml:11:15: sinks[0].delivery: unknown delivery "true"; expected at-least-once, at-most-once, idempotent or transactional`,
+			`t.yaml:15:34: failures[0].vertex: expected a string, got 2.5; write it in quotes ("2.5") to mean the text`,
+		}},
 	{"an interval under Flink's minimum checkpoint interval", `duration: 10s
 sources:
   - name: src

@@ -302,6 +302,23 @@ func (d *decoder) str(m *mapping, key string, out *string) bool {
 	return ok
 }
 
+// textual reports whether key, if present, is not a number or a boolean
+// written bare: the JSON Schema says string there, so that `name: 5`,
+// which an editor checking the schema marks, is refused here too, with
+// the quoted form to write instead. Absent, it is true.
+func (d *decoder) textual(m *mapping, key string) bool {
+	v, path := d.value(m, key)
+	if v == nil || v.Kind != yaml.ScalarNode || v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		return true
+	}
+	switch v.ShortTag() {
+	case "!!int", "!!float", "!!bool":
+		d.Errorf(v, path, "expected a string, got %s; write it in quotes (%s) to mean the text", describe(v), strconv.Quote(v.Value))
+		return false
+	}
+	return true
+}
+
 // integer decodes a whole-number field that fits in 32 bits.
 func (d *decoder) integer(m *mapping, key string, out *int) bool {
 	const expect = "expected a whole number"
