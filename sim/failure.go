@@ -43,6 +43,22 @@ const (
 	causePartition
 )
 
+// causeKinds name the causes in summary.json (recovery.failovers[].kind),
+// and causeWords in the text summary's recovery line.
+var (
+	causeKinds = [...]string{causeTask: "task", causeWorker: "worker", causeJobManager: "jobmanager",
+		causeOOM: "out-of-memory", causeCheckpoint: "checkpoint", causePartition: "network-partition"}
+	causeWords = [...]string{causeTask: "task", causeWorker: "worker", causeJobManager: "JobManager",
+		causeOOM: "out of memory", causeCheckpoint: "failed checkpoints", causePartition: "network partition"}
+)
+
+// unscripted reports whether a failure of this kind (a causeKinds name)
+// comes from the job itself, not from the scenario's failures: a worker
+// out of memory, too many failed checkpoints in a row.
+func unscripted(kind string) bool {
+	return kind == causeKinds[causeOOM] || kind == causeKinds[causeCheckpoint]
+}
+
 type failureCause struct {
 	kind   int
 	worker int
@@ -58,7 +74,12 @@ type failureCause struct {
 // too, with DetectedS and every later step -1 (Flink's job is still
 // RUNNING then: nothing has failed over yet).
 type FailoverStats struct {
-	Cause       string  `json:"cause"`
+	Cause string `json:"cause"`
+	// Kind is what failed: task, worker, jobmanager, network-partition
+	// (the scenario's failures), out-of-memory (a worker's heap state
+	// past workers.memory) or checkpoint (more failed checkpoints in a
+	// row than tolerable_failures).
+	Kind        string  `json:"kind"`
 	FailedS     float64 `json:"failed_s"`
 	DetectedS   float64 `json:"detected_s"`
 	RestartS    float64 `json:"restart_s"`
@@ -493,7 +514,7 @@ func (f *failover) lose(now des.Time, c failureCause) {
 	f.state = JobLost
 	f.message = fmt.Sprintf("job lost at %s: the JobManager failed without high availability (high_availability: {type: zookeeper} would elect a new one and recover from the latest checkpoint)", FormatTime(now))
 	f.s.emit(Event{Type: EventJobLost, Message: f.message})
-	f.log = append(f.log, FailoverStats{Cause: c.text, FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, LagAtRecovery: -1, downFrom: secs(f.downSince)})
+	f.log = append(f.log, FailoverStats{Cause: c.text, Kind: causeKinds[c.kind], FailedS: secs(now), DetectedS: secs(now), RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, LagAtRecovery: -1, downFrom: secs(f.downSince)})
 }
 
 // stopAll cancels every task: in-flight data is destroyed (counted lost
@@ -539,7 +560,7 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	// sources are touched
 	toReplay := s.deliveredToReplay()
 	lost, dropped := f.stopAll(now, "the job failed over")
-	st := FailoverStats{Cause: c.text, FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
+	st := FailoverStats{Cause: c.text, Kind: causeKinds[c.kind], FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
 		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, LagAtRecovery: -1, Lost: lost, Dropped: dropped, ToReplay: toReplay,
 		LagAtFailure: f.preLag, downFrom: secs(min(f.downSince, failedAt))}
 	if s.ckpt != nil && s.ckpt.latest != nil {
@@ -555,6 +576,9 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 		st.Checkpoint, st.RestoreBytes, st.ToReplay = 0, 0, 0 // no restart, nothing restored or replayed
 		f.state = JobFailed
 		f.message = fmt.Sprintf("job failed for good at %s: %s", FormatTime(now), why)
+		if unscripted(causeKinds[c.kind]) {
+			f.message += "; the last failure: " + c.text // the job's own doing: say what it was
+		}
 		s.emit(Event{Type: EventJobFailed, Message: f.message})
 		f.log = append(f.log, st)
 		return
@@ -757,6 +781,37 @@ func (s *Sim) replayableLag(now des.Time) uint64 {
 	return n
 }
 
+// causesText counts the failovers by what failed, " (out of memory ×4)",
+// when one of them came from the job itself (unscripted): the scenario's
+// failures the student wrote need no naming, a worker out of memory does.
+// Kinds are in the order of their first failover.
+func (r *RecoverySummary) causesText() string {
+	var kinds []string
+	n := map[string]int{}
+	own := false
+	for _, fo := range r.Failovers {
+		if n[fo.Kind] == 0 {
+			kinds = append(kinds, fo.Kind)
+		}
+		n[fo.Kind]++
+		own = own || unscripted(fo.Kind)
+	}
+	if !own {
+		return ""
+	}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		word := k
+		for c, name := range causeKinds {
+			if name == k {
+				word = causeWords[c]
+			}
+		}
+		parts[i] = fmt.Sprintf("%s ×%d", word, n[k])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 func (f *failover) summary(now des.Time) *RecoverySummary {
 	r := &RecoverySummary{JobState: f.state, Failures: f.failures, Restarts: f.restarts, Failovers: append([]FailoverStats{}, f.log...),
 		SourcesReplayable: f.s.hasReplayable(), WithoutEffect: append([]IneffectiveFailure{}, f.noEffect...), WithoutEffectCount: f.noEffects, Message: f.message}
@@ -765,6 +820,7 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 		// subtasks are down since the first of them failed
 		r.Failovers = append(r.Failovers, FailoverStats{
 			Cause:   strings.Join(f.unnoticed, "; ") + fmt.Sprintf("; not noticed by the end, heartbeat_timeout %s", FormatTime(f.heartbeat)),
+			Kind:    causeKinds[causeWorker],
 			FailedS: secs(f.outageFrom), DetectedS: -1, RestartS: -1, RecoveredS: -1, RestartWait: -1, RecoveryTime: -1,
 			CaughtUpS: -1, CatchUpTime: -1, LagAtFailure: f.preLag, LagAtRecovery: -1, downFrom: secs(f.outageFrom)})
 	}

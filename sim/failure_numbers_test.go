@@ -178,7 +178,7 @@ func TestDowntimePartsAddUp(t *testing.T) {
 		t.Errorf("downtime %g != %g detection + %g delay + %g restore + %g terminal", r.DowntimeS, r.DetectionS, r.RestartDelayS, r.RestoreS, r.TerminalS)
 	}
 	line := "down 31.55s in all, from each failure to running again or to the end (15s restart delay, 9.392s restore, then 7.158s failed)"
-	wantIn(t, "table", table, "recovery: 4 failures, 3 restarts; "+line)
+	wantIn(t, "table", table, "recovery: 4 failures (out of memory ×4), 3 restarts; "+line)
 	wantIn(t, "diagnosis", diagnosisText(res.Summary.Diagnosis), "was "+line)
 	if last := r.Failovers[len(r.Failovers)-1]; last.RecoveredS != -1 || last.LagAtRecovery != -1 {
 		t.Errorf("last failover %+v: want not recovered, lag at recovery -1", last)
@@ -279,5 +279,49 @@ func TestSourceLagPlural(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantIn(t, "table", b.String(), want)
+	}
+}
+
+// A keyed state past a worker's memory on the heap backend fails the
+// worker (OutOfMemoryError) after every restart, and the text says so:
+// rocksdb-vs-heap's 256MiB workers run out at about 33s and again after
+// each of the 3 fixed-delay restarts, so all 4 failovers are of kind
+// out-of-memory, the recovery line counts them, and the message of the
+// job failed for good names the last one, not only the restart strategy.
+func TestKeyedOutOfMemoryIsNamed(t *testing.T) {
+	res, text := runTable(t, mustLoadBuiltin(t, "rocksdb-vs-heap"))
+	r := res.Summary.Recovery
+	if r == nil || r.Failures != 4 || len(r.Failovers) != 4 || r.JobState != JobFailed {
+		t.Fatalf("recovery %+v; want 4 failures, the job failed", r)
+	}
+	for i, fo := range r.Failovers {
+		if fo.Kind != "out-of-memory" || !strings.HasPrefix(fo.Cause, "worker 1 ran out of memory: ") {
+			t.Errorf("failover %d: kind %q, cause %q; want out-of-memory, worker 1", i, fo.Kind, fo.Cause)
+		}
+	}
+	wantIn(t, "rocksdb-vs-heap", text,
+		"recovery: 4 failures (out of memory ×4), 3 restarts;",
+		"job failed for good at 82.842s: fixed-delay: all 3 restart attempts used; the last failure: worker 1 ran out of memory: 268443648 bytes (256.01MiB) of heap state exceed its memory of 268435456 bytes (256MiB) (java.lang.OutOfMemoryError: Java heap space); the rocksdb state backend keeps state on disk")
+}
+
+// The recovery line counts failovers by kind only when one of them came
+// from the job itself; the scenario's own failures need no naming.
+func TestCausesText(t *testing.T) {
+	for _, tc := range []struct {
+		kinds []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"task", "worker"}, ""},
+		{[]string{"out-of-memory"}, " (out of memory ×1)"},
+		{[]string{"task", "out-of-memory", "task", "checkpoint"}, " (task ×2, out of memory ×1, failed checkpoints ×1)"},
+	} {
+		r := &RecoverySummary{}
+		for _, k := range tc.kinds {
+			r.Failovers = append(r.Failovers, FailoverStats{Kind: k})
+		}
+		if got := r.causesText(); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.kinds, got, tc.want)
+		}
 	}
 }

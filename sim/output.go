@@ -317,7 +317,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 	}
 	if r := s.Recovery; r != nil && (r.Failures > 0 || r.JobState != JobRunning) {
-		fmt.Fprintf(&b, "\nrecovery: %s, %s; %s", plural.Count(r.Failures, "failure"), plural.Count(r.Restarts, "restart"), downtimeText(r))
+		fmt.Fprintf(&b, "\nrecovery: %s%s, %s; %s", plural.Count(r.Failures, "failure"), r.causesText(), plural.Count(r.Restarts, "restart"), downtimeText(r))
 		if r.MaxRecoveryTime != 0 && !r.SourcesReplayable && r.Restarts > 0 {
 			b.WriteString("; no backlog to catch up: the source is not replayable")
 			if s.Delivery != nil && s.Delivery.Lost > 0 {

@@ -37,7 +37,7 @@ func (w *worker) grow(now des.Time, n int64) {
 				return // a failover in between emptied the heap
 			}
 			s.fo.fail(now, failureCause{kind: causeOOM, worker: w.index,
-				text: fmt.Sprintf("worker %d ran out of memory: %d bytes (%s) of heap state exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space)",
+				text: fmt.Sprintf("worker %d ran out of memory: %d bytes (%s) of heap state exceed its memory of %d bytes (%s) (java.lang.OutOfMemoryError: Java heap space); the rocksdb state backend keeps state on disk",
 					w.index, w.heap, scenario.FormatByteSize(w.heap), w.memory, scenario.FormatByteSize(w.memory))})
 		})
 	}
