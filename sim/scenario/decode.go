@@ -344,6 +344,9 @@ func (d *decoder) inputs(m *mapping) []string {
 			d.Errorf(v, p, "expected a vertex name, got %s", describe(v))
 			continue
 		}
+		if d.bare(v, p, "expected a vertex name") {
+			continue
+		}
 		if seen[v.Value] {
 			d.Errorf(v, p, "%s is listed twice", quote(v.Value))
 			continue

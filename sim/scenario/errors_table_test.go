@@ -26,7 +26,7 @@ sinks:
     input: 8
     delivery: true
   - name: log
-    input: "8"
+    inputs: ["8", 7]
 failures:
   - {at: 1s, kind: task, vertex: 2.5}
 `,
@@ -35,6 +35,7 @@ failures:
 			`t.yaml:4:11: sources[0].name: expected a string, got 7; write it in quotes ("7") to mean the text`,
 			`t.yaml:10:12: sinks[0].input: expected a string, got 8; write it in quotes ("8") to mean the text`,
 			`t.yaml:11:15: sinks[0].delivery: unknown delivery "true"; expected at-least-once, at-most-once, idempotent or transactional`,
+			`t.yaml:13:19: sinks[1].inputs[1]: expected a vertex name, got 7; write it in quotes ("7") to mean the text`,
 			`t.yaml:15:34: failures[0].vertex: expected a string, got 2.5; write it in quotes ("2.5") to mean the text`,
 		}},
 	{"an interval under Flink's minimum checkpoint interval", `duration: 10s

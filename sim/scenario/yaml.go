@@ -303,20 +303,26 @@ func (d *decoder) str(m *mapping, key string, out *string) bool {
 }
 
 // textual reports whether key, if present, is not a number or a boolean
-// written bare: the JSON Schema says string there, so that `name: 5`,
-// which an editor checking the schema marks, is refused here too, with
-// the quoted form to write instead. Absent, it is true.
+// written bare (see bare). Absent, it is true.
 func (d *decoder) textual(m *mapping, key string) bool {
 	v, path := d.value(m, key)
-	if v == nil || v.Kind != yaml.ScalarNode || v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		return true
+	return v == nil || !d.bare(v, path, "expected a string")
+}
+
+// bare reports, as an error "expect, got 5; write it in quotes", a number
+// or a boolean written bare where text goes: the JSON Schema says string
+// there, so that `name: 5`, which an editor checking the schema marks, is
+// refused here too, with the quoted form to write instead.
+func (d *decoder) bare(v *yaml.Node, path, expect string) bool {
+	if v.Kind != yaml.ScalarNode || v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		return false
 	}
 	switch v.ShortTag() {
 	case "!!int", "!!float", "!!bool":
-		d.Errorf(v, path, "expected a string, got %s; write it in quotes (%s) to mean the text", describe(v), strconv.Quote(v.Value))
-		return false
+		d.Errorf(v, path, "%s, got %s; write it in quotes (%s) to mean the text", expect, describe(v), strconv.Quote(v.Value))
+		return true
 	}
-	return true
+	return false
 }
 
 // integer decodes a whole-number field that fits in 32 bits.
@@ -447,6 +453,10 @@ func (d *decoder) names(m *mapping, f *Field, items []*yaml.Node, path string) [
 		d.SetPos(p, v)
 		if v.Kind != yaml.ScalarNode || strictyaml.IsNull(v) || v.Value == "" {
 			d.Errorf(v, p, "expected a %s name, got %s", noun, describe(v))
+			out = append(out, "")
+			continue
+		}
+		if d.bare(v, p, "expected a "+noun+" name") {
 			out = append(out, "")
 			continue
 		}
