@@ -154,14 +154,14 @@ func TestReorderedVerticesAreTheSameJob(t *testing.T) {
 		t.Errorf("reordered: %v/%v, problems %q; the solution scores %v/%v", got.Score, got.Max, got.Problems, want.Score, want.Max)
 	}
 
-	// score is operators[0] in the submission, [2] in the starter; the
+	// score is operators[0] in the submission, [2] in the starter: named; the
 	// checks get 0, the questions (4 points) are still graded
 	bad := strings.Replace(moved, "mean: 3ms", "mean: 1ms", 1)
 	r, err := g.GradeYAML(context.Background(), "s", "scenario.yaml", []byte(bad), answers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := "changed a field you may not change: operators[0].service_time.mean (scenario.yaml:26:53; 3ms in the starter, 1ms here)"
+	msg := "changed a field you may not change: operators[score].service_time.mean (scenario.yaml:26:53; 3ms in the starter, 1ms here)"
 	if r.Score != 4 || len(r.Problems) != 1 || !strings.HasPrefix(r.Problems[0], msg) {
 		t.Errorf("forbidden edit in the moved list: %v/%v, problems %q; want 4 and %q", r.Score, r.Max, r.Problems, msg)
 	}

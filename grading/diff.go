@@ -264,7 +264,10 @@ func byName(a, b *tree) bool {
 }
 
 // diffNamed compares lists of named elements by name: the starter's
-// elements in its order, then those only the submission has.
+// elements in its order (at the starter's index, so that a pattern's [N]
+// is the starter's Nth element wherever the student moved it), then those
+// only the submission has (at index -1: an [N] pattern does not let a new
+// vertex in).
 func diffNamed(a, b *tree, path, at []exercises.Seg, out *[]change) {
 	where := make(map[string]int, len(b.items))
 	for j, it := range b.items {
@@ -284,8 +287,10 @@ func diffNamed(a, b *tree, path, at []exercises.Seg, out *[]change) {
 	}
 	for j, y := range b.items {
 		if name := y.name(); !inA[name] {
-			seg := exercises.Seg{Index: j, IsIndex: true, Name: name}
-			diffTree(nil, y, append(path, seg), append(at, seg), out)
+			// none of the starter's elements: index -1, which only [*]
+			// and [name] patterns (and the list's own) match
+			seg := exercises.Seg{Index: -1, IsIndex: true, Name: name}
+			diffTree(nil, y, append(path, seg), append(at, exercises.Seg{Index: j, IsIndex: true, Name: name}), out)
 		}
 	}
 }

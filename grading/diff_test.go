@@ -49,9 +49,9 @@ sinks:
 			replace(t, base, "sinks:\n  - name: out\n    input: work\n", "sinks:\n  - name: log\n    input: work\n  - name: out\n    input: work\n"), nil},
 		{"reordered and changed", base + "  - name: log\n    input: work\n",
 			replace(t, base, "sinks:\n  - name: out\n    input: work\n", "sinks:\n  - name: log\n    input: src\n  - name: out\n    input: work\n"), []string{"sinks[1].input: work -> src (at sinks[0].input)"}},
-		{"named element added", base, base + "  - name: log\n    input: work\n", []string{"sinks[1].name: -> log", "sinks[1].input: -> work"}},
+		{"named element added", base, base + "  - name: log\n    input: work\n", []string{"sinks[*].name: -> log (at sinks[1].name)", "sinks[*].input: -> work (at sinks[1].input)"}},
 		{"named element removed", base + "  - name: log\n    input: work\n", base, []string{"sinks[1].name (removed): log ->", "sinks[1].input (removed): work ->"}},
-		{"renamed", base, replace(t, base, "name: out", "name: result"), []string{"sinks[0].name (removed): out ->", "sinks[0].input (removed): work ->", "sinks[0].name: -> result", "sinks[0].input: -> work"}},
+		{"renamed", base, replace(t, base, "name: out", "name: result"), []string{"sinks[0].name (removed): out ->", "sinks[0].input (removed): work ->", "sinks[*].name: -> result (at sinks[0].name)", "sinks[*].input: -> work (at sinks[0].input)"}},
 		{"merge keys", base, "x-src: &s {name: src, arrival: {process: constant, rate: 10/s}}\n" + replace(t, base, "  - name: src\n    arrival: {process: constant, rate: 10/s}\n", "  - <<: *s\n"), nil},
 	} {
 		a, err := parseTree([]byte(tc.from))
@@ -93,6 +93,17 @@ sinks:
 	if len(c) != 1 || !p.Match(c[0].path) || q.Match(c[0].path) {
 		t.Errorf("named patterns: %v", c)
 	}
+
+	// a vertex the starter does not have is not the starter's [N]: only
+	// [*], [name] or the list itself let it in
+	b, _ = parseTree([]byte(replace(t, base, "sinks:\n", "  - name: extra\n    input: work\nsinks:\n")))
+	c = changes(a, b)
+	for _, pat := range []string{"operators[1]", "operators[*]", "operators[extra]", "operators"} {
+		p, _ := exercises.ParsePattern(pat)
+		if want := pat != "operators[1]"; len(c) != 2 || p.Match(c[0].path) != want || p.Match(c[1].path) != want {
+			t.Errorf("an added operator against %s: match %v, want %v (%v)", pat, !want, want, c)
+		}
+	}
 }
 
 // TestDescribeChange checks the feedback's words for a forbidden change:
@@ -100,8 +111,8 @@ sinks:
 func TestDescribeChange(t *testing.T) {
 	starter := "name: t\nduration: 10s\nwarmup: 2s\nsources:\n  - {name: src, arrival: {process: constant, rate: 10/s}}\nsinks:\n  - {name: out, input: src}\n"
 	for _, tc := range []struct{ name, to, want string }{
-		{"changed", replace(t, starter, "rate: 10/s", "rate: 20/s"), "sources[0].arrival.rate (t.yaml:5:52; 10/s in the starter, 20/s here)"},
-		{"added", replace(t, starter, "input: src}", "input: src, parallelism: 2}"), "sinks[0].parallelism (t.yaml:7:42; added: 2, not in the starter)"},
+		{"changed", replace(t, starter, "rate: 10/s", "rate: 20/s"), "sources[src].arrival.rate (t.yaml:5:52; 10/s in the starter, 20/s here)"},
+		{"added", replace(t, starter, "input: src}", "input: src, parallelism: 2}"), "sinks[out].parallelism (t.yaml:7:42; added: 2, not in the starter)"},
 		{"removed", replace(t, starter, "warmup: 2s\n", ""), "warmup (removed; the starter has 2s)"},
 		{"quoted", replace(t, starter, "name: t\n", "name: \"a b\"\n"), `name (t.yaml:1:7; t in the starter, "a b" here)`},
 	} {
@@ -118,6 +129,33 @@ func TestDescribeChange(t *testing.T) {
 		if got := describeChange(c[0], sub, "t.yaml"); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A vertex is named, not numbered, in the feedback: with parse removed
+// and enrich moved up to its index, the removed fields and the changed
+// ones would otherwise both say operators[0].
+func TestDescribeChangeNamesVertices(t *testing.T) {
+	starter := "name: t\nduration: 10s\nsources:\n  - {name: src, arrival: {process: constant, rate: 10/s}}\noperators:\n  - {name: parse, input: src, service_time: {distribution: constant, mean: 1ms}}\n  - {name: enrich, input: parse, service_time: {distribution: constant, mean: 1ms}}\nsinks:\n  - {name: out, input: enrich}\n"
+	to := replace(t, replace(t, starter, "  - {name: parse, input: src, service_time: {distribution: constant, mean: 1ms}}\n", ""), "input: parse,", "input: src,")
+	a, _ := parseTree([]byte(starter))
+	b, _ := parseTree([]byte(to))
+	sub, err := scenario.Parse("t.yaml", []byte(to))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes(a, b) {
+		got = append(got, describeChange(c, sub, "t.yaml"))
+	}
+	want := []string{
+		"operators[parse].name (removed; the starter has parse)",
+		"operators[parse].input (removed; the starter has src)",
+		"operators[parse].service_time.mean (removed; the starter has 1ms)",
+		"operators[enrich].input (t.yaml:6:27; parse in the starter, src here)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
 

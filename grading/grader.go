@@ -595,19 +595,15 @@ func (g *Grader) needsStarter() bool {
 func bytesTrim(b []byte) string { return strings.TrimSpace(string(b)) }
 
 // describeChange names forbidden change c for the feedback: the field's
-// path, where it is in the submission, and what the starter has and the
-// submission has instead ("operators[0].service_time.mean
-// (scenario.yaml:16:53; 25ms in the starter, 10ms here)").
+// path (a vertex by its name), where it is in the submission, and what
+// the starter has and the submission has instead
+// ("operators[work].service_time.mean (scenario.yaml:16:53; 25ms in the
+// starter, 10ms here)").
 func describeChange(c change, sub *scenario.Scenario, label string) string {
-	// the field where the submission has it (a vertex the student
-	// moved is at its new index), where the starter had it if removed
-	s := exercises.FormatPath(c.path)
-	if c.at != nil {
-		s = exercises.FormatPath(c.at)
-	}
+	s := namedPath(c.path)
 	var what []string
 	if !c.removed {
-		if line, col := sub.Pos(s); line > 0 {
+		if line, col := sub.Pos(exercises.FormatPath(c.at)); line > 0 {
 			what = append(what, fmt.Sprintf("%s:%d:%d", label, line, col))
 		}
 	}
@@ -625,6 +621,20 @@ func describeChange(c change, sub *scenario.Scenario, label string) string {
 		return s
 	}
 	return s + " (" + strings.Join(what, "; ") + ")"
+}
+
+// namedPath formats a field path with a named element by its name
+// ("operators[enrich].parallelism"): the same words for the starter and
+// for the submission, which may have the element at another index.
+func namedPath(p []exercises.Seg) string {
+	named := make([]exercises.Seg, len(p))
+	for i, s := range p {
+		if s.IsIndex && s.Name != "" {
+			s = exercises.Seg{Name: s.Name, IsName: true}
+		}
+		named[i] = s
+	}
+	return exercises.FormatPath(named)
 }
 
 // quoteValue shows a scalar as the YAML has it, quoted when it is empty

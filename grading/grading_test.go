@@ -78,7 +78,7 @@ func class(t *testing.T, e *exercises.Exercise) (string, map[string][]string) {
 	// a faster operator: a forbidden edit, whatever it scores
 	write(t, filepath.Join(dir, "forbidden", "scenario.yaml"), replace(t, solution, "mean: 25ms", "mean: 10ms"))
 	write(t, filepath.Join(dir, "forbidden", "answers.yaml"), right)
-	want["forbidden"] = []string{"changed a field you may not change: operators[0].service_time.mean (scenario.yaml:16:53; 25ms in the starter, 10ms here)"}
+	want["forbidden"] = []string{"changed a field you may not change: operators[work].service_time.mean (scenario.yaml:16:53; 25ms in the starter, 10ms here)"}
 
 	// 1 + 4 + 1 subtasks: over the budget of 5
 	write(t, filepath.Join(dir, "over-budget", "scenario.yaml"), replace(t, starter, "parallelism: 1", "parallelism: 4"))
@@ -225,7 +225,7 @@ func TestBatch(t *testing.T) {
 		t.Errorf("histogram.png is not a PNG")
 	}
 	md, _ := os.ReadFile(filepath.Join(out, FeedbackDir, "forbidden.md"))
-	if !strings.Contains(string(md), "operators[0].service_time.mean") {
+	if !strings.Contains(string(md), "operators[work].service_time.mean") {
 		t.Errorf("forbidden.md does not name the field:\n%s", md)
 	}
 }

@@ -274,7 +274,7 @@ func TestBatchOfFifty(t *testing.T) {
 		"student46": "the simulation ran out of memory: it needs more than 128MiB",
 		"student47": "the simulation crashed (exit status 2: fatal error: stack overflow)",
 		"student48": "student48 is a symbolic link: a submission is read only from the submissions' directory",
-		"Student07": "changed a field you may not change: operators[0].service_time.mean",
+		"Student07": "changed a field you may not change: operators[work].service_time.mean",
 	}
 	for name, kind := range map[string]string{"student45": "crash", "student46": "oom", "student47": "crash", "Student07": "forbidden"} {
 		write(t, filepath.Join(dir, name, ScenarioFile), texts[kind])
