@@ -38,6 +38,24 @@ failures:
 			`t.yaml:13:19: sinks[1].inputs[1]: expected a vertex name, got 7; write it in quotes ("7") to mean the text`,
 			`t.yaml:15:34: failures[0].vertex: expected a string, got 2.5; write it in quotes ("2.5") to mean the text`,
 		}},
+	// the refused file is the one error: not also "give a dataset or a file"
+	{"a trace file written as a number", `duration: 10s
+sources:
+  - name: src
+    arrival: {process: trace, trace: {file: 2024, columns: [t], time_column: t, time_unit: s}}
+sinks:
+  - name: out
+    input: src
+`,
+		[]string{
+			`t.yaml:4:45: sources[0].arrival.trace.file: expected a string, got 2024; write it in quotes ("2024") to mean the text`,
+		}},
+	// nor "unknown topic; the scenario declares no topics" for the topic
+	// whose name was refused
+	{"a topic named by a number", "duration: 10s\ntopics:\n  - name: 8\nsources:\n  - name: app\n    arrival: {process: constant, rate: 10/s}\n    writes: {topic: \"8\"}\n  - name: src\n    arrival: {process: constant, rate: 10/s}\nsinks:\n  - name: out\n    input: src\n",
+		[]string{
+			`t.yaml:3:11: topics[0].name: expected a string, got 8; write it in quotes ("8") to mean the text`,
+		}},
 	{"an interval under Flink's minimum checkpoint interval", `duration: 10s
 sources:
   - name: src

@@ -34,9 +34,11 @@ func (c *checker) topics() {
 	s := c.s
 	var names []string
 	first := map[string]int{}
+	unnamed := false // a topic whose name was refused (reported already)
 	for i, t := range s.Topics {
 		p := strictyaml.Index(kTopics, i)
 		if t.Name == "" {
+			unnamed = unnamed || c.isBad(p+"."+kName)
 			continue
 		}
 		if j, dup := first[t.Name]; dup {
@@ -52,6 +54,9 @@ func (c *checker) topics() {
 		}
 	}
 	unknown := func(path, name string) {
+		if unnamed {
+			return // it may be the topic whose name was refused
+		}
 		msg := fmt.Sprintf("unknown topic %s", quote(name))
 		if sug := c.suggestName(name, names); sug != "" {
 			msg += fmt.Sprintf("; did you mean %q?", sug)

@@ -287,7 +287,8 @@ func (c *checker) trace(p string, tr *Trace) {
 	switch {
 	case tr.Dataset != "" && tr.File != "":
 		c.errorf(p+"."+kFile, "give either dataset or file, not both")
-	case tr.Dataset == "" && tr.File == "":
+	case tr.Dataset == "" && tr.File == "" && !c.isBad(p+"."+kFile) && !c.isBad(p+"."+kDataset):
+		// (a file or a dataset written but refused is reported already)
 		c.errorf(p+"."+kDataset, "give a dataset or a file to replay")
 	}
 	if tr.Dataset != "" {
