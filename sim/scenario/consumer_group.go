@@ -32,10 +32,6 @@ func (c *checker) consumerGroups() {
 	for _, v := range s.vertices() {
 		vertex[v.name] = true
 	}
-	var topics []string
-	for _, t := range s.Topics {
-		topics = append(topics, t.Name)
-	}
 	first := map[string]int{}
 	for i, g := range s.ConsumerGroups {
 		p := strictyaml.Index(kConsumerGroups, i)
@@ -52,15 +48,7 @@ func (c *checker) consumerGroups() {
 		if g.Topic != "" {
 			switch t := s.TopicByName(g.Topic); {
 			case t == nil:
-				msg := fmt.Sprintf("unknown topic %s", quote(g.Topic))
-				if sug := c.suggestName(g.Topic, topics); sug != "" {
-					msg += fmt.Sprintf("; did you mean %q?", sug)
-				} else if len(topics) == 0 {
-					msg += "; the scenario declares no topics (add one under topics:)"
-				} else if len(topics) <= 10 {
-					msg += "; topics are " + strings.Join(topics, ", ")
-				}
-				c.errorf(p+"."+kTopic, "%s", msg)
+				c.unknownTopic(p+"."+kTopic, g.Topic)
 			case s.topicWrittenBySinks(g.Topic):
 				c.errorf(p+"."+kTopic, "topic %s is written by sinks of a job; a consumer group reads a topic of producers (sources with writes)", quote(g.Topic))
 			}

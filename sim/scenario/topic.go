@@ -29,16 +29,41 @@ func (s *Source) IsProducer() bool { return s.Writes != nil }
 // topic): Flink's KafkaSource.
 func (s *Source) ReadsTopic() bool { return s.Arrival.Process == ArrivalTopic }
 
+// unknownTopic reports name, at path, as a topic the scenario does not
+// declare: with the nearest declared name, or the declared ones. When a
+// topic's name was refused (reported already), it says nothing: name may
+// be that topic's.
+func (c *checker) unknownTopic(path, name string) {
+	var names []string
+	seen := map[string]bool{}
+	for i, t := range c.s.Topics {
+		switch {
+		case t.Name == "" && c.isBad(strictyaml.Index(kTopics, i)+"."+kName):
+			return
+		case t.Name != "" && !seen[t.Name]:
+			seen[t.Name] = true
+			names = append(names, t.Name)
+		}
+	}
+	msg := fmt.Sprintf("unknown topic %s", quote(name))
+	if sug := c.suggestName(name, names); sug != "" {
+		msg += fmt.Sprintf("; did you mean %q?", sug)
+	} else if len(names) == 0 {
+		msg += "; the scenario declares no topics (add one under topics:)"
+	} else if len(names) <= 10 {
+		msg += "; topics are " + strings.Join(names, ", ")
+	}
+	c.errorf(path, "%s", msg)
+}
+
 // topics checks the topics and the sources that write and read them.
 func (c *checker) topics() {
 	s := c.s
 	var names []string
 	first := map[string]int{}
-	unnamed := false // a topic whose name was refused (reported already)
 	for i, t := range s.Topics {
 		p := strictyaml.Index(kTopics, i)
 		if t.Name == "" {
-			unnamed = unnamed || c.isBad(p+"."+kName)
 			continue
 		}
 		if j, dup := first[t.Name]; dup {
@@ -53,27 +78,13 @@ func (c *checker) topics() {
 				FormatDuration(t.AppendLatency), FormatDuration(t.Retention.Time))
 		}
 	}
-	unknown := func(path, name string) {
-		if unnamed {
-			return // it may be the topic whose name was refused
-		}
-		msg := fmt.Sprintf("unknown topic %s", quote(name))
-		if sug := c.suggestName(name, names); sug != "" {
-			msg += fmt.Sprintf("; did you mean %q?", sug)
-		} else if len(names) == 0 {
-			msg += "; the scenario declares no topics (add one under topics:)"
-		} else if len(names) <= 10 {
-			msg += "; topics are " + strings.Join(names, ", ")
-		}
-		c.errorf(path, "%s", msg)
-	}
 	produced := map[string]bool{}
 	producers := map[string]bool{}
 	for i, src := range s.Sources {
 		p := strictyaml.Index(kSources, i)
 		if src.ReadsTopic() && src.Arrival.Topic != "" {
 			if _, ok := first[src.Arrival.Topic]; !ok {
-				unknown(p+"."+kArrival+"."+kTopic, src.Arrival.Topic)
+				c.unknownTopic(p+"."+kArrival+"."+kTopic, src.Arrival.Topic)
 			}
 			if !src.Replayable && c.s.given(p+"."+kReplayable) {
 				c.errorf(p+"."+kReplayable, "a source of process topic reads a log by offset: it is replayable, got false")
@@ -85,7 +96,7 @@ func (c *checker) topics() {
 		producers[src.Name] = true
 		if src.Writes.Topic != "" {
 			if _, ok := first[src.Writes.Topic]; !ok {
-				unknown(p+"."+kWrites+"."+kTopic, src.Writes.Topic)
+				c.unknownTopic(p+"."+kWrites+"."+kTopic, src.Writes.Topic)
 			}
 			produced[src.Writes.Topic] = true
 		}
@@ -106,7 +117,7 @@ func (c *checker) topics() {
 			c.errorf(strictyaml.Index(kSinks, i)+"."+kDelivery, "a sink that writes a topic appends, it cannot upsert by id: use at-least-once, at-most-once (Flink's DeliveryGuarantee.NONE) or transactional (EXACTLY_ONCE)")
 		}
 		if _, ok := first[sk.Writes.Topic]; !ok {
-			unknown(p, sk.Writes.Topic)
+			c.unknownTopic(p, sk.Writes.Topic)
 			continue
 		}
 		if produced[sk.Writes.Topic] {
