@@ -111,7 +111,7 @@ type Writer struct {
 // directory where one of the files could not be replaced (see
 // checkDestinations).
 func (d *Dir) Create(names []string) (*Writer, error) {
-	if err := checkDestinations(d.path, names); err != nil {
+	if err := checkDestinations(d.path, names, "nothing was run"); err != nil {
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp(d.path, ".dspalab-tmp-")
@@ -299,7 +299,11 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 			return "", fmt.Errorf("writing outputs: %w", err)
 		}
 	}
-	if err := checkDestinations(target, w.names); err != nil {
+	what := "the outputs were not written"
+	if partial {
+		what = "the partial outputs were not written"
+	}
+	if err := checkDestinations(target, w.names, what); err != nil {
 		w.Abort()
 		return "", err
 	}
@@ -307,12 +311,6 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 	if err != nil {
 		w.Abort()
 		return "", err
-	}
-	if target != w.dir.path {
-		if err := checkPartialOwned(target, w.names, old); err != nil {
-			w.Abort()
-			return "", err
-		}
 	}
 	m := &Manifest{Format: ManifestFormat, Files: w.names, Partial: partial}
 	data, err := json.MarshalIndent(m, "", "  ")
@@ -379,33 +377,57 @@ func removePartial(dir string) {
 }
 
 // checkDestinations makes sure that every output file of names in dir,
-// and run.json, is missing or a regular file (CheckReplaceable), and that
-// a run.json there is dspalab's.
-func checkDestinations(dir string, names []string) error {
+// and run.json, is missing or a regular file (CheckReplaceable), that a
+// run.json there is dspalab's, and that the files of names already there
+// are dspalab's (checkOwned). what ends the error: what was not done
+// ("nothing was run").
+func checkDestinations(dir string, names []string, what string) error {
 	if err := CheckReplaceable(dir, append(slices.Clone(names), ManifestFile)); err != nil {
 		return err
 	}
-	_, err := readManifest(dir)
-	return err
+	old, err := readManifest(dir)
+	if err != nil {
+		return err
+	}
+	return checkOwned(dir, names, old, what)
 }
 
-// checkPartialOwned makes sure that the partial outputs replace only what
-// an earlier partial run wrote into dir (PartialDir): every file of names
-// already there must be listed by dir's manifest old. The directory is
-// dspalab's by name only, and a file of the user's in it (notes of their
-// own called summary.json) is never overwritten: the run's partial
-// outputs are not written then, and the error says why.
-func checkPartialOwned(dir string, names []string, old *Manifest) error {
+// checkOwned makes sure that the outputs replace only what an earlier run
+// wrote into dir: every file of names already there must be listed by
+// dir's manifest old. A file of the user's there (notes of their own
+// called summary.json or timeseries.csv) is never overwritten: nothing is
+// written then, and the error says why. A directory without a manifest
+// whose summary.json is a dspalab summary holds the outputs of a dspalab
+// older than run.json, and is replaced as before.
+func checkOwned(dir string, names []string, old *Manifest, what string) error {
+	if old == nil && olderRun(dir) {
+		return nil
+	}
 	for _, name := range names {
 		p := filepath.Join(dir, name)
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
 		if old == nil || !slices.Contains(old.Files, name) {
-			return fmt.Errorf("writing outputs: %s was not written by a dspalab run (%s does not list it); it was not replaced, and the partial outputs were not written (move it away, or choose another --out)", p, filepath.Join(dir, ManifestFile))
+			return fmt.Errorf("writing outputs: %s was not written by a dspalab run (%s does not list it); it was not replaced, and %s (move it away, or choose another --out)", p, filepath.Join(dir, ManifestFile), what)
 		}
 	}
 	return nil
+}
+
+// olderRun reports whether dir's summary.json is a dspalab summary (it has
+// the scenario, partial and totals fields every dspalab summary has).
+func olderRun(dir string) bool {
+	data, err := regfile.ReadFile(filepath.Join(dir, SummaryFile), MaxSummaryBytes)
+	if err != nil {
+		return false
+	}
+	var s struct {
+		Scenario *string        `json:"scenario"`
+		Partial  *bool          `json:"partial"`
+		Totals   map[string]any `json:"totals"`
+	}
+	return json.Unmarshal(data, &s) == nil && s.Scenario != nil && s.Partial != nil && s.Totals != nil
 }
 
 // CheckReplaceable makes sure that each of the files names in dir is

@@ -38,6 +38,14 @@ func create(t *testing.T, dir string, names []string) *Writer {
 	return w
 }
 
+// ownedOutputs writes dir's run.json as an earlier run that wrote
+// OutputFiles leaves it: without it, the files are the user's, which a
+// run refuses to replace.
+func ownedOutputs(t *testing.T, dir string) {
+	t.Helper()
+	writeFile(t, dir, ManifestFile, `{"format": "`+ManifestFormat+`", "files": ["summary.json", "timeseries.csv", "events.jsonl"], "partial": false}`)
+}
+
 // commit commits a summary of scenario "x".
 func commit(w *Writer) error {
 	_, err := w.Commit(&sim.Summary{Scenario: "x"}, nil)
@@ -46,14 +54,15 @@ func commit(w *Writer) error {
 
 func TestOutputsAreAtomic(t *testing.T) {
 	dir := t.TempDir()
+	ownedOutputs(t, dir) // an earlier run's, so that the run may replace them
 	for _, name := range OutputFiles {
 		writeFile(t, dir, name, "old")
 	}
 	check := func(when string) {
 		t.Helper()
 		entries, _ := os.ReadDir(dir)
-		if len(entries) != len(OutputFiles) {
-			t.Errorf("%s: %d entries in the output directory, want %d", when, len(entries), len(OutputFiles))
+		if len(entries) != len(OutputFiles)+1 { // and the earlier run.json
+			t.Errorf("%s: %d entries in the output directory, want %d", when, len(entries), len(OutputFiles)+1)
 		}
 		for _, name := range OutputFiles {
 			if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "old" {
@@ -94,6 +103,7 @@ func TestOutputsAreAtomic(t *testing.T) {
 // cannot replace (a directory) is refused before anything is renamed.
 func TestOutputsCheckDestinations(t *testing.T) {
 	dir := t.TempDir()
+	ownedOutputs(t, dir) // an earlier run's, so that the run may replace them
 	for _, name := range OutputFiles {
 		writeFile(t, dir, name, "old")
 	}
@@ -146,4 +156,31 @@ func TestOutputsCheckDestinations(t *testing.T) {
 		t.Errorf("openOutputFiles = %v, want a symbolic link refused", err)
 	}
 	check("symbolic link", SummaryFile, TimeseriesFile)
+}
+
+// A directory without run.json: a file of the user's named as an output
+// is refused before the run, and kept; the outputs of a dspalab older
+// than run.json (its summary.json is a dspalab summary) are replaced.
+func TestCreateRefusesUserFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, SummaryFile, "my summary of the lecture")
+	_, err := createErr(dir, OutputFiles)
+	want := filepath.Join(dir, SummaryFile) + " was not written by a dspalab run (" + filepath.Join(dir, ManifestFile) + " does not list it); it was not replaced, and nothing was run (move it away, or choose another --out)"
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("a summary.json of the user's: err = %v, want %q", err, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, SummaryFile)); string(b) != "my summary of the lecture" {
+		t.Errorf("the user's summary.json is now %q", b)
+	}
+
+	older := t.TempDir()
+	writeFile(t, older, SummaryFile, `{"scenario": "x", "partial": false, "totals": {"emitted": 1}}`)
+	writeFile(t, older, TimeseriesFile, "old")
+	o := create(t, older, OutputFiles)
+	if err := commit(o); err != nil {
+		t.Fatalf("the outputs of an older dspalab: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(older, TimeseriesFile)); string(b) == "old" {
+		t.Errorf("timeseries.csv of the older run was not replaced")
+	}
 }

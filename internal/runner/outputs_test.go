@@ -39,7 +39,7 @@ func readDir(t *testing.T, dir string) map[string]string {
 
 // F7: files of the user's that carry the names of optional outputs
 // (checkpoints.csv, checkpoint_subtasks.csv, actions.jsonl) survive a run
-// that writes none; the same files written by an earlier dspalab run (its
+// that writes none, and refuse one that would write them; the same files written by an earlier dspalab run (its
 // run.json lists them) are removed, so the directory holds one run. A
 // run.json that is not dspalab's is never replaced.
 func TestRunKeepsUserFiles(t *testing.T) {
@@ -66,8 +66,20 @@ func TestRunKeepsUserFiles(t *testing.T) {
 		t.Errorf("run.json:\n%s", got[runfiles.ManifestFile])
 	}
 
-	// a run with checkpoints replaces them (they are its outputs now),
-	// and a run without removes them: dspalab wrote them
+	// a run with checkpoints is refused before running: it would
+	// overwrite the user's checkpoint files
+	err := Run(context.Background(), Options{Scenario: "checkpoint-aligned", Duration: durationPtr(t, "45s"), OutDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "checkpoint") || !strings.Contains(err.Error(), "was not written by a dspalab run") {
+		t.Fatalf("a run with checkpoints over the user's checkpoint files: err = %v", err)
+	}
+	if got := readDir(t, dir); got[runfiles.CheckpointsFile] != user[runfiles.CheckpointsFile] {
+		t.Fatalf("the user's checkpoints.csv is now %.40q", got[runfiles.CheckpointsFile])
+	}
+
+	// moved away, a run with checkpoints writes them (they are its
+	// outputs now), and a run without removes them: dspalab wrote them
+	os.Remove(filepath.Join(dir, runfiles.CheckpointsFile))
+	os.Remove(filepath.Join(dir, runfiles.CheckpointSubtasksFile))
 	if err := Run(context.Background(), Options{Scenario: "checkpoint-aligned", Duration: durationPtr(t, "45s"), OutDir: dir}); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +104,7 @@ func TestRunKeepsUserFiles(t *testing.T) {
 	// a run.json of the user's: refused before running, nothing replaced
 	other := t.TempDir()
 	writeFile(t, other, runfiles.ManifestFile, `{"mine": true}`)
-	err := Run(context.Background(), Options{Scenario: "mm1", OutDir: other})
+	err = Run(context.Background(), Options{Scenario: "mm1", OutDir: other})
 	if err == nil || !strings.Contains(err.Error(), "run.json is not the manifest of a dspalab run; nothing was replaced") {
 		t.Errorf("a run.json of the user's: err = %v", err)
 	}
