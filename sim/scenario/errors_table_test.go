@@ -14,6 +14,18 @@ var errorCases = []struct {
 }{
 	// the JSON Schema says string: a bare number or boolean is refused as
 	// an editor checking the schema refuses it; quoted, it is the text
+	{"a number tagged so, quoted, and text tagged so, bare", `name: !!int "5"
+duration: 10s
+sources:
+  - name: !!str 7
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: "7"
+`,
+		[]string{
+			`t.yaml:1:7: name: expected a string, got 5; write it in quotes ("5") to mean the text`,
+		}},
 	{"a number or a boolean where a string goes", `name: 5
 duration: 10s
 sources:

@@ -314,8 +314,8 @@ func (d *decoder) textual(m *mapping, key string) bool {
 // there, so that `name: 5`, which an editor checking the schema marks, is
 // refused here too, with the quoted form to write instead.
 func (d *decoder) bare(v *yaml.Node, path, expect string) bool {
-	if v.Kind != yaml.ScalarNode || v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		return false
+	if v.Kind != yaml.ScalarNode || v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && v.Style&yaml.TaggedStyle == 0 {
+		return false // quoted: text (unless tagged, as !!int "5" is a number)
 	}
 	switch v.ShortTag() {
 	case "!!int", "!!float", "!!bool":
