@@ -354,15 +354,16 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 // files its manifest lists and the manifest, regular files only, then the
 // directory if that emptied it. A partial/ that dspalab did not write (no
 // manifest of a dspalab run) is left as it is, as is anything else in it,
-// and so is a partial that is a symbolic link (to another run, say).
+// and so are a partial that is a symbolic link (to another run, say) and
+// one that holds a complete run (run --out DIR/partial).
 func removePartial(dir string) {
 	p := filepath.Join(dir, PartialDir)
 	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
 		return // not there, or a link: what it points to is not this run's
 	}
 	m, err := readManifest(p)
-	if err != nil || m == nil {
-		return
+	if err != nil || m == nil || !m.Partial {
+		return // not dspalab's, or a complete run someone put there
 	}
 	for _, name := range append(slices.Clone(m.Files), ManifestFile) {
 		if !slices.Contains(OwnedNames(), name) || name == PartialDir {
@@ -409,7 +410,11 @@ func checkOwned(dir string, names []string, old *Manifest, what string) error {
 			continue
 		}
 		if old == nil || !slices.Contains(old.Files, name) {
-			return fmt.Errorf("writing outputs: %s was not written by a dspalab run (%s does not list it); it was not replaced, and %s (move it away, or choose another --out)", p, filepath.Join(dir, ManifestFile), what)
+			why := filepath.Join(dir, ManifestFile) + " does not list it"
+			if old == nil {
+				why = "there is no " + filepath.Join(dir, ManifestFile)
+			}
+			return fmt.Errorf("writing outputs: %s was not written by a dspalab run (%s); it was not replaced, and %s (move it away, or choose another --out)", p, why, what)
 		}
 	}
 	return nil

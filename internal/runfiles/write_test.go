@@ -165,7 +165,7 @@ func TestCreateRefusesUserFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, SummaryFile, "my summary of the lecture")
 	_, err := createErr(dir, OutputFiles)
-	want := filepath.Join(dir, SummaryFile) + " was not written by a dspalab run (" + filepath.Join(dir, ManifestFile) + " does not list it); it was not replaced, and nothing was run (move it away, or choose another --out)"
+	want := filepath.Join(dir, SummaryFile) + " was not written by a dspalab run (there is no " + filepath.Join(dir, ManifestFile) + "); it was not replaced, and nothing was run (move it away, or choose another --out)"
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("a summary.json of the user's: err = %v, want %q", err, want)
 	}
@@ -182,5 +182,24 @@ func TestCreateRefusesUserFiles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(older, TimeseriesFile)); string(b) == "old" {
 		t.Errorf("timeseries.csv of the older run was not replaced")
+	}
+}
+
+// A complete run in DIR/partial (run --out DIR/partial) is not the
+// partial outputs a newer run in DIR replaces: it is kept.
+func TestCompleteRunInPartialIsKept(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, PartialDir)
+	if err := os.Mkdir(p, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	ownedOutputs(t, p) // a complete run's run.json ("partial": false)
+	writeFile(t, p, SummaryFile, "kept")
+	o := create(t, dir, OutputFiles)
+	if err := commit(o); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(p, SummaryFile)); string(b) != "kept" {
+		t.Errorf("the complete run in partial/ was removed: summary.json %q", b)
 	}
 }
