@@ -223,6 +223,10 @@ func checkOutputs(dir string) (bool, error) {
 			return false, fmt.Errorf("grading: %w", err)
 		case name == FeedbackDir && !fi.IsDir(), name != FeedbackDir && !fi.Mode().IsRegular():
 			return false, refuse(p, "is not a "+map[bool]string{true: "directory", false: "regular file"}[name == FeedbackDir])
+		case ids == nil && name != GradesFile:
+			// without grades.csv, no earlier batch wrote it: an
+			// instructor's own summary.md, say
+			return false, fmt.Errorf("grading: %s is there without a %s, so dspalab did not write it; nothing was replaced (move it away or choose another --out)", p, filepath.Join(dir, GradesFile))
 		}
 		had = true
 		if name != FeedbackDir {
@@ -262,8 +266,8 @@ func previousIDs(path string) (map[string]bool, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	rows, err := r.ReadAll()
-	if err != nil || len(rows) == 0 || len(rows[0]) == 0 || rows[0][0] != "id" {
-		return nil, fmt.Errorf("grading: %s is not a grades.csv that dspalab wrote (its first column must be id); nothing was replaced (move it away or choose another --out)", path)
+	if err != nil || len(rows) == 0 || !slices.Equal(rows[0][:min(len(rows[0]), len(gradesHead))], gradesHead) {
+		return nil, fmt.Errorf("grading: %s is not a grades.csv that dspalab wrote (its columns must begin %s); nothing was replaced (move it away or choose another --out)", path, strings.Join(gradesHead, ","))
 	}
 	ids := map[string]bool{}
 	for _, row := range rows[1:] {
@@ -273,6 +277,9 @@ func previousIDs(path string) (map[string]bool, error) {
 	}
 	return ids, nil
 }
+
+// gradesHead begins the header of every grades.csv WriteReports writes.
+var gradesHead = []string{"id", "source", "score", "max"}
 
 // maxGradesCSV bounds the previous grades.csv that checkOutputs reads:
 // far above any class's (a row is well under 1 KiB).
@@ -353,7 +360,7 @@ var rename = os.Rename
 func (g *Grader) GradesCSV(rs []*Result) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	head := []string{"id", "source", "score", "max"}
+	head := slices.Clone(gradesHead)
 	for _, c := range g.ex.Checks {
 		head = append(head, c.ID)
 	}

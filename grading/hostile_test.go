@@ -284,8 +284,24 @@ func TestWriteReportsFullDisk(t *testing.T) {
 		os.Remove(filepath.Join(out, FeedbackDir, name))
 	}
 	// a grades.csv that is not dspalab's: nothing tells whose feedback/ is
-	write(t, filepath.Join(out, GradesFile), "student;score\n")
-	if _, err := g.WriteReports(out, first); err == nil || !strings.Contains(err.Error(), "is not a grades.csv that dspalab wrote") {
-		t.Errorf("a foreign grades.csv: err %v", err)
+	for _, csv := range []string{"student;score\n", "id,name\nbob,Bob\n"} {
+		write(t, filepath.Join(out, GradesFile), csv)
+		if _, err := g.WriteReports(out, first); err == nil || !strings.Contains(err.Error(), "is not a grades.csv that dspalab wrote (its columns must begin id,source,score,max)") {
+			t.Errorf("a foreign grades.csv %q: err %v", csv, err)
+		}
+	}
+
+	// no grades.csv: an instructor's summary.md or histogram.png in the
+	// directory is refused, not replaced
+	for _, name := range []string{SummaryFile, HistogramFile} {
+		own := t.TempDir()
+		write(t, filepath.Join(own, name), "the instructor's\n")
+		_, err := g.WriteReports(own, first)
+		if want := filepath.Join(own, name) + " is there without a " + filepath.Join(own, GradesFile) + ", so dspalab did not write it; nothing was replaced"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s of the instructor's: err %v, want %q", name, err, want)
+		}
+		if got := snapshot(t, own); len(got) != 1 || got[name] != "the instructor's\n" {
+			t.Errorf("%s of the instructor's: the directory is now %v", name, slices.Sorted(maps.Keys(got)))
+		}
 	}
 }
