@@ -66,9 +66,45 @@ func (o *outputs) holdsComplete() bool {
 	return !m.Partial
 }
 
-// check makes sure each output file is missing or a regular file.
+// check makes sure each output file is missing or a regular file that a
+// sweep wrote: a sweep.json (sweep.partial.json) a sweep manifest, a
+// sweep.csv (sweep.partial.csv) a CSV whose header begins with the run
+// column. A file of the user's of that name (notes of their own called
+// sweep.csv) is refused, not replaced.
 func (o *outputs) check() error {
-	return runfiles.CheckReplaceable(o.dir, []string{runfiles.SweepFile, runfiles.SweepManifestFile, runfiles.SweepPartialFile, runfiles.SweepPartialManifestFile})
+	if err := runfiles.CheckReplaceable(o.dir, []string{runfiles.SweepFile, runfiles.SweepManifestFile, runfiles.SweepPartialFile, runfiles.SweepPartialManifestFile}); err != nil {
+		return err
+	}
+	refuse := func(name, what string) error {
+		return fmt.Errorf("writing outputs: %s is not %s; it was not replaced (move it away, or choose another --out)", o.path(name), what)
+	}
+	for _, name := range []string{runfiles.SweepManifestFile, runfiles.SweepPartialManifestFile} {
+		data, err := regfile.ReadFile(o.path(name), maxManifestBytes)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		var m struct {
+			SHA *string `json:"scenario_sha256"`
+		}
+		if err != nil || json.Unmarshal(data, &m) != nil || m.SHA == nil {
+			return refuse(name, "the manifest of a dspalab sweep")
+		}
+	}
+	for _, name := range []string{runfiles.SweepFile, runfiles.SweepPartialFile} {
+		f, err := regfile.Open(o.path(name)) // never blocks on a FIFO
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		head := make([]byte, len("run,"))
+		if err == nil {
+			_, err = io.ReadFull(f, head)
+			f.Close()
+		}
+		if err != nil || string(head) != "run," {
+			return refuse(name, "the table of a dspalab sweep (its header begins with run)")
+		}
+	}
+	return nil
 }
 
 func (o *outputs) path(name string) string { return filepath.Join(o.dir, name) }

@@ -654,3 +654,35 @@ func TestManifestRecordsTraceData(t *testing.T) {
 		t.Errorf("merge of shards with different data: err = %v", err)
 	}
 }
+
+// A file of the user's named as a sweep output is refused before any
+// run, and kept; a sweep's own outputs are replaced by the next sweep.
+func TestUserFilesRefused(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{runfiles.SweepFile, "my table\n", "sweep.csv is not the table of a dspalab sweep (its header begins with run); it was not replaced"},
+		{runfiles.SweepPartialFile, "", "sweep.partial.csv is not the table of a dspalab sweep"},
+		{runfiles.SweepManifestFile, `{"mine": true}`, "sweep.json is not the manifest of a dspalab sweep; it was not replaced"},
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := Run(context.Background(), Options{Scenario: tiny, Params: tinyParams(), OutDir: dir, Version: "test"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s of the user's: err %v, want %q", tc.name, err, tc.want)
+		}
+		if b, _ := os.ReadFile(p); string(b) != tc.data {
+			t.Errorf("%s of the user's is now %.40q", tc.name, b)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%s of the user's: %d entries in the directory, want it alone", tc.name, len(entries))
+		}
+	}
+	dir := t.TempDir()
+	for i := range 2 {
+		if err := Run(context.Background(), Options{Scenario: tiny, Params: tinyParams(), OutDir: dir, Version: "test"}); err != nil {
+			t.Fatalf("sweep %d into the same directory: %v", i+1, err)
+		}
+	}
+}
