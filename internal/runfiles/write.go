@@ -298,6 +298,10 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 			w.Abort()
 			return "", fmt.Errorf("writing outputs: %w", err)
 		}
+		if fi, err := os.Lstat(target); err != nil || !fi.IsDir() {
+			w.Abort()
+			return "", fmt.Errorf("writing outputs: %s is not a directory; it was not replaced, and the partial outputs were not written (the complete run in %s was kept; move %s away, or choose another --out)", target, w.dir.path, target)
+		}
 	}
 	what := "the outputs were not written"
 	if partial {
