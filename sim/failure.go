@@ -92,9 +92,10 @@ type FailoverStats struct {
 	// recovered from this failure (the next failover carries on).
 	Superseded bool `json:"superseded,omitempty"`
 	// CaughtUpS is the first metrics sample after the recovery at which
-	// the replayable sources' lag was back to what it was when the job
-	// failed (LagAtFailure, in records), within the larger of 100
-	// records and 10% of it: the backlog the failure left is processed.
+	// the backlog, the replayable sources' lag and the records inside the
+	// job, was back to what it was when the job failed (within the larger
+	// of 100 records and 10% of it): the backlog the failure left is
+	// processed, not only read into the job's queues (see caughtUp).
 	// CatchUpTime is from the failure to then, in simulated seconds.
 	// Both -1 until then, and when it never happened: a job whose lag
 	// keeps growing (a bottleneck behind the source) never catches up.
@@ -110,6 +111,9 @@ type FailoverStats struct {
 	// downFrom is when the outage this failover ends began: its failure,
 	// or an earlier one not noticed yet (a lost worker), in seconds.
 	downFrom float64
+	// backlogAtFailure is LagAtFailure plus the records inside the job
+	// then (Sim.backlog): what catching up comes back to.
+	backlogAtFailure uint64
 	// Checkpoint is the id of the checkpoint restored (0: none completed,
 	// replayable sources start over); RestoreBytes its state downloaded.
 	Checkpoint   int64  `json:"restored_checkpoint"`
@@ -204,6 +208,7 @@ type failover struct {
 	cur         int    // index in log of the failover being handled, or -1
 	catching    int    // index in log of the failover whose catch-up is awaited, or -1
 	preLag      uint64 // the sources' lag when the job last failed
+	preBacklog  uint64 // that lag and the records inside the job then (Sim.backlog)
 	log         []FailoverStats
 	message     string
 	partitions  map[int]des.Time     // worker -> partitioned until
@@ -357,7 +362,7 @@ func (f *failover) partition(now des.Time, fl *scenario.Failure) {
 	w := fl.Worker
 	end := now + fl.Duration
 	if f.state == JobRunning && len(f.detecting) == 0 {
-		f.preLag = f.s.replayableLag(now)
+		f.preLag, f.preBacklog = f.s.replayableLag(now), f.s.backlog(now)
 	}
 	f.partitions[w] = max(f.partitions[w], end)
 	msg := fmt.Sprintf("worker %d is cut off from the others for %s", w, FormatTime(fl.Duration))
@@ -426,7 +431,7 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		since = c.since
 	}
 	if f.state == JobRunning && len(f.detecting) == 0 {
-		f.preLag = s.replayableLag(now) // before the failure makes it grow
+		f.preLag, f.preBacklog = s.replayableLag(now), s.backlog(now) // before the failure makes them grow
 		f.outageFrom = since
 	}
 	f.failures++
@@ -562,7 +567,7 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	lost, dropped := f.stopAll(now, "the job failed over")
 	st := FailoverStats{Cause: c.text, Kind: causeKinds[c.kind], FailedS: secs(failedAt), DetectedS: secs(now), RestartS: -1, RecoveredS: -1,
 		RestartWait: -1, RecoveryTime: -1, CaughtUpS: -1, CatchUpTime: -1, LagAtRecovery: -1, Lost: lost, Dropped: dropped, ToReplay: toReplay,
-		LagAtFailure: f.preLag, downFrom: secs(min(f.downSince, failedAt))}
+		LagAtFailure: f.preLag, backlogAtFailure: f.preBacklog, downFrom: secs(min(f.downSince, failedAt))}
 	if s.ckpt != nil && s.ckpt.latest != nil {
 		st.Checkpoint = s.ckpt.latest.id
 		st.RestoreBytes = s.ckpt.latest.stateSize
@@ -746,15 +751,19 @@ func catchUpMargin(lag uint64) uint64 {
 }
 
 // caughtUp looks, after a recovery and at every metrics sample, whether
-// the replayable sources' lag is back to what it was when the job failed
-// (within catchUpMargin): then the job has caught up with the backlog the
-// failure left. A lag that keeps growing never comes back.
+// the backlog (the replayable sources' lag and the records inside the
+// job, Sim.backlog) is back to what it was when the job failed (within
+// catchUpMargin): then the job has caught up with what the failure left.
+// The records inside count too: a source that reads as fast as credit
+// allows moves its lag into the job's queues at once (with capacity:
+// unbounded, or deep buffers), and the job has not caught up until it
+// has worked them off. A backlog that keeps growing never comes back.
 func (f *failover) caughtUp(now des.Time) {
 	if f.catching < 0 || f.state != JobRunning {
 		return
 	}
 	c := &f.log[f.catching]
-	if f.s.replayableLag(now) > c.LagAtFailure+catchUpMargin(c.LagAtFailure) {
+	if f.s.backlog(now) > c.backlogAtFailure+catchUpMargin(c.backlogAtFailure) {
 		return
 	}
 	c.CaughtUpS = secs(now)
@@ -771,6 +780,10 @@ func (s *Sim) hasReplayable() bool {
 	}
 	return false
 }
+
+// backlog is the replayable sources' lag and the records inside the job
+// (in buffers, in service, held by blocked writers: inFlight), in records.
+func (s *Sim) backlog(now des.Time) uint64 { return s.replayableLag(now) + s.inFlight() }
 
 // replayableLag is the consumer lag of all replayable sources, in records.
 func (s *Sim) replayableLag(now des.Time) uint64 {
