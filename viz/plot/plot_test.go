@@ -359,6 +359,9 @@ func TestNoData(t *testing.T) {
 				if kind == "cdf" && name == "text cells" && err.Error() != "no data to plot: no latency values for a after the warmup (no record left the vertex)" {
 					t.Errorf("cdf: %q", err)
 				}
+				if kind == "timeseries" && name == "all NaN" && !strings.HasSuffix(err.Error(), "(an empty or all-NaN column: latency is measured where records leave an operator or reach a sink, so a source has none, nor a vertex no record left)") {
+					t.Errorf("timeseries of a source's latency: %q", err)
+				}
 			}
 		})
 	}

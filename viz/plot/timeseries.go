@@ -163,7 +163,7 @@ func TimeSeries(runs []*Run, o TimeSeriesOptions) (*Figure, error) {
 	}
 	deco.addLegend(fig)
 	if len(empty) == len(metrics) {
-		return nil, &NoDataError{Msg: fmt.Sprintf("%s %s no values for %s (an empty or all-NaN column: a latency has none when no record left the vertex)",
+		return nil, &NoDataError{Msg: fmt.Sprintf("%s %s no values for %s (an empty or all-NaN column: latency is measured where records leave an operator or reach a sink, so a source has none, nor a vertex no record left)",
 			strings.Join(metrics, ", "), hasHave(len(metrics)), namesOf(sel))}
 	}
 	return fig, nil
