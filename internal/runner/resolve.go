@@ -61,7 +61,45 @@ func Resolve(arg string) (label string, data []byte, err error) {
 	if err := regfile.DanglingLink(arg); err != nil {
 		return "", nil, fmt.Errorf("reading scenario: %w", err)
 	}
+	if f := nearbyFile(arg); f != "" {
+		// a file of the user's beside the one typed comes before the
+		// built-ins: "myy.yaml" is more likely my.yaml than mm1
+		return "", nil, fmt.Errorf("no scenario file or built-in scenario named %q; did you mean %s?", arg, f)
+	}
 	return "", nil, unknownScenario("no scenario file or built-in scenario named", arg)
+}
+
+// nearbyFile returns the YAML file in arg's directory whose name is
+// nearest to arg's (see suggest), as a path to type; "" when none is
+// close or arg does not look like a file name (a .yaml or .yml suffix).
+func nearbyFile(arg string) string {
+	ext := strings.ToLower(filepath.Ext(arg))
+	if ext != ".yaml" && ext != ".yml" {
+		return ""
+	}
+	dir := filepath.Dir(arg)
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) > 10000 {
+		return ""
+	}
+	var names []string
+	byName := map[string]string{}
+	for _, e := range entries {
+		n := e.Name()
+		if x := strings.ToLower(filepath.Ext(n)); e.Type().IsRegular() && (x == ".yaml" || x == ".yml") {
+			k := strings.ToLower(strings.TrimSuffix(n, filepath.Ext(n)))
+			names = append(names, k)
+			byName[k] = n
+		}
+	}
+	best := suggest(arg, names)
+	if best == "" {
+		return ""
+	}
+	if dir == "." && !strings.HasPrefix(arg, "."+string(filepath.Separator)) {
+		return byName[best]
+	}
+	return filepath.Join(dir, byName[best])
 }
 
 // isNotDir reports a stat error of a path whose parent is a file
