@@ -165,4 +165,16 @@ func TestReorderedVerticesAreTheSameJob(t *testing.T) {
 	if r.Score != 4 || len(r.Problems) != 1 || !strings.HasPrefix(r.Problems[0], msg) {
 		t.Errorf("forbidden edit in the moved list: %v/%v, problems %q; want 4 and %q", r.Score, r.Max, r.Problems, msg)
 	}
+
+	// over the budget too (enrich 4: 9 subtasks, the budget 8): both
+	// problems are said at once, as validate says every error
+	over := strings.Replace(bad, "parallelism: 3\n", "parallelism: 4\n", 1)
+	r, err = g.GradeYAML(context.Background(), "s", "scenario.yaml", []byte(over), answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := "the total parallelism is 9, over the budget of 8"
+	if over == bad || r.Score != 4 || len(r.Problems) != 2 || !strings.HasPrefix(r.Problems[0], msg) || !strings.HasPrefix(r.Problems[1], budget) {
+		t.Errorf("a forbidden edit and over the budget: %v/%v, problems %q; want 4, %q and %q", r.Score, r.Max, r.Problems, msg, budget)
+	}
 }

@@ -305,6 +305,7 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 	for _, w := range first.Warnings() {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
+	had := len(r.Problems)
 	var forbidden []string
 	for _, c := range changes(g.tree, sub) {
 		if g.ex.EditableField(c.path) {
@@ -321,7 +322,6 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 			msg = "changed fields you may not change: " + strings.Join(forbidden, ", ")
 		}
 		r.fail(msg + "; start again from the starter (dspalab exercise start) and change only " + editableWords(g.ex.Editable))
-		return nil, nil
 	}
 	if lim := g.ex.Limits.TotalParallelism; lim > 0 {
 		total := 0
@@ -330,8 +330,10 @@ func (g *Grader) gradeChecks(ctx context.Context, r *Result, f files) (any, erro
 		}
 		if total > lim {
 			r.fail(fmt.Sprintf("the total parallelism is %d, over the budget of %d (limits.total_parallelism: the sum over all sources, operators and sinks)", total, lim))
-			return nil, nil
 		}
+	}
+	if len(r.Problems) > had {
+		return nil, nil // a forbidden edit and the budget, said together
 	}
 	if err := runner.CheckLimits(f.scenarioLabel, first, g.opts.limits()); err != nil {
 		r.fail("refused before running: " + strings.ReplaceAll(err.Error(), "\n", "; "))
