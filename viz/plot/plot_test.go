@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"gonum.org/v1/plot/plotter"
 	"image"
 	"image/png"
 	"math"
@@ -601,4 +602,31 @@ func TestThin(t *testing.T) {
 	if !found {
 		t.Error("the peak was lost")
 	}
+}
+
+// With one line, the legend's band is drawn in the band's own colour (it
+// was grey against a blue band).
+func TestTradeoffBandLegendColour(t *testing.T) {
+	csv := "run,rate,seed,duration_s,totals.records_delivered\n0,10/s,1,10,90\n1,10/s,2,10,110\n2,20/s,1,10,180\n3,20/s,2,10,220\n"
+	s, err := ReadSweep(strings.NewReader(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := Tradeoff(s, TradeoffOptions{X: "rate", Y: []string{"totals.records_delivered"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the band of the first (only) line: its colour, as bandPolygon fills it
+	band := bandPolygon(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}}, plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 1}}, lineStyle(0, 0).Color)
+	for _, e := range fig.legend {
+		if e.name != "min to max over the seeds" {
+			continue
+		}
+		sp, ok := e.thumbs[0].(*spans)
+		if band == nil || !ok || sp.Fill != band.Color {
+			t.Errorf("band legend %#v, band %v: want the band's colour", e.thumbs[0], band)
+		}
+		return
+	}
+	t.Errorf("no band in the legend: %v", fig.legend)
 }

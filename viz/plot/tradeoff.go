@@ -376,10 +376,15 @@ func Tradeoff(s *Sweep, o TradeoffOptions) (*Figure, error) {
 				}
 				fig.AddLegend(name, thumbs...)
 				if band != nil && bandThumb == nil {
-					if bars, ok := band.(*plotter.YErrorBars); ok {
-						bandThumb = barThumb{bars.LineStyle}
-					} else {
-						bandThumb = &spans{Fill: rgba(0x808080, 70)}
+					switch b := band.(type) {
+					case *plotter.YErrorBars:
+						bandThumb = barThumb{b.LineStyle}
+					case *plotter.Polygon:
+						if len(groups) == 1 {
+							bandThumb = &spans{Fill: b.Color} // the band's own colour
+							break
+						}
+						bandThumb = &spans{Fill: rgba(0x808080, 70)} // each group's band in its colour
 					}
 				}
 			}
