@@ -113,6 +113,7 @@ func TestPlotMicroBatchDefaults(t *testing.T) {
 	}{
 		{PlotOptions{Inputs: []string{dir}, CDF: true}, "--cdf draws the latency distribution at a Flink job's sinks (timeseries.csv's latency_p50_ms to latency_max_ms per vertex); " + dir + " ran on spark-streaming, whose timeseries.csv has the whole job's latency_p50_ms and latency_p99_ms per interval: plot them with -m latency_p50_ms -m latency_p99_ms"},
 		{PlotOptions{Inputs: []string{dir}, Heatmap: true}, "--heatmap draws back-pressure per vertex of a Flink job; " + dir + " ran on spark-streaming, which has no back-pressure column and one row per interval for the whole job (vertex job): plot its columns over time with -m (such as -m scheduling_delay_ms), or give --heatmap one -m"},
+		{PlotOptions{Inputs: []string{dir}, Watermarks: true}, "--watermarks draws the watermarks and event time of a Flink job's vertices (timeseries.csv's watermark columns); " + dir + " ran on spark-streaming, which has none: Structured Streaming's watermark (spark.watermark) is the whole job's, and the late rows it drops are counted in summary.json (rows_dropped_by_watermark)"},
 		{PlotOptions{Inputs: []string{flink, dir}}, dir + " ran on spark-streaming and " + flink + " on flink: their timeseries.csv have different columns; overlay runs of one engine, or name columns both have with -m"},
 	} {
 		tc.opts.Output = filepath.Join(t.TempDir(), "x.svg")

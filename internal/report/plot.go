@@ -158,6 +158,11 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 		case opts.Heatmap && len(opts.Metrics) == 0:
 			return nil, &runner.OptionError{Err: fmt.Errorf("--heatmap draws back-pressure per vertex of a Flink job; %s ran on %s, which has no back-pressure column and one row per interval for the whole job (vertex job): plot its columns over time with -m (such as -m scheduling_delay_ms), or give --heatmap one -m",
 				micro[0], engine)}
+		case opts.eventTime():
+			// "add watermarks: to a source" is Flink's advice, refused on
+			// Spark's engines (spark.watermark is the job's own)
+			return nil, &runner.OptionError{Err: fmt.Errorf("%s draws the watermarks and event time of a Flink job's vertices (timeseries.csv's watermark columns); %s ran on %s, which has none: Structured Streaming's watermark (spark.watermark) is the whole job's, and the late rows it drops are counted in summary.json (rows_dropped_by_watermark)",
+				opts.kindFlags()[0], micro[0], engine)}
 		}
 		defaults = plot.DefaultMicroBatchMetrics
 	}
