@@ -325,3 +325,19 @@ func TestCausesText(t *testing.T) {
 		}
 	}
 }
+
+// A source busy reading at its max_rate, ending behind, with nothing
+// downstream back-pressured or saturated, is the limit: queue-vs-log with
+// a queue that never pages (memory_bound 1e6) said "no bottleneck ... the
+// busiest, invoices, is busy 0%" above a table of billing busy 96% and a
+// queue 27691 deep.
+func TestSourceAtMaxRateIsOverCapacity(t *testing.T) {
+	sc := mustLoadBuiltin(t, "queue-vs-log")
+	sc.Queues[0].MemoryBound = 1000000
+	res, _ := runTable(t, sc)
+	d := res.Summary.Diagnosis
+	want := "over capacity: the source billing is busy 96% reading at its max_rate and ends 27691 records behind, so what it reads from keeps growing; raise its max_rate or its parallelism"
+	if d.Kind != DiagnosisOverloaded || d.Vertex != "billing" || d.Message != want {
+		t.Errorf("diagnosis %s at %s: %q\nwant overloaded at billing: %q", d.Kind, d.Vertex, d.Message, want)
+	}
+}

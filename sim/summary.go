@@ -656,6 +656,21 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 			return d
 		}
 	}
+	// a source that reads at its max_rate nearly all the time and ends
+	// behind: reading is the limit (what it reads from, a log or a
+	// queue, keeps growing), not anything downstream
+	for _, v := range vs {
+		if v.Kind == KindSource && v.Busy >= busyThreshold && v.SourceLag > 0 {
+			d := Diagnosis{Kind: DiagnosisOverloaded, Vertex: v.Name,
+				Message: fmt.Sprintf("over capacity: the source %s is busy %s reading at its max_rate and ends %s behind, so what it reads from keeps growing; raise its max_rate or its parallelism",
+					v.Name, pct(v.Busy), plural.Count(int64(v.SourceLag), "record")),
+				Evidence: []string{fmt.Sprintf("%s emits %s records/s and is busy %s: reading a record takes 1/max_rate of busy time, and nothing downstream is back-pressured or saturated", v.Name, rateText(v.OutRate), pct(v.Busy))}}
+			if failureNote != "" {
+				d.Evidence = append(d.Evidence, failureNote)
+			}
+			return d
+		}
+	}
 	busiest := ""
 	b := -1.0
 	for _, v := range vs {
