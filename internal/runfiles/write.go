@@ -111,7 +111,7 @@ type Writer struct {
 // directory where one of the files could not be replaced (see
 // checkDestinations).
 func (d *Dir) Create(names []string) (*Writer, error) {
-	if err := checkDestinations(d.path, names, "nothing was run"); err != nil {
+	if _, err := checkDestinations(d.path, names, "nothing was run"); err != nil {
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp(d.path, ".dspalab-tmp-")
@@ -307,11 +307,7 @@ func (w *Writer) commit(writeSummary func(io.Writer) error, partial bool, action
 	if partial {
 		what = "the partial outputs were not written"
 	}
-	if err := checkDestinations(target, w.names, what); err != nil {
-		w.Abort()
-		return "", err
-	}
-	old, err := readManifest(target)
+	old, err := checkDestinations(target, w.names, what)
 	if err != nil {
 		w.Abort()
 		return "", err
@@ -385,16 +381,16 @@ func removePartial(dir string) {
 // and run.json, is missing or a regular file (CheckReplaceable), that a
 // run.json there is dspalab's, and that the files of names already there
 // are dspalab's (checkOwned). what ends the error: what was not done
-// ("nothing was run").
-func checkDestinations(dir string, names []string, what string) error {
+// ("nothing was run"). It returns dir's manifest (nil without one).
+func checkDestinations(dir string, names []string, what string) (*Manifest, error) {
 	if err := CheckReplaceable(dir, append(slices.Clone(names), ManifestFile)); err != nil {
-		return err
+		return nil, err
 	}
 	old, err := readManifest(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return checkOwned(dir, names, old, what)
+	return old, checkOwned(dir, names, old, what)
 }
 
 // checkOwned makes sure that the outputs replace only what an earlier run
@@ -427,16 +423,8 @@ func checkOwned(dir string, names []string, old *Manifest, what string) error {
 // olderRun reports whether dir's summary.json is a dspalab summary (it has
 // the scenario, partial and totals fields every dspalab summary has).
 func olderRun(dir string) bool {
-	data, err := regfile.ReadFile(filepath.Join(dir, SummaryFile), MaxSummaryBytes)
-	if err != nil {
-		return false
-	}
-	var s struct {
-		Scenario *string        `json:"scenario"`
-		Partial  *bool          `json:"partial"`
-		Totals   map[string]any `json:"totals"`
-	}
-	return json.Unmarshal(data, &s) == nil && s.Scenario != nil && s.Partial != nil && s.Totals != nil
+	s := readSummaryHead(dir)
+	return s != nil && s.Scenario != nil && s.Partial != nil && s.Totals != nil
 }
 
 // CheckReplaceable makes sure that each of the files names in dir is
@@ -492,14 +480,31 @@ func HoldsComplete(dir string) bool {
 	if m != nil {
 		return !m.Partial && slices.Contains(m.Files, SummaryFile)
 	}
+	s := readSummaryHead(dir)
+	return s != nil && s.Partial != nil && !*s.Partial
+}
+
+// summaryHead is the part of a summary.json that tells whether dspalab
+// wrote it (the scenario, partial and totals every dspalab summary has)
+// and whether the run was complete.
+type summaryHead struct {
+	Scenario *string        `json:"scenario"`
+	Partial  *bool          `json:"partial"`
+	Totals   map[string]any `json:"totals"`
+}
+
+// readSummaryHead reads dir's summary.json: nil when it cannot be read or
+// is not JSON.
+func readSummaryHead(dir string) *summaryHead {
 	data, err := regfile.ReadFile(filepath.Join(dir, SummaryFile), MaxSummaryBytes)
 	if err != nil {
-		return false
+		return nil
 	}
-	var s struct {
-		Partial *bool `json:"partial"`
+	var s summaryHead
+	if json.Unmarshal(data, &s) != nil {
+		return nil
 	}
-	return json.Unmarshal(data, &s) == nil && s.Partial != nil && !*s.Partial
+	return &s
 }
 
 // removeStale removes, from target, the files that the earlier run of
