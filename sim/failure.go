@@ -814,11 +814,9 @@ func (r *RecoverySummary) causesText() string {
 	}
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
-		word := k
-		for c, name := range causeKinds {
-			if name == k {
-				word = causeWords[c]
-			}
+		word := k // a kind of a summary.json from elsewhere, as it is
+		if c := slices.Index(causeKinds[:], k); c >= 0 {
+			word = causeWords[c]
 		}
 		parts[i] = fmt.Sprintf("%s ×%d", word, n[k])
 	}
