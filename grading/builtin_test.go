@@ -62,18 +62,7 @@ func TestBuiltinPack(t *testing.T) {
 // of 0. No batch measured them: they are null, every check fails and the
 // question about the student's own run is not graded.
 func TestSparkBatchIntervalNoBatch(t *testing.T) {
-	p, err := exercises.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := p.Get("spark-batch-interval")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(e, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, g := builtinGrader(t, "spark-batch-interval")
 	starter, err := e.StarterYAML()
 	if err != nil {
 		t.Fatal(err)
@@ -119,18 +108,7 @@ func TestSparkBatchIntervalNoBatch(t *testing.T) {
 // job and scores as the solution does; a forbidden edit in the moved list
 // is named where the submission has it.
 func TestReorderedVerticesAreTheSameJob(t *testing.T) {
-	p, err := exercises.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := p.Get("bottleneck")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(e, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, g := builtinGrader(t, "bottleneck")
 	b, err := e.ReadFile("solution.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -177,4 +155,22 @@ func TestReorderedVerticesAreTheSameJob(t *testing.T) {
 	if over == bad || r.Score != 4 || len(r.Problems) != 2 || !strings.HasPrefix(r.Problems[0], msg) || !strings.HasPrefix(r.Problems[1], budget) {
 		t.Errorf("a forbidden edit and over the budget: %v/%v, problems %q; want 4, %q and %q", r.Score, r.Max, r.Problems, msg, budget)
 	}
+}
+
+// builtinGrader returns the built-in exercise id and its grader.
+func builtinGrader(t *testing.T, id string) (*exercises.Exercise, *Grader) {
+	t.Helper()
+	p, err := exercises.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := p.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, g
 }
