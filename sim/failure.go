@@ -1019,13 +1019,36 @@ func (r *RecoverySummary) AddBeyondEnd(fl *scenario.Failure, end des.Time) {
 	case scenario.FailureJobManager:
 		what = "the JobManager fails"
 	}
-	if fl.At == end {
+	r.WithoutEffect, r.WithoutEffectCount = AppendBeyondEnd(r.WithoutEffect, r.WithoutEffectCount, what, fl.At, end)
+}
+
+// AppendBeyondEnd appends to list (within the bound of summary.json's
+// failures_without_effect) the scripted failure what at time at that a
+// run ending at end never reached, with the reason, and returns the list
+// and count + 1: AddBeyondEnd's, and a micro-batch run's (whose failures
+// are the driver's and the executors').
+func AppendBeyondEnd(list []IneffectiveFailure, count int, what string, at, end des.Time) ([]IneffectiveFailure, int) {
+	if at == end {
 		what += " at the end of the run, which stops before the failure acts"
 	} else {
 		what += fmt.Sprintf(" after the end of the run (%s), so it never happens", FormatTime(end))
 	}
-	r.WithoutEffectCount++
-	if len(r.WithoutEffect) < maxWithoutEffect {
-		r.WithoutEffect = append(r.WithoutEffect, IneffectiveFailure{AtS: secs(fl.At), What: what})
+	if len(list) < maxWithoutEffect {
+		list = append(list, IneffectiveFailure{AtS: secs(at), What: what})
 	}
+	return list, count + 1
+}
+
+// WithoutEffectText is the summary text's notes on the failures without
+// effect: the first three, then how many more.
+func WithoutEffectText(list []IneffectiveFailure, count int) string {
+	var b strings.Builder
+	for i, x := range list {
+		if i == 3 {
+			fmt.Fprintf(&b, "\nnote: and %s more without effect (summary.json recovery.failures_without_effect)", plural.Count(count-3, "failure"))
+			break
+		}
+		fmt.Fprintf(&b, "\nnote: at %s %s: the failure had no effect", seconds(x.AtS), x.What)
+	}
+	return b.String()
 }

@@ -354,13 +354,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 	}
 	if r := s.Recovery; r != nil {
-		for i, x := range r.WithoutEffect {
-			if i == 3 {
-				fmt.Fprintf(&b, "\nnote: and %s more without effect (summary.json recovery.failures_without_effect)", plural.Count(r.WithoutEffectCount-3, "failure"))
-				break
-			}
-			fmt.Fprintf(&b, "\nnote: at %s %s: the failure had no effect", seconds(x.AtS), x.What)
-		}
+		b.WriteString(WithoutEffectText(r.WithoutEffect, r.WithoutEffectCount))
 	}
 	for _, g := range s.Graphs {
 		fmt.Fprintf(&b, "\n%s", graphText(g))

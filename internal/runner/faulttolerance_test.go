@@ -15,6 +15,7 @@ import (
 	"github.com/dspalab/dspalab/scenarios"
 	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
+	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
 
@@ -345,6 +346,33 @@ func TestDurationAtFailureListsIt(t *testing.T) {
 		if note := "note: at 45s " + tc.want + ": the failure had no effect\n"; !strings.Contains(stdout.String(), note) {
 			t.Errorf("--duration %s: table lacks %q:\n%s", tc.duration, note, stdout.String())
 		}
+	}
+}
+
+// A Spark run shortened below its failures lists them as a Flink run
+// does, in the driver's and the executors' words (spark-recovery: an
+// executor lost at 25s, the driver at 62.1s).
+func TestDurationAtFailureListsItSpark(t *testing.T) {
+	var stdout bytes.Buffer
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := Run(context.Background(), Options{Scenario: "spark-recovery", Duration: durationPtr(t, "40s"), OutDir: dir, Stdout: &stdout}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum microbatch.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	r := sum.Recovery
+	want := sim.IneffectiveFailure{AtS: 62.1, What: "the driver fails after the end of the run (40s), so it never happens"}
+	if r == nil || r.Failures != 1 || r.WithoutEffectCount != 1 || len(r.WithoutEffect) != 1 || r.WithoutEffect[0] != want || r.JobState != "running" {
+		t.Fatalf("recovery %+v, want the executor's failure and the driver's without effect: %+v", r, want)
+	}
+	if note := "note: at 62.1s " + want.What + ": the failure had no effect\n"; !strings.Contains(stdout.String(), note) {
+		t.Errorf("the summary lacks %q:\n%s", note, stdout.String())
 	}
 }
 

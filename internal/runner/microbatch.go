@@ -21,7 +21,7 @@ import (
 // run; opts.Actions are replayed (microbatch.Options.Actions) up to a
 // final stop, and a live or replayed run writes its actions to
 // runfiles.ActionsFile.
-func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario.Scenario, stdout, stderr io.Writer) error {
+func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario.Scenario, beyondEnd []scenario.Failure, stdout, stderr io.Writer) error {
 	if opts.Live != nil && opts.LiveBatches == nil {
 		return &OptionError{fmt.Errorf("scenario %q runs on engine %s: this live view shows Flink runs only; use dspalab run", label, sc.Engine)}
 	}
@@ -95,6 +95,15 @@ func runMicroBatch(ctx context.Context, opts Options, label string, sc *scenario
 		prog.finish()
 	}
 	res := s.Result()
+	if len(beyondEnd) > 0 && !res.Summary.Partial {
+		// the failures a shortened run never reached, as a Flink run lists them
+		if res.Summary.Recovery == nil {
+			res.Summary.Recovery = &microbatch.RecoverySummary{JobState: "running"}
+		}
+		for i := range beyondEnd {
+			res.Summary.Recovery.AddBeyondEnd(&beyondEnd[i], sc.Duration)
+		}
+	}
 	var stopped error
 	var qe *microbatch.QueueLimitError
 	switch {

@@ -242,7 +242,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	if sc.IsMicroBatch() {
-		return runMicroBatch(ctx, opts, label, sc, stdout, stderr)
+		return runMicroBatch(ctx, opts, label, sc, beyondEnd, stdout, stderr)
 	}
 	prep, err := prepareRun(label, sc, Setup{Label: label, Limits: opts.Limits, Actions: opts.Actions}, stderr)
 	if err != nil {

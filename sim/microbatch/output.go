@@ -212,15 +212,43 @@ type Totals struct {
 // RecoverySummary sums up the failures of a run.
 type RecoverySummary struct {
 	Failures int `json:"failures"`
-	// JobState is "running", "failed" after a task failed
-	// spark.task.maxFailures times (the job aborted), or "lost" after a driver failure without
+	// JobState is "running", "restarting" while a failed driver is down
+	// at the end (its restart from the checkpoint, at RestartS, after the
+	// run), "failed" after a task failed spark.task.maxFailures times (the
+	// job aborted), or "lost" after a driver failure without
 	// checkpointing.
-	JobState   string  `json:"job_state"`
-	DowntimeS  float64 `json:"driver_downtime_s"`
+	JobState string `json:"job_state"`
+	// DowntimeS is the time the driver was down (driver_restart per
+	// failure), up to the end of the run.
+	DowntimeS float64 `json:"driver_downtime_s"`
+	// RestartS is when the driver still down at the end restarts, in
+	// simulated seconds after the start; 0 (left out) otherwise.
+	RestartS   float64 `json:"driver_restart_at_s,omitempty"`
 	RecomputeS float64 `json:"recompute_s"` // processing time spent recomputing lost state and tasks
 	// FailedTasks counts the failed task attempts of the completed (and
 	// aborted) batches (batches.csv failed_tasks).
 	FailedTasks int `json:"failed_tasks"`
+	// WithoutEffect lists the scripted failures that a run shortened
+	// below their time (dspalab run --duration) never reached, as a
+	// Flink run's recovery does; WithoutEffectCount counts them.
+	WithoutEffect      []sim.IneffectiveFailure `json:"failures_without_effect,omitempty"`
+	WithoutEffectCount int                      `json:"failures_without_effect_count,omitempty"`
+}
+
+// AddBeyondEnd lists a scripted failure that a run shortened below its
+// time never reached among the failures without effect (see
+// sim.AppendBeyondEnd); Failures does not count it.
+func (r *RecoverySummary) AddBeyondEnd(fl *scenario.Failure, end des.Time) {
+	what := fl.Kind + " failure"
+	switch fl.Kind {
+	case scenario.FailureTask:
+		what = fmt.Sprintf("the task of %s partition %d fails", fl.Vertex, fl.Subtask)
+	case scenario.FailureWorker:
+		what = fmt.Sprintf("the executor on worker %d fails", fl.Worker)
+	case scenario.FailureJobManager:
+		what = "the driver fails"
+	}
+	r.WithoutEffect, r.WithoutEffectCount = sim.AppendBeyondEnd(r.WithoutEffect, r.WithoutEffectCount, what, fl.At, end)
 }
 
 // Streaming holds StreamingListener's figures over the window.
@@ -355,6 +383,11 @@ func (s *Sim) Result() *Result {
 			r.JobState = "failed"
 		case s.rec.jobLost:
 			r.JobState = "lost"
+		case s.rec.driverDown && s.rec.restartAt > now:
+			// the driver restarts after now: down until now, not yet up
+			r.JobState = "restarting"
+			r.DowntimeS = (s.rec.downtime - (s.rec.restartAt - now)).Seconds()
+			r.RestartS = s.rec.restartAt.Seconds()
 		}
 		for i := range s.batches {
 			r.RecomputeS += s.batches[i].RecomputeMs / 1000
@@ -544,6 +577,9 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 			say("the job failed: a task failed %d times (spark.task.maxFailures), so its job was aborted and the application stopped; nothing reads the sources any more (source lag %d records)", s.sp.TaskMaxFailures, sum.Totals.SourceLag)
 		case r.JobState == "lost":
 			say("the job is lost: the driver failed without checkpoint: true, so nothing reads the sources any more (source lag %d records)", sum.Totals.SourceLag)
+		case r.JobState == "restarting":
+			say("recovery: the driver failed %s before the end and restarts from the checkpoint at %s, after the run: no batch ran since (%d records duplicated, %d lost; source lag %d records)",
+				sec(r.DowntimeS), sec(r.RestartS), sum.Totals.Duplicated, sum.Totals.Lost, sum.Totals.SourceLag)
 		case r.DowntimeS > 0:
 			say("recovery: the driver was down %s; the batches of its downtime waited up to %s for their jobs while the backlog drained (%d records duplicated, %d lost)",
 				sec(r.DowntimeS), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MaxMs/1000)), sum.Totals.Duplicated, sum.Totals.Lost)
@@ -711,6 +747,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 		}
 		fmt.Fprintf(&b, "recovery: %s%s, driver down %s, %s recomputing lost state; %d records duplicated, %d lost; job %s\n",
 			plural.Count(r.Failures, "failure"), retried, sec(r.DowntimeS), sec(r.RecomputeS), s.Totals.Duplicated, s.Totals.Lost, r.JobState)
+		if n := sim.WithoutEffectText(r.WithoutEffect, r.WithoutEffectCount); n != "" {
+			b.WriteString(n[1:] + "\n") // its lines each begin with a newline
+		}
 	}
 	if c := s.Checkpoints; c != nil {
 		fmt.Fprintf(&b, "checkpoints: state every %s, %d written (%s), lineage at most %d batches\n",

@@ -1,6 +1,7 @@
 package microbatch
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func TestRandomDriverFailures(t *testing.T) {
 	a, b := run(t, parse(t, y)), run(t, parse(t, y))
 	sc := parse(t, y)
 	rng := des.Stream(sc.Seed, "failures/0/worker/-1")
-	want, downUntil := 0, des.Time(-1)
+	want, downUntil, down := 0, des.Time(-1), des.Time(0)
 	for at := des.Time(0); ; {
 		at += des.Time(rng.ExpFloat64() * float64(20*des.Second))
 		if at >= sc.Duration {
@@ -72,12 +73,18 @@ func TestRandomDriverFailures(t *testing.T) {
 		if at >= downUntil {
 			want++
 			downUntil = at + sc.Spark.DriverRestart
+			down += min(downUntil, sc.Duration) - at // counted up to the end
 		}
 	}
-	if a.Summary.Recovery == nil || a.Summary.Recovery.Failures != want || want == 0 {
-		t.Fatalf("%+v failures, want %d", a.Summary.Recovery, want)
+	state := "running"
+	if downUntil > sc.Duration {
+		state = "restarting" // the last restart is due after the end
 	}
-	if a.Summary.Recovery.JobState != "running" || a.Summary.Totals != b.Summary.Totals || len(a.Batches) != len(b.Batches) {
-		t.Errorf("recovery %+v; two runs of one seed: %+v, %+v", a.Summary.Recovery, a.Summary.Totals, b.Summary.Totals)
+	r := a.Summary.Recovery
+	if r == nil || r.Failures != want || want == 0 {
+		t.Fatalf("%+v failures, want %d", r, want)
+	}
+	if r.JobState != state || math.Abs(r.DowntimeS-down.Seconds()) > 1e-9 || a.Summary.Totals != b.Summary.Totals || len(a.Batches) != len(b.Batches) {
+		t.Errorf("recovery %+v, want %s, down %v; two runs of one seed: %+v, %+v", r, state, down, a.Summary.Totals, b.Summary.Totals)
 	}
 }

@@ -51,9 +51,10 @@ type recovery struct {
 	replace      des.HandlerFunc
 	restart      des.HandlerFunc
 	failures     int
-	duplicated   uint64 // records written twice (the running batch's output before a driver failure)
-	lost         uint64 // records received and never processed (receivers without WAL)
-	downtime     des.Time
+	duplicated   uint64   // records written twice (the running batch's output before a driver failure)
+	lost         uint64   // records received and never processed (receivers without WAL)
+	downtime     des.Time // the driver's downtimes (driver_restart each), the last one whole even when its restart is after now
+	restartAt    des.Time // when the driver restart last scheduled is due
 	// lostExec marks the executors lost and not replaced yet (a random
 	// failure does not strike them again); random are the streams of
 	// random failures (mtbf), one per failure spec and worker (the
@@ -329,7 +330,8 @@ func (s *Sim) driverLost(now des.Time) {
 		s.rec.restart = s.onDriverRestart
 	}
 	s.rec.downtime += s.sp.DriverRestart
-	s.mustSchedule(now+s.sp.DriverRestart, s.rec.restart, 0)
+	s.rec.restartAt = now + s.sp.DriverRestart
+	s.mustSchedule(s.rec.restartAt, s.rec.restart, 0)
 }
 
 // onDriverRestart recovers the job from the checkpoint.

@@ -93,6 +93,33 @@ func TestDriverFailureRestartsFromCheckpoint(t *testing.T) {
 	}
 }
 
+// A driver that fails 1.5s before the end is still down at the end (its
+// restart is due 30s after the failure): the downtime counts up to the
+// end, the job is restarting, and the diagnosis says no batch ran since,
+// not that the backlog drained.
+func TestDriverDownAtTheEnd(t *testing.T) {
+	y := strings.Replace(strings.Replace(recoveryJob, "DELIVERY", "idempotent", 1), "checkpoint: true,", "checkpoint: true, driver_restart: 30s,", 1) +
+		"failures: [{kind: jobmanager, at: 58500ms}]\n"
+	r := run(t, parse(t, y))
+	rec := r.Summary.Recovery
+	if rec == nil || rec.JobState != "restarting" || rec.DowntimeS != 1.5 || rec.RestartS != 88.5 {
+		t.Fatalf("recovery %+v, want restarting, down 1.5s, restart at 88.5s", rec)
+	}
+	// batches 1..58 completed (the 58s batch read up to 58s); the 59s and
+	// 60s batches were never generated: 2s of 1000 records/s behind
+	if n := len(r.Batches); n != 58 || r.Summary.Totals.SourceLag != 2000 {
+		t.Errorf("%d batches, source lag %d; want 58 and 2000", n, r.Summary.Totals.SourceLag)
+	}
+	want := "recovery: the driver failed 1.5s before the end and restarts from the checkpoint at 88.5s, after the run: no batch ran since"
+	found := false
+	for _, d := range r.Summary.Diagnosis.Evidence {
+		found = found || strings.HasPrefix(d, want)
+	}
+	if !found {
+		t.Errorf("diagnosis %q lacks %q", r.Summary.Diagnosis.Evidence, want)
+	}
+}
+
 // Without checkpoint: true a driver failure loses the job; receivers
 // without the write-ahead log lose the records of the pending batches,
 // with it nothing.
