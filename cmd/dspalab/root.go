@@ -92,11 +92,36 @@ func flagError(cmd *cobra.Command, err error) error {
 		GetSpecifiedShortnames() string
 	}
 	if errors.As(err, &ne) && ne.GetSpecifiedShortnames() == "" && strings.HasPrefix(err.Error(), "unknown flag: ") {
+		name, _, _ := strings.Cut(ne.GetSpecifiedName(), "=")
+		if others := commandsWithFlag(cmd.Root(), name, cmd); len(others) > 0 {
+			return &usageError{fmt.Errorf("%w: it is a flag of %s, not of %s", err, strings.Join(others, " and "), cmd.CommandPath())}
+		}
 		if s := nearestFlag(cmd, ne.GetSpecifiedName()); s != "" {
 			return &usageError{fmt.Errorf("%w; did you mean --%s?", err, s)}
 		}
 	}
 	return &usageError{err}
+}
+
+// commandsWithFlag lists the commands under root, other than not, that
+// have a flag of that name (dspalab sweep for --set typed to run), so that
+// a flag given to the wrong command is named as another's instead of
+// matched to this one's nearest.
+func commandsWithFlag(root *cobra.Command, name string, not *cobra.Command) []string {
+	var found []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c != not && !c.Hidden && c.LocalFlags().Lookup(name) != nil {
+			found = append(found, c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	if name != "" {
+		walk(root)
+	}
+	return found
 }
 
 // nearestFlag returns the name of cmd's flag nearest to typed (which
