@@ -330,14 +330,8 @@ func TestDurationAtFailureListsIt(t *testing.T) {
 		if err := Run(context.Background(), Options{Scenario: "exactly-once", Duration: durationPtr(t, tc.duration), OutDir: dir, Stdout: &stdout}); err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
 		var sum sim.Summary
-		if err := json.Unmarshal(b, &sum); err != nil {
-			t.Fatal(err)
-		}
+		readSummaryJSON(t, dir, &sum)
 		r := sum.Recovery
 		if r.Failures != 0 || r.WithoutEffectCount != 1 || len(r.WithoutEffect) != 1 ||
 			r.WithoutEffect[0] != (sim.IneffectiveFailure{AtS: 45, What: tc.want}) {
@@ -358,14 +352,8 @@ func TestDurationAtFailureListsItSpark(t *testing.T) {
 	if err := Run(context.Background(), Options{Scenario: "spark-recovery", Duration: durationPtr(t, "40s"), OutDir: dir, Stdout: &stdout}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var sum microbatch.Summary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryJSON(t, dir, &sum)
 	r := sum.Recovery
 	want := sim.IneffectiveFailure{AtS: 62.1, What: "the driver fails after the end of the run (40s), so it never happens"}
 	if r == nil || r.Failures != 1 || r.WithoutEffectCount != 1 || len(r.WithoutEffect) != 1 || r.WithoutEffect[0] != want || r.JobState != "running" {
@@ -373,6 +361,19 @@ func TestDurationAtFailureListsItSpark(t *testing.T) {
 	}
 	if note := "note: at 62.1s " + want.What + ": the failure had no effect\n"; !strings.Contains(stdout.String(), note) {
 		t.Errorf("the summary lacks %q:\n%s", note, stdout.String())
+	}
+}
+
+// readSummaryJSON decodes dir's summary.json into sum (a *sim.Summary or
+// a *microbatch.Summary).
+func readSummaryJSON(t *testing.T, dir string, sum any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, runfiles.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, sum); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -236,9 +236,15 @@ type RecoverySummary struct {
 }
 
 // AddBeyondEnd lists a scripted failure that a run shortened below its
-// time never reached among the failures without effect (see
-// sim.AppendBeyondEnd); Failures does not count it.
-func (r *RecoverySummary) AddBeyondEnd(fl *scenario.Failure, end des.Time) {
+// time never reached among the recovery's failures without effect (see
+// sim.AppendBeyondEnd), with a recovery summary of a running job if the
+// run had none (every failure was beyond the end); Failures does not
+// count it.
+func (sum *Summary) AddBeyondEnd(fl *scenario.Failure, end des.Time) {
+	if sum.Recovery == nil {
+		sum.Recovery = &RecoverySummary{JobState: "running"}
+	}
+	r := sum.Recovery
 	what := fl.Kind + " failure"
 	switch fl.Kind {
 	case scenario.FailureTask:
