@@ -46,7 +46,8 @@ func TestSameWorkloadLatencyFloor(t *testing.T) {
 }
 
 // spark-unstable: processing time 0.402 s + 0.9 × interval; the
-// scheduling delay grows by P − I per batch; stable past 4.02 s.
+// scheduling delay grows by P − I per batch; stable from 4.02 s on (on
+// the edge there: P = I, the delay stays 0).
 func TestSparkUnstable(t *testing.T) {
 	s := runMB(t, load(t, "spark-unstable")).Summary
 	if st := s.Streaming; *st.Stable || st.ProcessingTime.MeanMs != 1302 || st.SchedulingDelayGrowthMs != 302 {
@@ -58,11 +59,25 @@ func TestSparkUnstable(t *testing.T) {
 	for _, c := range []struct {
 		iv     string
 		stable bool
-	}{{"4s", false}, {"4010ms", false}, {"4030ms", true}, {"5s", true}} {
+	}{{"4s", false}, {"4010ms", false}, {"4020ms", true}, {"4030ms", true}, {"5s", true}} {
 		s := runMB(t, edit(t, "spark-unstable", "batch_interval: 1s", "batch_interval: "+c.iv)).Summary
 		if *s.Streaming.Stable != c.stable || (s.Streaming.SchedulingDelay.MaxMs == 0) != c.stable {
 			t.Errorf("%s: stable %v (scheduling max %v ms), want %v", c.iv, *s.Streaming.Stable, s.Streaming.SchedulingDelay.MaxMs, c.stable)
 		}
+		if edge := "stable, on the edge: processing time 4.02s = batch interval 4.02s"; (c.iv == "4020ms") != strings.HasPrefix(s.Diagnosis.Message, edge) {
+			t.Errorf("%s: diagnosis %q", c.iv, s.Diagnosis.Message)
+		}
+	}
+	// at 5s a task failure in batch 2 (9.404 s: 4.502 s of recomputing)
+	// delays the batches after it; they take 4.902 s < 5 s, so the delay
+	// shrinks 98 ms a batch: stable, though the window's mean (5.3522 s)
+	// is over the interval
+	y := strings.Replace(string(source(t, "spark-unstable")), "batch_interval: 1s", "batch_interval: 5s", 1) +
+		"failures: [{kind: task, vertex: parse, subtask: 0, at: 12s}]\n"
+	s = runMB(t, parse(t, "spark-unstable", []byte(y))).Summary
+	if st := s.Streaming; !*st.Stable || st.ProcessingTime.MeanMs != 5352.2 || st.SchedulingDelayGrowthMs != -98 ||
+		!strings.HasPrefix(s.Diagnosis.Message, "stable: the last 5 batches took 4.902s on average < batch interval 5s, so the scheduling delay that slower batches left (one took 9.404s) shrinks by 98ms per batch (3.718s at the end)") {
+		t.Errorf("5s with a task failure: stable %v, processing %v ms, growth %v ms, diagnosis %q", *st.Stable, st.ProcessingTime.MeanMs, st.SchedulingDelayGrowthMs, s.Diagnosis.Message)
 	}
 }
 
@@ -89,8 +104,11 @@ func TestSparkBackpressure(t *testing.T) {
 // and falls behind; mapWithState's is flat off checkpoint batches.
 func TestSparkState(t *testing.T) {
 	r := runMB(t, load(t, "spark-state"))
-	if *r.Summary.Streaming.Stable && r.Summary.Streaming.SchedulingDelay.LastMs == 0 {
-		t.Errorf("updateStateByKey does not fall behind: %+v", r.Summary.Streaming)
+	// the last 5 batches take 2.113 s on average against 2 s (the
+	// window's mean, 1.328 s, is under it): falling behind at the end
+	if st := r.Summary.Streaming; *st.Stable || st.SchedulingDelay.LastMs == 0 ||
+		!strings.HasPrefix(r.Summary.Diagnosis.Message, "falls behind at the end: the last 5 batches took 2.113s on average > batch interval 2s (1.328s over the window)") {
+		t.Errorf("updateStateByKey does not fall behind: %+v, diagnosis %q", st, r.Summary.Diagnosis.Message)
 	}
 	if first, last := r.Batches[0], r.Batches[len(r.Batches)-1]; last.ProcessingMs < 4*first.ProcessingMs {
 		t.Errorf("processing %v → %v ms", first.ProcessingMs, last.ProcessingMs)

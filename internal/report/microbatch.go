@@ -15,6 +15,7 @@ import (
 
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim/microbatch"
+	"github.com/dspalab/dspalab/sim/scenario"
 	"github.com/dspalab/dspalab/viz/plot"
 )
 
@@ -77,7 +78,7 @@ func writeMicroBatch(opts Options, rd *runfiles.RunDir, data []byte) error {
 	if len(pd.Events) > maxEventRows {
 		pd.EventsMore, pd.Events = len(pd.Events)-maxEventRows, pd.Events[:maxEventRows]
 	}
-	pd.Figures = batchFigures(run)
+	pd.Figures = batchFigures(run, sum.Engine == scenario.EngineStructuredStreaming)
 	if pd.Batches, err = csvTable(rd, runfiles.BatchesFile, maxBatchRows, cells); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
@@ -89,18 +90,27 @@ func writeMicroBatch(opts Options, rd *runfiles.RunDir, data []byte) error {
 	return writePage(opts, batchPage(), "batches", pd)
 }
 
-// batchFigures draws the figures of a micro-batch run.
-func batchFigures(run *plot.Run) []figure {
+// batchFigures draws the figures of a micro-batch run: a structured
+// streaming query's (structured) in its terms, without the PID rate of
+// Spark Streaming's rate controller, which it does not have.
+func batchFigures(run *plot.Run, structured bool) []figure {
 	var figs []figure
 	add := func(title, caption string, metrics []string) {
 		f, err := plot.TimeSeries([]*plot.Run{run}, plot.TimeSeriesOptions{Metrics: metrics})
 		figs = append(figs, drawn(title, caption, f, err))
 	}
+	delays := []string{"total_delay_ms", "scheduling_delay_ms", "processing_time_ms", "queued_batches"}
+	if structured {
+		add("Delays per micro-batch",
+			"A streaming query's progress per micro-batch: the delay from its trigger time to its start (scheduling delay), its processing time and their sum (total delay), the mean of the micro-batches completed in each metrics interval (batches.csv, below, has every one). A query keeps up while its processing time stays under the trigger interval; past it, each micro-batch starts when the last one ended and reads all that arrived meanwhile.",
+			delays)
+		return figs
+	}
 	add("Delays per batch",
 		"StreamingListener's figures: scheduling delay (batch time to the start of its job), processing time and total delay (batch time to the end of its job), the mean of the batches completed in each metrics interval (batches.csv, below, has every batch). A job is stable while its processing time stays under the batch interval; otherwise batches queue and the scheduling delay grows by the difference every batch.",
-		[]string{"total_delay_ms", "scheduling_delay_ms", "processing_time_ms", "queued_batches"})
+		delays)
 	add("PID rate against the input rate",
-		"Records read per second (input rate) and, with spark.streaming.backpressure.enabled, the rate controller's latest rate (PIDRateEstimator: proportional 1.0, integral 0.2, derivative 0 by default), which caps the next batch, spread over the Kafka partitions by maxRatePerPartition. Without back-pressure the rate is -1 throughout (no limit).",
+		"Records read per second (input rate) and, with spark.streaming.backpressure.enabled, the rate controller's latest rate (PIDRateEstimator: proportional 1.0, integral 0.2, derivative 0 by default), which caps the next batch, spread over the Kafka partitions by maxRatePerPartition. Without back-pressure, and before the estimator's first rate, rate_limit_rps is empty (no limit) and only the input rate is drawn.",
 		[]string{"input_rate_rps", "rate_limit_rps"})
 	return figs
 }

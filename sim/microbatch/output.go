@@ -69,8 +69,8 @@ var BatchColumns = []string{
 
 // TimeseriesColumns are the columns of a micro-batch run's timeseries.csv:
 // one row per metrics interval for the whole job, keyed as sim's rows are
-// (vertex JobVertex, kind "job", subtask -1, status "queued" while batches
-// wait, else "ok"), so that dspalab plot reads it. A delay column is empty
+// (vertex JobVertex, kind "job", subtask -1, status TimeseriesRow.Status),
+// so that dspalab plot reads it. A delay column is empty
 // for an interval in which no batch completed.
 var TimeseriesColumns = []string{
 	"time_s", "vertex", "kind", "subtask", "status", "input_rate_rps", "processing_rate_rps", "batches_completed", "queued_batches",
@@ -86,9 +86,13 @@ const JobVertex = "job"
 // the delays are means over the batches completed in the interval, NaN
 // when none did.
 type TimeseriesRow struct {
-	TimeS                               float64
-	InputRate, ProcessingRate           float64
-	Completed, Queued                   int
+	TimeS                     float64
+	InputRate, ProcessingRate float64
+	Completed, Queued         int
+	// Status is the job's at the end of the interval: "lost" or
+	// "failed" after the job is (the application stopped), "down" while
+	// the driver is down, "queued" while batches wait, otherwise "ok"
+	Status                              string
 	SchedulingMs, ProcessingMs, TotalMs float64
 	RateLimit                           float64
 	Lag                                 int64
@@ -105,8 +109,20 @@ func (s *Sim) onSample(now des.Time, _ int64) {
 	if s.running != nil {
 		r.Queued++
 	}
-	if s.pid != nil && s.rate > 0 {
-		r.RateLimit = s.rate
+	switch {
+	case s.rec.jobLost:
+		r.Status = "lost"
+	case s.rec.jobFailed:
+		r.Status = "failed"
+	case s.rec.driverDown:
+		r.Status = "down"
+	case r.Queued > 1:
+		r.Status = "queued"
+	default:
+		r.Status = "ok"
+	}
+	if s.pid != nil && s.rate > 0 && !s.rec.jobLost && !s.rec.jobFailed {
+		r.RateLimit = s.rate // a stopped application cuts no batch under it
 	}
 	if n := len(s.ivBatch); n > 0 {
 		r.SchedulingMs, r.ProcessingMs, r.TotalMs = 0, 0, 0
@@ -219,7 +235,9 @@ type RecoverySummary struct {
 	// checkpointing.
 	JobState string `json:"job_state"`
 	// DowntimeS is the time the driver was down (driver_restart per
-	// failure), up to the end of the run.
+	// failure), up to the end of the run; for a job failed or lost, its
+	// downtimes before and the time from the loss to the end (the
+	// application stopped).
 	DowntimeS float64 `json:"driver_downtime_s"`
 	// RestartS is when the driver still down at the end restarts, in
 	// simulated seconds after the start; 0 (left out) otherwise.
@@ -269,11 +287,13 @@ type Streaming struct {
 	ProcessingTime  *Stat `json:"processing_time"`
 	TotalDelay      *Stat `json:"total_delay"`
 	// SchedulingDelayGrowthMs is the scheduling delay's growth per batch
-	// over the window: (last − first) / (batches − 1).
+	// over the window's last batches (up to recentWindow, those Stable
+	// judges): (last − first) / (batches − 1); negative while it shrinks.
 	SchedulingDelayGrowthMs float64 `json:"scheduling_delay_growth_ms_per_batch"`
-	// Stable: the mean processing time is under the batch interval (for
-	// spark-streaming), so batches do not queue; null when no batch
-	// completed in the window (there is no processing time to judge).
+	// Stable: the mean processing time of the window's last batches (up
+	// to recentWindow) is not over the batch interval, so the scheduling
+	// delay does not grow at the end; null when no batch completed in the
+	// window (there is no processing time to judge).
 	Stable *bool `json:"stable"`
 	// RowsDroppedByWatermark counts the records of a structured streaming
 	// aggregation dropped as late: their window had passed the watermark
@@ -387,8 +407,10 @@ func (s *Sim) Result() *Result {
 		switch {
 		case s.rec.jobFailed:
 			r.JobState = "failed"
+			r.DowntimeS = (s.rec.downtime + now - s.rec.stoppedAt).Seconds()
 		case s.rec.jobLost:
 			r.JobState = "lost"
+			r.DowntimeS = (s.rec.downtime + now - s.rec.stoppedAt).Seconds()
 		case s.rec.driverDown && s.rec.restartAt > now:
 			// the driver restarts after now: down until now, not yet up
 			r.JobState = "restarting"
@@ -425,8 +447,8 @@ func (s *Sim) Result() *Result {
 		if procS > 0 {
 			st.ProcessingRate = round3(float64(recs) / procS)
 		}
-		if n > 1 {
-			st.SchedulingDelayGrowthMs = round3((win[n-1].SchedulingDelayMs - win[0].SchedulingDelayMs) / float64(n-1))
+		if k := len(recentBatches(win)); k > 1 {
+			st.SchedulingDelayGrowthMs = round3((win[n-1].SchedulingDelayMs - win[n-k].SchedulingDelayMs) / float64(k-1))
 		}
 	}
 	if len(win) > 0 {
@@ -436,7 +458,7 @@ func (s *Sim) Result() *Result {
 		st.SchedulingDelay, st.ProcessingTime, st.TotalDelay = &sched, &proc, &total
 		// a run in which no batch completed has no processing time to
 		// compare: Stable stays null (a mean of 0 would pass any interval)
-		stable := s.interval == 0 || proc.MeanMs < s.interval.Seconds()*1000
+		stable := s.interval == 0 || !exceeds(recentProcessingMs(win), s.interval)
 		st.Stable = &stable
 	}
 	if s.ss != nil {
@@ -488,7 +510,7 @@ func (s *Sim) Result() *Result {
 		}
 		sum.Checkpoints = c
 	}
-	sum.Diagnosis = s.diagnose(&sum)
+	sum.Diagnosis = s.diagnose(&sum, win)
 	evs := append([]sim.Event(nil), s.events...)
 	typ, msg := sim.EventRunFinished, "run finished"
 	if sum.Partial {
@@ -496,6 +518,39 @@ func (s *Sim) Result() *Result {
 	}
 	evs = append(evs, sim.Event{Time: now, Type: typ, Worker: -1, Message: msg})
 	return &Result{Summary: sum, Batches: s.batches, Timeseries: s.tsRows, Events: evs}
+}
+
+// recentWindow is the number of last batches the stability verdict
+// reads. Spark's tuning guide judges a job by the trend of its delays
+// ("if the delay is continuously increasing, it means that the system is
+// unable to keep up"), not by a mean over the whole run: a state that
+// grows makes a job that kept up for a minute fall behind at its end, and
+// one slow batch (a failed task rerun) raises the mean of a job that
+// catches up after it.
+const recentWindow = 5
+
+// recentBatches is the last recentWindow batches of win (all of them in
+// a shorter window).
+func recentBatches(win []*BatchInfo) []*BatchInfo {
+	return win[max(0, len(win)-recentWindow):]
+}
+
+// recentProcessingMs is the mean processing time of the recent batches.
+func recentProcessingMs(win []*BatchInfo) float64 {
+	r := recentBatches(win)
+	var sum float64
+	for _, b := range r {
+		sum += b.ProcessingMs
+	}
+	return sum / float64(len(r))
+}
+
+// exceeds reports whether a processing time of ms milliseconds is longer
+// than the batch interval iv, to the microsecond the batches are kept in:
+// a processing time equal to the interval keeps the scheduling delay
+// where it is (it does not grow), so that job is stable, on the edge.
+func exceeds(ms float64, iv des.Duration) bool {
+	return ms-iv.Seconds()*1000 >= 0.001
 }
 
 func acc(x *Stat, v float64, n int) {
@@ -511,8 +566,9 @@ const (
 	DiagnosisNone          = "none"           // nothing to judge (no batch completed)
 )
 
-// diagnose says what a student should look at first, in Spark's terms.
-func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
+// diagnose says what a student should look at first, in Spark's terms;
+// win is the batches of the statistics window.
+func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 	d := sim.Diagnosis{Kind: DiagnosisStable, Evidence: []string{}}
 	st := sum.Streaming
 	iv := s.interval
@@ -558,8 +614,25 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 		}
 	case !*st.Stable:
 		d.Kind = DiagnosisFallingBehind
-		say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
-			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelayGrowthMs/1000)))
+		recent, k := des.FromSeconds(recentProcessingMs(win)/1000), len(recentBatches(win))
+		growth := sim.FormatTime(des.FromSeconds(st.SchedulingDelayGrowthMs / 1000))
+		if k == st.Batches || exceeds(st.ProcessingTime.MeanMs, iv) {
+			say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
+				sim.FormatTime(recent), sim.FormatTime(iv), growth)
+		} else {
+			say("falls behind at the end: the last %d batches took %s on average > batch interval %s (%s over the window): the processing time grows, and the scheduling delay with it, %s per batch",
+				k, sim.FormatTime(recent), sim.FormatTime(iv), sim.FormatTime(proc), growth)
+		}
+	case exceeds(st.ProcessingTime.MeanMs, iv):
+		// stable at the end, after slower batches: they delayed the
+		// ones behind them, which catch up
+		say("stable: the last %d batches took %s on average < batch interval %s, so the scheduling delay that slower batches left (one took %s) shrinks by %s per batch (%s at the end)",
+			len(recentBatches(win)), sim.FormatTime(des.FromSeconds(recentProcessingMs(win)/1000)), sim.FormatTime(iv),
+			sim.FormatTime(des.FromSeconds(st.ProcessingTime.MaxMs/1000)), sim.FormatTime(des.FromSeconds(-st.SchedulingDelayGrowthMs/1000)),
+			sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)))
+	case !exceeds(iv.Seconds()*1000, des.FromSeconds(recentProcessingMs(win)/1000)):
+		say("stable, on the edge: processing time %s = batch interval %s, so the scheduling delay does not grow (%s at the end), but any slower batch delays all that follow it",
+			sim.FormatTime(des.FromSeconds(recentProcessingMs(win)/1000)), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)))
 	case st.SchedulingDelay.MaxMs == 0:
 		say("stable: processing time %s < batch interval %s, so every batch starts at its batch time (scheduling delay 0)",
 			sim.FormatTime(proc), sim.FormatTime(iv))
@@ -568,21 +641,38 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MaxMs/1000)))
 	}
 	if iv > 0 && s.ss == nil && sum.Latency.MeanMs != nil {
-		say("latency floor: a record waits on average half the batch interval (%s) for its batch, then the total delay (%s): mean record latency %s",
-			sim.FormatTime(iv/2), sim.FormatTime(des.FromSeconds(st.TotalDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(*sum.Latency.MeanMs/1000)))
+		floor := iv/2 + des.FromSeconds(st.TotalDelay.MeanMs/1000)
+		lat := des.FromSeconds(*sum.Latency.MeanMs / 1000)
+		msg := fmt.Sprintf("latency floor: half the batch interval (%s), a record's mean wait for its batch, + the mean total delay of a batch (%s) = %s; the records' mean latency is %s",
+			sim.FormatTime(iv/2), sim.FormatTime(floor-iv/2), sim.FormatTime(floor), sim.FormatTime(lat))
+		if lat-floor > floor/10 {
+			// a rate limit (the PID estimator's, a fixed cap) leaves
+			// records in the source's log past the batch they arrived
+			// in: the floor holds for a record a batch reads at once
+			msg += fmt.Sprintf(": the other %s is time in the source's log, waiting for a later batch (a rate limit)", sim.FormatTime(lat-floor))
+		} else if floor-lat > floor/10 {
+			// the batches' mean counts each alike: those delayed
+			// longest (a downtime's) held fewer records
+			msg += ": less, as the batches' mean counts every batch alike, and the most delayed ones held fewer records"
+		}
+		say("%s", msg)
 	}
 	if bp := sum.Backpressure; bp != nil && bp.FinalRate > 0 && bp.RateSwing > 0.05*bp.FinalRate {
 		say("the PID rate oscillates: it changes by %.0f records/s from one batch to the next on average (from %.0f to %.0f): a proportional gain above 1 overshoots the processing rate, each correction larger than the error",
 			bp.RateSwing, bp.MinRate, bp.MaxRate)
 	} else if bp != nil && bp.FinalRate > 0 {
-		say("back-pressure: the PID rate estimator holds the input at %.0f records/s (from %.0f to %.0f over the run)", bp.FinalRate, bp.MinRate, bp.MaxRate)
+		say("back-pressure: the PID rate estimator caps what a batch reads at %.0f records/s at the end (from %.0f to %.0f over the run): input above the cap waits in the source's log for later batches", bp.FinalRate, bp.MinRate, bp.MaxRate)
 	}
 	if r := sum.Recovery; r != nil {
 		switch {
 		case r.JobState == "failed":
-			say("the job failed: a task failed %d times (spark.task.maxFailures), so its job was aborted and the application stopped; nothing reads the sources any more (source lag %d records)", s.sp.TaskMaxFailures, sum.Totals.SourceLag)
+			// the end of the job comes first, as a Flink job's failure
+			// does (sim's diagnose): what the batches did was before it
+			d.Message = fmt.Sprintf("the job failed at %s: a task failed %d times (spark.task.maxFailures), so its job was aborted and the application stopped; nothing reads the sources any more (source lag %d records); before that: %s",
+				sim.FormatTime(s.rec.stoppedAt), s.sp.TaskMaxFailures, sum.Totals.SourceLag, d.Message)
 		case r.JobState == "lost":
-			say("the job is lost: the driver failed without checkpoint: true, so nothing reads the sources any more (source lag %d records)", sum.Totals.SourceLag)
+			d.Message = fmt.Sprintf("the job is lost at %s: the driver failed without checkpoint: true, so nothing reads the sources any more (source lag %d records); before that: %s",
+				sim.FormatTime(s.rec.stoppedAt), sum.Totals.SourceLag, d.Message)
 		case r.JobState == "restarting":
 			say("recovery: the driver failed %s before the end and restarts from the checkpoint at %s, after the run: no batch ran since (%d records duplicated, %d lost; source lag %d records)",
 				sec(r.DowntimeS), sec(r.RestartS), sum.Totals.Duplicated, sum.Totals.Lost, sum.Totals.SourceLag)
@@ -593,8 +683,11 @@ func (s *Sim) diagnose(sum *Summary) sim.Diagnosis {
 			say("recovery: %s recomputing lost state from lineage and rerunning lost tasks", sec(r.RecomputeS))
 		}
 	}
-	if sum.Totals.SourceLag > 0 && s.ss == nil {
-		say("source lag %d records: the batches read less than arrives", sum.Totals.SourceLag)
+	// what arrived since the last batch time is no lag: the next batch
+	// reads it; a lag beyond one batch interval's input is
+	running := sum.Recovery == nil || sum.Recovery.JobState == "running" // the others name the lag
+	if lag := float64(sum.Totals.SourceLag); lag > 0 && s.ss == nil && running && lag > st.InputRate*iv.Seconds() {
+		say("source lag %d records at the end, more than a batch interval's input (%.0f): the batches read less than arrives", sum.Totals.SourceLag, st.InputRate*iv.Seconds())
 	}
 	return d
 }
@@ -639,12 +732,8 @@ func WriteTimeseriesCSV(w io.Writer, rows []TimeseriesRow) error {
 		return err
 	}
 	for _, r := range rows {
-		status := "ok"
-		if r.Queued > 1 {
-			status = "queued"
-		}
 		if err := cw.Write([]string{
-			num(r.TimeS), JobVertex, "job", "-1", status, num(r.InputRate), num(r.ProcessingRate), strconv.Itoa(r.Completed), strconv.Itoa(r.Queued),
+			num(r.TimeS), JobVertex, "job", "-1", r.Status, num(r.InputRate), num(r.ProcessingRate), strconv.Itoa(r.Completed), strconv.Itoa(r.Queued),
 			num(r.SchedulingMs), num(r.ProcessingMs), num(r.TotalMs), rateCell(r.RateLimit), strconv.FormatInt(r.Lag, 10),
 			num(r.LatencyP50Ms), num(r.LatencyP99Ms), strconv.FormatInt(r.StateKeys, 10), strconv.FormatInt(r.StateBytes, 10),
 		}); err != nil {

@@ -43,6 +43,9 @@ type recovery struct {
 	driverDown bool
 	jobLost    bool // the driver failed without checkpointing
 	jobFailed  bool // a task failed spark.task.maxFailures times: the job was aborted
+	// stoppedAt is when the job was lost or failed: the application
+	// stopped, its driver is down from then on
+	stoppedAt des.Time
 	// pendingTasks are task failures injected while no job ran: the
 	// next job's attempts of those tasks fail
 	pendingTasks []taskRef
@@ -281,12 +284,14 @@ func (s *Sim) driverLost(now des.Time) {
 	s.events = append(s.events, sim.Event{Time: now, Type: sim.EventFailure, Worker: -1,
 		Message: "the driver failed, and its executors with it"})
 	pending := s.queue
+	lose := s.ss == nil && !s.sp.Checkpoint
 	if b := s.running; b != nil {
 		s.eng.Cancel(s.endEv)
 		s.running = nil
 		// the output operation had written part of the batch; a rerun
-		// writes it all again
-		if s.atLeastOnce() && b.proc > 0 {
+		// writes it all again (a lost job reruns nothing: what it wrote
+		// it wrote once)
+		if s.atLeastOnce() && b.proc > 0 && !lose {
 			frac := min(float64(now-b.info.start)/float64(b.proc), 1)
 			out := int64(len(b.arrivals))
 			if s.ss != nil {
@@ -298,8 +303,8 @@ func (s *Sim) driverLost(now des.Time) {
 		pending = append([]*batch{b}, pending...)
 		s.queuedN += int64(len(b.arrivals)) // queued again
 	}
-	if s.ss == nil && !s.sp.Checkpoint {
-		s.rec.jobLost = true
+	if lose {
+		s.rec.jobLost, s.rec.stoppedAt = true, now
 		for _, b := range pending {
 			s.queuedN -= int64(len(b.arrivals))
 		}

@@ -81,6 +81,13 @@ func TestDriverFailureRestartsFromCheckpoint(t *testing.T) {
 		if rec := r.Summary.Recovery; rec.DowntimeS != 30 || rec.JobState != "running" {
 			t.Errorf("%s: recovery %+v", c.delivery, rec)
 		}
+		// timeseries.csv marks the intervals that end while the driver
+		// is down (23.5s..53.5s)
+		for _, row := range r.Timeseries {
+			if down := row.TimeS > 23.5 && row.TimeS < 53.5; down != (row.Status == "down") {
+				t.Errorf("%s: timeseries at %vs has status %q", c.delivery, row.TimeS, row.Status)
+			}
+		}
 		// the 24.4s batch 24 and the backlog behind it: still catching up
 		// at 0.2s a batch by the end, nothing lost
 		var done int64
@@ -138,6 +145,18 @@ failures: [{kind: jobmanager, at: 10500ms}]
 	// batches 1..10 were read, 9 completed; nothing is read after
 	if rec := r.Summary.Recovery; rec.JobState != "lost" || len(r.Batches) != 9 || r.Summary.Totals.SourceLag != 30000-10000 {
 		t.Errorf("no checkpoint: %+v, %d batches, lag %d", rec, len(r.Batches), r.Summary.Totals.SourceLag)
+	}
+	// nothing reruns batch 10, so what it wrote it wrote once; the
+	// application is down from the failure to the end, and the loss
+	// leads the diagnosis
+	if sum := r.Summary; sum.Totals.Duplicated != 0 || sum.Recovery.DowntimeS != 19.5 ||
+		!strings.HasPrefix(sum.Diagnosis.Message, "the job is lost at 10.5s: the driver failed without checkpoint: true") {
+		t.Errorf("no checkpoint: %d duplicated, driver down %vs, diagnosis %q; want 0, 19.5s, the job is lost...", sum.Totals.Duplicated, sum.Recovery.DowntimeS, sum.Diagnosis.Message)
+	}
+	for _, row := range r.Timeseries {
+		if lost := row.TimeS > 10.5; lost != (row.Status == "lost") {
+			t.Errorf("no checkpoint: timeseries at %vs has status %q", row.TimeS, row.Status)
+		}
 	}
 	for _, c := range []struct {
 		wal  string

@@ -137,7 +137,7 @@ func (s *Sim) reschedule(b *batch, end des.Time) {
 func (s *Sim) abortJob(now des.Time, b *batch, st *stage, i, n int) {
 	s.eng.Cancel(s.endEv)
 	s.running = nil
-	s.rec.jobFailed, s.rec.driverDown = true, true
+	s.rec.jobFailed, s.rec.driverDown, s.rec.stoppedAt = true, true, now
 	b.info.end = now
 	b.proc = now - b.info.start
 	b.info.ProcessingMs = b.proc.Seconds() * 1000

@@ -2,6 +2,7 @@ package microbatch
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,8 +91,22 @@ func TestTaskMaxFailuresAbortsJob(t *testing.T) {
 	if want := "task 0 in stage 0 (in -> work -> out) failed 2 times (spark.task.maxFailures): the job of batch 5s is aborted"; !strings.HasPrefix(msg, want) {
 		t.Errorf("job_failed event %q, want %q...", msg, want)
 	}
-	if !strings.Contains(sum.Diagnosis.Evidence[len(sum.Diagnosis.Evidence)-2], "the job failed: a task failed 2 times") {
-		t.Errorf("diagnosis: %q", sum.Diagnosis.Evidence)
+	// the end of the job leads the diagnosis, as a Flink job's failure
+	// does; the application is down from the abort to the end
+	if want := "the job failed at 5.09s: a task failed 2 times (spark.task.maxFailures)"; !strings.HasPrefix(sum.Diagnosis.Message, want) {
+		t.Errorf("diagnosis %q, want %q...", sum.Diagnosis.Message, want)
+	}
+	if want := 10 - 5.09; math.Abs(sum.Recovery.DowntimeS-want) > 1e-9 {
+		t.Errorf("driver_downtime_s %v, want %v (from the abort to the end)", sum.Recovery.DowntimeS, want)
+	}
+	for _, row := range r.Timeseries {
+		want := "ok"
+		if row.TimeS > 5.09 {
+			want = "failed"
+		}
+		if row.Status != want || (want == "failed" && row.RateLimit > 0) {
+			t.Errorf("timeseries at %vs: status %q, want %q", row.TimeS, row.Status, want)
+		}
 	}
 }
 
