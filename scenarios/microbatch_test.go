@@ -113,6 +113,27 @@ func TestSparkState(t *testing.T) {
 	if first, last := r.Batches[0], r.Batches[len(r.Batches)-1]; last.ProcessingMs < 4*first.ProcessingMs {
 		t.Errorf("processing %v → %v ms", first.ProcessingMs, last.ProcessingMs)
 	}
+	// a state checkpoint is written by the end of its batch's job: one
+	// event per checkpoint batch completed (10s..80s; the 90s batch is
+	// cut at the end and never completes), at that batch's end
+	ends := map[float64]bool{}
+	for _, b := range r.Batches {
+		if b.CheckpointBytes > 0 {
+			ends[math.Round((b.TimeS+b.TotalDelayMs/1000)*1e6)/1e6] = true
+		}
+	}
+	var written int
+	for _, e := range r.Events {
+		if e.Type == microbatch.EventCheckpoint {
+			written++
+			if !ends[math.Round(e.Time.Seconds()*1e6)/1e6] {
+				t.Errorf("checkpoint event at %v, not at the end of a checkpoint batch: %s", e.Time, e.Message)
+			}
+		}
+	}
+	if written != 8 || len(ends) != 8 || r.Summary.Checkpoints.Written != 8 {
+		t.Errorf("%d checkpoint events, %d checkpoint batches, summary %d; want 8", written, len(ends), r.Summary.Checkpoints.Written)
+	}
 	m := runMB(t, edit(t, "spark-state", "state_operation: update-state-by-key", "state_operation: map-with-state"))
 	if st := m.Summary.Streaming; st.ProcessingTime.MeanMs > r.Summary.Streaming.ProcessingTime.MeanMs/2 || st.SchedulingDelay.LastMs != 0 {
 		t.Errorf("mapWithState: processing %v ms (updateStateByKey %v), last scheduling delay %v ms", st.ProcessingTime.MeanMs, r.Summary.Streaming.ProcessingTime.MeanMs, st.SchedulingDelay.LastMs)

@@ -768,6 +768,7 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 			Message: fmt.Sprintf("batch %s waited %s for its job: the batch before it took %s, longer than the batch interval %s, so batches queue",
 				sim.FormatTime(b.info.time), sim.FormatTime(des.FromSeconds(b.info.SchedulingDelayMs/1000)), sim.FormatTime(des.FromSeconds(prev.ProcessingMs/1000)), sim.FormatTime(s.interval))})
 	}
+	s.checkpointWritten(now, b)
 	b.arrivals = nil
 	s.batches = append(s.batches, b.info)
 	s.ivBatch = append(s.ivBatch, len(s.batches)-1)

@@ -100,9 +100,19 @@ func (s *Sim) checkpoint(b *batch) des.Time {
 	c.lineage = 0
 	b.info.Lineage = 0
 	b.info.CheckpointBytes = bytes
-	s.events = append(s.events, sim.Event{Time: s.eng.Now(), Type: EventCheckpoint, Worker: -1,
-		Message: fmt.Sprintf("batch %s checkpoints %s of state; lineage truncated", sim.FormatTime(b.info.time), scenario.FormatByteSize(bytes))})
 	return des.FromSeconds(float64(bytes) / s.sp.CheckpointBandwidth)
+}
+
+// checkpointWritten notes the state checkpoint of batch b, whose job ended
+// now: the RDD checkpoint is written by the end of the job (a job after
+// the batch's output operation), so a batch cut and not completed, or
+// aborted, wrote none.
+func (s *Sim) checkpointWritten(now des.Time, b *batch) {
+	if s.ckpt.interval == 0 || b.info.Lineage != 0 {
+		return
+	}
+	s.events = append(s.events, sim.Event{Time: now, Type: EventCheckpoint, Worker: -1,
+		Message: fmt.Sprintf("batch %s checkpoints %s of state; lineage truncated", sim.FormatTime(b.info.time), scenario.FormatByteSize(b.info.CheckpointBytes))})
 }
 
 // emitState sends the output of updateStateByKey downstream: the new
