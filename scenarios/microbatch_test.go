@@ -160,12 +160,33 @@ func TestStructuredOutputModes(t *testing.T) {
 			t.Errorf("complete, trigger %v: %d rows, table %d", b.TimeS, b.RowsWritten, b.StateKeys)
 		}
 	}
+	update := *r.Summary.Latency.MeanMs
 	r = runMB(t, edit(t, "structured-output-modes", "output_mode: update", "output_mode: append"))
+	var proc float64
+	var written int
 	for _, b := range r.Batches {
 		final := int(b.TimeS)%10 == 7 && b.TimeS > 10
 		if final != (b.RowsWritten == 100) || !final && b.RowsWritten != 0 {
 			t.Errorf("append, trigger %v: %d rows", b.TimeS, b.RowsWritten)
 		}
+		if final {
+			proc += b.ProcessingMs
+			written++
+		}
+	}
+	// a record's count reaches the sink with its window: the window's
+	// end is on average 5 s after the record (half the 10 s window), the
+	// watermark passes it at the trigger 5 s + 2 intervals later (the
+	// trigger after the one that sees event time end + 5 s), and that
+	// micro-batch's processing time: 12.025 s, against update's 0.525 s;
+	// only the 5 windows written by the end count
+	sum := r.Summary
+	want := 5000 + 5000 + 2*1000 + proc/float64(written)
+	if math.Abs(*sum.Latency.MeanMs-want) > 0.01*want || sum.Latency.MaxMs == nil || *sum.Latency.MaxMs > 17100 || update > 1100 {
+		t.Errorf("append: mean latency %v ms (max %v), want window/2 + watermark + 2 triggers + processing = %v; update's %v", *sum.Latency.MeanMs, *sum.Latency.MaxMs, want, update)
+	}
+	if n := sum.Latency.Count; n < 5*9900 || n > 5*10100 {
+		t.Errorf("append: %d latencies, want the records of the 5 windows written (about 5 × 10000)", n)
 	}
 }
 

@@ -160,6 +160,12 @@ type batch struct {
 	// take recLatency (their own processing), not the epoch's end
 	continuous bool
 	recLatency des.Time
+	// appendMode: a micro-batch of structured streaming's append mode,
+	// whose rows are the windows the watermark passed; written is the
+	// arrival times of their records, which take their latencies at its
+	// end (its own records wait with their windows, structured.held)
+	appendMode bool
+	written    []des.Time
 	maxTask    des.Time        // the longest task of the job (rerun after an executor loss)
 	tasks      [][]des.Time    // the job's task durations, by stage and partition
 	failed     map[taskRef]int // failed attempts by task (TaskSetManager's numFailures), nil for none
@@ -580,7 +586,7 @@ func (s *Sim) push(b *batch, vt *vert, part int, key uint32, at, et des.Time, si
 		}
 	}
 	if vt.state != nil {
-		s.touch(vt, part, key, et, now)
+		s.touch(vt, part, key, at, et, now)
 	}
 	if vt.v.Kind == plan.Sink {
 		b.arrivals = append(b.arrivals, at)
@@ -738,7 +744,11 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 	s.running = nil
 	b.info.TotalDelayMs = (now - b.info.time).Seconds() * 1000
 	b.info.end = now
-	for _, at := range b.arrivals {
+	lat := b.arrivals
+	if b.appendMode {
+		lat = b.written
+	}
+	for _, at := range lat {
 		d := now - at
 		if b.continuous {
 			d = b.recLatency
@@ -748,6 +758,7 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 		}
 		s.latIv.Add(d)
 	}
+	b.written = nil
 	b.info.Delivered = int64(len(b.arrivals))
 	if b.out != nil {
 		s.write(b, now)

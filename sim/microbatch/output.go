@@ -309,7 +309,9 @@ type Stat struct {
 }
 
 // Latency is the records' end-to-end latency over the window: from the
-// arrival in the source's log to the end of the job of their batch. The
+// arrival in the source's log to the end of the job of their batch (in
+// structured streaming's append mode, of the micro-batch that writes
+// their window; the records of a window not written have none). The
 // figures are null when no record was delivered in the window (Count 0),
 // as Flink's latencies are.
 type Latency struct {
@@ -639,6 +641,10 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 	default:
 		say("stable: processing time %s < batch interval %s, so batches that had to wait catch up (scheduling delay %s on average, at most %s)",
 			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MaxMs/1000)))
+	}
+	if s.ss != nil && s.ss.held != nil && sum.Latency.MeanMs != nil {
+		say("append mode: a window's rows are written once, at the first trigger whose watermark (the latest event time seen, less %s) has passed its end, so a record's count reaches the sink %s after it on average (for a record on time: half of the %s window + the %s watermark delay + two trigger intervals)",
+			sim.FormatTime(s.sp.Watermark), sim.FormatTime(des.FromSeconds(*sum.Latency.MeanMs/1000)), sim.FormatTime(s.sp.Window), sim.FormatTime(s.sp.Watermark))
 	}
 	if iv > 0 && s.ss == nil && sum.Latency.MeanMs != nil {
 		floor := iv/2 + des.FromSeconds(st.TotalDelay.MeanMs/1000)

@@ -20,10 +20,10 @@ import (
 // (emitState); mapWithState (MapWithStateRDD) calls the mapping function
 // only for the batch's records, so its state cost is per record, here,
 // and its output a record per record.
-func (s *Sim) touch(vt *vert, part int, key uint32, et, now des.Time) {
+func (s *Sim) touch(vt *vert, part int, key uint32, at, et, now des.Time) {
 	row := uint64(key)
 	if s.ss != nil {
-		s.ss.touch(vt, part, key, et)
+		s.ss.touch(vt, part, key, et, at)
 		return
 	}
 	if s.sp.StateOperation == scenario.StateMapWithState {

@@ -1,6 +1,8 @@
 package microbatch
 
 import (
+	"slices"
+
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -25,6 +27,11 @@ type structured struct {
 	late      int64    // rows dropped by the watermark (numRowsDroppedByWatermark)
 	sink      *vert    // the sink the aggregation writes to
 	finished  bool     // available-now: done
+	// held is append mode's records of the windows not written yet: their
+	// arrival times by the window's end, for their latencies, which end
+	// when the micro-batch that writes their window ends (nil in the other
+	// modes, where a record's row is written by its own micro-batch)
+	held map[des.Time][]des.Time
 }
 
 func newStructured(s *Sim) *structured {
@@ -43,6 +50,9 @@ func newStructured(s *Sim) *structured {
 		}
 	}
 	s.interval = ss.interval
+	if ss.agg != nil && s.sp.OutputMode == scenario.OutputAppend && s.sp.Window > 0 {
+		ss.held = map[des.Time][]des.Time{}
+	}
 	return ss
 }
 
@@ -114,10 +124,12 @@ func (ss *structured) triggerAt(now des.Time) {
 }
 
 // touch updates the result table of the aggregation for a record of key
-// with event time et (the arrival less the source's event_delay): a row per key, or per (window,
-// key) with a window; rows of windows the watermark has passed are late
-// and dropped, as Spark drops them from a windowed aggregation.
-func (ss *structured) touch(vt *vert, part int, key uint32, et des.Time) {
+// with event time et (the arrival less the source's event_delay), which
+// arrived at at: a row per key, or per (window, key) with a window; rows
+// of windows the watermark has passed are late and dropped, as Spark
+// drops them from a windowed aggregation. In append mode the record waits
+// with its window (held) for the micro-batch that writes it.
+func (ss *structured) touch(vt *vert, part int, key uint32, et, at des.Time) {
 	s := ss.s
 	vt.work[part] += s.sc.StateBackend.AccessTime
 	ss.maxEvent = max(ss.maxEvent, et)
@@ -131,6 +143,9 @@ func (ss *structured) touch(vt *vert, part int, key uint32, et des.Time) {
 			return // late: its window is final already
 		}
 		row |= uint64(idx) << 32
+		if ss.held != nil {
+			ss.held[end] = append(ss.held[end], at)
+		}
 	}
 	vt.state[part][row] = end
 	vt.updated[part][row] = struct{}{}
@@ -181,6 +196,22 @@ func (ss *structured) emit(b *batch) {
 		}
 	}
 	b.info.RowsWritten = rows
+	if ss.held != nil {
+		// the windows this micro-batch writes, in order of their end
+		// (none before the first watermark)
+		b.appendMode = true
+		var ends []des.Time
+		for end := range ss.held {
+			if wm >= 0 && end <= wm {
+				ends = append(ends, end)
+			}
+		}
+		slices.Sort(ends)
+		for _, end := range ends {
+			b.written = append(b.written, ss.held[end]...)
+			delete(ss.held, end)
+		}
+	}
 	if vt.v.State != nil {
 		b.info.BytesWritten = rows * vt.v.State.BytesPerKey
 	}
