@@ -113,6 +113,12 @@ func TestSparkState(t *testing.T) {
 	if first, last := r.Batches[0], r.Batches[len(r.Batches)-1]; last.ProcessingMs < 4*first.ProcessingMs {
 		t.Errorf("processing %v → %v ms", first.ProcessingMs, last.ProcessingMs)
 	}
+	// the state at the end is the last completed batch's (its job
+	// computes it), not that of the two batches still queued
+	last := r.Batches[len(r.Batches)-1]
+	if st := r.Summary.State; st == nil || st.Keys != last.StateKeys || st.Keys != 170512 || st.Bytes != 170512*200 {
+		t.Errorf("state %+v, want batch %v's %d keys", st, last.TimeS, last.StateKeys)
+	}
 	// a state checkpoint is written by the end of its batch's job: one
 	// event per checkpoint batch completed (10s..80s; the 90s batch is
 	// cut at the end and never completes), at that batch's end

@@ -69,16 +69,21 @@ type Sim struct {
 	lagBuf   []int64
 	limBuf   []int64
 
-	queue             []*batch
-	running           *batch
-	queuedN           int64
-	batches           []BatchInfo
-	next              int64 // batch number
-	emitted           uint64
-	read              uint64
-	deliver           uint64
-	stopped           error
-	lat               *metrics.Histogram // record latency over the window
+	queue   []*batch
+	running *batch
+	queuedN int64
+	batches []BatchInfo
+	next    int64 // batch number
+	emitted uint64
+	read    uint64
+	deliver uint64
+	stopped error
+	lat     *metrics.Histogram // record latency over the window
+	// stateDone is the state (keys, bytes) after the last batch
+	// completed: a batch's state is computed by its job, so the state of
+	// the batches cut and not completed (which the state maps already
+	// hold, see touch) is not there yet
+	stateDone         [2]int64
 	latIv             *metrics.Histogram // record latency this metrics interval
 	tsRows            []TimeseriesRow
 	events            []sim.Event
@@ -166,6 +171,7 @@ type batch struct {
 	// end (its own records wait with their windows, structured.held)
 	appendMode bool
 	written    []des.Time
+	stateBytes int64           // the state after the batch (with BatchInfo.StateKeys)
 	maxTask    des.Time        // the longest task of the job (rerun after an executor loss)
 	tasks      [][]des.Time    // the job's task durations, by stage and partition
 	failed     map[taskRef]int // failed attempts by task (TaskSetManager's numFailures), nil for none
@@ -532,7 +538,7 @@ func (s *Sim) cut(now, readAt des.Time, limits []int64) *batch {
 	for k, st := range s.stages {
 		b.tasks[k] = slices.Clone(st.task)
 	}
-	b.info.StateKeys, _ = s.stateKeys()
+	b.info.StateKeys, b.stateBytes = s.stateKeys()
 	b.info.ProcessingMs = b.proc.Seconds() * 1000
 	return b
 }
@@ -780,6 +786,7 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 				sim.FormatTime(b.info.time), sim.FormatTime(des.FromSeconds(b.info.SchedulingDelayMs/1000)), sim.FormatTime(des.FromSeconds(prev.ProcessingMs/1000)), sim.FormatTime(s.interval))})
 	}
 	s.checkpointWritten(now, b)
+	s.stateDone = [2]int64{b.info.StateKeys, b.stateBytes}
 	b.arrivals = nil
 	s.batches = append(s.batches, b.info)
 	s.ivBatch = append(s.ivBatch, len(s.batches)-1)

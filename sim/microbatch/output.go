@@ -140,7 +140,7 @@ func (s *Sim) onSample(now des.Time, _ int64) {
 		pt.appendUntil(now)
 		r.Lag += pt.appended - pt.offset
 	}
-	r.StateKeys, r.StateBytes = s.stateKeys()
+	r.StateKeys, r.StateBytes = s.stateDone[0], s.stateDone[1]
 	s.tsRows = append(s.tsRows, r)
 	s.lastRow, s.ivRead, s.ivDone, s.ivBatch = now, 0, 0, s.ivBatch[:0]
 	s.latIv.Reset()
@@ -334,7 +334,9 @@ type Backpressure struct {
 	RateSwing float64 `json:"rate_swing_rps"`
 }
 
-// StateSummary is the state held at the end.
+// StateSummary is the state held at the end: after the last batch
+// completed (batches.csv's last state_keys), as a batch's state is
+// computed by its job.
 type StateSummary struct {
 	Operation string `json:"operation,omitempty"`
 	Keys      int64  `json:"keys"`
@@ -494,7 +496,7 @@ func (s *Sim) Result() *Result {
 		}
 		sum.Backpressure = bp
 	}
-	if k, b := s.stateKeys(); s.plan.Stateful() {
+	if k, b := s.stateDone[0], s.stateDone[1]; s.plan.Stateful() {
 		sum.State = &StateSummary{Keys: k, Bytes: b}
 		if s.ss == nil {
 			sum.State.Operation = s.sp.StateOperation
