@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -75,8 +76,14 @@ func TestSparkUnstable(t *testing.T) {
 	y := strings.Replace(string(source(t, "spark-unstable")), "batch_interval: 1s", "batch_interval: 5s", 1) +
 		"failures: [{kind: task, vertex: parse, subtask: 0, at: 12s}]\n"
 	s = runMB(t, parse(t, "spark-unstable", []byte(y))).Summary
+	// the same failure in the last batch completed (50 s): it took 9.404 s
+	// but delayed none yet, the 4 before it took 4.902 s: stable
+	y2 := strings.Replace(y, "at: 12s", "at: 50500ms", 1)
+	if s2 := runMB(t, parse(t, "spark-unstable", []byte(y2))).Summary; !*s2.Streaming.Stable || s2.Streaming.ProcessingTime.LastMs != 9404 {
+		t.Errorf("5s with a task failure in the last batch: stable %v, last processing %v ms, diagnosis %q", *s2.Streaming.Stable, s2.Streaming.ProcessingTime.LastMs, s2.Diagnosis.Message)
+	}
 	if st := s.Streaming; !*st.Stable || st.ProcessingTime.MeanMs != 5352.2 || st.SchedulingDelayGrowthMs != -98 ||
-		!strings.HasPrefix(s.Diagnosis.Message, "stable: the last 5 batches took 4.902s on average < batch interval 5s, so the scheduling delay that slower batches left (one took 9.404s) shrinks by 98ms per batch (3.718s at the end)") {
+		!strings.HasPrefix(s.Diagnosis.Message, "stable: the batches take 4.902s (the median of the last 5) < batch interval 5s; slower ones (one took 9.404s) delay the batches behind them, which catch up (scheduling delay 3.718s at the end, shrinking 98ms per batch)") {
 		t.Errorf("5s with a task failure: stable %v, processing %v ms, growth %v ms, diagnosis %q", *st.Stable, st.ProcessingTime.MeanMs, st.SchedulingDelayGrowthMs, s.Diagnosis.Message)
 	}
 }
@@ -98,16 +105,26 @@ func TestSparkBackpressure(t *testing.T) {
 	if off.Streaming.SchedulingDelay.MaxMs < 5000 {
 		t.Errorf("without back-pressure: scheduling delay at most %v ms", off.Streaming.SchedulingDelay.MaxMs)
 	}
+	// stopped at 26 s, in the burst: its batches take 1.812 s against
+	// 1 s and the delay grows, though the window's mean is 0.448 s
+	sc := edit(t, "spark-backpressure", "backpressure: true", "backpressure: false")
+	sc.Duration = 26 * des.Second
+	burst := runMB(t, sc).Summary
+	if st := burst.Streaming; *st.Stable || st.SchedulingDelayGrowthMs != 203 ||
+		!strings.HasPrefix(burst.Diagnosis.Message, "falls behind at the end: the last batch took 1.812s > batch interval 1s (448.364ms on average over the window), and the scheduling delay grows 203ms per batch over the last 5") {
+		t.Errorf("without back-pressure, stopped in the burst: stable %v, growth %v ms, diagnosis %q", *st.Stable, st.SchedulingDelayGrowthMs, burst.Diagnosis.Message)
+	}
 }
 
 // spark-state: updateStateByKey's processing time grows with the keys
 // and falls behind; mapWithState's is flat off checkpoint batches.
 func TestSparkState(t *testing.T) {
 	r := runMB(t, load(t, "spark-state"))
-	// the last 5 batches take 2.113 s on average against 2 s (the
-	// window's mean, 1.328 s, is under it): falling behind at the end
+	// the last batch takes 2.125 s against 2 s and the scheduling delay
+	// grows over the last 5 (the window's mean, 1.328 s, is under the
+	// interval): falling behind at the end
 	if st := r.Summary.Streaming; *st.Stable || st.SchedulingDelay.LastMs == 0 ||
-		!strings.HasPrefix(r.Summary.Diagnosis.Message, "falls behind at the end: the last 5 batches took 2.113s on average > batch interval 2s (1.328s over the window)") {
+		!strings.HasPrefix(r.Summary.Diagnosis.Message, "falls behind at the end: the last batch took 2.125s > batch interval 2s (1.328s on average over the window), and the scheduling delay grows 115.956ms per batch over the last 5") {
 		t.Errorf("updateStateByKey does not fall behind: %+v, diagnosis %q", st, r.Summary.Diagnosis.Message)
 	}
 	if first, last := r.Batches[0], r.Batches[len(r.Batches)-1]; last.ProcessingMs < 4*first.ProcessingMs {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -290,10 +291,11 @@ type Streaming struct {
 	// over the window's last batches (up to recentWindow, those Stable
 	// judges): (last − first) / (batches − 1); negative while it shrinks.
 	SchedulingDelayGrowthMs float64 `json:"scheduling_delay_growth_ms_per_batch"`
-	// Stable: the mean processing time of the window's last batches (up
-	// to recentWindow) is not over the batch interval, so the scheduling
-	// delay does not grow at the end; null when no batch completed in the
-	// window (there is no processing time to judge).
+	// Stable: the job does not fall behind at the end of the window: not
+	// both its last batch over the batch interval and the scheduling
+	// delay grown over the last batches (up to recentWindow; judge); null
+	// when no batch completed in the window (there is no processing time
+	// to judge).
 	Stable *bool `json:"stable"`
 	// RowsDroppedByWatermark counts the records of a structured streaming
 	// aggregation dropped as late: their window had passed the watermark
@@ -462,7 +464,7 @@ func (s *Sim) Result() *Result {
 		st.SchedulingDelay, st.ProcessingTime, st.TotalDelay = &sched, &proc, &total
 		// a run in which no batch completed has no processing time to
 		// compare: Stable stays null (a mean of 0 would pass any interval)
-		stable := s.interval == 0 || !exceeds(recentProcessingMs(win), s.interval)
+		stable := !judge(win, s.interval).behind
 		st.Stable = &stable
 	}
 	if s.ss != nil {
@@ -539,14 +541,43 @@ func recentBatches(win []*BatchInfo) []*BatchInfo {
 	return win[max(0, len(win)-recentWindow):]
 }
 
-// recentProcessingMs is the mean processing time of the recent batches.
-func recentProcessingMs(win []*BatchInfo) float64 {
+// trend is the stability verdict on the recent batches of a window.
+type trend struct {
+	k        int     // the recent batches judged
+	medianMs float64 // their median processing time
+	lastMs   float64 // the last one's
+	// behind: the job falls behind at the end: the last batch took
+	// longer than the interval and the scheduling delay grew over the
+	// recent batches (the one batch of a window of one: it took longer).
+	// A last batch that took longer without the delay growing is one
+	// slow batch (a failed task's rerun, a checkpoint): the batches after
+	// it catch up while the others stay under the interval.
+	behind bool
+	edge   bool // not behind, the median processing time is the interval
+}
+
+// judge gives the verdict on win's recent batches at batch interval iv
+// (0: none, as fast as possible: never behind).
+func judge(win []*BatchInfo, iv des.Duration) trend {
 	r := recentBatches(win)
-	var sum float64
-	for _, b := range r {
-		sum += b.ProcessingMs
+	t := trend{k: len(r)}
+	if t.k == 0 {
+		return t
 	}
-	return sum / float64(len(r))
+	ms := make([]float64, t.k)
+	for i, b := range r {
+		ms[i] = b.ProcessingMs
+	}
+	t.lastMs = ms[t.k-1]
+	slices.Sort(ms)
+	t.medianMs = ms[t.k/2]
+	if t.k%2 == 0 {
+		t.medianMs = (ms[t.k/2-1] + ms[t.k/2]) / 2
+	}
+	growing := r[t.k-1].SchedulingDelayMs-r[0].SchedulingDelayMs >= 0.001
+	t.behind = iv > 0 && exceeds(t.lastMs, iv) && (growing || t.k == 1)
+	t.edge = !t.behind && iv > 0 && !exceeds(t.medianMs, iv) && !exceeds(iv.Seconds()*1000, des.FromSeconds(t.medianMs/1000))
+	return t
 }
 
 // exceeds reports whether a processing time of ms milliseconds is longer
@@ -618,25 +649,29 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 		}
 	case !*st.Stable:
 		d.Kind = DiagnosisFallingBehind
-		recent, k := des.FromSeconds(recentProcessingMs(win)/1000), len(recentBatches(win))
+		v := judge(win, iv)
 		growth := sim.FormatTime(des.FromSeconds(st.SchedulingDelayGrowthMs / 1000))
-		if k == st.Batches || exceeds(st.ProcessingTime.MeanMs, iv) {
+		if exceeds(st.ProcessingTime.MeanMs, iv) {
 			say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
-				sim.FormatTime(recent), sim.FormatTime(iv), growth)
+				sim.FormatTime(proc), sim.FormatTime(iv), growth)
 		} else {
-			say("falls behind at the end: the last %d batches took %s on average > batch interval %s (%s over the window): the processing time grows, and the scheduling delay with it, %s per batch",
-				k, sim.FormatTime(recent), sim.FormatTime(iv), sim.FormatTime(proc), growth)
+			say("falls behind at the end: the last batch took %s > batch interval %s (%s on average over the window), and the scheduling delay grows %s per batch over the last %d: the processing time grew past the interval",
+				sim.FormatTime(des.FromSeconds(v.lastMs/1000)), sim.FormatTime(iv), sim.FormatTime(proc), growth, v.k)
 		}
-	case exceeds(st.ProcessingTime.MeanMs, iv):
+	case exceeds(st.ProcessingTime.MeanMs, iv) || exceeds(st.ProcessingTime.LastMs, iv):
 		// stable at the end, after slower batches: they delayed the
 		// ones behind them, which catch up
-		say("stable: the last %d batches took %s on average < batch interval %s, so the scheduling delay that slower batches left (one took %s) shrinks by %s per batch (%s at the end)",
-			len(recentBatches(win)), sim.FormatTime(des.FromSeconds(recentProcessingMs(win)/1000)), sim.FormatTime(iv),
-			sim.FormatTime(des.FromSeconds(st.ProcessingTime.MaxMs/1000)), sim.FormatTime(des.FromSeconds(-st.SchedulingDelayGrowthMs/1000)),
-			sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)))
-	case !exceeds(iv.Seconds()*1000, des.FromSeconds(recentProcessingMs(win)/1000)):
+		v := judge(win, iv)
+		shrink := ""
+		if st.SchedulingDelayGrowthMs < 0 {
+			shrink = ", shrinking " + sim.FormatTime(des.FromSeconds(-st.SchedulingDelayGrowthMs/1000)) + " per batch"
+		}
+		say("stable: the batches take %s (the median of the last %d) < batch interval %s; slower ones (one took %s) delay the batches behind them, which catch up (scheduling delay %s at the end%s)",
+			sim.FormatTime(des.FromSeconds(v.medianMs/1000)), v.k, sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.ProcessingTime.MaxMs/1000)),
+			sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)), shrink)
+	case judge(win, iv).edge:
 		say("stable, on the edge: processing time %s = batch interval %s, so the scheduling delay does not grow (%s at the end), but any slower batch delays all that follow it",
-			sim.FormatTime(des.FromSeconds(recentProcessingMs(win)/1000)), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)))
+			sim.FormatTime(des.FromSeconds(judge(win, iv).medianMs/1000)), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)))
 	case st.SchedulingDelay.MaxMs == 0:
 		say("stable: processing time %s < batch interval %s, so every batch starts at its batch time (scheduling delay 0)",
 			sim.FormatTime(proc), sim.FormatTime(iv))
@@ -648,22 +683,30 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 		say("append mode: a window's rows are written once, at the first trigger whose watermark (the latest event time seen, less %s) has passed its end, so a record's count reaches the sink %s after it on average (for a record on time: half of the %s window + the %s watermark delay + two trigger intervals)",
 			sim.FormatTime(s.sp.Watermark), sim.FormatTime(des.FromSeconds(*sum.Latency.MeanMs/1000)), sim.FormatTime(s.sp.Window), sim.FormatTime(s.sp.Watermark))
 	}
-	if iv > 0 && s.ss == nil && sum.Latency.MeanMs != nil {
-		floor := iv/2 + des.FromSeconds(st.TotalDelay.MeanMs/1000)
-		lat := des.FromSeconds(*sum.Latency.MeanMs / 1000)
-		msg := fmt.Sprintf("latency floor: half the batch interval (%s), a record's mean wait for its batch, + the mean total delay of a batch (%s) = %s; the records' mean latency is %s",
-			sim.FormatTime(iv/2), sim.FormatTime(floor-iv/2), sim.FormatTime(floor), sim.FormatTime(lat))
-		if lat-floor > floor/10 {
-			// a rate limit (the PID estimator's, a fixed cap) leaves
-			// records in the source's log past the batch they arrived
-			// in: the floor holds for a record a batch reads at once
-			msg += fmt.Sprintf(": the other %s is time in the source's log, waiting for a later batch (a rate limit)", sim.FormatTime(lat-floor))
-		} else if floor-lat > floor/10 {
-			// the batches' mean counts each alike: those delayed
-			// longest (a downtime's) held fewer records
-			msg += ": less, as the batches' mean counts every batch alike, and the most delayed ones held fewer records"
+	// the floor of a batch that reads its own interval's records: not of
+	// the batches generated after a driver restart, whose first reads all
+	// that arrived over the downtime
+	if iv > 0 && s.ss == nil && sum.Latency.MeanMs != nil && (sum.Recovery == nil || sum.Recovery.DowntimeS == 0) {
+		// the total delay per record: a batch weighs by its records (the
+		// batches of a downtime hold more, or none)
+		var recs, delay float64
+		for _, b := range win {
+			recs += float64(b.Records)
+			delay += float64(b.Records) * b.TotalDelayMs
 		}
-		say("%s", msg)
+		if recs > 0 {
+			floor := iv/2 + des.FromSeconds(delay/recs/1000)
+			lat := des.FromSeconds(*sum.Latency.MeanMs / 1000)
+			msg := fmt.Sprintf("latency floor: half the batch interval (%s), a record's mean wait for its batch, + its batch's total delay (%s on average per record) = %s; the records' mean latency is %s",
+				sim.FormatTime(iv/2), sim.FormatTime(floor-iv/2), sim.FormatTime(floor), sim.FormatTime(lat))
+			if limited := s.pid != nil || s.sp.MaxRatePerPartition > 0 || s.sp.ReceiverMaxRate > 0; limited && lat-floor > floor/10 {
+				// a rate limit leaves records in the source's log past
+				// the batch they arrived in: the floor holds for a
+				// record a batch reads at once
+				msg += fmt.Sprintf(": the other %s is time in the source's log, waiting for a later batch (the rate limit)", sim.FormatTime(lat-floor))
+			}
+			say("%s", msg)
+		}
 	}
 	if bp := sum.Backpressure; bp != nil && bp.FinalRate > 0 && bp.RateSwing > 0.05*bp.FinalRate {
 		say("the PID rate oscillates: it changes by %.0f records/s from one batch to the next on average (from %.0f to %.0f): a proportional gain above 1 overshoots the processing rate, each correction larger than the error",
