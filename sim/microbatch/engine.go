@@ -778,7 +778,10 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 			s.rate = float64(int64(r)) // rateLimit.set(newRate.toLong)
 		}
 	}
-	if s.behindAt < 0 && b.info.SchedulingDelayMs > 0 && len(s.batches) > 0 && b.info.SchedulingDelayMs > s.batches[len(s.batches)-1].SchedulingDelayMs {
+	// (a wait behind a batch that took no longer than the interval has
+	// another cause: the driver's downtime, lost executors)
+	if s.behindAt < 0 && b.info.SchedulingDelayMs > 0 && len(s.batches) > 0 && b.info.SchedulingDelayMs > s.batches[len(s.batches)-1].SchedulingDelayMs &&
+		exceeds(s.batches[len(s.batches)-1].ProcessingMs, s.interval) {
 		s.behindAt = b.info.time
 		prev := &s.batches[len(s.batches)-1]
 		s.events = append(s.events, sim.Event{Time: now, Type: EventFallingBehind, Worker: -1,

@@ -236,9 +236,9 @@ type RecoverySummary struct {
 	// checkpointing.
 	JobState string `json:"job_state"`
 	// DowntimeS is the time the driver was down (driver_restart per
-	// failure), up to the end of the run; for a job failed or lost, its
-	// downtimes before and the time from the loss to the end (the
-	// application stopped).
+	// failure), up to the end of the run; for a job lost, its downtimes
+	// before and the time from the loss to the end (a job failed by a
+	// task's spark.task.maxFailures stopped; its driver did not fail).
 	DowntimeS float64 `json:"driver_downtime_s"`
 	// RestartS is when the driver still down at the end restarts, in
 	// simulated seconds after the start; 0 (left out) otherwise.
@@ -412,8 +412,7 @@ func (s *Sim) Result() *Result {
 		r := &RecoverySummary{Failures: s.rec.failures, JobState: "running", DowntimeS: s.rec.downtime.Seconds()}
 		switch {
 		case s.rec.jobFailed:
-			r.JobState = "failed"
-			r.DowntimeS = (s.rec.downtime + now - s.rec.stoppedAt).Seconds()
+			r.JobState = "failed" // the application stopped: its driver did not fail
 		case s.rec.jobLost:
 			r.JobState = "lost"
 			r.DowntimeS = (s.rec.downtime + now - s.rec.stoppedAt).Seconds()

@@ -285,13 +285,16 @@ func (s *Sim) driverLost(now des.Time) {
 		Message: "the driver failed, and its executors with it"})
 	pending := s.queue
 	lose := s.ss == nil && !s.sp.Checkpoint
+	// receivers without the write-ahead log lose the blocks of the
+	// pending batches, the running one's too: nothing reruns them
+	unlogged := s.receiverMode() && !s.sp.WriteAheadLog
 	if b := s.running; b != nil {
 		s.eng.Cancel(s.endEv)
 		s.running = nil
 		// the output operation had written part of the batch; a rerun
-		// writes it all again (a lost job reruns nothing: what it wrote
-		// it wrote once)
-		if s.atLeastOnce() && b.proc > 0 && !lose {
+		// writes it all again (a batch that does not run again, of a lost
+		// job or of lost blocks, wrote what it wrote once)
+		if s.atLeastOnce() && b.proc > 0 && !lose && !unlogged {
 			frac := min(float64(now-b.info.start)/float64(b.proc), 1)
 			out := int64(len(b.arrivals))
 			if s.ss != nil {
@@ -314,7 +317,7 @@ func (s *Sim) driverLost(now des.Time) {
 			Message: "without checkpoint: true the StreamingContext cannot be recovered (StreamingContext.getOrCreate needs a checkpoint): the job is lost, nobody reads the topic, its lag grows"})
 		return
 	}
-	if s.receiverMode() && !s.sp.WriteAheadLog {
+	if unlogged {
 		// the blocks lived in the executors' memory, unlogged: those of
 		// the pending batches and those received since the last batch
 		for _, b := range pending {
@@ -361,8 +364,22 @@ func (s *Sim) onDriverRestart(now des.Time, _ int64) {
 	s.events = append(s.events, sim.Event{Time: now, Type: sim.EventRestart, Worker: -1,
 		Message: fmt.Sprintf("the driver restarted from the checkpoint: %s pending again, %s of the downtime generated; the state is restored and recomputed from lineage (%s)",
 			plural.Count(len(s.queue), "batch"), plural.Count(len(missed), "batch"), sim.FormatTime(s.rec.extra))})
+	// Kafka's direct stream reads the offsets of the downtime into its
+	// batches; receivers were down with the driver, so the batches of the
+	// downtime get no block: the receivers, restarted now, receive the
+	// backlog into the batches that follow (what the write-ahead log kept
+	// of the blocks received since the last batch goes to the next batch,
+	// not to the first of the downtime as in Spark)
+	var limits []int64
+	if s.receiverMode() {
+		limits = make([]int64, len(s.parts))
+	}
 	for _, t := range missed {
-		b := s.cut(t, now, s.limits(now))
+		lim := limits
+		if lim == nil {
+			lim = s.limits(now)
+		}
+		b := s.cut(t, now, lim)
 		s.queue = append(s.queue, b)
 		s.queuedN += int64(len(b.arrivals))
 	}

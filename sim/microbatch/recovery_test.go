@@ -170,6 +170,28 @@ failures: [{kind: jobmanager, at: 10500ms}]
 		if tot := r.Summary.Totals; tot.Lost != c.lost {
 			t.Errorf("write_ahead_log %s: lost %d, want %d (batch 10, running at the failure, and the 500 received since)", c.wal, tot.Lost, c.lost)
 		}
+		// without the log batch 10's blocks are gone: it does not run
+		// again, so what it had written is not written twice; the
+		// receivers were down with the driver: the 5 batches of the
+		// downtime (11s..15s) get no block, the backlog goes to the next
+		wantDup := c.wal == "true"
+		if tot := r.Summary.Totals; (tot.Duplicated > 0) != wantDup {
+			t.Errorf("write_ahead_log %s: %d duplicated", c.wal, tot.Duplicated)
+		}
+		// batch 10 (rerun with the log) and those of the downtime waited
+		// for the restart, not behind a slow batch: the first
+		// falling_behind is batch 17's, behind the 16s batch that reads
+		// the backlog
+		for _, e := range r.Events {
+			if e.Type == EventFallingBehind && e.Time.Seconds() < 16 {
+				t.Errorf("write_ahead_log %s: %s at %v: %s", c.wal, e.Type, e.Time, e.Message)
+			}
+		}
+		for _, b := range r.Batches {
+			if b.TimeS > 10.5 && b.TimeS <= 15.5 && b.Records != 0 {
+				t.Errorf("write_ahead_log %s: downtime batch %vs read %d records, want 0", c.wal, b.TimeS, b.Records)
+			}
+		}
 	}
 }
 
