@@ -305,7 +305,9 @@ func New(sc *scenario.Scenario, opts Options) (*Sim, error) {
 		s.pid = NewPIDRateEstimator(int64(s.interval/des.Millisecond), s.sp.PIDProportional, s.sp.PIDIntegral, s.sp.PIDDerived, s.sp.PIDMinRate)
 	}
 	s.lagBuf, s.limBuf = make([]int64, len(s.parts)), make([]int64, len(s.parts))
-	if s.sp.Checkpoint && sc.Engine == scenario.EngineSparkStreaming {
+	// the state RDDs are checkpointed (DStream.checkpoint of the stateful
+	// DStreams); a job without state checkpoints only its metadata
+	if s.sp.Checkpoint && sc.Engine == scenario.EngineSparkStreaming && s.plan.Stateful() {
 		s.ckpt.interval = s.sp.CheckpointInterval
 		if s.ckpt.interval == 0 {
 			s.ckpt.interval = scenario.DefaultSparkCheckpointInterval(s.interval, s.sp.StateOperation)
@@ -808,6 +810,10 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 const (
 	EventFallingBehind = "falling_behind"     // a batch's scheduling delay grew: batches queue
 	EventCheckpoint    = "checkpoint_written" // a state checkpoint was written
+	// EventQueryTerminated: an available-now query has read what was
+	// available at its start and stopped (StreamingQueryListener's
+	// onQueryTerminated)
+	EventQueryTerminated = "query_terminated"
 )
 
 var errNoBatches = errors.New("no batch completed")

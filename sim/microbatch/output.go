@@ -91,7 +91,8 @@ type TimeseriesRow struct {
 	InputRate, ProcessingRate float64
 	Completed, Queued         int
 	// Status is the job's at the end of the interval: "lost" or
-	// "failed" after the job is (the application stopped), "down" while
+	// "failed" after the job is (the application stopped), "terminated"
+	// after an available-now query has read what it found, "down" while
 	// the driver is down, "queued" while batches wait, otherwise "ok"
 	Status                              string
 	SchedulingMs, ProcessingMs, TotalMs float64
@@ -111,6 +112,8 @@ func (s *Sim) onSample(now des.Time, _ int64) {
 		r.Queued++
 	}
 	switch {
+	case s.ss != nil && s.ss.finished:
+		r.Status = "terminated"
 	case s.rec.jobLost:
 		r.Status = "lost"
 	case s.rec.jobFailed:
@@ -505,8 +508,7 @@ func (s *Sim) Result() *Result {
 	}
 	if s.ckpt.interval > 0 {
 		c := &Checkpoints{IntervalS: s.ckpt.interval.Seconds()}
-		for i := range s.batches {
-			b := &s.batches[i]
+		for _, b := range win { // the statistics window's, as the other figures
 			c.MaxLineage = max(c.MaxLineage, b.Lineage)
 			if b.Lineage == 0 {
 				c.Written++
@@ -643,6 +645,9 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 			// not grow
 			say("runs as fast as possible: processing time %s per micro-batch > trigger interval %s, so each starts at the next interval after the last one ended (Spark logs \"Current batch is falling behind\"); the batches do not grow, so it keeps up (source lag %d records at the end)",
 				sim.FormatTime(proc), sim.FormatTime(iv), sum.Totals.SourceLag)
+		case s.ss.finished:
+			say("available-now: the query read the %d records available at its start in %s and terminated, as Trigger.AvailableNow does; the %d records that arrived since wait in the source for its next start (source lag)",
+				sum.Totals.Read, plural.Count(st.Batches, "micro-batch"), sum.Totals.SourceLag)
 		default:
 			say("keeps up: processing time %s per micro-batch (trigger %s)", sim.FormatTime(proc), s.sp.Trigger)
 		}
@@ -859,8 +864,8 @@ func WriteTable(w io.Writer, s *Summary) error {
 		b.WriteString("record latency: - (no record delivered in the window)\n")
 	}
 	t := s.Totals
-	fmt.Fprintf(&b, "records: %d arrived, %d read into batches, %d delivered, source lag %d; %d batches completed, %d queued or running at the end",
-		t.Appended, t.Read, t.Delivered, t.SourceLag, t.Batches, t.Queued)
+	fmt.Fprintf(&b, "records: %d arrived, %d read into batches, %d delivered, source lag %d; %s completed, %d queued or running at the end",
+		t.Appended, t.Read, t.Delivered, t.SourceLag, plural.Count(t.Batches, "batch"), t.Queued)
 	if s.OutputMode != "" {
 		fmt.Fprintf(&b, "; %d rows written", t.Rows)
 	}

@@ -169,6 +169,9 @@ func (s *Sim) executorLost(now des.Time, w int) {
 	ev := sim.Event{Time: now, Type: sim.EventFailure, Worker: w}
 	if w >= s.sc.Workers.Count || s.rec.driverDown {
 		ev.Message = fmt.Sprintf("worker %d failed; it runs no executor of the job", w)
+		if w < s.sc.Workers.Count {
+			ev.Message = fmt.Sprintf("worker %d failed while the driver is down; its executor stopped with the driver, and the restarted driver starts a new one", w)
+		}
 		s.events = append(s.events, ev)
 		return
 	}
@@ -182,6 +185,12 @@ func (s *Sim) executorLost(now des.Time, w int) {
 	recompute, lineage := s.lineageCost(w)
 	ev.Message = fmt.Sprintf("executor %d lost with its %s and the state partitions it cached; they are recomputed from %s of lineage (%s)",
 		w, plural.Count(slots, "core"), plural.Count(lineage, "batch"), sim.FormatTime(recompute))
+	if !s.plan.Stateful() {
+		ev.Message = fmt.Sprintf("executor %d lost with its %s (the job keeps no state to recompute)", w, plural.Count(slots, "core"))
+	}
+	if b := s.running; b != nil {
+		ev.Message += fmt.Sprintf(", and the running job's tasks there run again (up to %s)", sim.FormatTime(b.maxTask))
+	}
 	s.events = append(s.events, ev)
 	if r := s.rec.replace; r == nil {
 		s.rec.replace = s.onExecutorReplaced

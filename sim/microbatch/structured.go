@@ -3,6 +3,7 @@ package microbatch
 import (
 	"slices"
 
+	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/plan"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -86,6 +87,8 @@ func (ss *structured) ended(now des.Time) {
 		s.mustSchedule(now/ss.interval*ss.interval+ss.interval, s.gen, 1)
 	case scenario.TriggerAvailableNow:
 		ss.finished = true
+		s.events = append(s.events, sim.Event{Time: now, Type: EventQueryTerminated, Worker: -1,
+			Message: "the available-now query has processed what was available at its start and terminates; what arrives since waits for its next start"})
 	default:
 		waiting := false
 		for _, pt := range s.parts {

@@ -153,6 +153,22 @@ sinks: [{name: out, input: parse}]
 	if len(r.Batches) != 1 || r.Batches[0].TimeS != 5 || r.Batches[0].Records != 5000 {
 		t.Errorf("available-now: %+v", r.Batches)
 	}
+	// it terminates when that micro-batch ends (5s + 12ms + 5000 ×
+	// 0.1ms = 5.512s): an event, the status from then on, the diagnosis
+	var term []float64
+	for _, e := range r.Events {
+		if e.Type == EventQueryTerminated {
+			term = append(term, e.Time.Seconds())
+		}
+	}
+	if len(term) != 1 || math.Abs(term[0]-5.512) > 1e-9 || !strings.HasPrefix(r.Summary.Diagnosis.Message, "available-now: the query read the 5000 records available at its start in 1 micro-batch and terminated") {
+		t.Errorf("available-now: terminated at %v, diagnosis %q", term, r.Summary.Diagnosis.Message)
+	}
+	for _, row := range r.Timeseries {
+		if (row.TimeS > 5.512) != (row.Status == "terminated") {
+			t.Errorf("available-now: status %q at %vs", row.Status, row.TimeS)
+		}
+	}
 
 	r = run(t, parse(t, strings.Replace(base, "TRIGGER", "trigger: continuous, trigger_interval: 1s", 1)))
 	// every record: one task overhead and its service: 2ms + 0.1ms
