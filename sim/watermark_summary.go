@@ -41,7 +41,8 @@ type VertexEventTime struct {
 	// lateness), the delay of a window's first firing after its end
 	// (processing time of the firing − window end, ms), the records of a
 	// window at its first firing, and the window state held at the end
-	// and at most (bytes, over the subtasks).
+	// (bytes, summed over the subtasks) and the most one subtask held at
+	// once. The counters are over the whole run, the warmup included.
 	NumLateRecordsDropped *uint64 `json:"num_late_records_dropped,omitempty"`
 	// LateRecordsSideOutput is the late records a window with a
 	// late_output sent there instead of dropping them (Flink counts them
