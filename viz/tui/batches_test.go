@@ -135,3 +135,16 @@ func TestBatchViewInjectsFailure(t *testing.T) {
 		t.Errorf("notice %q; frame:\n%s", snap.Notice, frame)
 	}
 }
+
+// While spark-recovery's driver is down (62.1s to 82.1s) the header says
+// so: no batch runs, however the timeline looks.
+func TestBatchViewDriverDown(t *testing.T) {
+	frame, snap := batchFrame(t, "spark-recovery", 100, 32, nil, 70*des.Second)
+	if len(snap.Rows) == 0 || snap.Rows[len(snap.Rows)-1].Status != "down" || !strings.Contains(frame, "the driver is down: no batch runs until it restarts") {
+		t.Errorf("at 70s of spark-recovery; frame:\n%s", frame)
+	}
+	frame, _ = batchFrame(t, "spark-recovery", 100, 32, nil, 90*des.Second)
+	if strings.Contains(frame, "the driver is down") {
+		t.Errorf("at 90s, after the restart; frame:\n%s", frame)
+	}
+}

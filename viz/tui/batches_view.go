@@ -216,10 +216,21 @@ func (m batchModel) header(w int) []string {
 		return []string{line1, st.err.Render(ansi.Truncate(s.Notice, w, "…"))}
 	case s.State == Finished:
 		return []string{line1, st.bold.Render("finished: r restarts, q quits and prints the summary")}
+	case len(s.Rows) > 0 && jobStatusText[s.Rows[len(s.Rows)-1].Status] != "":
+		return []string{line1, st.err.Render(ansi.Truncate(jobStatusText[s.Rows[len(s.Rows)-1].Status], w, "…"))}
 	case s.Gen > 0:
 		return []string{line1, st.faint.Render(fmt.Sprintf("run %d, started again with r · %s", s.Gen+1, m.desc))}
 	}
 	return []string{line1, st.faint.Render(m.desc)}
+}
+
+// jobStatusText says what the last metrics sample's job status
+// (microbatch.TimeseriesRow.Status) means, for those that stop batches.
+var jobStatusText = map[string]string{
+	"down":       "the driver is down: no batch runs until it restarts from the checkpoint (the events say when)",
+	"lost":       "the job is lost: the driver failed without checkpoint: true, nothing reads the sources any more",
+	"failed":     "the job failed: a task failed spark.task.maxFailures times, the application stopped",
+	"terminated": "the available-now query has read what it found at its start and terminated",
 }
 
 // labelW is the width of the labels before the timeline's rows.
