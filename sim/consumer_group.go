@@ -483,15 +483,24 @@ func (s *Sim) sampleGroups(smp *Sample, now des.Time) {
 				LatencyP50: math.NaN(), LatencyP90: math.NaN(), LatencyP99: math.NaN(), LatencyMax: math.NaN(),
 				Group: RowGroup{On: true, Partitions: len(m.parts), Duplicates: m.duplicates}}
 			r.Idle = max(1000-r.Busy-r.Down, 0)
+			// the group is down while a failed member still holds
+			// partitions (until the rebalance moves them): a member
+			// removed from the group holds none, and the group runs on
+			owns := len(m.parts) > 0
 			if m.down() {
-				r.Status, gr.Status = StatusDown, StatusDown
+				r.Status = StatusDown
+				if owns {
+					gr.Status = StatusDown
+				}
 			}
 			m.ivBusy, m.ivDown, m.ivRecs, m.ivFrom = 0, 0, 0, now
 			smp.Rows = append(smp.Rows, r)
 			gr.InRate += r.InRate
 			gr.Busy = max(gr.Busy, r.Busy)
-			gr.Idle = min(gr.Idle, r.Idle)
-			gr.Down = max(gr.Down, r.Down)
+			if owns || !m.down() {
+				gr.Idle = min(gr.Idle, r.Idle)
+				gr.Down = max(gr.Down, r.Down)
+			}
 			gr.SourceLag += r.SourceLag
 			gr.Group.Partitions += r.Group.Partitions
 			gr.Group.Duplicates += r.Group.Duplicates
@@ -626,6 +635,7 @@ func (s *Summary) groupReads(topic string) bool {
 // how long the failed member's partitions made no progress, and what
 // was processed again.
 func diagnoseGroups(sum *Summary) {
+	headed := false
 	for _, g := range sum.ConsumerGroups {
 		for _, rb := range g.Rebalances {
 			line := fmt.Sprintf("consumer %s of group %s failed at %s: its %s made no progress", rb.Member, g.Name,
@@ -637,11 +647,14 @@ func diagnoseGroups(sum *Summary) {
 			} else {
 				line += " until the end: the group is still rebalancing"
 			}
+			// the first rebalance heads a diagnosis with nothing else to
+			// say (once: not again in the evidence)
 			d := &sum.Diagnosis
-			d.Evidence = append(d.Evidence, line)
-			if d.Kind == DiagnosisNone {
-				d.Message = line
+			if d.Kind == DiagnosisNone && !headed {
+				d.Message, headed = line, true
+				continue
 			}
+			d.Evidence = append(d.Evidence, line)
 		}
 	}
 }

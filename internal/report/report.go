@@ -508,11 +508,10 @@ func extraCells(header, rec []string) []cell {
 			c.Text = strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
 		case strings.HasSuffix(name, "_rps"):
 			c.Text = formatRate(x) + "/s"
+		case x == math.Trunc(x) && math.Abs(x) < 1e15:
+			c.Text = rec[i] // a count: an integer as it is, 80045 (not 8.004e+04)
 		default:
 			c.Text = strconv.FormatFloat(x, 'g', 4, 64)
-			if !strings.ContainsAny(c.Text, "e") && x == math.Trunc(x) {
-				c.Text = rec[i] // an integer as it is
-			}
 		}
 		if c.Text != rec[i] {
 			c.Title = rec[i]
