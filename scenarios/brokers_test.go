@@ -117,7 +117,25 @@ func TestQueueVsLogLesson(t *testing.T) {
 // the 599 records it processed after the commit of 30s (3s x 200/s, less
 // the one in hand) are processed again.
 func TestConsumerGroupRebalanceLesson(t *testing.T) {
-	s := run(t, load(t, "consumer-group-rebalance"), nil).Summary
+	// the group's row is DOWN while billing-1 holds partitions 2 and 3
+	// dead (33s..75s), OK again once they moved; the member's stays DOWN
+	var groupDown, memberDown []float64
+	s := run(t, load(t, "consumer-group-rebalance"), sampler(func(smp *sim.Sample) {
+		for _, r := range smp.Rows {
+			if r.Kind != sim.KindConsumer || r.Status != sim.StatusDown {
+				continue
+			}
+			switch r.Subtask {
+			case -1:
+				groupDown = append(groupDown, smp.Time.Seconds())
+			case 1:
+				memberDown = append(memberDown, smp.Time.Seconds())
+			}
+		}
+	})).Summary
+	if len(groupDown) == 0 || groupDown[0] != 33 || groupDown[len(groupDown)-1] != 74 || len(memberDown) == 0 || memberDown[len(memberDown)-1] != 180 {
+		t.Errorf("group DOWN at %v, billing-1 DOWN at %v; want the group 33s..74s, the member to the end", groupDown, memberDown)
+	}
 	g := s.ConsumerGroups[0]
 	rb := g.Rebalances[0]
 	if rb.FailedS != 33 || rb.LastHeartbeatS != 30 || rb.DetectedS != 75 || rb.PauseS != 0 || rb.Duplicates != 599 || g.Duplicates != 599 {
@@ -127,8 +145,8 @@ func TestConsumerGroupRebalanceLesson(t *testing.T) {
 	if a := rb.Assignment; len(a["billing-0"]) != 3 || a["billing-0"][2] != 2 || len(a["billing-2"]) != 3 || a["billing-2"][0] != 3 || g.Lag != 0 {
 		t.Errorf("assignment %v, lag %d; want billing-0 [0 1 2], billing-2 [3 4 5], caught up", a, g.Lag)
 	}
-	if m := s.Diagnosis.Message; !strings.HasPrefix(m, "consumer billing-1 of group billing failed at 33s: its partitions 2, 3 made no progress for 42s") {
-		t.Errorf("diagnosis %q", m)
+	if m := s.Diagnosis.Message; !strings.HasPrefix(m, "consumer billing-1 of group billing failed at 33s: its partitions 2, 3 made no progress for 42s") || len(s.Diagnosis.Evidence) != 0 {
+		t.Errorf("diagnosis %q, evidence %q (the lead line once)", m, s.Diagnosis.Evidence)
 	}
 	s = run(t, edit(t, "consumer-group-rebalance", "session_timeout: 45s", "session_timeout: 10s"), nil).Summary
 	if rb := s.ConsumerGroups[0].Rebalances[0]; rb.DetectedS != 40 || rb.PauseS != 2 {
