@@ -105,6 +105,13 @@ func TestSparkBackpressure(t *testing.T) {
 	if off.Streaming.SchedulingDelay.MaxMs < 5000 {
 		t.Errorf("without back-pressure: scheduling delay at most %v ms", off.Streaming.SchedulingDelay.MaxMs)
 	}
+	// a proportional gain of 1e100 overshoots past the int64 range: the
+	// rate saturates at Long.MaxValue (no limit), as Spark's toLong does,
+	// and its swing shows; it was -2^63, read as "no rate yet"
+	huge := runMB(t, edit(t, "spark-backpressure", "backpressure: true", "backpressure: true\n  pid_proportional: 1e100")).Summary
+	if bp := huge.Backpressure; bp == nil || bp.MaxRate != math.MaxInt64 || bp.RateSwing < 1e18 || bp.MinRate < 100 {
+		t.Errorf("pid_proportional 1e100: %+v", bp)
+	}
 	// stopped at 26 s, in the burst: its batches take 1.812 s against
 	// 1 s and the delay grows, though the window's mean is 0.448 s
 	sc := edit(t, "spark-backpressure", "backpressure: true", "backpressure: false")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -777,7 +778,7 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 		// numRecords, processingDelay, schedulingDelay, all in ms
 		ms := func(t des.Time) int64 { return int64(t / des.Millisecond) }
 		if r, ok := s.pid.Compute(ms(now), b.info.Records, ms(now)-ms(b.info.start), ms(b.info.start)-ms(b.info.time)); ok {
-			s.rate = float64(int64(r)) // rateLimit.set(newRate.toLong)
+			s.rate = float64(toLong(r)) // rateLimit.set(newRate.toLong)
 		}
 	}
 	// (a wait behind a batch that took no longer than the interval has
@@ -804,6 +805,22 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 		return
 	}
 	s.startNext(now)
+}
+
+// toLong is Scala's Double.toLong (the JVM's d2l): toward zero, NaN to 0,
+// and saturated at the int64 range, where Go's conversion of an
+// out-of-range float is undefined (it gives math.MinInt64 on amd64: a
+// huge PID gain turned the rate negative, read as no estimate).
+func toLong(x float64) int64 {
+	switch {
+	case x != x:
+		return 0
+	case x >= math.MaxInt64:
+		return math.MaxInt64
+	case x <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(x)
 }
 
 // Event types of the micro-batch engines in events.jsonl, beside sim's.

@@ -88,3 +88,16 @@ func TestMaxMessagesPerPartition(t *testing.T) {
 		}
 	}
 }
+
+// toLong saturates as the JVM's d2l does: a PID estimate past the int64
+// range is Long.MaxValue (no limit), not Go's undefined conversion.
+func TestToLong(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want int64
+	}{{3205.9, 3205}, {-2.5, -2}, {1e100, math.MaxInt64}, {-1e100, math.MinInt64}, {math.Inf(1), math.MaxInt64}, {math.NaN(), 0}} {
+		if got := toLong(c.x); got != c.want {
+			t.Errorf("toLong(%v) = %d, want %d", c.x, got, c.want)
+		}
+	}
+}
