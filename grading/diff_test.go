@@ -205,4 +205,21 @@ func TestCollect(t *testing.T) {
 	if err != nil || len(subs) != 2 || subs[0].Path != dir+"/Good.yml" || subs[1].Path != dir+"/good" {
 		t.Errorf("expanded %v %v", subs, err)
 	}
+	// the same file three ways, and inside its folder: graded once, in
+	// its first place (Good and good clash without regard to case)
+	subs, err = Collect([]string{dir + "/Good.yml", dir + "/Good.yml", dir + "/./Good.yml", dir})
+	if err != nil || len(subs) != 2 || subs[0].ID != "Good--c939327c" || subs[0].Path != dir+"/Good.yml" || subs[1].Path != dir+"/good" {
+		t.Errorf("the same file given 3 times and in its folder: %+v %v", subs, err)
+	}
+	// what an earlier grade wrote into another --out is not a student
+	write(t, dir+"/grades/"+GradesFile, "id,points\n")
+	write(t, dir+"/grades/"+FeedbackDir+"/good.md", "x")
+	subs, err = Collect([]string{dir})
+	if err != nil || len(subs) != 2 {
+		t.Errorf("with an earlier grade's folder: %+v %v", subs, err)
+	}
+	subs, err = Collect([]string{dir + "/grades", dir + "/good"})
+	if err != nil || len(subs) != 1 || subs[0].Path != dir+"/good" {
+		t.Errorf("an earlier grade's folder given by the shell: %+v %v", subs, err)
+	}
 }

@@ -31,6 +31,9 @@ func TestMarkdownKeepsComparisons(t *testing.T) {
 		"<script>alert(1)</script>":   `\<script>alert(1)\</script>`,
 		"<!-- x --> <?php <http://x>": `\<!-- x --> \<?php \<http://x>`,
 		"a | b `c`":                   "a \\| b \\`c\\`",
+		"**bold** [x](javascript:1)":  `\*\*bold\*\* [x]\(javascript:1)`,
+		"operators[work].parallelism": "operators[work].parallelism",
+		"state_bytes":                 "state_bytes",
 	} {
 		if got := mdText(in); got != want {
 			t.Errorf("mdText(%q) = %q, want %q", in, got, want)

@@ -193,8 +193,8 @@ func briefProblem(p string) string {
 	return s
 }
 
-// mdText escapes what Markdown would read as HTML, code or a table's
-// column in text that comes from a submission or a pack, and leaves the
+// mdText escapes what Markdown would read as HTML, code, a table's
+// column, emphasis with * or a link in text that comes from a submission or a pack, and leaves the
 // rest readable as it is in the .md file: a "<" is escaped (as `\<`)
 // only where CommonMark could read a tag, a comment or an autolink (a
 // letter, "/", "!" or "?" follows), so "<= 0.2" stays as it is.
@@ -202,8 +202,14 @@ func mdText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
-		case '`', '|':
+		case '`', '|', '*':
+			// code, a column, emphasis: a file named "**x**.yaml"
+			// stays text
 			b.WriteByte('\\')
+		case '(':
+			if i > 0 && s[i-1] == ']' {
+				b.WriteByte('\\') // "[y](javascript:…)" is no link; operators[work] stays as it is
+			}
 		case '<':
 			if i+1 < len(s) {
 				if n := s[i+1]; n == '/' || n == '!' || n == '?' || ('a' <= n && n <= 'z') || ('A' <= n && n <= 'Z') {

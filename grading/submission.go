@@ -49,10 +49,14 @@ type Submission struct {
 //     left out); a directory with none of them is one submission (which
 //     then has no scenario.yaml).
 //
-// Submissions are never read through symbolic links, whether given one by
-// one (as the shell expands subs/*) or found by expanding a directory: a
-// link is a submission that gets 0, with the reason, and its target is
-// never opened. So is a .yaml entry that is not a regular file (a FIFO, a
+// A submission is never a symbolic link, whether given one by one (as
+// the shell expands subs/*) or found by expanding a directory: a link is
+// a submission that gets 0, with the reason, and its target is never
+// opened (inside a submission's directory, a link is followed only while
+// it stays inside: readSubmission). The same file or directory given
+// twice (subs/a.yaml ./subs/a.yaml, or a file and its folder) is graded
+// once; a directory an earlier grade wrote (grades.csv and feedback/) is
+// not a submission. So is a .yaml entry that is not a regular file (a FIFO, a
 // device); hidden ones, such as an editor's lock files, are left out.
 // IDs are sanitized (SanitizeID) and unique without regard to case (see
 // uniqueIDs). An argument that does not exist, or is neither a directory
@@ -92,6 +96,8 @@ func CollectSkipping(args []string, outDir string) ([]Submission, error) {
 			continue
 		}
 		switch {
+		case li.IsDir() && !isOut && isGradeOutput(name):
+			continue // the reports of an earlier grade, given by the shell (subs/*)
 		case li.IsDir():
 			children, err := expand(arg, own)
 			if err != nil {
@@ -112,8 +118,39 @@ func CollectSkipping(args []string, outDir string) ([]Submission, error) {
 			return nil, fmt.Errorf("grading: submission %s is neither a directory nor a .yaml file", arg)
 		}
 	}
+	subs = distinct(subs)
 	uniqueIDs(subs)
 	return subs, nil
+}
+
+// distinct drops the submissions that are the same file or directory as
+// one before them (subs/a.yaml and ./subs/a.yaml, or subs/a.yaml and
+// subs, which holds it): each is graded once, in its first place.
+func distinct(subs []Submission) []Submission {
+	var seen []os.FileInfo
+	out := subs[:0]
+	for _, s := range subs {
+		name := strings.TrimRight(s.Path, string(filepath.Separator)+"/")
+		if name == "" {
+			name = s.Path
+		}
+		fi, err := os.Lstat(name)
+		if err == nil && slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(fi, o) }) {
+			continue
+		}
+		if err == nil {
+			seen = append(seen, fi)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// isGradeOutput reports whether dir is what an earlier grade wrote (its
+// grades.csv and feedback/, no scenario.yaml or answers.yaml): not a
+// submission, wherever it lies.
+func isGradeOutput(dir string) bool {
+	return has(dir, GradesFile) && has(dir, FeedbackDir) && !has(dir, ScenarioFile) && !has(dir, AnswersFile)
 }
 
 // linkReason is why a symbolic link is not graded.
@@ -208,6 +245,8 @@ func expand(dir string, own []os.FileInfo) ([]Submission, error) {
 		switch {
 		case e.Type()&fs.ModeSymlink != 0:
 			subs = append(subs, Submission{ID: idOf(p), Path: p, refused: linkReason(name)})
+		case e.IsDir() && isGradeOutput(p):
+			// the reports of an earlier grade into another --out
 		case e.IsDir():
 			subs = append(subs, Submission{ID: idOf(p), Path: p})
 		case e.Type().IsRegular() && isYAML(name):

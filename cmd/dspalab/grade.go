@@ -67,7 +67,8 @@ job's structures (over it the submission is refused before it runs) and,
 at an eighth of it, what a run accumulates (checkpoints in flight, network
 buffers: past it the run is stopped). A submission that cannot be read (over 1 MiB, not a
 regular file, a symbolic link, whether given on the command line or found
-in a folder), is not valid YAML or not a valid scenario, changes a field
+in a folder; inside a submission's folder a link is followed only while
+it stays inside), is not valid YAML or not a valid scenario, changes a field
 the exercise does not let it change, goes over a limit (total parallelism,
 the event budget of a run) or fails to run gets 0 on the checks it
 affects, with the reason in its feedback and in summary.md; it never
