@@ -108,6 +108,9 @@ type MemoryLimitError struct {
 	// TopicRecords are the records held by topics that sinks write
 	// (topic_log.go).
 	TopicRecords int64
+	// Failovers are the failovers kept with their statistics and events,
+	// CheckpointRows the checkpoints' statistics kept for the outputs.
+	Failovers, CheckpointRows int
 }
 
 func (e *MemoryLimitError) Error() string {
@@ -121,6 +124,12 @@ func (e *MemoryLimitError) Error() string {
 	}
 	if e.TopicRecords*storedRecordBytes > e.Held/2 {
 		why = append(why, fmt.Sprintf("%d records held by topics that sinks write, from the offsets their readers may still rewind to: the readers lag, or checkpoints are rare or off (a reader rewinds to its start without one)", e.TopicRecords))
+	}
+	if int64(e.Failovers)*failoverBytes > e.Held/2 {
+		why = append(why, fmt.Sprintf("%d failovers, each kept with its statistics and events: the job fails over again and again (a worker out of memory at each restore, a restart strategy without a limit)", e.Failovers))
+	}
+	if int64(e.CheckpointRows)*statsRowBytes > e.Held/2 {
+		why = append(why, fmt.Sprintf("the statistics of %d checkpoints, kept for checkpoints.csv: the checkpoint interval is very short for the run's duration", e.CheckpointRows))
 	}
 	if len(why) > 0 {
 		msg += ": " + strings.Join(why, "; ")
@@ -160,7 +169,10 @@ func (s *Sim) checkMemory() error {
 	err := &MemoryLimitError{At: s.eng.Now(), Held: held, Limit: s.opts.MaxMemory, NetworkBuffers: s.netBufs, NetworkRecords: s.netRecs,
 		TopicRecords: s.topicRecords()}
 	if c := s.ckpt; c != nil {
-		err.InFlight, err.Persisted = len(c.pending), c.persistedRecs
+		err.InFlight, err.Persisted, err.CheckpointRows = len(c.pending), c.persistedRecs, len(c.stats)
+	}
+	if s.fo != nil {
+		err.Failovers = len(s.fo.log)
 	}
 	s.stop(err)
 	return err
