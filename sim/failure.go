@@ -21,8 +21,11 @@ const (
 	EventJobFailed         = "job_failed"         // the restart strategy gave up
 	EventJobLost           = "job_lost"           // the JobManager failed without high availability
 	EventSlowdown          = "slowdown"           // a straggler begins or ends
-	EventNetworkPartition  = "network_partition"  // a worker is cut off or back
-	EventStorageOutage     = "storage_outage"     // checkpoint storage unavailable
+	// EventLostToRetention: a topic reader first comes to records of a
+	// partition that retention deleted before it read them (topic.go)
+	EventLostToRetention  = "lost_to_retention"
+	EventNetworkPartition = "network_partition" // a worker is cut off or back
+	EventStorageOutage    = "storage_outage"    // checkpoint storage unavailable
 )
 
 // Job states at the end of a run (summary.json recovery.job_state).

@@ -374,7 +374,13 @@ func (src *source) expire(now des.Time) {
 		if src.next > src.maxOffset {
 			src.maxOffset = src.next
 			src.lostRetention++
-			r.lost[r.part]++
+			if r.lost[r.part]++; r.lost[r.part] == 1 {
+				// the first of this reader's partition: when the loss
+				// begins (the diagnosis sums it up at the end)
+				src.t.s.emit(Event{Type: EventLostToRetention, Vertex: src.t.v.name,
+					Message: fmt.Sprintf("%s[%d] came to records of topic %s partition %d that retention had deleted (it is %s behind): they are skipped, lost",
+						src.t.v.name, src.t.index, r.topic.Name, r.part, FormatTime(now-r.vt))})
+			}
 			r.behind = max(r.behind, now-r.vt)
 		}
 		src.draw()
