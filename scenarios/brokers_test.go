@@ -138,9 +138,9 @@ func TestConsumerGroupRebalanceLesson(t *testing.T) {
 	}
 	g := s.ConsumerGroups[0]
 	rb := g.Rebalances[0]
-	if rb.FailedS != 33 || rb.LastHeartbeatS != 30 || rb.DetectedS != 75 || rb.PauseS != 0 || rb.Duplicates != 599 || g.Duplicates != 599 {
-		t.Errorf("failed %g, heartbeat %g, removed %g, pause %g, duplicates %d (group %d); want 33, 30, 75, 0, 599",
-			rb.FailedS, rb.LastHeartbeatS, rb.DetectedS, rb.PauseS, rb.Duplicates, g.Duplicates)
+	if rb.FailedS != 33 || rb.LastHeartbeatS != 30 || rb.DetectedS != 75 || rb.PauseS != 0 || rb.Duplicates != 599 || g.Duplicates != 599 || rb.Generation != 2 {
+		t.Errorf("failed %g, heartbeat %g, removed %g, pause %g, duplicates %d (group %d), generation %d; want 33, 30, 75, 0, 599, 2 (the first join is 1)",
+			rb.FailedS, rb.LastHeartbeatS, rb.DetectedS, rb.PauseS, rb.Duplicates, g.Duplicates, rb.Generation)
 	}
 	if a := rb.Assignment; len(a["billing-0"]) != 3 || a["billing-0"][2] != 2 || len(a["billing-2"]) != 3 || a["billing-2"][0] != 3 || g.Lag != 0 {
 		t.Errorf("assignment %v, lag %d; want billing-0 [0 1 2], billing-2 [3 4 5], caught up", a, g.Lag)

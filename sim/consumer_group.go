@@ -111,6 +111,9 @@ type groupMember struct {
 // GroupRebalance is one rebalance of a consumer group after a member
 // failed (summary.json consumer_groups[].rebalances[]).
 type GroupRebalance struct {
+	// Generation is the group's generation after the rebalance (Kafka's
+	// generationId: 1 for the first join at the start, one more for each
+	// rebalance).
 	Generation int `json:"generation"`
 	// Member is the member that failed, FailedS when, LastHeartbeatS
 	// its last heartbeat, DetectedS when the coordinator removed it
@@ -155,7 +158,8 @@ func (m *groupMember) HandleEvent(now des.Time, arg int64) {
 func (s *Sim) newConsumerGroup(pg *plan.ConsumerGroup) *consumerGroup {
 	tp := pg.Topic
 	g := &consumerGroup{s: s, pg: pg, cursors: make([]*topicReader, tp.Partitions), committed: make([]*topicSnap, tp.Partitions),
-		owner: make([]int, tp.Partitions), done: make([]uint64, tp.Partitions)}
+		owner: make([]int, tp.Partitions), done: make([]uint64, tp.Partitions),
+		generation: 1} // the members' first join, at the start: the group coordinator's generation 1
 	keys := s.topicKeys(tp)
 	for p := range tp.Partitions {
 		c := newTopicReader(tp, 0, 1, s.sc.Seed, s.duration, keys, nil)
