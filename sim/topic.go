@@ -435,12 +435,18 @@ type TopicSummary struct {
 	PartitionList []PartitionSummary `json:"partitions_detail"`
 }
 
-// topicSummaries sums up the topics at now.
+// topicSummaries sums up the topics job sources read at now: per
+// reader, its lag and loss (a topic only consumer groups read is theirs,
+// in consumer_groups[]; one nobody reads has no lag to show).
 func (s *Sim) topicSummaries(now des.Time) []TopicSummary {
 	var out []TopicSummary
 	for _, tp := range s.plan.Topics {
+		readers := s.topicReaders(tp)
+		if len(readers) == 0 {
+			continue
+		}
 		ts := TopicSummary{Name: tp.Name, Partitions: tp.Partitions, PartitionList: []PartitionSummary{}}
-		for _, src := range s.topicReaders(tp) {
+		for _, src := range readers {
 			ts.LostToRetention += src.lostRetention
 			ts.MaxBehindS = max(ts.MaxBehindS, round6(src.topic.behind.Seconds()))
 			ts.PartitionList = src.partitions(now, ts.PartitionList)

@@ -406,12 +406,17 @@ func (t teeObserver) Checkpoint(c *sim.CheckpointStats) {
 
 // contents says which optional files a run of sc writes: the actions of
 // a live or replayed run, the checkpoint files with checkpointing,
-// partitions.csv with topics.
+// partitions.csv with sources that read topics (its rows are theirs: a
+// topic only consumer groups read has its partitions in summary.json's
+// consumer_groups[], and no partitions.csv of a header alone).
 func contents(sc *scenario.Scenario, actions bool) runfiles.Contents {
 	p, err := plan.Compile(sc)
 	c := runfiles.Contents{Actions: actions}
 	if err == nil {
-		c.Checkpoints, c.Topics = p.Checkpointing(), len(p.Topics) > 0
+		c.Checkpoints = p.Checkpointing()
+		for _, v := range p.Vertices {
+			c.Topics = c.Topics || v.Kind == plan.Source && v.Source.Arrival.Process == scenario.ArrivalTopic
+		}
 	}
 	return c
 }
