@@ -43,19 +43,7 @@ func TestReportMicroBatch(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "run")
-			if err := runner.Run(context.Background(), runner.Options{Scenario: tc.scenario, OutDir: dir}); err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(t.TempDir(), "r.html")
-			if err := Write(Options{RunDir: dir, Output: out, Version: "test"}); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			page := string(b)
+			page := runPage(t, tc.scenario)
 			for _, w := range tc.want {
 				if !strings.Contains(page, w) {
 					t.Errorf("the page lacks %q", w)

@@ -286,16 +286,7 @@ failures:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := filepath.Join(dir, "out")
-	if err := runner.Run(context.Background(), runner.Options{Scenario: yaml, OutDir: run}); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "r.html")
-	if err := Write(Options{RunDir: run, Output: out}); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(out)
-	page := string(b)
+	page := runPage(t, yaml)
 	for _, want := range []string{
 		`<h2 id="delivery">Delivery<a class="self" href="#delivery">#</a></h2>`, "<b>Exactly once so far:</b> no record lost, none duplicated.",
 		`<td class="l"><b>out</b></td><td class="l">transactional</td>`,
@@ -401,17 +392,7 @@ func TestReportExtraSectionsAsTables(t *testing.T) {
 // (no failure lost one, but 80045 were deleted unread), and the Topics
 // table shows the counts as integers.
 func TestReportRetentionLossIsNotExactlyOnce(t *testing.T) {
-	dir := t.TempDir()
-	run := filepath.Join(dir, "out")
-	if err := runner.Run(context.Background(), runner.Options{Scenario: "retention-loss", OutDir: run}); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "r.html")
-	if err := Write(Options{RunDir: run, Output: out}); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(out)
-	page := string(b)
+	page := runPage(t, "retention-loss")
 	for _, want := range []string{
 		"<b>Not every record arrived:</b> none lost in a failure, none duplicated, but 80045 lost to topic retention",
 		"<td>80045</td>",
@@ -423,4 +404,24 @@ func TestReportRetentionLossIsNotExactlyOnce(t *testing.T) {
 	if strings.Contains(page, "Exactly once so far") || strings.Contains(page, "e+04") {
 		t.Error("the page calls the delivery exactly once, or prints a count in scientific notation")
 	}
+}
+
+// runPage runs scenario (a built-in's name or a file) into a temporary
+// directory and returns the report page of that run.
+func runPage(t *testing.T, scenario string) string {
+	t.Helper()
+	dir := t.TempDir()
+	run := filepath.Join(dir, "out")
+	if err := runner.Run(context.Background(), runner.Options{Scenario: scenario, OutDir: run}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.html")
+	if err := Write(Options{RunDir: run, Output: out, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
