@@ -329,17 +329,21 @@ func (s *Sim) driverLost(now des.Time) {
 	if unlogged {
 		// the blocks lived in the executors' memory, unlogged: those of
 		// the pending batches and those received since the last batch
+		before := s.rec.lost
 		for _, b := range pending {
 			s.rec.lost += uint64(b.info.Records)
 			s.queuedN -= int64(len(b.arrivals))
 		}
-		pending = nil
 		for _, pt := range s.parts {
 			pt.appendUntil(now)
 			n := pt.appended - pt.offset
 			pt.skip(n)
 			s.rec.lost += uint64(n)
 		}
+		s.events = append(s.events, sim.Event{Time: now, Type: sim.EventFailure, Worker: -1,
+			Message: fmt.Sprintf("without the write-ahead log the receivers' blocks are lost with the executors: %s (the running one included) and the records received since the last batch, %d records in all",
+				plural.Count(len(pending), "pending batch"), s.rec.lost-before)})
+		pending = nil
 	}
 	s.queue = pending
 	s.rec.extra, _ = s.lineageCost(-1) // every executor's state is gone

@@ -187,10 +187,15 @@ failures: [{kind: jobmanager, at: 10500ms}]
 		// for the restart, not behind a slow batch: the first
 		// falling_behind is batch 17's, behind the 16s batch that reads
 		// the backlog
+		said := false
 		for _, e := range r.Events {
 			if e.Type == EventFallingBehind && e.Time.Seconds() < 16 {
 				t.Errorf("write_ahead_log %s: %s at %v: %s", c.wal, e.Type, e.Time, e.Message)
 			}
+			said = said || strings.HasPrefix(e.Message, "without the write-ahead log the receivers' blocks are lost with the executors: 1 pending batch (the running one included) and the records received since the last batch, 1500 records in all")
+		}
+		if said != (c.wal == "false") {
+			t.Errorf("write_ahead_log %s: the loss of the blocks said %v", c.wal, said)
 		}
 		for _, b := range r.Batches {
 			if b.TimeS > 10.5 && b.TimeS <= 15.5 && b.Records != 0 {
