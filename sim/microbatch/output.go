@@ -59,6 +59,9 @@ type BatchInfo struct {
 	FailedTasks int `json:"failed_tasks"`
 
 	time, start, end des.Time
+	// aborted: its job was aborted (spark.task.maxFailures); a row of
+	// batches.csv, and no batch of the statistics (it did not complete)
+	aborted bool
 }
 
 // BatchColumns are the columns of batches.csv, in order.
@@ -382,7 +385,7 @@ func (s *Sim) Result() *Result {
 	}
 	var win []*BatchInfo
 	for i := range s.batches {
-		if s.batches[i].time >= sc.Warmup {
+		if s.batches[i].time >= sc.Warmup && !s.batches[i].aborted {
 			win = append(win, &s.batches[i])
 		}
 	}
@@ -403,7 +406,12 @@ func (s *Sim) Result() *Result {
 		t.Appended += uint64(pt.appended)
 		t.SourceLag += uint64(pt.appended - pt.offset)
 	}
-	t.Read, t.Delivered, t.Batches, t.Queued, t.Events = s.read, s.deliver, len(s.batches), len(s.queue), s.eng.Fired()
+	t.Read, t.Delivered, t.Queued, t.Events = s.read, s.deliver, len(s.queue), s.eng.Fired()
+	for i := range s.batches {
+		if !s.batches[i].aborted { // completed; an aborted job did not
+			t.Batches++
+		}
+	}
 	if s.running != nil {
 		t.Queued++
 	}
@@ -455,9 +463,7 @@ func (s *Sim) Result() *Result {
 		if procS > 0 {
 			st.ProcessingRate = round3(float64(recs) / procS)
 		}
-		if k := len(recentBatches(win)); k > 1 {
-			st.SchedulingDelayGrowthMs = round3((win[n-1].SchedulingDelayMs - win[n-k].SchedulingDelayMs) / float64(k-1))
-		}
+		st.SchedulingDelayGrowthMs = round3(judge(win, s.interval).growthMs)
 	}
 	if len(win) > 0 {
 		for _, x := range []*Stat{&sched, &proc, &total} {
@@ -542,19 +548,32 @@ func recentBatches(win []*BatchInfo) []*BatchInfo {
 	return win[max(0, len(win)-recentWindow):]
 }
 
+// doneSince reports whether a batch's job completed at t or later.
+func (s *Sim) doneSince(t des.Time) bool {
+	for i := len(s.batches) - 1; i >= 0; i-- {
+		if b := &s.batches[i]; !b.aborted && b.end >= t {
+			return true
+		}
+	}
+	return false
+}
+
 // trend is the stability verdict on the recent batches of a window.
 type trend struct {
 	k        int     // the recent batches judged
 	medianMs float64 // their median processing time
 	lastMs   float64 // the last one's
 	// behind: the job falls behind at the end: the last batch took
-	// longer than the interval and the scheduling delay grew over the
-	// recent batches (the one batch of a window of one: it took longer).
+	// longer than the interval and waited longer than the one before it
+	// (the one batch of a window of one: it took longer).
 	// A last batch that took longer without the delay growing is one
 	// slow batch (a failed task's rerun, a checkpoint): the batches after
 	// it catch up while the others stay under the interval.
 	behind bool
 	edge   bool // not behind, the median processing time is the interval
+	// growthMs is the scheduling delay's growth per batch at the end
+	// (Streaming.SchedulingDelayGrowthMs)
+	growthMs float64
 }
 
 // judge gives the verdict on win's recent batches at batch interval iv
@@ -575,7 +594,20 @@ func judge(win []*BatchInfo, iv des.Duration) trend {
 	if t.k%2 == 0 {
 		t.medianMs = (ms[t.k/2-1] + ms[t.k/2]) / 2
 	}
-	growing := r[t.k-1].SchedulingDelayMs-r[0].SchedulingDelayMs >= 0.001
+	// the delay grows at the end: the last batch waited longer than the
+	// one before it; growthMs is per batch over that rise (the batches
+	// since the delay last fell, within the recent ones), or over the
+	// recent batches when it did not rise (negative while it shrinks)
+	j := t.k - 1
+	for j > 0 && r[j].SchedulingDelayMs-r[j-1].SchedulingDelayMs >= 0.001 {
+		j--
+	}
+	growing := j < t.k-1
+	if growing {
+		t.growthMs = (r[t.k-1].SchedulingDelayMs - r[j].SchedulingDelayMs) / float64(t.k-1-j)
+	} else if t.k > 1 {
+		t.growthMs = (r[t.k-1].SchedulingDelayMs - r[0].SchedulingDelayMs) / float64(t.k-1)
+	}
 	t.behind = iv > 0 && exceeds(t.lastMs, iv) && (growing || t.k == 1)
 	t.edge = !t.behind && iv > 0 && !exceeds(t.medianMs, iv) && !exceeds(iv.Seconds()*1000, des.FromSeconds(t.medianMs/1000))
 	return t
@@ -659,8 +691,8 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 			say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
 				sim.FormatTime(proc), sim.FormatTime(iv), growth)
 		} else {
-			say("falls behind at the end: the last batch took %s > batch interval %s (%s on average over the window), and the scheduling delay grows %s per batch over the last %d: the processing time grew past the interval",
-				sim.FormatTime(des.FromSeconds(v.lastMs/1000)), sim.FormatTime(iv), sim.FormatTime(proc), growth, v.k)
+			say("falls behind at the end: the last batch took %s > batch interval %s (%s on average over the window), and the scheduling delay grows, %s per batch: the processing time grew past the interval",
+				sim.FormatTime(des.FromSeconds(v.lastMs/1000)), sim.FormatTime(iv), sim.FormatTime(proc), growth)
 		}
 	case exceeds(st.ProcessingTime.MeanMs, iv) || exceeds(st.ProcessingTime.LastMs, iv):
 		// stable at the end, after slower batches: they delayed the
@@ -684,7 +716,7 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 			sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MeanMs/1000)), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MaxMs/1000)))
 	}
 	if s.ss != nil && s.ss.held != nil && sum.Latency.MeanMs != nil {
-		say("append mode: a window's rows are written once, at the first trigger whose watermark (the latest event time seen, less %s) has passed its end, so a record's count reaches the sink %s after it on average (for a record on time: half of the %s window + the %s watermark delay + two trigger intervals)",
+		say("append mode: a window's rows are written once, at the first trigger whose watermark (the latest event time seen, less %s) has passed its end, so a record's count reaches the sink %s after it on average (a record on time waits for its window's end, half of the %s window on average, then %s of watermark delay, then for the trigger after the one that saw an event time past both: up to two trigger intervals)",
 			sim.FormatTime(s.sp.Watermark), sim.FormatTime(des.FromSeconds(*sum.Latency.MeanMs/1000)), sim.FormatTime(s.sp.Window), sim.FormatTime(s.sp.Watermark))
 	}
 	// the floor of a batch that reads its own interval's records: not of
@@ -731,6 +763,14 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 		case r.JobState == "restarting":
 			say("recovery: the driver failed %s before the end and restarts from the checkpoint at %s, after the run: no batch ran since (%d records duplicated, %d lost; source lag %d records)",
 				sec(r.DowntimeS), sec(r.RestartS), sum.Totals.Duplicated, sum.Totals.Lost, sum.Totals.SourceLag)
+		case r.DowntimeS > 0 && !s.doneSince(s.rec.restartAt):
+			// restarted, and nothing has completed since: the backlog
+			// has not begun to drain (the first job recomputes the lost
+			// state first)
+			// what the completed batches show is from before the failure:
+			// the recovery comes first, as a lost job's end does
+			d.Message = fmt.Sprintf("recovery: the driver was down %s and restarted at %s, but no batch has completed since: %s wait for their jobs at the end, the first recomputing the lost state (%d records duplicated, %d lost so far); before the failure: %s",
+				sec(r.DowntimeS), sim.FormatTime(s.rec.restartAt), plural.Count(sum.Totals.Queued, "batch"), sum.Totals.Duplicated, sum.Totals.Lost, d.Message)
 		case r.DowntimeS > 0:
 			say("recovery: the driver was down %s; the batches of its downtime waited up to %s for their jobs while the backlog drained (%d records duplicated, %d lost)",
 				sec(r.DowntimeS), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.MaxMs/1000)), sum.Totals.Duplicated, sum.Totals.Lost)

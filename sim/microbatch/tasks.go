@@ -142,6 +142,7 @@ func (s *Sim) abortJob(now des.Time, b *batch, st *stage, i, n int) {
 	b.proc = now - b.info.start
 	b.info.ProcessingMs = b.proc.Seconds() * 1000
 	b.info.RecomputeMs = min(b.info.RecomputeMs, b.info.ProcessingMs) // what ran of the attempts planned
+	b.info.aborted = true
 	b.info.TotalDelayMs = (now - b.info.time).Seconds() * 1000
 	s.batches = append(s.batches, b.info)
 	s.ivBatch = append(s.ivBatch, len(s.batches)-1)

@@ -78,6 +78,10 @@ func TestTaskMaxFailuresAbortsJob(t *testing.T) {
 	if sum.Recovery == nil || sum.Recovery.JobState != "failed" || sum.Recovery.FailedTasks != 3 {
 		t.Errorf("recovery: %+v", sum.Recovery)
 	}
+	// the aborted batch is a row of batches.csv, not a completed batch
+	if sum.Totals.Batches != 4 || sum.Streaming.Batches != 4 {
+		t.Errorf("%d batches completed, %d in the statistics; want 4 (the 5th aborted)", sum.Totals.Batches, sum.Streaming.Batches)
+	}
 	if sum.Totals.Delivered != 4000 || sum.Totals.SourceLag != 10000-5000 {
 		t.Errorf("totals: %+v", sum.Totals)
 	}
