@@ -294,12 +294,13 @@ type Streaming struct {
 	ProcessingTime  *Stat `json:"processing_time"`
 	TotalDelay      *Stat `json:"total_delay"`
 	// SchedulingDelayGrowthMs is the scheduling delay's growth per batch
-	// over the window's last batches (up to recentWindow, those Stable
-	// judges): (last − first) / (batches − 1); negative while it shrinks.
+	// at the end of the window: over its rise to the last batch, or, when
+	// it does not rise, over the last batches (up to recentWindow),
+	// negative while it shrinks (judge).
 	SchedulingDelayGrowthMs float64 `json:"scheduling_delay_growth_ms_per_batch"`
 	// Stable: the job does not fall behind at the end of the window: not
-	// both its last batch over the batch interval and the scheduling
-	// delay grown over the last batches (up to recentWindow; judge); null
+	// both its last batch over the batch interval and its scheduling
+	// delay longer than the batch's before it (judge); null
 	// when no batch completed in the window (there is no processing time
 	// to judge).
 	Stable *bool `json:"stable"`
