@@ -25,6 +25,27 @@ func TestRetentionLossLesson(t *testing.T) {
 	if m := s.Diagnosis.Message; !strings.HasPrefix(m, "consumer etl fell behind topic clicks partition ") || !strings.Contains(m, "retention is 60s") {
 		t.Errorf("diagnosis %q: want it to name the consumer, topic, partition and retention first", m)
 	}
+	// a second, slower reader: each reader's line says how far it fell
+	// behind, not the topic's worst (slow's is just past 60s, etl's 60.768s)
+	y := strings.Replace(string(source(t, "retention-loss")), "operators:\n", "  - {name: slow, parallelism: 1, arrival: {process: topic, topic: clicks}}\noperators:\n", 1) +
+		"  - {name: out2, input: slow2}\n"
+	y = strings.Replace(y, "sinks:\n", "  - {name: slow2, input: slow, service_time: {distribution: constant, mean: 4ms}}\nsinks:\n", 1)
+	two := run(t, parse(t, "retention-loss", []byte(y)), nil).Summary
+	lines := append([]string{two.Diagnosis.Message}, two.Diagnosis.Evidence...)
+	var etl, slow string
+	for _, l := range lines {
+		for _, part := range strings.Split(l, "; consumer ") {
+			switch {
+			case strings.Contains(part, "etl fell behind"):
+				etl = part
+			case strings.Contains(part, "slow fell behind"):
+				slow = part
+			}
+		}
+	}
+	if !strings.Contains(etl, "by 60.768s") || slow == "" || strings.Contains(slow, "by 60.768s") {
+		t.Errorf("two readers: etl %q, slow %q; want each its own lag (etl's 60.768s)", etl, slow)
+	}
 	s = run(t, edit(t, "retention-loss", "retention: {time: 60s}", "retention: {time: 10m}"), nil).Summary
 	if n := s.Topics[0].LostToRetention; n != 0 || s.Topics[0].PendingRecords < 135000 {
 		t.Errorf("retention 10m: %d lost, %d pending; want 0 lost and the lag of about 140000 kept (300s x 1000/s − 150000 read − 10000 in the buffers)", n, s.Topics[0].PendingRecords)

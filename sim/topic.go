@@ -433,6 +433,9 @@ type TopicSummary struct {
 	// to, in simulated seconds (how far it fell behind; 0 without loss).
 	MaxBehindS    float64            `json:"max_behind_s"`
 	PartitionList []PartitionSummary `json:"partitions_detail"`
+	// behindS is MaxBehindS per reader (source vertex), for the
+	// diagnosis's line per reader
+	behindS map[string]float64
 }
 
 // topicSummaries sums up the topics job sources read at now: per
@@ -445,10 +448,12 @@ func (s *Sim) topicSummaries(now des.Time) []TopicSummary {
 		if len(readers) == 0 {
 			continue
 		}
-		ts := TopicSummary{Name: tp.Name, Partitions: tp.Partitions, PartitionList: []PartitionSummary{}}
+		ts := TopicSummary{Name: tp.Name, Partitions: tp.Partitions, PartitionList: []PartitionSummary{}, behindS: map[string]float64{}}
 		for _, src := range readers {
 			ts.LostToRetention += src.lostRetention
-			ts.MaxBehindS = max(ts.MaxBehindS, round6(src.topic.behind.Seconds()))
+			b := round6(src.topic.behind.Seconds())
+			ts.MaxBehindS = max(ts.MaxBehindS, b)
+			ts.behindS[src.t.v.name] = max(ts.behindS[src.t.v.name], b)
 			ts.PartitionList = src.partitions(now, ts.PartitionList)
 		}
 		for _, ps := range ts.PartitionList {
@@ -589,7 +594,7 @@ func topicLoss(tp *plan.Topic, ts *TopicSummary) []string {
 			why += " or " + scenario.FormatByteSize(tp.Retention.Size) + " per partition"
 		}
 		out = append(out, fmt.Sprintf("consumer %s fell behind topic %s partition %d by %s; %s: %s lost (deleted before they were read)",
-			name, tp.Name, r.part, FormatTime(des.FromSeconds(ts.MaxBehindS)), why, plural.Count(int64(r.lost), "record")))
+			name, tp.Name, r.part, FormatTime(des.FromSeconds(ts.behindS[name])), why, plural.Count(int64(r.lost), "record")))
 	}
 	return out
 }
