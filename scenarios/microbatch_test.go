@@ -69,6 +69,13 @@ func TestSparkUnstable(t *testing.T) {
 			t.Errorf("%s: diagnosis %q", c.iv, s.Diagnosis.Message)
 		}
 	}
+	// a warmup of 55s: the batches that complete after it (42s..45s, cut
+	// long before) are the window's, as a sink's records after Flink's
+	// warmup are
+	w := runMB(t, edit(t, "spark-unstable", "duration: 60s", "duration: 60s\nwarmup: 55s")).Summary
+	if st := w.Streaming; st.Batches != 4 || st.Stable == nil || *st.Stable || w.Latency.Count != 4*1000 {
+		t.Errorf("warmup 55s: %d batches in the window, stable %v, %d latencies; want 4, false, 4000", st.Batches, st.Stable, w.Latency.Count)
+	}
 	// at 5s a task failure in batch 2 (9.404 s: 4.502 s of recomputing)
 	// delays the batches after it; they take 4.902 s < 5 s, so the delay
 	// shrinks 98 ms a batch: stable, though the window's mean (5.3522 s)

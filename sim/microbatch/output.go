@@ -386,7 +386,10 @@ func (s *Sim) Result() *Result {
 	}
 	var win []*BatchInfo
 	for i := range s.batches {
-		if s.batches[i].time >= sc.Warmup && !s.batches[i].aborted {
+		// the batches completed in the window (a batch cut in the warmup
+		// and done after it counts: what a StreamingListener attached at
+		// the warmup's end would report)
+		if s.batches[i].end >= sc.Warmup && !s.batches[i].aborted {
 			win = append(win, &s.batches[i])
 		}
 	}
