@@ -425,3 +425,13 @@ func runPage(t *testing.T, scenario string) string {
 	}
 	return string(b)
 }
+
+// A run without a Flink job (consumer-group-rebalance: producers and a
+// consumer group) has no Recovery section saying "failures 0" beside the
+// consumer's failure; the diagnosis says what failed.
+func TestReportConsumerGroupHasNoJobRecovery(t *testing.T) {
+	page := runPage(t, "consumer-group-rebalance")
+	if strings.Contains(page, `id="recovery"`) || !strings.Contains(page, "consumer billing-1 of group billing failed at 33s") {
+		t.Error("the page of a run without a Flink job shows a job's recovery, or not the consumer's failure")
+	}
+}
