@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,6 +169,19 @@ func TestConsumerGroupRebalanceLesson(t *testing.T) {
 	}
 	if m := s.Diagnosis.Message; !strings.HasPrefix(m, "consumer billing-1 of group billing failed at 33s: its partitions 2, 3 made no progress for 42s") || len(s.Diagnosis.Evidence) != 0 {
 		t.Errorf("diagnosis %q, evidence %q (the lead line once)", m, s.Diagnosis.Evidence)
+	}
+	// billing-2 fails too, at 50s: the rebalance that starts at 75s waits
+	// for it (still a member) until the coordinator removes it at 93s
+	// (its last heartbeat at 48s + 45s): one rebalance, generation 2,
+	// moving its partitions 4 and 5 with billing-1's 2 and 3
+	y := string(source(t, "consumer-group-rebalance")) + "  - {kind: consumer, at: 50s, group: billing, member: 2}\n"
+	two := run(t, parse(t, "consumer-group-rebalance", []byte(y)), nil).Summary
+	if rbs := two.ConsumerGroups[0].Rebalances; len(rbs) != 1 || rbs[0].Generation != 2 || rbs[0].CompletedS != 93 || !slices.Equal(rbs[0].Moved, []int{2, 3, 4, 5}) ||
+		len(rbs[0].AlsoRemoved) != 1 || rbs[0].AlsoRemoved[0].Member != "billing-2" || !slices.Equal(rbs[0].Assignment["billing-0"], []int{0, 1, 2, 3, 4, 5}) {
+		t.Errorf("two failures: rebalances %+v; want one, generation 2, completed at 93s, moving 2-5 to billing-0", rbs)
+	}
+	if m := two.Diagnosis.Message; !strings.HasPrefix(m, "consumers billing-1 (failed at 33s, partitions 2, 3) and billing-2 (failed at 50s, partitions 4, 5, removed at 93s") {
+		t.Errorf("two failures: diagnosis %q", m)
 	}
 	s = run(t, edit(t, "consumer-group-rebalance", "session_timeout: 45s", "session_timeout: 10s"), nil).Summary
 	if rb := s.ConsumerGroups[0].Rebalances[0]; rb.DetectedS != 40 || rb.PauseS != 2 {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,7 +81,10 @@ type groupMember struct {
 	index int
 	id    string // member id: the group's name and the index
 	alive bool
-	parts []int // assigned partitions, ascending
+	// removed: the coordinator removed it from the group (its session
+	// timed out); a failed member is a member until then
+	removed bool
+	parts   []int // assigned partitions, ascending
 	// the record in hand: its partition (-1: none) and offset; wake is
 	// the scheduled poll (record end or wake-up)
 	cur      int
@@ -133,6 +137,20 @@ type GroupRebalance struct {
 	// Duplicates are the records of the moved partitions processed
 	// after their last commit, processed again after the rebalance.
 	Duplicates uint64 `json:"duplicates"`
+	// AlsoRemoved are the failed members whose sessions expired while
+	// this rebalance waited for them: one rebalance, their partitions in
+	// Moved too.
+	AlsoRemoved []RemovedMember `json:"also_removed,omitempty"`
+}
+
+// RemovedMember is a failed member removed during a rebalance in
+// progress: when it failed, when the coordinator removed it, and the
+// partitions it held.
+type RemovedMember struct {
+	Member     string  `json:"member"`
+	FailedS    float64 `json:"failed_at_s"`
+	DetectedS  float64 `json:"detected_at_s"`
+	Partitions []int   `json:"partitions"`
 }
 
 func (m *groupMember) HandleEvent(now des.Time, arg int64) {
@@ -361,6 +379,20 @@ func (g *consumerGroup) fail(now des.Time, m *groupMember) {
 // expire is the coordinator's session timeout of failed member m: it
 // leaves the group, and the group rebalances.
 func (g *consumerGroup) expire(now des.Time, m *groupMember) {
+	m.removed = true
+	if g.rebalancing {
+		// a second failed member, removed while the rebalance of the
+		// first waits for it: the same rebalance (Kafka's join phase
+		// drops a member whose session expires), its partitions move too
+		rb := &g.rebalances[len(g.rebalances)-1]
+		rb.Moved = append(rb.Moved, m.parts...)
+		slices.Sort(rb.Moved)
+		rb.AlsoRemoved = append(rb.AlsoRemoved, RemovedMember{Member: m.id, FailedS: secs(m.failedAt), DetectedS: secs(now), Partitions: append([]int{}, m.parts...)})
+		g.s.emit(Event{Type: EventGroupRebalancing, Vertex: g.pg.Name, Message: fmt.Sprintf("group %s: consumer %s removed too (no heartbeat for session.timeout.ms %s), during the rebalance of generation %d",
+			g.pg.Name, m.id, FormatTime(g.pg.SessionTimeout), g.generation)})
+		g.maybeComplete(now)
+		return
+	}
 	g.generation++
 	rb := GroupRebalance{Generation: g.generation, Member: m.id, FailedS: secs(m.failedAt), LastHeartbeatS: secs(m.lastHeartbeat),
 		DetectedS: secs(now), CompletedS: -1, PauseS: -1, Moved: append([]int{}, m.parts...)}
@@ -377,7 +409,10 @@ func (g *consumerGroup) maybeComplete(now des.Time) {
 		return
 	}
 	for _, m := range g.members {
-		if m.alive && !m.joined {
+		// the live members must rejoin; a failed one still in the group
+		// (its session not expired yet) holds the join phase until the
+		// coordinator removes it
+		if m.alive && !m.joined || !m.alive && !m.removed {
 			return
 		}
 	}
@@ -401,6 +436,12 @@ func (g *consumerGroup) maybeComplete(now des.Time) {
 			m.poll(now)
 		}
 	}
+}
+
+// removedHolds reports whether one of the members removed during a
+// rebalance held partition p.
+func removedHolds(rs []RemovedMember, p int) bool {
+	return slices.ContainsFunc(rs, func(r RemovedMember) bool { return slices.Contains(r.Partitions, p) })
 }
 
 // partitionsText lists partitions: "partitions 0, 1" or "no partition".
@@ -602,6 +643,9 @@ func groupText(gs *ConsumerGroupSummary) string {
 	for _, rb := range gs.Rebalances {
 		fmt.Fprintf(&b, "; %s failed at %s, removed at %s (last heartbeat %s + session.timeout.ms)", rb.Member,
 			FormatTime(des.FromSeconds(rb.FailedS)), FormatTime(des.FromSeconds(rb.DetectedS)), FormatTime(des.FromSeconds(rb.LastHeartbeatS)))
+		for _, o := range rb.AlsoRemoved {
+			fmt.Fprintf(&b, "; %s failed at %s, removed at %s during that rebalance", o.Member, FormatTime(des.FromSeconds(o.FailedS)), FormatTime(des.FromSeconds(o.DetectedS)))
+		}
 		if rb.CompletedS >= 0 {
 			fmt.Fprintf(&b, ", rebalanced %s later: %s moved, %s processed again (duplicates)",
 				FormatTime(des.FromSeconds(rb.PauseS)), partitionsText(rb.Moved), plural.Count(int64(rb.Duplicates), "record"))
@@ -644,6 +688,28 @@ func diagnoseGroups(sum *Summary) {
 		for _, rb := range g.Rebalances {
 			line := fmt.Sprintf("consumer %s of group %s failed at %s: its %s made no progress", rb.Member, g.Name,
 				FormatTime(des.FromSeconds(rb.FailedS)), partitionsText(rb.Moved))
+			if len(rb.AlsoRemoved) > 0 {
+				// partitions of several members: each stalled from its
+				// own member's failure to the one rebalance's end
+				who := []string{fmt.Sprintf("%s (failed at %s, %s)", rb.Member, FormatTime(des.FromSeconds(rb.FailedS)), partitionsText(slices.DeleteFunc(slices.Clone(rb.Moved), func(p int) bool { return removedHolds(rb.AlsoRemoved, p) })))}
+				for _, o := range rb.AlsoRemoved {
+					who = append(who, fmt.Sprintf("%s (failed at %s, %s, removed at %s while the rebalance waited for it)", o.Member, FormatTime(des.FromSeconds(o.FailedS)), partitionsText(o.Partitions), FormatTime(des.FromSeconds(o.DetectedS))))
+				}
+				line = fmt.Sprintf("consumers %s of group %s failed: their partitions made no progress", strings.Join(who, " and "), g.Name)
+				if rb.CompletedS >= 0 {
+					line += fmt.Sprintf(" until the rebalance completed at %s, and %s processed after their last commits were processed again",
+						FormatTime(des.FromSeconds(rb.CompletedS)), plural.Count(int64(rb.Duplicates), "record"))
+				} else {
+					line += " until the end: the group is still rebalancing"
+				}
+				d := &sum.Diagnosis
+				if d.Kind == DiagnosisNone && !headed {
+					d.Message, headed = line, true
+					continue
+				}
+				d.Evidence = append(d.Evidence, line)
+				continue
+			}
 			if rb.CompletedS >= 0 {
 				line += fmt.Sprintf(" for %s (session.timeout.ms after its last heartbeat at %s, then a rebalance of %s), and %s processed after its last commit were processed again",
 					FormatTime(des.FromSeconds(rb.CompletedS-rb.FailedS)), FormatTime(des.FromSeconds(rb.LastHeartbeatS)),
