@@ -89,5 +89,16 @@
 //     the job, which stops the application. A batch cut while every
 //     executor is lost is computed with the replacements' cores. A rerun batch keeps the
 //     processing time it was computed with, plus the recomputation (or,
-//     for structured streaming, the reload) of the lost state.
+//     for structured streaming, the reload) of the lost state. With
+//     receivers, the batches of a driver's downtime get no block (the
+//     receivers were down with it) and the backlog goes to the batches
+//     after the restart; the blocks the write-ahead log kept of those
+//     received since the last batch go to the next batch, where Spark
+//     gives them to the first batch of the downtime.
+//   - Statistics: the window holds the batches completed after the
+//     warmup; the stability verdict reads its end (the last batch over
+//     the interval and waiting longer than the one before), where Spark
+//     leaves the judgement to the reader of the StreamingListener's
+//     delays. A batch aborted by spark.task.maxFailures is a row of
+//     batches.csv but no completed batch of the statistics.
 package microbatch
