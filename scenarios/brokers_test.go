@@ -183,6 +183,19 @@ func TestConsumerGroupRebalanceLesson(t *testing.T) {
 	if m := two.Diagnosis.Message; !strings.HasPrefix(m, "consumers billing-1 (failed at 33s, partitions 2, 3) and billing-2 (failed at 50s, partitions 4, 5, removed at 93s") {
 		t.Errorf("two failures: diagnosis %q", m)
 	}
+	// all three fail: the group lags by all that was appended since its
+	// reads, and the diagnosis says nobody reads the topic; a member
+	// failed at 150s is not removed by the end (180s): it still holds
+	// its partitions, which the diagnosis says
+	y = string(source(t, "consumer-group-rebalance")) + "  - {kind: consumer, at: 40s, group: billing, member: 0}\n  - {kind: consumer, at: 50s, group: billing, member: 2}\n"
+	all := run(t, parse(t, "consumer-group-rebalance", []byte(y)), nil).Summary
+	if g := all.ConsumerGroups[0]; g.Lag < 80000 || !strings.HasPrefix(all.Diagnosis.Message, "every consumer of group billing has failed: nobody reads topic orders any more") {
+		t.Errorf("all fail: lag %d, diagnosis %q", g.Lag, all.Diagnosis.Message)
+	}
+	late := run(t, edit(t, "consumer-group-rebalance", "at: 33s", "at: 150s"), nil).Summary
+	if m := late.Diagnosis.Message; !strings.HasPrefix(m, "consumer billing-1 of group billing has failed and still holds partitions 2, 3 at the end") || late.ConsumerGroups[0].Lag == 0 {
+		t.Errorf("failed at 150s: diagnosis %q, lag %d", m, late.ConsumerGroups[0].Lag)
+	}
 	s = run(t, edit(t, "consumer-group-rebalance", "session_timeout: 45s", "session_timeout: 10s"), nil).Summary
 	if rb := s.ConsumerGroups[0].Rebalances[0]; rb.DetectedS != 40 || rb.PauseS != 2 {
 		t.Errorf("session_timeout 10s: removed at %g, pause %g; want 40 and 2 (heard at the heartbeat of 42s)", rb.DetectedS, rb.PauseS)

@@ -509,6 +509,30 @@ func (m *groupMember) lag(now des.Time) uint64 {
 	return n
 }
 
+// lag is the group's lag: over all the topic's partitions, owned or not
+// (a group whose members all failed still lags behind what is appended).
+func (g *consumerGroup) lag(now des.Time) uint64 {
+	var n uint64
+	end := g.s.topicEnd(g.pg.Topic)
+	for p := range g.pg.Topic.Partitions {
+		if leo, pos := end.leo(now, p), g.cursors[p].position(p); leo > pos {
+			n += leo - pos
+		}
+	}
+	return n
+}
+
+// served reports whether a live member owns every partition of the group.
+func (g *consumerGroup) served() bool {
+	n := 0
+	for _, m := range g.members {
+		if m.alive {
+			n += len(m.parts)
+		}
+	}
+	return n == g.pg.Topic.Partitions
+}
+
 // sampleGroups appends the rows of every consumer group's members, then
 // the group's (Subtask -1), to smp.
 func (s *Sim) sampleGroups(smp *Sample, now des.Time) {
@@ -549,6 +573,12 @@ func (s *Sim) sampleGroups(smp *Sample, now des.Time) {
 			gr.SourceLag += r.SourceLag
 			gr.Group.Partitions += r.Group.Partitions
 			gr.Group.Duplicates += r.Group.Duplicates
+		}
+		gr.SourceLag = int64(g.lag(now)) // the partitions nobody owns too
+		if !g.served() && !g.rebalancing {
+			// every member that could take them failed: nobody reads
+			// those partitions (during a rebalance they wait, as above)
+			gr.Status = StatusDown
 		}
 		smp.Rows = append(smp.Rows, gr)
 	}
@@ -615,9 +645,9 @@ func (s *Sim) groupSummaries(now des.Time) []ConsumerGroupSummary {
 			ms := GroupMemberSummary{Member: m.index, ID: m.id, State: state, Partitions: append([]int{}, m.parts...),
 				Processed: m.processed, Duplicates: m.duplicates, Lag: m.lag(now)}
 			gs.Processed += m.processed
-			gs.Lag += ms.Lag
 			gs.Members = append(gs.Members, ms)
 		}
+		gs.Lag = g.lag(now)
 		end := s.topicEnd(g.pg.Topic)
 		for p := range g.pg.Topic.Partitions {
 			ps := GroupPartitionState{Partition: p, Owner: g.members[g.owner[p]].id, LogEndOffset: end.leo(now, p),
@@ -647,8 +677,12 @@ func groupText(gs *ConsumerGroupSummary) string {
 			fmt.Fprintf(&b, "; %s failed at %s, removed at %s during that rebalance", o.Member, FormatTime(des.FromSeconds(o.FailedS)), FormatTime(des.FromSeconds(o.DetectedS)))
 		}
 		if rb.CompletedS >= 0 {
-			fmt.Fprintf(&b, ", rebalanced %s later: %s moved, %s processed again (duplicates)",
-				FormatTime(des.FromSeconds(rb.PauseS)), partitionsText(rb.Moved), plural.Count(int64(rb.Duplicates), "record"))
+			later := "later"
+			if len(rb.AlsoRemoved) > 0 {
+				later = "after the first removal"
+			}
+			fmt.Fprintf(&b, ", rebalanced %s %s: %s moved, %s processed again (duplicates)",
+				FormatTime(des.FromSeconds(rb.PauseS)), later, partitionsText(rb.Moved), plural.Count(int64(rb.Duplicates), "record"))
 		} else {
 			b.WriteString(", still rebalancing at the end")
 		}
@@ -684,7 +718,28 @@ func (s *Summary) groupReads(topic string) bool {
 // was processed again.
 func diagnoseGroups(sum *Summary) {
 	headed := false
+	say := func(line string) {
+		d := &sum.Diagnosis
+		if d.Kind == DiagnosisNone && !headed {
+			d.Message, headed = line, true
+			return
+		}
+		d.Evidence = append(d.Evidence, line)
+	}
 	for _, g := range sum.ConsumerGroups {
+		// the end first: a failed member not removed yet, or no member
+		// left, leaves partitions nobody reads
+		live := false
+		for _, m := range g.Members {
+			live = live || m.State != "failed"
+			if m.State == "failed" && len(m.Partitions) > 0 {
+				say(fmt.Sprintf("consumer %s of group %s has failed and still holds %s at the end: the coordinator removes it only session.timeout.ms after its last heartbeat, so they make no progress (the group lags %s)",
+					m.ID, g.Name, partitionsText(m.Partitions), plural.Count(int64(g.Lag), "record")))
+			}
+		}
+		if !live {
+			say(fmt.Sprintf("every consumer of group %s has failed: nobody reads topic %s any more (the group lags %s)", g.Name, g.Topic, plural.Count(int64(g.Lag), "record")))
+		}
 		for _, rb := range g.Rebalances {
 			line := fmt.Sprintf("consumer %s of group %s failed at %s: its %s made no progress", rb.Member, g.Name,
 				FormatTime(des.FromSeconds(rb.FailedS)), partitionsText(rb.Moved))

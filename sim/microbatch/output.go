@@ -765,8 +765,10 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 			d.Message = fmt.Sprintf("the job is lost at %s: the driver failed without checkpoint: true, so nothing reads the sources any more (source lag %d records); before that: %s",
 				sim.FormatTime(s.rec.stoppedAt), sum.Totals.SourceLag, d.Message)
 		case r.JobState == "restarting":
-			say("recovery: the driver failed %s before the end and restarts from the checkpoint at %s, after the run: no batch ran since (%d records duplicated, %d lost; source lag %d records)",
-				sec(r.DowntimeS), sec(r.RestartS), sum.Totals.Duplicated, sum.Totals.Lost, sum.Totals.SourceLag)
+			// the batches completed are from before the failure: the
+			// downtime at the end comes first
+			d.Message = fmt.Sprintf("recovery: the driver failed %s before the end and restarts from the checkpoint at %s, after the run: no batch ran since (%d records duplicated, %d lost; source lag %d records); before the failure: %s",
+				sec(r.DowntimeS), sec(r.RestartS), sum.Totals.Duplicated, sum.Totals.Lost, sum.Totals.SourceLag, d.Message)
 		case r.DowntimeS > 0 && !s.doneSince(s.rec.restartAt):
 			// restarted, and nothing has completed since: the backlog
 			// has not begun to drain (the first job recomputes the lost

@@ -288,6 +288,14 @@ func (s *Sim) maxTask() des.Time {
 
 // driverLost fails the driver.
 func (s *Sim) driverLost(now des.Time) {
+	if s.rec.driverDown {
+		// no driver runs (restarting, or the application stopped):
+		// nothing to fail, as a random failure does not strike then;
+		// its restart is not scheduled twice
+		s.events = append(s.events, sim.Event{Time: now, Type: sim.EventFailure, Worker: -1,
+			Message: "the driver fails while it is down: no driver runs, so this failure has no effect"})
+		return
+	}
 	s.rec.failures++
 	s.rec.driverDown = true
 	s.events = append(s.events, sim.Event{Time: now, Type: sim.EventFailure, Worker: -1,
