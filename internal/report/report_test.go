@@ -431,7 +431,8 @@ func runPage(t *testing.T, scenario string) string {
 // consumer's failure; the diagnosis says what failed.
 func TestReportConsumerGroupHasNoJobRecovery(t *testing.T) {
 	page := runPage(t, "consumer-group-rebalance")
-	if strings.Contains(page, `id="recovery"`) || !strings.Contains(page, "consumer billing-1 of group billing failed at 33s") {
+	if strings.Contains(page, `id="recovery"`) || !strings.Contains(page, "consumer billing-1 of group billing failed at 33s") ||
+		strings.Contains(page, "emitted, <b>") || !strings.Contains(page, "No Flink job: producers and consumer groups only") {
 		t.Error("the page of a run without a Flink job shows a job's recovery, or not the consumer's failure")
 	}
 }
