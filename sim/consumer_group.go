@@ -438,6 +438,35 @@ func (g *consumerGroup) maybeComplete(now des.Time) {
 	}
 }
 
+// rebalanceText is the diagnosis's line of rebalance rb of group name:
+// how long the failed member's partitions (or the failed members') made
+// no progress, and what was processed again.
+func rebalanceText(name string, rb *GroupRebalance) string {
+	if len(rb.AlsoRemoved) > 0 {
+		// partitions of several members: each stalled from its own
+		// member's failure to the one rebalance's end
+		own := slices.DeleteFunc(slices.Clone(rb.Moved), func(p int) bool { return removedHolds(rb.AlsoRemoved, p) })
+		who := []string{fmt.Sprintf("%s (failed at %s, %s)", rb.Member, FormatTime(des.FromSeconds(rb.FailedS)), partitionsText(own))}
+		for _, o := range rb.AlsoRemoved {
+			who = append(who, fmt.Sprintf("%s (failed at %s, %s, removed at %s while the rebalance waited for it)", o.Member, FormatTime(des.FromSeconds(o.FailedS)), partitionsText(o.Partitions), FormatTime(des.FromSeconds(o.DetectedS))))
+		}
+		line := fmt.Sprintf("consumers %s of group %s failed: their partitions made no progress", strings.Join(who, " and "), name)
+		if rb.CompletedS < 0 {
+			return line + " until the end: the group is still rebalancing"
+		}
+		return line + fmt.Sprintf(" until the rebalance completed at %s, and %s processed after their last commits were processed again",
+			FormatTime(des.FromSeconds(rb.CompletedS)), plural.Count(int64(rb.Duplicates), "record"))
+	}
+	line := fmt.Sprintf("consumer %s of group %s failed at %s: its %s made no progress", rb.Member, name,
+		FormatTime(des.FromSeconds(rb.FailedS)), partitionsText(rb.Moved))
+	if rb.CompletedS < 0 {
+		return line + " until the end: the group is still rebalancing"
+	}
+	return line + fmt.Sprintf(" for %s (session.timeout.ms after its last heartbeat at %s, then a rebalance of %s), and %s processed after its last commit were processed again",
+		FormatTime(des.FromSeconds(rb.CompletedS-rb.FailedS)), FormatTime(des.FromSeconds(rb.LastHeartbeatS)),
+		FormatTime(des.FromSeconds(rb.PauseS)), plural.Count(int64(rb.Duplicates), "record"))
+}
+
 // removedHolds reports whether one of the members removed during a
 // rebalance held partition p.
 func removedHolds(rs []RemovedMember, p int) bool {
@@ -741,45 +770,9 @@ func diagnoseGroups(sum *Summary) {
 			say(fmt.Sprintf("every consumer of group %s has failed: nobody reads topic %s any more (the group lags %s)", g.Name, g.Topic, plural.Count(int64(g.Lag), "record")))
 		}
 		for _, rb := range g.Rebalances {
-			line := fmt.Sprintf("consumer %s of group %s failed at %s: its %s made no progress", rb.Member, g.Name,
-				FormatTime(des.FromSeconds(rb.FailedS)), partitionsText(rb.Moved))
-			if len(rb.AlsoRemoved) > 0 {
-				// partitions of several members: each stalled from its
-				// own member's failure to the one rebalance's end
-				who := []string{fmt.Sprintf("%s (failed at %s, %s)", rb.Member, FormatTime(des.FromSeconds(rb.FailedS)), partitionsText(slices.DeleteFunc(slices.Clone(rb.Moved), func(p int) bool { return removedHolds(rb.AlsoRemoved, p) })))}
-				for _, o := range rb.AlsoRemoved {
-					who = append(who, fmt.Sprintf("%s (failed at %s, %s, removed at %s while the rebalance waited for it)", o.Member, FormatTime(des.FromSeconds(o.FailedS)), partitionsText(o.Partitions), FormatTime(des.FromSeconds(o.DetectedS))))
-				}
-				line = fmt.Sprintf("consumers %s of group %s failed: their partitions made no progress", strings.Join(who, " and "), g.Name)
-				if rb.CompletedS >= 0 {
-					line += fmt.Sprintf(" until the rebalance completed at %s, and %s processed after their last commits were processed again",
-						FormatTime(des.FromSeconds(rb.CompletedS)), plural.Count(int64(rb.Duplicates), "record"))
-				} else {
-					line += " until the end: the group is still rebalancing"
-				}
-				d := &sum.Diagnosis
-				if d.Kind == DiagnosisNone && !headed {
-					d.Message, headed = line, true
-					continue
-				}
-				d.Evidence = append(d.Evidence, line)
-				continue
-			}
-			if rb.CompletedS >= 0 {
-				line += fmt.Sprintf(" for %s (session.timeout.ms after its last heartbeat at %s, then a rebalance of %s), and %s processed after its last commit were processed again",
-					FormatTime(des.FromSeconds(rb.CompletedS-rb.FailedS)), FormatTime(des.FromSeconds(rb.LastHeartbeatS)),
-					FormatTime(des.FromSeconds(rb.PauseS)), plural.Count(int64(rb.Duplicates), "record"))
-			} else {
-				line += " until the end: the group is still rebalancing"
-			}
-			// the first rebalance heads a diagnosis with nothing else to
-			// say (once: not again in the evidence)
-			d := &sum.Diagnosis
-			if d.Kind == DiagnosisNone && !headed {
-				d.Message, headed = line, true
-				continue
-			}
-			d.Evidence = append(d.Evidence, line)
+			// the first heads a diagnosis with nothing else to say (once:
+			// not again in the evidence)
+			say(rebalanceText(g.Name, &rb))
 		}
 	}
 }
