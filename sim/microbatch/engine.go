@@ -80,30 +80,30 @@ type Sim struct {
 	deliver uint64
 	stopped error
 	lat     *metrics.Histogram // record latency over the window
-	// stateDone is the state (keys, bytes) after the last batch
+	// doneKeys and doneBytes are the state after the last batch
 	// completed: a batch's state is computed by its job, so the state of
 	// the batches cut and not completed (which the state maps already
 	// hold, see touch) is not there yet
-	stateDone         [2]int64
-	latIv             *metrics.Histogram // record latency this metrics interval
-	tsRows            []TimeseriesRow
-	events            []sim.Event
-	lastRow           des.Time
-	ivRead            int64
-	ivDone            int64
-	ivBatch           []int // indexes of batches completed this interval
-	ckpt              ckptState
-	ss                *structured // structured streaming, nil for DStreams
-	behindAt          des.Time    // first batch whose scheduling delay grew, -1 if none
-	cutTime           des.Time    // time of the batch being cut
-	endEv             des.EventID // the running job's end
-	rec               recovery
-	gen, done, sample des.HandlerFunc
-	fail              des.HandlerFunc
-	stored            map[*plan.Topic]*storedTopic // topics the sinks write (kafka_sink.go)
-	writes            []*storedTopic               // by vertex index: the topic a sink writes, nil for none
-	actions           []sim.Action                 // injected (Inject)
-	nextAction        int                          // next of opts.Actions to replay
+	doneKeys, doneBytes int64
+	latIv               *metrics.Histogram // record latency this metrics interval
+	tsRows              []TimeseriesRow
+	events              []sim.Event
+	lastRow             des.Time
+	ivRead              int64
+	ivDone              int64
+	ivBatch             []int // indexes of batches completed this interval
+	ckpt                ckptState
+	ss                  *structured // structured streaming, nil for DStreams
+	behindAt            des.Time    // first batch whose scheduling delay grew, -1 if none
+	cutTime             des.Time    // time of the batch being cut
+	endEv               des.EventID // the running job's end
+	rec                 recovery
+	gen, done, sample   des.HandlerFunc
+	fail                des.HandlerFunc
+	stored              map[*plan.Topic]*storedTopic // topics the sinks write (kafka_sink.go)
+	writes              []*storedTopic               // by vertex index: the topic a sink writes, nil for none
+	actions             []sim.Action                 // injected (Inject)
+	nextAction          int                          // next of opts.Actions to replay
 }
 
 // stage is a plan.Stage with its partitions.
@@ -792,7 +792,7 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 				sim.FormatTime(b.info.time), sim.FormatTime(des.FromSeconds(b.info.SchedulingDelayMs/1000)), sim.FormatTime(des.FromSeconds(prev.ProcessingMs/1000)), sim.FormatTime(s.interval))})
 	}
 	s.checkpointWritten(now, b)
-	s.stateDone = [2]int64{b.info.StateKeys, b.stateBytes}
+	s.doneKeys, s.doneBytes = b.info.StateKeys, b.stateBytes
 	b.arrivals = nil
 	s.batches = append(s.batches, b.info)
 	s.ivBatch = append(s.ivBatch, len(s.batches)-1)

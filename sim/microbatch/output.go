@@ -147,7 +147,7 @@ func (s *Sim) onSample(now des.Time, _ int64) {
 		pt.appendUntil(now)
 		r.Lag += pt.appended - pt.offset
 	}
-	r.StateKeys, r.StateBytes = s.stateDone[0], s.stateDone[1]
+	r.StateKeys, r.StateBytes = s.doneKeys, s.doneBytes
 	s.tsRows = append(s.tsRows, r)
 	s.lastRow, s.ivRead, s.ivDone, s.ivBatch = now, 0, 0, s.ivBatch[:0]
 	s.latIv.Reset()
@@ -446,6 +446,7 @@ func (s *Sim) Result() *Result {
 	}
 	st := &sum.Streaming
 	st.Batches = len(win)
+	verdict := judge(win, s.interval)
 	var recs int64
 	var procS float64
 	var sched, proc, total Stat
@@ -467,7 +468,7 @@ func (s *Sim) Result() *Result {
 		if procS > 0 {
 			st.ProcessingRate = round3(float64(recs) / procS)
 		}
-		st.SchedulingDelayGrowthMs = round3(judge(win, s.interval).growthMs)
+		st.SchedulingDelayGrowthMs = round3(verdict.growthMs)
 	}
 	if len(win) > 0 {
 		for _, x := range []*Stat{&sched, &proc, &total} {
@@ -476,7 +477,7 @@ func (s *Sim) Result() *Result {
 		st.SchedulingDelay, st.ProcessingTime, st.TotalDelay = &sched, &proc, &total
 		// a run in which no batch completed has no processing time to
 		// compare: Stable stays null (a mean of 0 would pass any interval)
-		stable := !judge(win, s.interval).behind
+		stable := !verdict.behind
 		st.Stable = &stable
 	}
 	if s.ss != nil {
@@ -510,7 +511,7 @@ func (s *Sim) Result() *Result {
 		}
 		sum.Backpressure = bp
 	}
-	if k, b := s.stateDone[0], s.stateDone[1]; s.plan.Stateful() {
+	if k, b := s.doneKeys, s.doneBytes; s.plan.Stateful() {
 		sum.State = &StateSummary{Keys: k, Bytes: b}
 		if s.ss == nil {
 			sum.State.Operation = s.sp.StateOperation
@@ -527,7 +528,7 @@ func (s *Sim) Result() *Result {
 		}
 		sum.Checkpoints = c
 	}
-	sum.Diagnosis = s.diagnose(&sum, win)
+	sum.Diagnosis = s.diagnose(&sum, win, verdict)
 	evs := append([]sim.Event(nil), s.events...)
 	typ, msg := sim.EventRunFinished, "run finished"
 	if sum.Partial {
@@ -613,7 +614,7 @@ func judge(win []*BatchInfo, iv des.Duration) trend {
 		t.growthMs = (r[t.k-1].SchedulingDelayMs - r[0].SchedulingDelayMs) / float64(t.k-1)
 	}
 	t.behind = iv > 0 && exceeds(t.lastMs, iv) && (growing || t.k == 1)
-	t.edge = !t.behind && iv > 0 && !exceeds(t.medianMs, iv) && !exceeds(iv.Seconds()*1000, des.FromSeconds(t.medianMs/1000))
+	t.edge = !t.behind && iv > 0 && math.Abs(t.medianMs-iv.Seconds()*1000) < 0.001 // equal to the microsecond
 	return t
 }
 
@@ -639,8 +640,8 @@ const (
 )
 
 // diagnose says what a student should look at first, in Spark's terms;
-// win is the batches of the statistics window.
-func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
+// win is the batches of the statistics window, v the verdict on them.
+func (s *Sim) diagnose(sum *Summary, win []*BatchInfo, v trend) sim.Diagnosis {
 	d := sim.Diagnosis{Kind: DiagnosisStable, Evidence: []string{}}
 	st := sum.Streaming
 	iv := s.interval
@@ -689,7 +690,6 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 		}
 	case !*st.Stable:
 		d.Kind = DiagnosisFallingBehind
-		v := judge(win, iv)
 		growth := sim.FormatTime(des.FromSeconds(st.SchedulingDelayGrowthMs / 1000))
 		if exceeds(st.ProcessingTime.MeanMs, iv) {
 			say("falls behind: processing time %s > batch interval %s: the job falls behind, scheduling delay grows %s per batch",
@@ -701,7 +701,6 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 	case exceeds(st.ProcessingTime.MeanMs, iv) || exceeds(st.ProcessingTime.LastMs, iv):
 		// stable at the end, after slower batches: they delayed the
 		// ones behind them, which catch up
-		v := judge(win, iv)
 		shrink := ""
 		if st.SchedulingDelayGrowthMs < 0 {
 			shrink = ", shrinking " + sim.FormatTime(des.FromSeconds(-st.SchedulingDelayGrowthMs/1000)) + " per batch"
@@ -709,9 +708,9 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo) sim.Diagnosis {
 		say("stable: the batches take %s (the median of the last %d) < batch interval %s; slower ones (one took %s) delay the batches behind them, which catch up (scheduling delay %s at the end%s)",
 			sim.FormatTime(des.FromSeconds(v.medianMs/1000)), v.k, sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.ProcessingTime.MaxMs/1000)),
 			sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)), shrink)
-	case judge(win, iv).edge:
+	case v.edge:
 		say("stable, on the edge: processing time %s = batch interval %s, so the scheduling delay does not grow (%s at the end), but any slower batch delays all that follow it",
-			sim.FormatTime(des.FromSeconds(judge(win, iv).medianMs/1000)), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)))
+			sim.FormatTime(des.FromSeconds(v.medianMs/1000)), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.SchedulingDelay.LastMs/1000)))
 	case st.SchedulingDelay.MaxMs == 0:
 		say("stable: processing time %s < batch interval %s, so every batch starts at its batch time (scheduling delay 0)",
 			sim.FormatTime(proc), sim.FormatTime(iv))

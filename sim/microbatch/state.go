@@ -23,7 +23,7 @@ import (
 func (s *Sim) touch(vt *vert, part int, key uint32, at, et, now des.Time) {
 	row := uint64(key)
 	if s.ss != nil {
-		s.ss.touch(vt, part, key, et, at)
+		s.ss.touch(vt, part, key, at, et)
 		return
 	}
 	if s.sp.StateOperation == scenario.StateMapWithState {

@@ -132,7 +132,7 @@ func (ss *structured) triggerAt(now des.Time) {
 // of windows the watermark has passed are late and dropped, as Spark
 // drops them from a windowed aggregation. In append mode the record waits
 // with its window (held) for the micro-batch that writes it.
-func (ss *structured) touch(vt *vert, part int, key uint32, et, at des.Time) {
+func (ss *structured) touch(vt *vert, part int, key uint32, at, et des.Time) {
 	s := ss.s
 	vt.work[part] += s.sc.StateBackend.AccessTime
 	ss.maxEvent = max(ss.maxEvent, et)
