@@ -194,7 +194,8 @@ func briefProblem(p string) string {
 }
 
 // mdText escapes what Markdown would read as HTML, code, a table's
-// column, emphasis with * or a link in text that comes from a submission or a pack, and leaves the
+// column, emphasis with * or a link in text that comes from a
+// submission or a pack, and leaves the
 // rest readable as it is in the .md file: a "<" is escaped (as `\<`)
 // only where CommonMark could read a tag, a comment or an autolink (a
 // letter, "/", "!" or "?" follows), so "<= 0.2" stays as it is.

@@ -75,11 +75,7 @@ func CollectSkipping(args []string, outDir string) ([]Submission, error) {
 	own := ownOutputs(outDir)
 	var subs []Submission
 	for _, arg := range args {
-		// a trailing slash would make Lstat follow a link
-		name := strings.TrimRight(arg, string(filepath.Separator)+"/")
-		if name == "" {
-			name = arg
-		}
+		name := noSlash(arg)
 		li, err := os.Lstat(name)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -130,11 +126,7 @@ func distinct(subs []Submission) []Submission {
 	var seen []os.FileInfo
 	out := subs[:0]
 	for _, s := range subs {
-		name := strings.TrimRight(s.Path, string(filepath.Separator)+"/")
-		if name == "" {
-			name = s.Path
-		}
-		fi, err := os.Lstat(name)
+		fi, err := os.Lstat(noSlash(s.Path))
 		if err == nil && slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(fi, o) }) {
 			continue
 		}
@@ -144,6 +136,15 @@ func distinct(subs []Submission) []Submission {
 		out = append(out, s)
 	}
 	return out
+}
+
+// noSlash is p without trailing slashes, which would make Lstat follow
+// a link ("/" stays "/").
+func noSlash(p string) string {
+	if name := strings.TrimRight(p, string(filepath.Separator)+"/"); name != "" {
+		return name
+	}
+	return p
 }
 
 // isGradeOutput reports whether dir is what an earlier grade wrote (its

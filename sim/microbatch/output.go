@@ -93,10 +93,8 @@ type TimeseriesRow struct {
 	TimeS                     float64
 	InputRate, ProcessingRate float64
 	Completed, Queued         int
-	// Status is the job's at the end of the interval: "lost" or
-	// "failed" after the job is (the application stopped), "terminated"
-	// after an available-now query has read what it found, "down" while
-	// the driver is down, "queued" while batches wait, otherwise "ok"
+	// Status is the job's at the end of the interval (the Status*
+	// constants)
 	Status                              string
 	SchedulingMs, ProcessingMs, TotalMs float64
 	RateLimit                           float64
@@ -104,6 +102,16 @@ type TimeseriesRow struct {
 	LatencyP50Ms, LatencyP99Ms          float64
 	StateKeys, StateBytes               int64
 }
+
+// The job statuses of timeseries.csv (TimeseriesRow.Status).
+const (
+	StatusOK         = "ok"
+	StatusQueued     = "queued"     // batches wait for their jobs
+	StatusDown       = "down"       // the driver is down
+	StatusLost       = "lost"       // the job is lost: the driver failed without checkpointing
+	StatusFailed     = "failed"     // a task failed spark.task.maxFailures times: the application stopped
+	StatusTerminated = "terminated" // an available-now query has read what it found
+)
 
 // onSample closes a metrics interval.
 func (s *Sim) onSample(now des.Time, _ int64) {
@@ -116,17 +124,17 @@ func (s *Sim) onSample(now des.Time, _ int64) {
 	}
 	switch {
 	case s.ss != nil && s.ss.finished:
-		r.Status = "terminated"
+		r.Status = StatusTerminated
 	case s.rec.jobLost:
-		r.Status = "lost"
+		r.Status = StatusLost
 	case s.rec.jobFailed:
-		r.Status = "failed"
+		r.Status = StatusFailed
 	case s.rec.driverDown:
-		r.Status = "down"
+		r.Status = StatusDown
 	case r.Queued > 1:
-		r.Status = "queued"
+		r.Status = StatusQueued
 	default:
-		r.Status = "ok"
+		r.Status = StatusOK
 	}
 	if s.pid != nil && s.rate > 0 && !s.rec.jobLost && !s.rec.jobFailed {
 		r.RateLimit = s.rate // a stopped application cuts no batch under it

@@ -227,10 +227,10 @@ func (m batchModel) header(w int) []string {
 // jobStatusText says what the last metrics sample's job status
 // (microbatch.TimeseriesRow.Status) means, for those that stop batches.
 var jobStatusText = map[string]string{
-	"down":       "the driver is down: no batch runs until it restarts from the checkpoint (the events say when)",
-	"lost":       "the job is lost: the driver failed without checkpoint: true, nothing reads the sources any more",
-	"failed":     "the job failed: a task failed spark.task.maxFailures times, the application stopped",
-	"terminated": "the available-now query has read what it found at its start and terminated",
+	microbatch.StatusDown:       "the driver is down: no batch runs until it restarts from the checkpoint (the events say when)",
+	microbatch.StatusLost:       "the job is lost: the driver failed without checkpoint: true, nothing reads the sources any more",
+	microbatch.StatusFailed:     "the job failed: a task failed spark.task.maxFailures times, the application stopped",
+	microbatch.StatusTerminated: "the available-now query has read what it found at its start and terminated",
 }
 
 // labelW is the width of the labels before the timeline's rows.
