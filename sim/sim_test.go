@@ -263,6 +263,9 @@ func TestTimeAccountingSumsToWindow(t *testing.T) {
 func TestRecordConservation(t *testing.T) {
 	for _, name := range generated(t) {
 		s := run(t, load(t, name))
+		if len(s.Vertices) == 0 {
+			continue // no Flink job: consumer_group_test.go counts a group's records
+		}
 		if s.Recovery.Failures > 0 || s.EventTime != nil {
 			continue // replays and losses: fault_test.go checks those by id
 		}

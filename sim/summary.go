@@ -53,10 +53,13 @@ type Summary struct {
 	Diagnosis Diagnosis `json:"diagnosis"`
 	// Checkpoints sums up the checkpoints (absent without checkpoints).
 	Checkpoints *CheckpointSummary `json:"checkpoints,omitempty"`
-	// Delivery counts records against the ids the sources emitted.
-	Delivery *DeliverySummary `json:"delivery"`
-	// Recovery sums up failures and restarts.
-	Recovery *RecoverySummary `json:"recovery"`
+	// Delivery counts records against the ids the sources emitted
+	// (absent without a Flink job: producers and consumer groups only,
+	// whose duplicates their groups count).
+	Delivery *DeliverySummary `json:"delivery,omitempty"`
+	// Recovery sums up the job's failures and restarts (absent without a
+	// Flink job: a consumer's failure is its group's rebalance).
+	Recovery *RecoverySummary `json:"recovery,omitempty"`
 	// EventTime is the event-time progress (absent without watermarks
 	// and windows; watermark_summary.go).
 	EventTime *EventTimeSummary `json:"event_time,omitempty"`
@@ -367,8 +370,12 @@ func (s *Sim) Result() *Result {
 			Message: fmt.Sprintf("no statistics yet: the run stopped at %s, inside the warmup (%s)", FormatTime(now), FormatTime(s.warmup))}
 	}
 	res := &Result{Summary: sum}
-	res.Summary.Delivery = s.deliverySummary()
-	res.Summary.Recovery = s.fo.summary(now)
+	if len(s.vertices) > 0 {
+		res.Summary.Delivery = s.deliverySummary()
+		res.Summary.Recovery = s.fo.summary(now)
+	} else {
+		res.Summary.Vertices = []VertexSummary{} // an empty list, not null
+	}
 	res.Summary.Graphs = s.graphSummaries()
 	res.Summary.Topics = s.topicSummaries(now)
 	res.Summary.ConsumerGroups = s.groupSummaries(now)
@@ -379,7 +386,7 @@ func (s *Sim) Result() *Result {
 	if win > 0 {
 		s.diagnoseShedding(&res.Summary)
 	}
-	if r := res.Summary.Recovery; r.Failures > 0 && win > 0 {
+	if r := res.Summary.Recovery; r != nil && r.Failures > 0 && win > 0 {
 		d := &res.Summary.Diagnosis
 		// the recovery line's words, so that the two never disagree
 		note := fmt.Sprintf("the job failed (%s) and was %s: these statistics include the downtime and the catch-up after each restart, when back-pressure comes from replaying the backlog",

@@ -257,13 +257,6 @@ func Write(opts Options) error {
 	if summaryEngine(data) != "" {
 		return writeMicroBatch(opts, rd, data)
 	}
-	if len(sum.Vertices) == 0 {
-		// no Flink job (producers and consumer groups only): its
-		// recovery section would say "job running, failures 0" beside
-		// a consumer's failure, which the diagnosis and the consumer
-		// groups' rebalances tell
-		sum.Recovery = nil
-	}
 	pd := &pageData{Title: opts.Title, Summary: sum, Dir: filepath.Clean(dir), Version: opts.Version}
 	if pd.Title == "" {
 		pd.Title = sum.Scenario
