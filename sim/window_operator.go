@@ -456,7 +456,10 @@ func (w *windowOperator) fire(now des.Time, id winID, st *winState) {
 	} else {
 		st.fired = true
 		if w.kind != windowGlobal {
-			s.fireDelay.Add(now - st.end)
+			// max: a processing-time window fires at its last instant,
+			// end − 1ns (ProcessingTimeTrigger's timer at
+			// window.maxTimestamp()), so on time, not 1ns early
+			s.fireDelay.Add(max(now-st.end, 0))
 		}
 		s.perWindow.Add(des.Time(st.records))
 	}

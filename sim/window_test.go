@@ -349,6 +349,23 @@ func TestGlobalCountWindow(t *testing.T) {
 	}
 }
 
+// TestProcessingTimeTumbling: a tumbling window of 1s in processing time
+// (Flink's TumblingProcessingTimeWindows) fires at its last instant, end −
+// 1ns (ProcessingTimeTrigger's timer at window.maxTimestamp()), so each of
+// the ten windows of a 10.005s run fires on time, 0ms late (a firing delay
+// of −1ns once stopped the run). A constant 100/s from 10ms on puts 99
+// records in the first window ([10ms, 990ms]) and 100 in each other: 999 in
+// the ten, 99.9 on average.
+func TestProcessingTimeTumbling(t *testing.T) {
+	s := run(t, parse(t, "processing.yaml", windowJob(t, "10.005s", "{process: constant, rate: 100/s}", "{count: 1}",
+		"{strategy: punctuated}", "", "{kind: tumbling, size: 1s, time: processing}")))
+	w := eventTime(t, s, "win")
+	if *w.Firings != 10 || s.Totals.Delivered != 10 || *w.FiringDelayP99Ms != 0 || *w.RecordsPerWindowMean != 99.9 {
+		t.Errorf("%d firings, %d results delivered, firing delay p99 %gms, %g records per window; want 10, 10, 0ms, 99.9",
+			*w.Firings, s.Totals.Delivered, *w.FiringDelayP99Ms, *w.RecordsPerWindowMean)
+	}
+}
+
 // TestKeyedTimers: a keyed process function with a timer of 1s per key
 // (the timeout pattern). One key writes 10/s from 0 to 5s and from 10s
 // to 15s. In processing time each record moves the key's timer to 1s
