@@ -94,6 +94,10 @@ type FailoverStats struct {
 	// Superseded is true when the job failed again before it had
 	// recovered from this failure (the next failover carries on).
 	Superseded bool `json:"superseded,omitempty"`
+	// CatchUpInterrupted is true when the job failed again after it had
+	// recovered from this failure but before it had caught up: the next
+	// failover's catch-up carries on with this backlog too.
+	CatchUpInterrupted bool `json:"catch_up_interrupted,omitempty"`
 	// CaughtUpS is the first metrics sample after the recovery at which
 	// the backlog, the replayable sources' lag and the records inside the
 	// job, was back to what it was when the job failed (within the larger
@@ -161,7 +165,9 @@ type RecoverySummary struct {
 	// simulated seconds (0 without failures; -1 when one never
 	// recovered, a lost worker not noticed by the end included);
 	// MaxCatchUpTime the longest failure-to-caught-up time (-1 when one
-	// never caught up, or when no source is replayable).
+	// never caught up, or when no source is replayable; a failover whose
+	// catch-up a later failure interrupted is left out, the later one's
+	// tells).
 	MaxRecoveryTime float64         `json:"max_recovery_time_s"`
 	MaxCatchUpTime  float64         `json:"max_catch_up_time_s"`
 	Failovers       []FailoverStats `json:"failovers"`
@@ -563,6 +569,9 @@ func (f *failover) failover(now des.Time, c failureCause, failedAt des.Time) {
 	if c := f.current(); c != nil {
 		c.Superseded = true
 	}
+	if f.catching >= 0 {
+		f.log[f.catching].CatchUpInterrupted = true
+	}
 	f.cur, f.catching = -1, -1
 	// what the restored checkpoint will replay, counted before the
 	// sources are touched
@@ -848,6 +857,9 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 		} else {
 			r.MaxRecoveryTime = max(r.MaxRecoveryTime, fo.RecoveryTime)
 		}
+		if fo.CatchUpInterrupted {
+			continue // the next failover's catch-up tells
+		}
 		if fo.CatchUpTime < 0 || r.MaxCatchUpTime < 0 {
 			r.MaxCatchUpTime = -1
 		} else {
@@ -938,11 +950,22 @@ func (r *RecoverySummary) unnoticed() *FailoverStats {
 // up, or nil.
 func (r *RecoverySummary) notCaughtUp() *FailoverStats {
 	for i := len(r.Failovers) - 1; i >= 0; i-- {
-		if fo := &r.Failovers[i]; !fo.Superseded && fo.RecoveredS >= 0 && fo.CatchUpTime < 0 {
+		if fo := &r.Failovers[i]; !fo.Superseded && !fo.CatchUpInterrupted && fo.RecoveredS >= 0 && fo.CatchUpTime < 0 {
 			return fo
 		}
 	}
 	return nil
+}
+
+// interrupted returns the index of the first failover whose catch-up a
+// later failure interrupted, or -1.
+func (r *RecoverySummary) interrupted() int {
+	for i := range r.Failovers {
+		if r.Failovers[i].CatchUpInterrupted && i+1 < len(r.Failovers) {
+			return i
+		}
+	}
+	return -1
 }
 
 // lostWorkersText names the workers lost so far for the diagnosis:

@@ -580,6 +580,41 @@ failures: [{kind: worker, at: 21s, worker: 1}]
 	}
 }
 
+// A failure after the recovery from another but before the job has caught
+// up with its backlog interrupts that catch-up: the first failover is
+// marked (catch_up_interrupted, caught up never), the second's catch-up
+// takes the backlog over, and the recovery line says the job caught up,
+// not "not caught up by the end" (it did: by the second's catch-up).
+// TestDetectionAndRestoreTime's job at max_rate 300/s recovers at about
+// 28s and catches up at 44s; a task failure at 35s falls in between.
+func TestCatchUpInterruptedByAFailure(t *testing.T) {
+	sc := ftScenario(t, 1, true, "transactional", `
+checkpoint: {mode: aligned, interval: 2s, storage: {bandwidth: 100KiB/s, latency: 50ms}}
+failures: [{kind: worker, at: 21s, worker: 1}, {kind: task, at: 35s, vertex: count}]
+`)
+	sc.Sources[0].MaxRate = 300
+	_, res := runSim(t, sc, Options{})
+	r := res.Summary.Recovery
+	if len(r.Failovers) != 2 {
+		t.Fatalf("failovers %+v: want 2", r.Failovers)
+	}
+	first, second := r.Failovers[0], r.Failovers[1]
+	if first.Superseded || !first.CatchUpInterrupted || first.RecoveredS < 0 || first.CaughtUpS != -1 {
+		t.Errorf("first failover %+v: want recovered, not superseded, its catch-up interrupted (caught up -1)", first)
+	}
+	if second.CatchUpInterrupted || second.CaughtUpS <= 35 || r.MaxCatchUpTime != second.CatchUpTime {
+		t.Errorf("second failover caught up at %gs (%gs), max catch-up %gs: want after 35s, and the max its catch-up time",
+			second.CaughtUpS, second.CatchUpTime, r.MaxCatchUpTime)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, &res.Summary); err != nil {
+		t.Fatal(err)
+	}
+	if line := "after the failure at most (the job failed again at 35s, before it had caught up from the failure at 21s)"; !strings.Contains(b.String(), line) || strings.Contains(b.String(), "not caught up") {
+		t.Errorf("the table does not say %q, or says not caught up:\n%s", line, b.String())
+	}
+}
+
 // Outages that overlap count once: the JobManager fails while the job
 // restores after a worker loss; the second failover supersedes the first,
 // and the downtime runs from the worker's failure to the second recovery.

@@ -333,6 +333,10 @@ func WriteTable(w io.Writer, s *Summary) error {
 				if len(r.Failovers) > 1 {
 					b.WriteString(" at most")
 				}
+				if i := r.interrupted(); i >= 0 {
+					fmt.Fprintf(&b, " (the job failed again at %s, before it had caught up from the failure at %s)",
+						seconds(r.Failovers[i+1].FailedS), seconds(r.Failovers[i].FailedS))
+				}
 			case r.MaxCatchUpTime < 0:
 				b.WriteString("; not caught up with the backlog by the end")
 				if fo := r.notCaughtUp(); fo != nil && s.Totals.SourceLag > 0 {
