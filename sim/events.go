@@ -37,6 +37,12 @@ type Event struct {
 // (as its row's status and the live view do), whatever its back-pressure.
 func statusMessage(vertex string, r Row, down, n int) string {
 	switch {
+	case down > 0 && down == n && r.Status != StatusOK:
+		// back-pressured in the interval until its subtasks stopped: the
+		// status changes to what they measured before (a to: HIGH with
+		// "not back-pressured" contradicted itself)
+		return fmt.Sprintf("%s is DOWN (all %d subtasks) at the end of the interval, %s until then: back-pressured %.0f ms/s, busy %.0f ms/s",
+			vertex, n, r.Status, r.Backpressured, r.Busy)
 	case down > 0 && down == n:
 		return fmt.Sprintf("%s is DOWN (all %d subtasks): not running, not back-pressured", vertex, n)
 	case down > 0:

@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/dspalab/dspalab/sim/des"
 )
 
 // TestStatusEventOfDownVertex checks that a back-pressure status event of
@@ -48,5 +50,34 @@ func TestStatusEventOfDownVertex(t *testing.T) {
 	}
 	if strings.Join(down, "\n") != strings.Join(want, "\n") {
 		t.Errorf("status events of a DOWN vertex:\n%s\nwant\n%s", strings.Join(down, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestStatusEventOfVertexGoneDown: in the built-in exactly-once, the
+// failover at 55s (worker 1 lost at 45s, noticed after the 10s heartbeat
+// timeout) cancels every subtask of sensors at the end of a second in
+// which sensors[0] was back-pressured all the time: the event's status is
+// HIGH, what the second measured, and its message says so beside DOWN.
+// No event says "not back-pressured" with a status other than OK.
+func TestStatusEventOfVertexGoneDown(t *testing.T) {
+	var got []string
+	obs := &countingObserver{onSample: func(*Sample) {}, onEvent: func(e Event) {
+		if e.Type != EventStatusChanged {
+			return
+		}
+		if e.To != StatusOK && strings.Contains(e.Message, "not back-pressured") {
+			t.Errorf("%s: to %s, but %q", FormatTime(e.Time), e.To, e.Message)
+		}
+		if e.Vertex == "sensors" && e.Time >= 55*des.Second && e.Time <= 56*des.Second {
+			got = append(got, FormatTime(e.Time)+" "+e.From+"->"+e.To+" "+e.Message)
+		}
+	}}
+	runSim(t, mustLoadBuiltin(t, "exactly-once"), Options{Observer: obs})
+	want := []string{
+		"55s OK->HIGH sensors is DOWN (all 2 subtasks) at the end of the interval, HIGH until then: back-pressured 1000 ms/s, busy 0 ms/s",
+		"56s HIGH->OK sensors is DOWN (all 2 subtasks): not running, not back-pressured",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sensors' status events at 55s..56s:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
