@@ -1149,6 +1149,19 @@ failures:
 			`t.yaml:15:51: failures[2].vertex: "vertex" applies only to kind task or slowdown, not storage-outage`,
 			`t.yaml:16:30: failures[3].worker: "worker" does not apply to random failures (mtbf): they strike every worker at random times`,
 		}},
+	{"a random failure of mtbf 0s is refused once, not asked for a vertex as a scripted one", `duration: 2m
+sources:
+  - name: src
+    arrival: {process: constant, rate: 10/s}
+sinks:
+  - name: out
+    input: src
+failures:
+  - {kind: task, mtbf: 0s}
+`,
+		[]string{
+			`t.yaml:9:24: failures[0].mtbf: must be greater than 0, got 0s`,
+		}},
 	{"fault tolerance unknown enum values", `duration: 2m
 sources:
   - name: src

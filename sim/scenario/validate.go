@@ -468,8 +468,8 @@ func (c *checker) failure(p string, f Failure) {
 	if only := failureMapping.Field(kMTBF).Only; f.MTBF > 0 && !only.holds(f.Kind) {
 		c.errorf(p+"."+kMTBF, "%s", only.notApplies(kMTBF, f.Kind))
 	}
-	if f.MTBF > 0 {
-		return // random: the target is drawn at random; mtbf is checked as a field
+	if f.MTBF > 0 || c.s.given(p+"."+kMTBF) {
+		return // random (mtbf: 0s too, refused as a field): the target is drawn at random
 	}
 	if s.Duration > 0 && f.At >= s.Duration && !c.isBad(kDuration) {
 		c.errorf(p+"."+kAt, "must be before the end of the run (duration %s), got %s", FormatDuration(s.Duration), FormatDuration(f.At))
