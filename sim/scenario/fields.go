@@ -617,7 +617,7 @@ var checkpointMapping = &Mapping{
 			Doc: "Upload only the state changed since the last completed checkpoint (checkpointed_size_bytes is then that delta, full_state_size_bytes the whole; recovery may download more); rocksdb only (state.backend.incremental)."},
 		{Name: kAlignedTimeout, Go: "AlignedTimeout", Kind: KindDuration, Default: "0s", Bounds: Bounds{Min: 0},
 			Only: &Cond{Field: kMode, Values: []string{CheckpointUnaligned}}, Former: []string{"aligned_checkpoint_timeout"},
-			Doc: "Each checkpoint starts aligned and a subtask switches to unaligned once it has aligned this long; 0 is unaligned from the start (execution.checkpointing.aligned-checkpoint-timeout)."},
+			Doc: "Each checkpoint starts aligned and switches to unaligned once this long has passed since it was triggered (Flink times it from the barrier's timestamp, so a barrier delayed by back-pressure counts too, not only the alignment); 0 is unaligned from the start (execution.checkpointing.aligned-checkpoint-timeout)."},
 		{Name: kStorage, Go: "Storage", Kind: KindMapping, Sub: storageMapping, Only: ckptOn, Doc: "The checkpoint storage."},
 	},
 }
