@@ -1,12 +1,14 @@
 package sweep
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/dspalab/dspalab/internal/atomicfile"
 	"github.com/dspalab/dspalab/internal/regfile"
@@ -69,7 +71,7 @@ func (o *outputs) holdsComplete() bool {
 // check makes sure each output file is missing or a regular file that a
 // sweep wrote: a sweep.json (sweep.partial.json) a sweep manifest, a
 // sweep.csv (sweep.partial.csv) a CSV whose header begins with the run
-// column. A file of the user's of that name (notes of their own called
+// column and has the seed column. A file of the user's of that name (notes of their own called
 // sweep.csv) is refused, not replaced.
 func (o *outputs) check() error {
 	if err := runfiles.CheckReplaceable(o.dir, []string{runfiles.SweepFile, runfiles.SweepManifestFile, runfiles.SweepPartialFile, runfiles.SweepPartialManifestFile}); err != nil {
@@ -95,17 +97,23 @@ func (o *outputs) check() error {
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		head := make([]byte, len("run,"))
+		var header []string
 		if err == nil {
-			_, err = io.ReadFull(f, head)
+			// the header line only, bounded: a sweep's columns are
+			// run, the parameters, seed, then the metrics
+			r := csv.NewReader(io.LimitReader(f, maxHeaderBytes))
+			header, err = r.Read()
 			f.Close()
 		}
-		if err != nil || string(head) != "run," {
-			return refuse(name, "the table of a dspalab sweep (its header begins with run)")
+		if err != nil || len(header) < 2 || header[0] != runfiles.SweepRunColumn || !slices.Contains(header, runfiles.SweepSeedColumn) {
+			return refuse(name, "the table of a dspalab sweep (a header of run, the parameters, seed and the metrics)")
 		}
 	}
 	return nil
 }
+
+// maxHeaderBytes bounds the header line of a sweep.csv that check reads.
+const maxHeaderBytes = 1 << 20
 
 func (o *outputs) path(name string) string { return filepath.Join(o.dir, name) }
 

@@ -61,7 +61,7 @@ func TestSweepRowsStream(t *testing.T) {
 	}
 	opts := Options{Scenario: "testdata/tiny.yaml", Seeds: 5, Workers: 3, OutDir: t.TempDir(),
 		Params: []Param{{Path: "sources.src.arrival.rate", Values: seeds}, {Path: "duration", Values: []string{"1s"}}}}
-	p, err := newPlan(opts)
+	p, err := newPlan(context.Background(), opts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

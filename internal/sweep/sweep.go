@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"reflect"
 	"runtime"
 	"slices"
@@ -115,9 +114,15 @@ type InterruptedError struct {
 	// set, is the complete sweep.csv of an earlier sweep that was left
 	// as it was (CSV is then sweep.partial.csv next to it).
 	CSV, Kept string
+	// Checking is true when the sweep was interrupted while it checked
+	// its combinations, before any run: nothing was written.
+	Checking bool
 }
 
 func (e *InterruptedError) Error() string {
+	if e.Checking {
+		return fmt.Sprintf("sweep interrupted while it checked its combinations, before any of its %s; nothing was written", plural.Count(e.Total, "run"))
+	}
 	msg := fmt.Sprintf("sweep interrupted after %d of %s", e.Done, plural.Count(e.Total, "run"))
 	switch {
 	case e.Kept != "":
@@ -192,17 +197,57 @@ func (e *InterruptedError) As(target any) bool {
 	return false
 }
 
+// keepParsed is the number of combinations up to which a plan keeps their
+// parsed scenarios (some 80MB at most) rather than parse each run's again
+// (about a millisecond, as much as a short run); a variable for the tests.
+var keepParsed = 4096
+
+// scenario returns a copy of combination c's scenario for a run of its
+// own (the seed differs).
+func (p *plan) scenario(c int) (*scenario.Scenario, error) {
+	if sc := p.parsed[c]; sc != nil {
+		cp := *sc
+		return &cp, nil
+	}
+	// newPlan checked this combination: Apply parses the same text again
+	return Apply(p.doc, p.label, p.grid.Params, p.grid.Combination(c))
+}
+
+// planProgressFrom is the number of combinations from which checking them
+// (about a millisecond each) shows a progress bar of its own.
+const planProgressFrom = 1000
+
+// newBar is a progress bar of n steps on w, as the sweep's bars look.
+func newBar(n int, w io.Writer, desc string) *progressbar.ProgressBar {
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
 // plan is a checked sweep: every run's scenario is valid and within the
 // limits.
 type plan struct {
-	label     string
-	grid      *Grid
-	scenarios map[int]*scenario.Scenario // by combination, for the shard's runs
-	runs      []int                      // the shard's runs, in order
-	header    []string
-	metrics   []string
-	manifest  Manifest
-	micro     bool // the scenario runs on a micro-batch engine (sim/microbatch)
+	label string
+	grid  *Grid
+	// parsed are the combinations' scenarios, by combination, while
+	// there are at most keepParsed of them; past that a run applies its
+	// combination to doc, the scenario's YAML, again (newPlan checked
+	// them all): a parsed scenario takes some 20KB (its fields'
+	// positions), gigabytes for a sweep of a million runs
+	parsed   map[int]*scenario.Scenario
+	doc      *Document
+	runs     []int    // the shard's runs, in order
+	inputs   []string // the files the runs read (runner.ScenarioInputs), for runner.CheckNotInput
+	header   []string
+	metrics  []string
+	manifest Manifest
+	micro    bool // the scenario runs on a micro-batch engine (sim/microbatch)
 	// events are the estimated events of the shard's runs in all
 	// (runner.Measure of each run's combination)
 	events float64
@@ -218,7 +263,7 @@ type plan struct {
 // Errors: the scenario.ErrorList of an invalid scenario file, unwrapped; a
 // *runner.OptionError for a bad --set, --seeds or --shard; other errors
 // for an unknown scenario or a run over a limit.
-func newPlan(opts Options) (*plan, error) {
+func newPlan(ctx context.Context, opts Options, stderr io.Writer) (*plan, error) {
 	label, data, err := runner.Resolve(opts.Scenario)
 	if err != nil {
 		return nil, err
@@ -237,22 +282,36 @@ func newPlan(opts Options) (*plan, error) {
 		return nil, &runner.OptionError{Err: err}
 	}
 	shard := opts.Shard.norm()
-	p := &plan{label: label, grid: grid, scenarios: map[int]*scenario.Scenario{}}
+	p := &plan{label: label, grid: grid, doc: doc, parsed: map[int]*scenario.Scenario{}}
 	vertices, err := vertexNames(base)
 	if err != nil {
 		return nil, err
 	}
-	events := map[int]float64{} // by combination
+	var bar *progressbar.ProgressBar
+	if opts.Progress && grid.Combinations() >= planProgressFrom {
+		bar = newBar(grid.Combinations(), stderr, fmt.Sprintf("checking the combinations of %s", label))
+		defer bar.Clear()
+	}
+	last, events := -1, 0.0 // the runs of a combination are consecutive (Grid.Run)
 	for i := range grid.Runs() {
 		if !shard.Has(i) {
 			continue
 		}
 		p.runs = append(p.runs, i)
 		c, _ := grid.Run(i)
-		if p.scenarios[c] != nil {
-			p.events += events[c]
+		if c == last {
+			p.events += events
 			continue
 		}
+		if err := ctx.Err(); err != nil && c > 0 && c%planProgressFrom == 0 {
+			// a long check stops at Ctrl-C (a short one goes on to
+			// write its runs so far, none, marked partial)
+			return nil, &InterruptedError{Err: err, Total: grid.Runs(), Checking: true}
+		}
+		if bar != nil {
+			bar.Set(c + 1)
+		}
+		last = c
 		vals := grid.Combination(c)
 		sc, err := Apply(doc, label, grid.Params, vals)
 		if err != nil {
@@ -276,9 +335,16 @@ func newPlan(opts Options) (*plan, error) {
 		for _, w := range sc.Warnings() {
 			p.warnings = append(p.warnings, fmt.Sprintf("%s with %s: %s: %s", label, grid.describe(vals), w.Path, w.Msg))
 		}
-		p.scenarios[c] = sc
-		events[c] = runner.Measure(sc).Events
-		p.events += events[c]
+		for _, in := range runner.ScenarioInputs(label, sc) {
+			if !slices.Contains(p.inputs, in) {
+				p.inputs = append(p.inputs, in)
+			}
+		}
+		if grid.Combinations() <= keepParsed {
+			p.parsed[c] = sc
+		}
+		events = runner.Measure(sc).Events
+		p.events += events
 	}
 	if limit := cmp.Or(opts.MaxEvents, runner.DefaultMaxSweepEvents); p.events > limit {
 		return nil, fmt.Errorf("sweep of %s: %s, about %s events in all (%s a run on average), exceed the limit of %s for a sweep; fewer values or seeds, a shorter duration, lower rates, --shard I/N over several machines, or raise --max-sweep-events",
@@ -313,20 +379,6 @@ func newPlan(opts Options) (*plan, error) {
 	return p, nil
 }
 
-// inputs are the files the sweep's runs read (runner.ScenarioInputs of
-// each combination's scenario), for runner.CheckNotInput.
-func (p *plan) inputs() []string {
-	var ins []string
-	for _, c := range slices.Sorted(maps.Keys(p.scenarios)) {
-		for _, in := range runner.ScenarioInputs(p.label, p.scenarios[c]) {
-			if !slices.Contains(ins, in) {
-				ins = append(ins, in)
-			}
-		}
-	}
-	return ins
-}
-
 // vertexNames returns the names of the vertices of sc in the order of its
 // job graph (plan.Compile), the order of the metric columns.
 func vertexNames(sc *scenario.Scenario) ([]string, error) {
@@ -359,14 +411,14 @@ func Run(ctx context.Context, opts Options) error {
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	p, err := newPlan(opts)
+	p, err := newPlan(ctx, opts, stderr)
 	if err != nil {
 		return err
 	}
 	for _, w := range p.warnings {
 		fmt.Fprintln(stderr, w)
 	}
-	if err := runner.CheckNotInput(runner.SweepOutputs(opts.OutDir), p.inputs()); err != nil {
+	if err := runner.CheckNotInput(runner.SweepOutputs(opts.OutDir), p.inputs); err != nil {
 		return err
 	}
 	out, err := openOutputs(opts.OutDir)
@@ -382,15 +434,7 @@ func Run(ctx context.Context, opts Options) error {
 
 	var bar *progressbar.ProgressBar
 	if opts.Progress {
-		bar = progressbar.NewOptions(len(p.runs),
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription(fmt.Sprintf("sweep %s", p.label)),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
+		bar = newBar(len(p.runs), stderr, fmt.Sprintf("sweep %s", p.label))
 	}
 	start := time.Now()
 	rows, err := newRowSpool(p.header)
@@ -521,18 +565,21 @@ func (p *plan) simulate(ctx context.Context, opts Options, i int) ([]string, err
 		return nil, nil
 	}
 	c, seed := p.grid.Run(i)
-	sc := *p.scenarios[c] // each run has its own copy: the seed differs
+	sc, err := p.scenario(c)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: run %d: %w", i, err)
+	}
 	sc.Seed = seed
 	// this combination's trace settings (the sweep may vary them)
-	prep, err := runner.Prepare(&sc, runner.Setup{Label: p.label, Limits: opts.Limits, Traces: runner.TraceEnv{Open: opts.OpenTrace}})
+	prep, err := runner.Prepare(sc, runner.Setup{Label: p.label, Limits: opts.Limits, Traces: runner.TraceEnv{Open: opts.OpenTrace}})
 	if err != nil {
 		return nil, fmt.Errorf("sweep: run %d: %w", i, err)
 	}
 	defer prep.Close()
 	if p.micro {
-		return p.simulateMicroBatch(ctx, prep, i, c, &sc)
+		return p.simulateMicroBatch(ctx, prep, i, c, sc)
 	}
-	res, err := sim.Run(ctx, &sc, prep.Options(nil, nil))
+	res, err := sim.Run(ctx, sc, prep.Options(nil, nil))
 	var qe *sim.QueueLimitError
 	switch {
 	case ctx.Err() != nil:

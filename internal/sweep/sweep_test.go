@@ -143,7 +143,9 @@ func TestTinyGrid(t *testing.T) {
 }
 
 // TestShardsMergeToTheWhole: three shards merged give byte for byte the
-// files of the sweep run on one machine, and so does a run with one worker.
+// files of the sweep run on one machine, and so do a run with one worker
+// and a run that parses each run's scenario again (as a sweep of more
+// than keepParsed combinations does).
 func TestShardsMergeToTheWhole(t *testing.T) {
 	ctx := context.Background()
 	base := Options{Scenario: tiny, Params: tinyParams(), Seeds: 3, Version: "test"}
@@ -155,6 +157,15 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 	one := base
 	one.OutDir, one.Workers = t.TempDir(), 1
 	if err := Run(ctx, one); err != nil {
+		t.Fatal(err)
+	}
+	reparsed := base
+	reparsed.OutDir = t.TempDir()
+	kept := keepParsed
+	keepParsed = 0
+	err := Run(ctx, reparsed)
+	keepParsed = kept
+	if err != nil {
 		t.Fatal(err)
 	}
 	var dirs []string
@@ -179,7 +190,7 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range []string{merged, one.OutDir} {
+		for _, d := range []string{merged, one.OutDir, reparsed.OutDir} {
 			got, err := os.ReadFile(filepath.Join(d, f))
 			if err != nil {
 				t.Fatal(err)
@@ -659,7 +670,8 @@ func TestManifestRecordsTraceData(t *testing.T) {
 // run, and kept; a sweep's own outputs are replaced by the next sweep.
 func TestUserFilesRefused(t *testing.T) {
 	for _, tc := range []struct{ name, data, want string }{
-		{runfiles.SweepFile, "my table\n", "sweep.csv is not the table of a dspalab sweep (its header begins with run); it was not replaced"},
+		{runfiles.SweepFile, "my table\n", "sweep.csv is not the table of a dspalab sweep (a header of run, the parameters, seed and the metrics); it was not replaced"},
+		{runfiles.SweepFile, "run,my,own,data\n1,2,3,4\n", "sweep.csv is not the table of a dspalab sweep"},
 		{runfiles.SweepPartialFile, "", "sweep.partial.csv is not the table of a dspalab sweep"},
 		{runfiles.SweepManifestFile, `{"mine": true}`, "sweep.json is not the manifest of a dspalab sweep; it was not replaced"},
 	} {
