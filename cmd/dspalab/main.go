@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +29,10 @@ func main() {
 	os.Exit(realMain())
 }
 
+// doubleSignal is how long after an interrupt another one counts as the
+// same (see realMain).
+const doubleSignal = time.Second
+
 // realMain runs the command line and returns the exit status: 0 ok, 1
 // invalid scenario or failed run, 2 usage error, 130 interrupted.
 func realMain() int {
@@ -35,8 +40,12 @@ func realMain() int {
 	defer stop()
 	go func() {
 		// After the first interrupt, restore the default behaviour: a
-		// second Ctrl-C kills the process at once.
+		// second Ctrl-C kills the process at once. Not within a second:
+		// a signal sent twice at once is one interrupt (timeout(1)
+		// signals its child and then the child's process group), and
+		// killing then would lose the outputs the first one is writing.
 		<-ctx.Done()
+		time.Sleep(doubleSignal)
 		stop()
 	}()
 	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -6,4 +6,4 @@ import "os"
 
 // tryLock does not lock where flock is missing: concurrent writers into
 // one directory are not detected there.
-func tryLock(*os.File) (busy bool, err error) { return false, nil }
+func tryLock(*os.File) (busy, held bool, err error) { return false, false, nil }

@@ -40,6 +40,7 @@ type Manifest struct {
 type Dir struct {
 	path string
 	lock *os.File
+	held bool // the flock was taken (not a file system without flock)
 }
 
 // BusyError is an output directory that another dspalab command holds.
@@ -66,7 +67,7 @@ func Lock(dir string) (*Dir, error) {
 		f.Close()
 		return nil, fmt.Errorf("writing outputs: %s is not a directory", dir)
 	}
-	busy, err := tryLock(f)
+	busy, held, err := tryLock(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking output directory %s: %w", dir, err)
@@ -75,7 +76,31 @@ func Lock(dir string) (*Dir, error) {
 		f.Close()
 		return nil, &BusyError{Dir: dir}
 	}
-	return &Dir{path: dir, lock: f}, nil
+	return &Dir{path: dir, lock: f, held: held}, nil
+}
+
+// tmpPrefix begins the name of a run's temporary directory inside its
+// output directory (Create).
+const tmpPrefix = ".dspalab-tmp-"
+
+// removeStale removes the temporary directories that runs killed before
+// they could clean up left in d (a second Ctrl-C, a SIGKILL, a crash).
+// Only while d's lock is held: no other dspalab writes there then. The
+// temporary files of atomicfile, of the same prefix, are files, not
+// directories, and are left alone.
+func (d *Dir) removeStale() {
+	if !d.held {
+		return
+	}
+	entries, err := os.ReadDir(d.path)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), tmpPrefix) {
+			os.RemoveAll(filepath.Join(d.path, e.Name())) // best effort
+		}
+	}
 }
 
 // Path returns the directory's path, as given to Lock.
@@ -114,7 +139,8 @@ func (d *Dir) Create(names []string) (*Writer, error) {
 	if _, err := checkDestinations(d.path, names, "nothing was run"); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(d.path, ".dspalab-tmp-")
+	d.removeStale()
+	tmp, err := os.MkdirTemp(d.path, tmpPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}

@@ -203,3 +203,39 @@ func TestCompleteRunInPartialIsKept(t *testing.T) {
 		t.Errorf("the complete run in partial/ was removed: summary.json %q", b)
 	}
 }
+
+// TestStaleTemporaryDirectoriesRemoved: a run killed before it could clean
+// up (a second Ctrl-C, SIGKILL) leaves its temporary directory; the next
+// run into the directory, holding its lock, removes it. A temporary file
+// of the same prefix (atomicfile's) and the user's files stay.
+func TestStaleTemporaryDirectoriesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, tmpPrefix+"123")
+	if err := os.Mkdir(stale, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, stale, TimeseriesFile, "time_s\n1\n")
+	file := writeFile(t, dir, tmpPrefix+"abc", "a file being written")
+	mine := writeFile(t, dir, "notes.txt", "mine")
+	d, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !d.held {
+		t.Skip("no flock on this file system: stale directories are kept")
+	}
+	w, err := d.Create(OutputFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary directory is still there (%v)", err)
+	}
+	for _, p := range []string{file, mine, w.tmp} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v, want it kept", p, err)
+		}
+	}
+}
