@@ -170,7 +170,13 @@ type RecoverySummary struct {
 	// tells).
 	MaxRecoveryTime float64         `json:"max_recovery_time_s"`
 	MaxCatchUpTime  float64         `json:"max_catch_up_time_s"`
-	Failovers       []FailoverStats `json:"failovers"`
+	// Failovers are the job's failovers in order; past maxListedFailovers
+	// only the first and the last half of that many (the summary of a
+	// job that fails over every second for a day stays small enough to
+	// read), and FailoversCount counts them all (absent while Failovers
+	// lists every one). The downtime and the maxima above are over all.
+	Failovers      []FailoverStats `json:"failovers"`
+	FailoversCount int             `json:"failovers_count,omitempty"`
 	// SourcesReplayable is true when a source of the job is replayable
 	// (a log it rewinds): only then does a failure leave a backlog to
 	// catch up with. A socket source's records sent while the job is
@@ -866,8 +872,16 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 			r.MaxCatchUpTime = max(r.MaxCatchUpTime, fo.CatchUpTime)
 		}
 	}
+	if n := len(r.Failovers); n > maxListedFailovers {
+		r.FailoversCount = n
+		r.Failovers = append(r.Failovers[:maxListedFailovers/2:maxListedFailovers/2], r.Failovers[n-maxListedFailovers/2:]...)
+	}
 	return r
 }
+
+// maxListedFailovers bounds the failovers a RecoverySummary lists (about
+// 550 bytes each in summary.json).
+const maxListedFailovers = 1000
 
 // downtime fills r's downtime and its phases from the failovers: each
 // outage runs from its failure (or an earlier one not noticed yet) to
@@ -961,7 +975,7 @@ func (r *RecoverySummary) notCaughtUp() *FailoverStats {
 // later failure interrupted, or -1.
 func (r *RecoverySummary) interrupted() int {
 	for i := range r.Failovers {
-		if r.Failovers[i].CatchUpInterrupted && i+1 < len(r.Failovers) {
+		if r.Failovers[i].CatchUpInterrupted && i+1 < len(r.Failovers) && !(r.FailoversCount > 0 && i+1 == maxListedFailovers/2) {
 			return i
 		}
 	}

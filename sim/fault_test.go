@@ -1068,3 +1068,36 @@ func TestNetworkBufferCount(t *testing.T) {
 		}
 	}
 }
+
+// A job that fails over again and again lists the first and the last 500
+// of its failovers in the summary (1842 task failures in 2000s at an mtbf
+// of 1s, each down for the 100ms restart delay: no state to restore), and
+// counts them all; the downtime is over all of them, 1842 × 100ms.
+func TestFailoversListedAreBounded(t *testing.T) {
+	_, res := runSim(t, mustParse(t, `
+name: many
+duration: 2000s
+warmup: 0s
+workers: {count: 1, slots: 2}
+sources:
+  - {name: src, arrival: {process: constant, rate: 10/s}, replayable: true}
+operators:
+  - {name: op, input: src, service_time: {distribution: constant, mean: 1ms}}
+sinks:
+  - {name: out, input: op}
+restart: {type: fixed-delay, delay: 100ms}
+failures:
+  - {kind: task, mtbf: 1s}
+`), Options{})
+	r := res.Summary.Recovery
+	if r.Failures != 1842 || r.FailoversCount != r.Failures || len(r.Failovers) != maxListedFailovers {
+		t.Fatalf("%d failures, failovers_count %d, %d listed; want 1842, 1842, %d", r.Failures, r.FailoversCount, len(r.Failovers), maxListedFailovers)
+	}
+	if math.Abs(r.DowntimeS-184.2) > 1e-6 {
+		t.Errorf("downtime %gs, want 184.2s (1842 × 100ms)", r.DowntimeS)
+	}
+	half := maxListedFailovers / 2
+	if a, b := r.Failovers[half-1].FailedS, r.Failovers[half].FailedS; b-a < 500 {
+		t.Errorf("failovers %d and %d failed at %gs and %gs: want the first and the last %d, with the ones between left out", half-1, half, a, b, half)
+	}
+}
