@@ -41,8 +41,8 @@ func statusMessage(vertex string, r Row, down, n int) string {
 		// back-pressured in the interval until its subtasks stopped: the
 		// status changes to what they measured before (a to: HIGH with
 		// "not back-pressured" contradicted itself)
-		return fmt.Sprintf("%s is DOWN (all %d subtasks) at the end of the interval, %s until then: back-pressured %.0f ms/s, busy %.0f ms/s",
-			vertex, n, r.Status, r.Backpressured, r.Busy)
+		return fmt.Sprintf("%s is %s, then DOWN (all %d subtasks): back-pressured %.0f ms/s, busy %.0f ms/s until its subtasks stopped",
+			vertex, r.Status, n, r.Backpressured, r.Busy)
 	case down > 0 && down == n:
 		return fmt.Sprintf("%s is DOWN (all %d subtasks): not running, not back-pressured", vertex, n)
 	case down > 0:

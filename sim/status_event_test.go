@@ -31,7 +31,7 @@ func TestStatusEventOfDownVertex(t *testing.T) {
 						continue
 					}
 					isDown := r.Status == StatusDown
-					says := strings.HasPrefix(e.Message, e.Vertex+" is DOWN (")
+					says := strings.HasPrefix(e.Message, e.Vertex+" is DOWN (") || strings.HasPrefix(e.Message, e.Vertex+" is "+e.To+", then DOWN (")
 					if isDown != says {
 						t.Errorf("%s: %s's row is %s, the event says %q", FormatTime(smp.Time), e.Vertex, r.Status, e.Message)
 					}
@@ -74,7 +74,7 @@ func TestStatusEventOfVertexGoneDown(t *testing.T) {
 	}}
 	runSim(t, mustLoadBuiltin(t, "exactly-once"), Options{Observer: obs})
 	want := []string{
-		"55s OK->HIGH sensors is DOWN (all 2 subtasks) at the end of the interval, HIGH until then: back-pressured 1000 ms/s, busy 0 ms/s",
+		"55s OK->HIGH sensors is HIGH, then DOWN (all 2 subtasks): back-pressured 1000 ms/s, busy 0 ms/s until its subtasks stopped",
 		"56s HIGH->OK sensors is DOWN (all 2 subtasks): not running, not back-pressured",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
