@@ -168,8 +168,8 @@ type RecoverySummary struct {
 	// never caught up, or when no source is replayable; a failover whose
 	// catch-up a later failure interrupted is left out, the later one's
 	// tells).
-	MaxRecoveryTime float64         `json:"max_recovery_time_s"`
-	MaxCatchUpTime  float64         `json:"max_catch_up_time_s"`
+	MaxRecoveryTime float64 `json:"max_recovery_time_s"`
+	MaxCatchUpTime  float64 `json:"max_catch_up_time_s"`
 	// Failovers are the job's failovers in order; past maxListedFailovers
 	// only the first and the last half of that many (the summary of a
 	// job that fails over every second for a day stays small enough to
