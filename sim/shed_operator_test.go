@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dspalab/dspalab/sim"
@@ -102,6 +103,12 @@ func TestOperatorSheddingHoldsQueue(t *testing.T) {
 		t.Errorf("emitted %d != delivered %d + in flight %d + shed %d", d.Emitted, d.Delivered, d.InFlight, d.ShedByOperators)
 	}
 	within(t, "records count processed", float64(c.RecordsIn), 500*100, 0.001)
+	// the diagnosis says the excess is shed, not that the queue grows
+	// or is unbounded (the gate's buffers are bounded, and do not fill)
+	if dg := s.Diagnosis; !strings.Contains(dg.Message, "count serves 500 of the 1000 records/s sent to it and sheds the rest") ||
+		strings.Contains(dg.Message+strings.Join(dg.Evidence, "\n"), "unbounded") || strings.Contains(dg.Message, "keeps growing") {
+		t.Errorf("diagnosis with shedding: %s\n%s", dg.Message, strings.Join(dg.Evidence, "\n"))
+	}
 }
 
 // TestOperatorSheddingCountError: semantic shedding (keys 40 and above

@@ -631,6 +631,14 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 				fmt.Sprintf("%s is busy %s; nothing is back-pressured because its input queue is unbounded", v.Name, pct(v.Busy))}}
 			d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it, so its input queue keeps growing; %s",
 				v.Name, rateText(v.InRate), rateText(offered), s.remedy(s.vertices[i], v))
+			if v.Shed > 0 {
+				// load shedding drops what it cannot serve from its
+				// queue: the queue stays near the threshold, the
+				// network's buffers do not fill (shed.go)
+				d.Evidence[1] = fmt.Sprintf("%s is busy %s; nothing is back-pressured because it sheds what it cannot serve, so its input queue does not fill", v.Name, pct(v.Busy))
+				d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it and sheds the rest; %s",
+					v.Name, rateText(v.InRate), rateText(offered), s.remedy(s.vertices[i], v))
+			}
 			if failureNote != "" {
 				d.Evidence = append(d.Evidence, failureNote)
 			}
