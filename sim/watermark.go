@@ -114,6 +114,7 @@ func (d *eventDelay) draw(id uint64) des.Time {
 type watermarkGenerator struct {
 	t          *subtask
 	punctuated bool
+	monotonous bool // forMonotonousTimestamps: bound 0, no field to raise
 	bound      des.Time
 	interval   des.Time
 	idleness   des.Time
@@ -149,7 +150,7 @@ type splitWatermark struct {
 func newWatermarkGenerator(t *subtask, w *scenario.Watermarks, splits int) *watermarkGenerator {
 	g := &watermarkGenerator{t: t, punctuated: w.Strategy == scenario.WatermarksPunctuated, interval: w.AutoWatermarkInterval, idleness: w.Idleness,
 		behind: metrics.NewHistogram(), splits: make([]splitWatermark, max(splits, 1))}
-	if w.Strategy != scenario.WatermarksMonotonous {
+	if g.monotonous = w.Strategy == scenario.WatermarksMonotonous; !g.monotonous {
 		g.bound = w.BoundedOutOfOrderness
 	}
 	if g.interval <= 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/sim/des"
 	"github.com/dspalab/dspalab/sim/metrics"
+	"github.com/dspalab/dspalab/sim/scenario"
 )
 
 // EventTimeSummary is a run's event-time progress (summary.json
@@ -101,24 +102,7 @@ func (s *Sim) eventTimeSummary(now des.Time) *EventTimeSummary {
 	es := &EventTimeSummary{Vertices: []VertexEventTime{}}
 	for _, v := range s.vertices {
 		ve := VertexEventTime{Name: v.name}
-		in, out, seen := des.Time(0), des.Time(0), false
-		for i, t := range v.subtasks {
-			if t.wm == nil || t.wm.epoch != s.epoch {
-				seen = false
-				break
-			}
-			ti, to := t.wm.in, t.wm.out
-			if v.kind == KindSource {
-				ti = to
-			}
-			if i == 0 || ti < in {
-				in = ti
-			}
-			if i == 0 || to < out {
-				out = to
-			}
-			seen = true
-		}
+		in, out, seen := s.watermarksOf(v)
 		if seen && in != minWatermark {
 			ve.CurrentInputWatermarkS = ptr(in.Seconds())
 			ve.WatermarkLagS = ptr(round6((now - in).Seconds()))
@@ -220,6 +204,7 @@ func (s *Sim) eventTimeDiagnosis(now des.Time) []string {
 	}
 	var behind *metrics.Histogram
 	bound := des.Time(-1)
+	monotonous := true // every source's watermarks: nothing to raise
 	for _, src := range s.sources {
 		if g := src.wmGen; g != nil {
 			if behind == nil {
@@ -227,6 +212,7 @@ func (s *Sim) eventTimeDiagnosis(now des.Time) []string {
 			}
 			behind.Merge(g.behind)
 			bound = max(bound, g.bound)
+			monotonous = monotonous && g.monotonous
 		}
 	}
 	for _, v := range s.vertices {
@@ -235,7 +221,20 @@ func (s *Sim) eventTimeDiagnosis(now des.Time) []string {
 			continue
 		}
 		in := w.records
-		if in > 0 && float64(w.lateDropped) > 0.005*float64(in) && behind != nil && behind.Count() > 0 {
+		if wc := v.pv.Window; wc != nil && wc.Kind != scenario.WindowGlobal && wc.Time != scenario.TimeProcessing && in > 0 && w.firings == 0 {
+			// the records are in windows, not lost: nothing says so
+			// in the records and delivery lines, which count results
+			wm := "it has no watermark yet"
+			if at, _, seen := s.watermarksOf(v); seen && at != minWatermark {
+				wm = "its input watermark is at " + FormatTime(at)
+			}
+			out = append(out, fmt.Sprintf("no window of %s fired by the end: a window fires once the watermark passes its end, and %s; the %s it took in wait in its windows",
+				v.name, wm, plural.Count(int64(in), "record")))
+		}
+		if in > 0 && float64(w.lateDropped) > 0.005*float64(in) && behind != nil && behind.Count() > 0 && monotonous {
+			out = append(out, fmt.Sprintf("%.1f%% of the records into %s were late (numLateRecordsDropped %d of %d): monotonous watermarks allow no disorder; use strategy: bounded_out_of_orderness with bounded_out_of_orderness past the p99 out-of-orderness (%s), or allow lateness (window.allowed_lateness)",
+				100*float64(w.lateDropped)/float64(in), v.name, w.lateDropped, in, FormatTime(behind.Quantile(0.99))))
+		} else if in > 0 && float64(w.lateDropped) > 0.005*float64(in) && behind != nil && behind.Count() > 0 {
 			out = append(out, fmt.Sprintf("%.1f%% of the records into %s were late (numLateRecordsDropped %d of %d): raise bounded_out_of_orderness past the p99 out-of-orderness (%s, now %s) or allow lateness (window.allowed_lateness)",
 				100*float64(w.lateDropped)/float64(in), v.name, w.lateDropped, in, FormatTime(behind.Quantile(0.99)), FormatTime(bound)))
 		}
@@ -247,6 +246,29 @@ func (s *Sim) eventTimeDiagnosis(now des.Time) []string {
 		}
 	}
 	return out
+}
+
+// watermarksOf returns v's current input and output watermarks, the least
+// over its subtasks (a source's input is its output); seen is false while
+// a subtask has none of this epoch.
+func (s *Sim) watermarksOf(v *vertex) (in, out des.Time, seen bool) {
+	for i, t := range v.subtasks {
+		if t.wm == nil || t.wm.epoch != s.epoch {
+			return 0, 0, false
+		}
+		ti, to := t.wm.in, t.wm.out
+		if v.kind == KindSource {
+			ti = to
+		}
+		if i == 0 || ti < in {
+			in = ti
+		}
+		if i == 0 || to < out {
+			out = to
+		}
+		seen = true
+	}
+	return in, out, seen
 }
 
 // downstreamOf reports whether v is downstream of u.

@@ -60,3 +60,42 @@ func TestLateSideOutput(t *testing.T) {
 	}
 	t.Logf("late: %d of %d records; results delivered %d, with the side output %d", dropped, a.Delivery.Emitted, a.Delivery.Delivered, b.Delivery.Delivered)
 }
+
+// TestLateAdviceForMonotonous: with monotonous watermarks (B = 0, no field
+// to raise) the late-data advice says to switch the strategy, not to
+// raise bounded_out_of_orderness, which that strategy refuses.
+func TestLateAdviceForMonotonous(t *testing.T) {
+	s := run(t, parse(t, "mono.yaml", windowJob(t, "20s", "{process: constant, rate: 1000/s}", "{count: 10}",
+		"{strategy: monotonous}", "{distribution: exponential, mean: 200ms}", "{kind: tumbling, size: 1s}")))
+	var got string
+	for _, d := range s.EventTime.Diagnosis {
+		if strings.Contains(d, "were late") {
+			got = d
+		}
+	}
+	if !strings.Contains(got, "monotonous watermarks allow no disorder; use strategy: bounded_out_of_orderness with bounded_out_of_orderness past the p99 out-of-orderness") ||
+		strings.Contains(got, "raise bounded_out_of_orderness") {
+		t.Errorf("late-data advice with monotonous watermarks: %q", got)
+	}
+}
+
+// TestNoWindowFired: a tumbling window as long as the run never fires
+// (the punctuated watermark after the last record, at 9.99s, is 9.99s −
+// 1ns, short of the window's end at 10s); the diagnosis says where the
+// records are, which the records line (0 reached the sinks, 0 lost) does
+// not: 999 in the window (the records of 10ms..9.99s), the one of 10s
+// still on its way.
+func TestNoWindowFired(t *testing.T) {
+	s := run(t, parse(t, "nofire.yaml", windowJob(t, "10s", "{process: constant, rate: 100/s}", "{count: 1}",
+		"{strategy: punctuated}", "", "{kind: tumbling, size: 10s}")))
+	want := "no window of win fired by the end: a window fires once the watermark passes its end, and its input watermark is at 9.99s; the 999 records it took in wait in its windows"
+	var got string
+	for _, d := range s.EventTime.Diagnosis {
+		if strings.HasPrefix(d, "no window") {
+			got = d
+		}
+	}
+	if got != want || s.Totals.Delivered != 0 {
+		t.Errorf("%d delivered, diagnosis %q; want 0 and %q", s.Totals.Delivered, got, want)
+	}
+}
