@@ -239,7 +239,9 @@
 // VLDB 2013, §5.1): an at-least-once sink with dedup checkpoints each
 // production with its id before delivery and drops the ids it has seen,
 // asking a Bloom filter of recent ids (two generations of id_retention)
-// before a stable-storage lookup. Load shedding (shed.go, Aurora's drop
+// before a stable-storage lookup. Simplified: the storage keeps every id
+// for the whole run (MillWheel garbage-collects them once no sender can
+// retry them), so state_bytes counts 16 bytes per id ever written. Load shedding (shed.go, Aurora's drop
 // boxes): a replayable source sheds the records it reads while its lag
 // passes lag_over or a record's time in its log passes latency_over; an
 // operator sheds the records it takes from its input gate while more

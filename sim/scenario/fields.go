@@ -285,7 +285,7 @@ var dedupMapping = &Mapping{
 		{Name: kHashes, Go: "Hashes", Kind: KindInteger, Default: 7, Bounds: Bounds{Min: 1, Max: 64},
 			Doc: "Probes per id (k); the best k for n ids in m bits is m/n · ln 2."},
 		{Name: kIDRetention, Go: "IDRetention", Kind: KindDuration, Default: "10m", Bounds: Bounds{Positive: true},
-			Doc: "How long ids are remembered: the filter holds the ids of the last id_retention to 2 x id_retention (two generations); a duplicate older than that is not caught."},
+			Doc: "How long the Bloom filter remembers ids: it holds the ids of the last id_retention to 2 x id_retention (two generations); a duplicate older than that passes the filter and is not caught. The stable storage keeps every id written for the whole run (dedup state_bytes grows with them, whatever id_retention)."},
 		{Name: kLookupTime, Go: "LookupTime", Kind: KindDuration, Default: "1ms", Bounds: Bounds{Min: 0},
 			Doc: "Latency of a stable-storage lookup, paid by a record the filter may have seen."},
 		{Name: kProductionWriteTime, Go: "ProductionWriteTime", Kind: KindDuration, Default: "1ms", Bounds: Bounds{Min: 0},
