@@ -52,6 +52,9 @@ type VertexEventTime struct {
 	JoinedPairs           *uint64  `json:"joined_pairs,omitempty"` // joins: the pairs emitted
 	Firings               *uint64  `json:"firings,omitempty"`
 	LateFirings           *uint64  `json:"late_firings,omitempty"`
+	// FiringDelay* are a window's first firing less its end (when the
+	// firing starts, not when a process function's results leave);
+	// RecordsPerWindowMean the records in a window at that firing.
 	FiringDelayMeanMs     *float64 `json:"firing_delay_mean_ms,omitempty"`
 	FiringDelayP50Ms      *float64 `json:"firing_delay_p50_ms,omitempty"`
 	FiringDelayP90Ms      *float64 `json:"firing_delay_p90_ms,omitempty"`
