@@ -48,20 +48,20 @@ type VertexEventTime struct {
 	// LateRecordsSideOutput is the late records a window with a
 	// late_output sent there instead of dropping them (Flink counts them
 	// in numRecordsOut only); absent without a late output.
-	LateRecordsSideOutput *uint64  `json:"late_records_side_output,omitempty"`
-	JoinedPairs           *uint64  `json:"joined_pairs,omitempty"` // joins: the pairs emitted
-	Firings               *uint64  `json:"firings,omitempty"`
-	LateFirings           *uint64  `json:"late_firings,omitempty"`
+	LateRecordsSideOutput *uint64 `json:"late_records_side_output,omitempty"`
+	JoinedPairs           *uint64 `json:"joined_pairs,omitempty"` // joins: the pairs emitted
+	Firings               *uint64 `json:"firings,omitempty"`
+	LateFirings           *uint64 `json:"late_firings,omitempty"`
 	// FiringDelay* are a window's first firing less its end (when the
 	// firing starts, not when a process function's results leave);
 	// RecordsPerWindowMean the records in a window at that firing.
-	FiringDelayMeanMs     *float64 `json:"firing_delay_mean_ms,omitempty"`
-	FiringDelayP50Ms      *float64 `json:"firing_delay_p50_ms,omitempty"`
-	FiringDelayP90Ms      *float64 `json:"firing_delay_p90_ms,omitempty"`
-	FiringDelayP99Ms      *float64 `json:"firing_delay_p99_ms,omitempty"`
-	RecordsPerWindowMean  *float64 `json:"records_per_window_mean,omitempty"`
-	WindowStateBytes      *int64   `json:"window_state_bytes,omitempty"`
-	MaxWindowStateBytes   *int64   `json:"max_window_state_bytes,omitempty"`
+	FiringDelayMeanMs    *float64 `json:"firing_delay_mean_ms,omitempty"`
+	FiringDelayP50Ms     *float64 `json:"firing_delay_p50_ms,omitempty"`
+	FiringDelayP90Ms     *float64 `json:"firing_delay_p90_ms,omitempty"`
+	FiringDelayP99Ms     *float64 `json:"firing_delay_p99_ms,omitempty"`
+	RecordsPerWindowMean *float64 `json:"records_per_window_mean,omitempty"`
+	WindowStateBytes     *int64   `json:"window_state_bytes,omitempty"`
+	MaxWindowStateBytes  *int64   `json:"max_window_state_bytes,omitempty"`
 	// Sinks: event-time lag of the records written (processing time −
 	// event time), after the warmup, ms.
 	EventTimeLagP50Ms *float64 `json:"event_time_lag_p50_ms,omitempty"`
