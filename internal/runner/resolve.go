@@ -66,7 +66,18 @@ func Resolve(arg string) (label string, data []byte, err error) {
 		// built-ins: "myy.yaml" is more likely my.yaml than mm1
 		return "", nil, fmt.Errorf("no scenario file or built-in scenario named %q; did you mean %s?", arg, f)
 	}
+	if looksLikePath(arg) && suggest(arg, scenarios.Names()) == "" {
+		// a file name typed, no built-in near it: the file is missing,
+		// and the 39 built-in names would bury that
+		return "", nil, fmt.Errorf("no scenario file or built-in scenario named %q: there is no file %s ('dspalab scenarios' lists the built-in ones)", arg, arg)
+	}
 	return "", nil, unknownScenario("no scenario file or built-in scenario named", arg)
+}
+
+// looksLikePath reports whether arg names a file rather than a built-in:
+// it has a directory or a YAML suffix (built-in names have neither).
+func looksLikePath(arg string) bool {
+	return strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml")
 }
 
 // nearbyFile returns the YAML file in arg's directory whose name is
