@@ -275,6 +275,11 @@ func resolveFile(seed uint64, source string, tr *scenario.Trace, env Env, p stri
 	case fi.IsDir():
 		fail(p+".file", "%s is a directory, not a CSV file", path)
 		return nil
+	case !fi.Mode().IsRegular():
+		// refused before the run, not at its first read (a device or
+		// a FIFO never ends, or blocks)
+		fail(p+".file", "%s is not a regular file (%s), not a CSV file", path, regfile.Kind(fi.Mode()))
+		return nil
 	}
 	// From repeats nothing: "" when the path is the file as written
 	rp := &Replay{Spec: TraceSpec{Columns: tr.Columns}, What: "file " + tr.File, Origin: "file " + path}
