@@ -21,28 +21,38 @@ type Param struct {
 // a missing "=", an empty path or value, a value given twice, and for the
 // path "seed" (sweeps vary seeds with Options.Seeds).
 func ParseParam(s string) (Param, error) {
+	flag := shownFlag(s)
 	path, vals, ok := strings.Cut(s, "=")
 	path = strings.TrimSpace(path)
 	if !ok || path == "" {
-		return Param{}, fmt.Errorf("--set %q: expected PATH=V1,V2,... such as operators.parse.parallelism=1,2,4", s)
+		return Param{}, fmt.Errorf("--set %q: expected PATH=V1,V2,... such as operators.parse.parallelism=1,2,4", flag)
 	}
 	if path == "seed" {
-		return Param{}, fmt.Errorf("--set %q: seeds are not set with --set; use --seeds N to run every point with N seeds, counting up from the scenario's seed", s)
+		return Param{}, fmt.Errorf("--set %q: seeds are not set with --set; use --seeds N to run every point with N seeds, counting up from the scenario's seed", flag)
 	}
 	p := Param{Path: path}
 	seen := map[string]bool{}
 	for v := range strings.SplitSeq(vals, ",") {
 		v = strings.TrimSpace(v)
 		if v == "" {
-			return Param{}, fmt.Errorf("--set %q: empty value; give values separated by commas, such as %s=1,2,4", s, path)
+			return Param{}, fmt.Errorf("--set %q: empty value; give values separated by commas, such as %s=1,2,4", flag, path)
 		}
 		if seen[v] {
-			return Param{}, fmt.Errorf("--set %q: value %s is given twice", s, v)
+			return Param{}, fmt.Errorf("--set %q: value %s is given twice", flag, v)
 		}
 		seen[v] = true
 		p.Values = append(p.Values, v)
 	}
 	return p, nil
+}
+
+// shownFlag is a --set flag as an error quotes it: its first 80
+// characters, and "…" for the rest (a list of 2000 values is not echoed).
+func shownFlag(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "…"
+	}
+	return s
 }
 
 // Shard is one of Count deterministic slices of a sweep's runs: run i

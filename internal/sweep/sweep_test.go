@@ -341,6 +341,11 @@ func TestParseParamAndShard(t *testing.T) {
 			t.Errorf("ParseParam(%q): %v, want %q", in, err, want)
 		}
 	}
+	// a long flag is quoted by its first 80 characters
+	long := "a=" + strings.Repeat("9,", 100) + "9"
+	if _, err := ParseParam(long); err == nil || !strings.Contains(err.Error(), `--set "`+long[:80]+`…": value 9 is given twice`) {
+		t.Errorf("ParseParam of a long flag: %v", err)
+	}
 	if s, err := ParseShard("2/4"); err != nil || s != (Shard{2, 4}) || !s.Has(6) || s.Has(7) || s.String() != "2/4" {
 		t.Errorf("ParseShard(2/4) = %+v, %v", s, err)
 	}
