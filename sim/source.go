@@ -85,10 +85,14 @@ type source struct {
 	pendingBarriers []int64  // checkpoints triggered, whose barriers go out once the record in hand is written
 	keyBefore       des.Rand // the key stream before the last key was drawn
 
-	delay *eventDelay         // out-of-orderness of a generated source (event_delay); nil: none
-	wmGen *watermarkGenerator // watermark generation (watermarks); nil: none
-	et    des.Time            // event time of the record in hand (wmGen)
-	split int                 // its split: the index of its partition among the owned ones (0 but for a topic reader)
+	delay *eventDelay // out-of-orderness of a generated source (event_delay); nil: none
+	// beforeZero counts the records read whose event time event_delay
+	// put before 0 (a delay longer than the time they arrived at),
+	// replays included, for the event-time diagnosis
+	beforeZero uint64
+	wmGen      *watermarkGenerator // watermark generation (watermarks); nil: none
+	et         des.Time            // event time of the record in hand (wmGen)
+	split      int                 // its split: the index of its partition among the owned ones (0 but for a topic reader)
 
 	// plain: a generated source that reads a log or paces its producer
 	// (not srcQueued), without event delays, watermarks or shedding,
@@ -452,7 +456,9 @@ func (src *source) describe(et des.Time, id uint64) (des.Time, uint32, uint64) {
 		id = sourceID(src.qr.b.seq, src.qr.cur.ID) // a message's id: a redelivery is the same record
 	}
 	if src.delay != nil {
-		et -= src.delay.draw(id)
+		if et -= src.delay.draw(id); et < 0 {
+			src.beforeZero++
+		}
 	}
 	if src.topic != nil && src.wmGen != nil {
 		src.split = src.topic.split(src.topic.part)

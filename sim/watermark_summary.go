@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/dspalab/dspalab/internal/plural"
@@ -196,14 +197,32 @@ func (s *Sim) eventTimeDiagnosis(now des.Time) []string {
 		}
 	}
 	var results uint64
+	windows := false
 	for _, v := range s.vertices {
 		if v.win != nil {
 			results += v.win.emitted
 		}
+		windows = windows || v.pv.Window != nil && v.pv.Window.Kind != scenario.WindowGlobal
 	}
 	if results > 0 {
 		out = append(out, fmt.Sprintf("windows and joins emitted %s; the records and delivery lines count these results at the sinks, while the records the sources emitted end in windows",
 			plural.Count(int64(results), "result")))
+	}
+	if windows {
+		var before uint64
+		var names []string
+		for _, src := range s.sources {
+			if src.beforeZero > 0 {
+				before += src.beforeZero
+				if !slices.Contains(names, src.t.v.name) {
+					names = append(names, src.t.v.name)
+				}
+			}
+		}
+		if before > 0 {
+			out = append(out, fmt.Sprintf("%s from %s had an event time before 0 (its event_delay longer than its arrival time): these fall in windows that start before 0, which fire too",
+				plural.Count(int64(before), "record"), andList(names)))
+		}
 	}
 	var behind *metrics.Histogram
 	bound := des.Time(-1)
