@@ -133,3 +133,32 @@ func TestPlotMicroBatchDefaults(t *testing.T) {
 		t.Errorf("a Flink run with the defaults: %v", err)
 	}
 }
+
+// dspalab plot DIR of a run without a Flink job (consumer groups only)
+// draws the groups' panels (plot.DefaultConsumerMetrics: records
+// consumed, the group's lag, records processed again), not back-pressure
+// and latency, which a consumer group has none of (a latency panel said
+// "no values").
+func TestPlotConsumerGroupDefaults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cg")
+	if err := runner.Run(context.Background(), runner.Options{Scenario: "consumer-group-rebalance", OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "p.svg")
+	if err := Plot(PlotOptions{Inputs: []string{dir}, Output: out}); err != nil {
+		t.Fatalf("plot of a consumer-group run with the defaults: %v", err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(b)
+	for _, title := range []string{">input rate<", ">source lag<", ">duplicates<"} {
+		if strings.Count(svg, title) != 1 {
+			t.Errorf("the figure has %d panels titled %s, want 1", strings.Count(svg, title), title)
+		}
+	}
+	if strings.Contains(svg, "no values") || strings.Contains(svg, ">back-pressured time<") {
+		t.Error("the figure of a consumer-group run has a panel without values or a back-pressure panel")
+	}
+}

@@ -165,6 +165,8 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 				opts.kindFlags()[0], micro[0], engine)}
 		}
 		defaults = plot.DefaultMicroBatchMetrics
+	} else if consumersOnly(flink) {
+		defaults = plot.DefaultConsumerMetrics
 	}
 	filter := plot.TimeseriesFilter{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks}
 	switch {
@@ -229,6 +231,24 @@ func runEngines(dirs []string) (micro []string, engine string, flink []string) {
 		}
 	}
 	return micro, engine, flink
+}
+
+// consumersOnly reports whether every run in dirs is one without a Flink
+// job, producers and consumer groups only (summary.json's vertices empty,
+// its consumer_groups not), whose figures are the groups' lag and
+// duplicates, not back-pressure and latency.
+func consumersOnly(dirs []string) bool {
+	for _, d := range dirs {
+		rd, err := runfiles.OpenRunDir(os.DirFS(d), filepath.Clean(d))
+		if err != nil {
+			return false
+		}
+		sum, _, err := rd.ReadSummary()
+		if err != nil || len(sum.Vertices) > 0 || len(sum.ConsumerGroups) == 0 {
+			return false
+		}
+	}
+	return len(dirs) > 0
 }
 
 // microEngine returns the engine of the run in dir when it is one of

@@ -271,7 +271,14 @@ func Write(opts Options) error {
 	pd.Subtasks = subtasks > len(sum.Vertices) && subtasks <= maxSubtaskFigure
 
 	metrics := slices.Clone(plot.CDFMetrics)
+	consumers := len(sum.Vertices) == 0 && len(sum.ConsumerGroups) > 0 // no Flink job
+	if consumers {
+		metrics = slices.Clone(plot.DefaultConsumerMetrics)
+	}
 	for _, m := range append(slices.Clone(plot.DefaultMetrics), plot.DefaultHeatmapMetric) {
+		if consumers {
+			break
+		}
 		if !slices.Contains(metrics, m) {
 			metrics = append(metrics, m)
 		}
@@ -298,7 +305,14 @@ func Write(opts Options) error {
 			return err
 		}
 	}
-	pd.Figures = figures(run, subRun, pd.Subtasks, skew, sum.Diagnosis.Vertex)
+	if consumers {
+		f, err := plot.TimeSeries([]*plot.Run{run}, plot.TimeSeriesOptions{Metrics: plot.DefaultConsumerMetrics})
+		pd.Figures = []figure{drawn("Consumption, lag and duplicates over time",
+			"Per consumer group: records per second consumed, the group's lag (records written to its partitions and not yet consumed; it grows while a failed member still holds partitions) and the records processed again after a rebalance. Grey: the warmup, left out of the statistics.",
+			f, err)}
+	} else {
+		pd.Figures = figures(run, subRun, pd.Subtasks, skew, sum.Diagnosis.Vertex)
+	}
 	if pd.Checkpoints, err = checkpointTable(rd, run); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}

@@ -428,11 +428,17 @@ func runPage(t *testing.T, scenario string) string {
 
 // A run without a Flink job (consumer-group-rebalance: producers and a
 // consumer group) has no Recovery section saying "failures 0" beside the
-// consumer's failure; the diagnosis says what failed.
+// consumer's failure; the diagnosis says what failed. Its one figure is
+// the group's consumption, lag and duplicates, not a job's back-pressure
+// and latency (which a consumer group has no values of).
 func TestReportConsumerGroupHasNoJobRecovery(t *testing.T) {
 	page := runPage(t, "consumer-group-rebalance")
 	if strings.Contains(page, `id="recovery"`) || !strings.Contains(page, "consumer billing-1 of group billing failed at 33s") ||
 		strings.Contains(page, "emitted, <b>") || !strings.Contains(page, "No Flink job: producers and consumer groups only") {
 		t.Error("the page of a run without a Flink job shows a job's recovery, or not the consumer's failure")
+	}
+	if !strings.Contains(page, "Consumption, lag and duplicates over time") || !strings.Contains(page, ">source lag<") ||
+		strings.Contains(page, "Back-pressure heatmap") || strings.Contains(page, "no values") {
+		t.Error("the figures of a run without a Flink job are not the group's consumption, lag and duplicates")
 	}
 }

@@ -23,6 +23,13 @@ var DefaultMetrics = []string{"in_rate_rps", "backpressured_ms_per_s", "latency_
 // against the batch interval, and tail latency.
 var DefaultMicroBatchMetrics = []string{"input_rate_rps", "scheduling_delay_ms", "processing_time_ms", "latency_p99_ms"}
 
+// DefaultConsumerMetrics are DefaultMetrics for a run without a Flink
+// job, producers and consumer groups only, whose rows are the groups'
+// (vertex GROUP, kind consumer): the records consumed, the group's lag
+// (source_lag_records, which grows while a failed member holds
+// partitions) and the records processed again after a rebalance.
+var DefaultConsumerMetrics = []string{"in_rate_rps", "source_lag_records", "duplicates"}
+
 // The input and output rate columns. A source has no input: in a panel
 // of InRateMetric it is drawn with its OutRateMetric (what it emits, the
 // job's input), named "NAME (out)" in the legend.
