@@ -66,6 +66,19 @@ sources: [{name: s, parallelism: 64, arrival: {process: constant, rate: 1/s}}]
 sinks: [{name: out, input: s, partitioning: rebalance, parallelism: 64}]
 checkpoint: {mode: aligned, interval: 10ms, timeout: 10ms, max_concurrent: 100}
 `,
+	// windows in processing time, which fire at end − 1ns (a firing
+	// delay of −1ns once stopped the run), and event times before 0
+	`duration: 3s
+sources:
+  - {name: s, arrival: {process: poisson, rate: 500/s}, keys: {count: 7}, event_delay: {distribution: exponential, mean: 300ms}, watermarks: {strategy: monotonous}, replayable: true}
+operators:
+  - {name: tw, input: s, partitioning: hash, service_time: {mean: 1ms}, window: {kind: tumbling, size: 250ms, time: processing}}
+  - {name: sw, input: s, partitioning: hash, service_time: {mean: 1ms}, window: {kind: sliding, size: 500ms, slide: 100ms, time: processing}}
+  - {name: ew, input: s, partitioning: hash, service_time: {mean: 1ms}, window: {kind: tumbling, size: 200ms, allowed_lateness: 100ms}}
+sinks: [{name: a, input: tw}, {name: b, input: sw}, {name: c, input: ew}]
+checkpoint: {mode: aligned, interval: 500ms}
+failures: [{kind: task, mtbf: 1s}]
+`,
 }
 
 // FuzzSimulate runs every scenario the parser accepts, cut down to a
