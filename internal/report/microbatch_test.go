@@ -153,7 +153,7 @@ func TestPlotConsumerGroupDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg := string(b)
-	for _, title := range []string{">input rate<", ">source lag<", ">duplicates<"} {
+	for _, title := range []string{">input rate<", ">consumer lag<", ">duplicates<"} {
 		if strings.Count(svg, title) != 1 {
 			t.Errorf("the figure has %d panels titled %s, want 1", strings.Count(svg, title), title)
 		}

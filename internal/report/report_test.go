@@ -437,7 +437,7 @@ func TestReportConsumerGroupHasNoJobRecovery(t *testing.T) {
 		strings.Contains(page, "emitted, <b>") || !strings.Contains(page, "No Flink job: producers and consumer groups only") {
 		t.Error("the page of a run without a Flink job shows a job's recovery, or not the consumer's failure")
 	}
-	if !strings.Contains(page, "Consumption, lag and duplicates over time") || !strings.Contains(page, ">source lag<") ||
+	if !strings.Contains(page, "Consumption, lag and duplicates over time") || !strings.Contains(page, ">consumer lag<") ||
 		strings.Contains(page, "Back-pressure heatmap") || strings.Contains(page, "no values") {
 		t.Error("the figures of a run without a Flink job are not the group's consumption, lag and duplicates")
 	}

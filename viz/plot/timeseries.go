@@ -28,7 +28,20 @@ var DefaultMicroBatchMetrics = []string{"input_rate_rps", "scheduling_delay_ms",
 // (vertex GROUP, kind consumer): the records consumed, the group's lag
 // (source_lag_records, which grows while a failed member holds
 // partitions) and the records processed again after a rebalance.
-var DefaultConsumerMetrics = []string{"in_rate_rps", "source_lag_records", "duplicates"}
+var DefaultConsumerMetrics = []string{InRateMetric, LagMetric, "duplicates"}
+
+// LagMetric is the column of a source's lag, and of a consumer group's.
+const LagMetric = "source_lag_records"
+
+// allKind reports whether every selected series is of vertex kind k.
+func allKind(sel []selected, k string) bool {
+	for _, s := range sel {
+		if s.series.Kind != k {
+			return false
+		}
+	}
+	return len(sel) > 0
+}
 
 // The input and output rate columns. A source has no input: in a panel
 // of InRateMetric it is drawn with its OutRateMetric (what it emits, the
@@ -121,6 +134,9 @@ func TimeSeries(runs []*Run, o TimeSeriesOptions) (*Figure, error) {
 		p.Title.Text = words
 		if m == InRateMetric && outSources {
 			p.Title.Text += " (of sources: their output rate)"
+		}
+		if m == LagMetric && allKind(sel, "consumer") {
+			p.Title.Text = "consumer lag" // a group's rows: records not yet consumed
 		}
 		// latencies in the unit of their range: 20 s, not 20000 ms
 		top := math.Inf(-1)
