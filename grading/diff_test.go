@@ -161,18 +161,23 @@ func TestDescribeChangeNamesVertices(t *testing.T) {
 
 func TestSanitizeID(t *testing.T) {
 	for in, want := range map[string]string{
-		"alice":              "alice",
-		"Bob Smith":          "Bob_Smith",
-		`..\..\etc\passwd`:   "etc_passwd",
-		"../../x":            "x",
-		"...":                "submission",
-		"-rf":                "rf",
-		"a..b":               "a_b",
-		"=cmd|' /C calc'!A0": "cmd_C_calc_A0",
-		"ünïcode":            "n_code",
-		"":                   "submission",
-		".hidden":            "hidden",
-		"x\x00y\ny":          "x_y_y",
+		"alice":                       "alice",
+		"Bob Smith":                   "Bob_Smith",
+		`..\..\etc\passwd`:            "etc_passwd",
+		"../../x":                     "x",
+		"...":                         "submission",
+		"-rf":                         "rf",
+		"a..b":                        "a_b",
+		"=cmd|' /C calc'!A0":          "cmd_C_calc_A0",
+		"ünïcode":                     "ünïcode",
+		"e\u0301mile":                 "émile", // decomposed (macOS) and composed are one id
+		"Zoë Ng":                      "Zoë_Ng",
+		"李雷":                          "李雷",
+		"evil\u202etxt.exe":           "evil_txt.exe",
+		"ä" + strings.Repeat("é", 60): "ä" + strings.Repeat("é", 49), // 100 bytes, not a cut character
+		"":                            "submission",
+		".hidden":                     "hidden",
+		"x\x00y\ny":                   "x_y_y",
 	} {
 		if got := SanitizeID(in); got != want {
 			t.Errorf("SanitizeID(%q) = %q, want %q", in, got, want)

@@ -11,6 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -295,16 +299,19 @@ func idOf(p string) string {
 }
 
 // SanitizeID makes a submission id safe as a file name and a CSV cell:
-// letters, digits, '.', '_' and '-' are kept, anything else (path
-// separators, spaces, control characters) becomes '_'; ".." becomes '_',
-// runs of '_' one, and leading dots, dashes and '_' are dropped, so an id is never a path
-// outside the feedback directory, a hidden file, or read as a flag or a
-// spreadsheet formula. It is at most 100 bytes; an empty
-// id becomes "submission".
+// letters and digits of any script (with their combining marks, in NFC,
+// so that "émile" from macOS's decomposed file names and from elsewhere
+// is one id), '.', '_' and '-' are kept, anything else (path separators,
+// spaces, control and format characters such as bidi overrides) becomes
+// '_'; ".." becomes '_', runs of '_' one, and leading dots, dashes and
+// '_' are dropped, so an id is never a path outside the feedback
+// directory, a hidden file, or read as a flag or a spreadsheet formula.
+// It is at most 100 bytes, cut at a character; an empty id becomes
+// "submission".
 func SanitizeID(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+	for _, r := range norm.NFC.String(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '.' || r == '_' || r == '-' {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
@@ -319,7 +326,11 @@ func SanitizeID(s string) string {
 	}
 	id = strings.Trim(strings.TrimLeft(id, ".-_"), "_")
 	if len(id) > 100 {
-		id = id[:100]
+		n := 100
+		for n > 0 && !utf8.RuneStart(id[n]) {
+			n--
+		}
+		id = id[:n]
 	}
 	if id == "" {
 		id = "submission"
