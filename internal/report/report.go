@@ -418,6 +418,22 @@ func extraSections(data []byte) ([]section, error) {
 			} else {
 				flattenJSON("", v, &s.Rows)
 			}
+			if f.key == "consumer_groups" {
+				// a group's rebalances are what its failure did: a
+				// table each (its members and partitions stay in
+				// summary.json)
+				for _, e := range v {
+					g, _ := e.(orderedObject)
+					name, _ := g.get("name").(string)
+					if l, ok := g.get("rebalances").([]any); ok {
+						var rs section
+						if t := objectTable(l, &rs); t != nil {
+							s.Tables = append(s.Tables, namedTable{Name: "Rebalances of " + name, table: t})
+							s.Omitted = slices.DeleteFunc(s.Omitted, func(k string) bool { return k == "rebalances" })
+						}
+					}
+				}
+			}
 		case orderedObject:
 			for _, g := range v {
 				if l, ok := g.value.([]any); ok {
@@ -464,8 +480,14 @@ func objectTable(l []any, s *section) *table {
 			return nil
 		}
 		for _, f := range o {
-			switch f.value.(type) {
+			switch v := f.value.(type) {
 			case []any, orderedObject:
+				if l, ok := v.([]any); ok && plainList(l) {
+					if !slices.Contains(header, f.key) {
+						header = append(header, f.key)
+					}
+					continue
+				}
 				if !slices.Contains(s.Omitted, f.key) {
 					s.Omitted = append(s.Omitted, f.key)
 				}
@@ -496,12 +518,32 @@ func objectTable(l []any, s *section) *table {
 // maxExtraRows is the most rows a table of an unknown section shows.
 const maxExtraRows = 500
 
-// jsonText is a plain JSON value as text ("" for null).
+// jsonText is a plain JSON value as text ("" for null); a list of plain
+// values (plainList) is its values joined by ", ".
 func jsonText(v any) string {
 	if v == nil {
 		return ""
 	}
+	if l, ok := v.([]any); ok {
+		parts := make([]string, len(l))
+		for i, x := range l {
+			parts[i] = jsonText(x)
+		}
+		return strings.Join(parts, ", ")
+	}
 	return fmt.Sprint(v)
+}
+
+// plainList reports whether l holds only plain values (numbers, strings,
+// booleans, nulls), which a table's cell can show joined.
+func plainList(l []any) bool {
+	for _, x := range l {
+		switch x.(type) {
+		case []any, orderedObject:
+			return false
+		}
+	}
+	return true
 }
 
 // extraCells formats a row of an unknown section's table: as cells does,

@@ -441,4 +441,9 @@ func TestReportConsumerGroupHasNoJobRecovery(t *testing.T) {
 		strings.Contains(page, "Back-pressure heatmap") || strings.Contains(page, "no values") {
 		t.Error("the figures of a run without a Flink job are not the group's consumption, lag and duplicates")
 	}
+	// the group's rebalance, a table of its own: billing-1 failed at 33s,
+	// partitions 2 and 3 moved, 599 records processed again
+	if i := strings.Index(page, "Rebalances of billing"); i < 0 || !strings.Contains(page[i:], "billing-1") || !strings.Contains(page[i:], ">2, 3<") {
+		t.Error("the page has no table of group billing's rebalances, with the member and the partitions moved")
+	}
 }
