@@ -85,9 +85,11 @@ const tmpPrefix = ".dspalab-tmp-"
 
 // removeStale removes the temporary directories that runs killed before
 // they could clean up left in d (a second Ctrl-C, a SIGKILL, a crash).
-// Only while d's lock is held: no other dspalab writes there then. The
-// temporary files of atomicfile, of the same prefix, are files, not
-// directories, and are left alone.
+// Only while d's lock is held (no other dspalab writes there then), and
+// only a directory exactly as Create makes it (isStale): a directory of
+// the user's that happens to have the prefix, or holds anything else, is
+// kept. The temporary files of atomicfile, of the same prefix, are files
+// and are left alone.
 func (d *Dir) removeStale() {
 	if !d.held {
 		return
@@ -97,10 +99,36 @@ func (d *Dir) removeStale() {
 		return
 	}
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), tmpPrefix) {
-			os.RemoveAll(filepath.Join(d.path, e.Name())) // best effort
+		if p := filepath.Join(d.path, e.Name()); e.IsDir() && isStale(p, e.Name()) {
+			os.RemoveAll(p) // best effort
 		}
 	}
+}
+
+// isStale reports whether the directory p (named name) is a run's
+// temporary directory as Create makes it: tmpPrefix and os.MkdirTemp's
+// digits, mode 0700, holding only regular files named as a run's files
+// (Names, MicroBatchNames), nothing nested.
+func isStale(p, name string) bool {
+	digits := strings.TrimPrefix(name, tmpPrefix)
+	if digits == name || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		return false
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return false
+	}
+	known := append(slices.Clone(OutputFiles), optionalFiles...)
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !slices.Contains(known, e.Name()) {
+			return false
+		}
+	}
+	return true
 }
 
 // Path returns the directory's path, as given to Lock.

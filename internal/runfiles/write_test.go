@@ -211,12 +211,35 @@ func TestCompleteRunInPartialIsKept(t *testing.T) {
 func TestStaleTemporaryDirectoriesRemoved(t *testing.T) {
 	dir := t.TempDir()
 	stale := filepath.Join(dir, tmpPrefix+"123")
-	if err := os.Mkdir(stale, 0o777); err != nil {
+	if err := os.Mkdir(stale, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, stale, TimeseriesFile, "time_s\n1\n")
+	writeFile(t, stale, SummaryFile, "")
 	file := writeFile(t, dir, tmpPrefix+"abc", "a file being written")
 	mine := writeFile(t, dir, "notes.txt", "mine")
+	// directories of the user's with the prefix: not digits, another
+	// mode, a file that is not a run's, a directory inside
+	var kept []string
+	for _, c := range []struct {
+		name string
+		mode os.FileMode
+		file string
+	}{{"mydir", 0o700, TimeseriesFile}, {"456", 0o755, TimeseriesFile}, {"789", 0o700, "notes.txt"}, {"321", 0o700, ""}} {
+		p := filepath.Join(dir, tmpPrefix+c.name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if c.file != "" {
+			writeFile(t, p, c.file, "mine")
+		} else if err := os.Mkdir(filepath.Join(p, "deep"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, p)
+	}
 	d, err := Lock(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +256,10 @@ func TestStaleTemporaryDirectoriesRemoved(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the stale temporary directory is still there (%v)", err)
 	}
-	for _, p := range []string{file, mine, w.tmp} {
+	if !isStale(w.tmp, filepath.Base(w.tmp)) {
+		t.Errorf("a run's own temporary directory %s is not recognised as one", w.tmp)
+	}
+	for _, p := range append([]string{file, mine, w.tmp}, kept...) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s: %v, want it kept", p, err)
 		}
