@@ -879,6 +879,18 @@ func (f *failover) summary(now des.Time) *RecoverySummary {
 	return r
 }
 
+// ListedText says which failovers a summary cut to maxListedFailovers
+// lists: "summary.json lists 1000 of the 1842 failovers: the first 500
+// (to 564.361s) and the last 500 (from 23m59.9s), 842 left out".
+func (r *RecoverySummary) ListedText() string {
+	half := maxListedFailovers / 2
+	if r.FailoversCount <= len(r.Failovers) || len(r.Failovers) < 2*half {
+		return ""
+	}
+	return fmt.Sprintf("summary.json lists %d of the %d failovers: the first %d (to %s) and the last %d (from %s), %d left out",
+		len(r.Failovers), r.FailoversCount, half, FormatTime(des.FromSeconds(r.Failovers[half-1].FailedS)), half, FormatTime(des.FromSeconds(r.Failovers[half].FailedS)), r.FailoversCount-len(r.Failovers))
+}
+
 // maxListedFailovers bounds the failovers a RecoverySummary lists (about
 // 550 bytes each in summary.json).
 const maxListedFailovers = 1000

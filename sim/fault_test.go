@@ -1100,4 +1100,11 @@ failures:
 	if a, b := r.Failovers[half-1].FailedS, r.Failovers[half].FailedS; b-a < 500 {
 		t.Errorf("failovers %d and %d failed at %gs and %gs: want the first and the last %d, with the ones between left out", half-1, half, a, b, half)
 	}
+	var tb strings.Builder
+	if err := WriteTable(&tb, &res.Summary); err != nil {
+		t.Fatal(err)
+	}
+	if want := "summary.json lists 1000 of the 1842 failovers: the first 500 (to "; !strings.Contains(tb.String(), want) || !strings.Contains(tb.String(), "), 842 left out") {
+		t.Errorf("the table does not say which failovers are listed:\n%s", tb.String())
+	}
 }

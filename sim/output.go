@@ -356,6 +356,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 		if r.Message != "" {
 			fmt.Fprintf(&b, "\n  %s", r.Message)
 		}
+		if r.FailoversCount > 0 {
+			fmt.Fprintf(&b, "\n  %s", r.ListedText())
+		}
 	}
 	if r := s.Recovery; r != nil {
 		b.WriteString(WithoutEffectText(r.WithoutEffect, r.WithoutEffectCount))
