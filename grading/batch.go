@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/schollz/progressbar/v3"
 
@@ -384,13 +385,35 @@ func (g *Grader) GradesCSV(rs []*Result) []byte {
 
 // csvPath is a path as a grades.csv cell: a relative path that a
 // spreadsheet would read as a formula (=, +, -, @) gets "./" in front, so
-// it stays the same path.
+// it stays the same path; a format or control character (a bidi override
+// that shows "abcod.exe" as "abexe.doc") is written as \u202e.
 func csvPath(p string) string {
+	p = escapeFormat(p)
 	if p != "" && strings.ContainsRune("=+-@\t\r", rune(p[0])) {
 		return "." + string(filepath.Separator) + p
 	}
 	return p
 }
+
+// escapeFormat writes the format and control characters of s (Unicode Cf
+// and Cc: bidi overrides, zero-width characters, newlines) as \uXXXX, so
+// that what a screen or a spreadsheet shows is what s holds.
+func escapeFormat(s string) string {
+	if !strings.ContainsFunc(s, isFormat) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isFormat(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isFormat(r rune) bool { return unicode.In(r, unicode.Cf, unicode.Cc) }
 
 // Summary returns summary.md: the class's scores (count, mean, median,
 // min, max, full marks), the histogram, how many passed each check and

@@ -1,9 +1,11 @@
 package grading
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/dspalab/dspalab/exercises"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -161,23 +163,26 @@ func TestDescribeChangeNamesVertices(t *testing.T) {
 
 func TestSanitizeID(t *testing.T) {
 	for in, want := range map[string]string{
-		"alice":                       "alice",
-		"Bob Smith":                   "Bob_Smith",
-		`..\..\etc\passwd`:            "etc_passwd",
-		"../../x":                     "x",
-		"...":                         "submission",
-		"-rf":                         "rf",
-		"a..b":                        "a_b",
-		"=cmd|' /C calc'!A0":          "cmd_C_calc_A0",
-		"ünïcode":                     "ünïcode",
-		"e\u0301mile":                 "émile", // decomposed (macOS) and composed are one id
-		"Zoë Ng":                      "Zoë_Ng",
-		"李雷":                          "李雷",
-		"evil\u202etxt.exe":           "evil_txt.exe",
-		"ä" + strings.Repeat("é", 60): "ä" + strings.Repeat("é", 49), // 100 bytes, not a cut character
-		"":                            "submission",
-		".hidden":                     "hidden",
-		"x\x00y\ny":                   "x_y_y",
+		"alice":                             "alice",
+		"Bob Smith":                         "Bob_Smith",
+		`..\..\etc\passwd`:                  "etc_passwd",
+		"../../x":                           "x",
+		"...":                               "submission",
+		"-rf":                               "rf",
+		"a..b":                              "a_b",
+		"=cmd|' /C calc'!A0":                "cmd_C_calc_A0",
+		"ünïcode":                           "ünïcode",
+		"e\u0301mile":                       "émile", // decomposed (macOS) and composed are one id
+		"Zoë Ng":                            "Zoë_Ng",
+		"李雷":                                "李雷",
+		"evil\u202etxt.exe":                 "evil_txt.exe",
+		"ä" + strings.Repeat("é", 60):       "ä" + strings.Repeat("é", 49), // 100 bytes, not a cut character
+		strings.Repeat("a", 99) + "q\u0301": strings.Repeat("a", 99),       // not q without its accent
+		strings.Repeat("क्षि", 20):          strings.Repeat("क्षि", 8),     // 96 bytes: the 9th would not fit whole
+		strings.Repeat("a", 98) + "_-xyz":   strings.Repeat("a", 98),       // no '_' or '-' left at the cut
+		"":                                  "submission",
+		".hidden":                           "hidden",
+		"x\x00y\ny":                         "x_y_y",
 	} {
 		if got := SanitizeID(in); got != want {
 			t.Errorf("SanitizeID(%q) = %q, want %q", in, got, want)
@@ -226,5 +231,35 @@ func TestCollect(t *testing.T) {
 	subs, err = Collect([]string{dir + "/grades", dir + "/good"})
 	if err != nil || len(subs) != 1 || subs[0].Path != dir+"/good" {
 		t.Errorf("an earlier grade's folder given by the shell: %+v %v", subs, err)
+	}
+}
+
+// TestUniqueIDsFitTheLimit: two long names that clash after the cut get
+// suffixes inside the 100 bytes, cut before a whole character.
+func TestUniqueIDsFitTheLimit(t *testing.T) {
+	subs := []Submission{{ID: strings.Repeat("日", 80)}, {ID: strings.Repeat("日", 79) + "本"}}
+	uniqueIDs(subs)
+	for _, s := range subs {
+		if len(s.ID) > maxIDBytes || !utf8.ValidString(s.ID) || !strings.HasPrefix(s.ID, strings.Repeat("日", 30)+"--") {
+			t.Errorf("id %q (%d bytes): want at most %d, valid UTF-8, 30 × 日 (90 bytes) then the 10 of the suffix", s.ID, len(s.ID), maxIDBytes)
+		}
+	}
+	if subs[0].ID == subs[1].ID {
+		t.Errorf("both ids are %q", subs[0].ID)
+	}
+}
+
+// TestCSVPath: a source path as a grades.csv cell shows what it holds: a
+// bidi override is written out, a formula gets "./" in front.
+func TestCSVPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"subs/ab\u202ecod.exe": `subs/ab\u202ecod.exe`,
+		"=cmd":                 "./=cmd",
+		"subs/émile":           "subs/émile",
+		"a\u200bb":             `a\u200bb`,
+	} {
+		if got := csvPath(in); got != filepath.FromSlash(want) && got != want {
+			t.Errorf("csvPath(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

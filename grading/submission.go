@@ -208,14 +208,15 @@ func uniqueIDs(subs []Submission) {
 			if n > len(h) {
 				// the same path twice: number the copies
 				for k := 2; ; k++ {
-					id = fmt.Sprintf("%s--%s-%d", base[i], h[:8], k)
+					suffix := fmt.Sprintf("--%s-%d", h[:8], k)
+					id = cutID(base[i], maxIDBytes-len(suffix)) + suffix
 					if !taken[strings.ToLower(id)] {
 						break
 					}
 				}
 				break
 			}
-			id = base[i] + "--" + h[:n]
+			id = cutID(base[i], maxIDBytes-2-n) + "--" + h[:n]
 			if !taken[strings.ToLower(id)] {
 				break
 			}
@@ -276,6 +277,10 @@ func isYAML(name string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
+// SubmissionID is the id grade gives the submission at path p (before a
+// clash with another's adds a suffix): exercise check gives one the same.
+func SubmissionID(p string) string { return SanitizeID(idOf(p)) }
+
 // idOf is the raw id of a submission path: the base name without a
 // .yaml extension; for a file named scenario.yaml, its directory's name.
 func idOf(p string) string {
@@ -325,17 +330,35 @@ func SanitizeID(s string) string {
 		id = strings.ReplaceAll(id, "__", "_")
 	}
 	id = strings.Trim(strings.TrimLeft(id, ".-_"), "_")
-	if len(id) > 100 {
-		n := 100
-		for n > 0 && !utf8.RuneStart(id[n]) {
-			n--
-		}
-		id = id[:n]
-	}
+	id = cutID(id, maxIDBytes)
 	if id == "" {
 		id = "submission"
 	}
 	return id
+}
+
+// maxIDBytes bounds a submission id, a clash's suffix included.
+const maxIDBytes = 100
+
+// cutID cuts id to at most n bytes before a whole character: never inside
+// a rune, never before a combining mark (an accent, a vowel sign, a
+// virama), never after a zero-width joiner; and trims the '_', '-' and
+// '.' the cut leaves at the end.
+func cutID(id string, n int) string {
+	if len(id) <= n {
+		return id
+	}
+	for n > 0 {
+		if utf8.RuneStart(id[n]) {
+			next, _ := utf8.DecodeRuneInString(id[n:])
+			last, _ := utf8.DecodeLastRuneInString(id[:n])
+			if !unicode.IsMark(next) && last != '\u200d' {
+				break
+			}
+		}
+		n--
+	}
+	return strings.TrimRight(id[:n], "_-.")
 }
 
 // files is what is read of a submission. Each file is read on its own:

@@ -286,7 +286,7 @@ the run below full marks. In the autograding workflow:
 			if err != nil {
 				return err
 			}
-			sub := grading.Submission{ID: grading.SanitizeID(filepath.Base(absPath(path))), Path: path}
+			sub := grading.Submission{ID: grading.SubmissionID(absPath(path)), Path: path}
 			r, err := g.Grade(cmd.Context(), sub)
 			if err != nil {
 				return err
