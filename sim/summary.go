@@ -228,6 +228,11 @@ type Diagnosis struct {
 	Evidence []string `json:"evidence"`
 }
 
+// ConsumersOnly reports whether the run had no Flink job, producers and
+// consumer groups only: no vertices, and consumer groups (their lag and
+// duplicates are its figures, and it has no delivery or recovery).
+func (s *Summary) ConsumersOnly() bool { return len(s.Vertices) == 0 && len(s.ConsumerGroups) > 0 }
+
 // Result finishes the run where it stands and summarises it. It may be
 // called once the simulation has reached its duration or has been stopped.
 func (s *Sim) Result() *Result {
@@ -629,16 +634,16 @@ func diagnose(s *Sim, vs, shown []VertexSummary, fail []float64) Diagnosis {
 			d := Diagnosis{Kind: DiagnosisOverloaded, Vertex: v.Name, Evidence: []string{
 				fmt.Sprintf("%s takes in %s records/s while its inputs send %s records/s", v.Name, rateText(v.InRate), rateText(offered)),
 				fmt.Sprintf("%s is busy %s; nothing is back-pressured because its input queue is unbounded", v.Name, pct(v.Busy))}}
-			d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it, so its input queue keeps growing; %s",
-				v.Name, rateText(v.InRate), rateText(offered), s.remedy(s.vertices[i], v))
+			rest := ", so its input queue keeps growing"
 			if v.Shed > 0 {
 				// load shedding drops what it cannot serve from its
 				// queue: the queue stays near the threshold, the
 				// network's buffers do not fill (shed.go)
 				d.Evidence[1] = fmt.Sprintf("%s is busy %s; nothing is back-pressured because it sheds what it cannot serve, so its input queue does not fill", v.Name, pct(v.Busy))
-				d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it and sheds the rest; %s",
-					v.Name, rateText(v.InRate), rateText(offered), s.remedy(s.vertices[i], v))
+				rest = " and sheds the rest"
 			}
+			d.Message = fmt.Sprintf("over capacity: %s serves %s of the %s records/s sent to it%s; %s",
+				v.Name, rateText(v.InRate), rateText(offered), rest, s.remedy(s.vertices[i], v))
 			if failureNote != "" {
 				d.Evidence = append(d.Evidence, failureNote)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/internal/sweep"
+	"github.com/dspalab/dspalab/sim"
 	"github.com/dspalab/dspalab/sim/scenario"
 	"github.com/dspalab/dspalab/viz/plot"
 )
@@ -147,7 +148,7 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 		return nil, &runner.OptionError{Err: errors.New("--heatmap draws one metric; give one -m")}
 	}
 	defaults := plot.DefaultMetrics
-	if micro, engine, flink := runEngines(opts.Inputs); len(micro) > 0 {
+	if micro, engine, flink, consumers := runEngines(opts.Inputs); len(micro) > 0 {
 		switch {
 		case len(flink) > 0 && (len(opts.Metrics) == 0 || opts.CDF):
 			return nil, &runner.OptionError{Err: fmt.Errorf("%s ran on %s and %s on flink: their timeseries.csv have different columns; overlay runs of one engine, or name columns both have with -m",
@@ -165,7 +166,7 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 				opts.kindFlags()[0], micro[0], engine)}
 		}
 		defaults = plot.DefaultMicroBatchMetrics
-	} else if consumersOnly(flink) {
+	} else if consumers {
 		defaults = plot.DefaultConsumerMetrics
 	}
 	filter := plot.TimeseriesFilter{Metrics: opts.Metrics, Vertices: opts.Vertices, Subtasks: opts.Subtasks}
@@ -219,50 +220,37 @@ func drawPlot(opts PlotOptions) (*plot.Figure, error) {
 // runEngines sorts run directories by the engine their summary.json
 // names: micro the runs of Spark's engines (engine is the first one's),
 // flink the others (and those without a readable summary, which reading
-// the run reports). Each summary is read once.
-func runEngines(dirs []string) (micro []string, engine string, flink []string) {
+// the run reports); consumers is true when every run had no Flink job,
+// consumer groups only (sim.Summary.ConsumersOnly). Each summary is read
+// once.
+func runEngines(dirs []string) (micro []string, engine string, flink []string, consumers bool) {
+	consumers = len(dirs) > 0
 	for _, d := range dirs {
-		if e := microEngine(d); e != "" {
+		sum, data := readRunSummary(d)
+		if e := summaryEngine(data); e != "" {
 			if micro = append(micro, d); len(micro) == 1 {
 				engine = e
 			}
 		} else {
 			flink = append(flink, d)
 		}
+		consumers = consumers && sum != nil && sum.ConsumersOnly()
 	}
-	return micro, engine, flink
+	return micro, engine, flink, consumers
 }
 
-// consumersOnly reports whether every run in dirs is one without a Flink
-// job, producers and consumer groups only (summary.json's vertices empty,
-// its consumer_groups not), whose figures are the groups' lag and
-// duplicates, not back-pressure and latency.
-func consumersOnly(dirs []string) bool {
-	for _, d := range dirs {
-		rd, err := runfiles.OpenRunDir(os.DirFS(d), filepath.Clean(d))
-		if err != nil {
-			return false
-		}
-		sum, _, err := rd.ReadSummary()
-		if err != nil || len(sum.Vertices) > 0 || len(sum.ConsumerGroups) == 0 {
-			return false
-		}
-	}
-	return len(dirs) > 0
-}
-
-// microEngine returns the engine of the run in dir when it is one of
-// Spark's (summary.json's engine), else "".
-func microEngine(dir string) string {
+// readRunSummary reads the summary.json of the run in dir: nil and no
+// data when it cannot (reading the run for the figure says why).
+func readRunSummary(dir string) (*sim.Summary, []byte) {
 	rd, err := runfiles.OpenRunDir(os.DirFS(dir), filepath.Clean(dir))
 	if err != nil {
-		return ""
+		return nil, nil
 	}
-	_, data, err := rd.ReadSummary()
+	sum, data, err := rd.ReadSummary()
 	if err != nil {
-		return ""
+		return nil, nil
 	}
-	return summaryEngine(data)
+	return sum, data
 }
 
 // summaryEngine returns the engine summary.json data names when it is one

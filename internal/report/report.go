@@ -271,7 +271,7 @@ func Write(opts Options) error {
 	pd.Subtasks = subtasks > len(sum.Vertices) && subtasks <= maxSubtaskFigure
 
 	metrics := slices.Clone(plot.CDFMetrics)
-	consumers := len(sum.Vertices) == 0 && len(sum.ConsumerGroups) > 0 // no Flink job
+	consumers := sum.ConsumersOnly() // no Flink job
 	if consumers {
 		metrics = slices.Clone(plot.DefaultConsumerMetrics)
 	}
