@@ -101,7 +101,8 @@ type FailoverStats struct {
 	// CaughtUpS is the first metrics sample after the recovery at which
 	// the backlog, the replayable sources' lag and the records inside the
 	// job, was back to what it was when the job failed (within the larger
-	// of 100 records and 10% of it): the backlog the failure left is
+	// of 100 records and 10% of it, but no more than half of what the
+	// failure added, catchUpMargin): the backlog the failure left is
 	// processed, not only read into the job's queues (see caughtUp).
 	// CatchUpTime is from the failure to then, in simulated seconds.
 	// Both -1 until then, and when it never happened: a job whose lag
@@ -121,6 +122,10 @@ type FailoverStats struct {
 	// backlogAtFailure is LagAtFailure plus the records inside the job
 	// then (Sim.backlog): what catching up comes back to.
 	backlogAtFailure uint64
+	// backlogAtRecovery is the backlog when the job ran again: what the
+	// failure added to it (the replay, the arrivals while it was down)
+	// bounds the margin of catchUpMargin.
+	backlogAtRecovery uint64
 	// Checkpoint is the id of the checkpoint restored (0: none completed,
 	// replayable sources start over); RestoreBytes its state downloaded.
 	Checkpoint   int64  `json:"restored_checkpoint"`
@@ -736,6 +741,7 @@ func (f *failover) recovered(now des.Time) {
 		c.RecoveredS = secs(now)
 		c.RecoveryTime = round6(c.RecoveredS - c.FailedS)
 		c.LagAtRecovery = int64(s.replayableLag(now))
+		c.backlogAtRecovery = s.backlog(now)
 		if s.hasReplayable() {
 			f.catching = f.cur // a socket leaves no backlog to catch up with
 			f.caughtUp(now)
@@ -755,17 +761,27 @@ func (f *failover) current() *FailoverStats {
 }
 
 // catchUpSlack and catchUpShare are how far above its level at the
-// failure the sources' lag may be for the job to count as caught up: the
+// failure the backlog may be for the job to count as caught up: the
 // larger of catchUpSlack records and catchUpShare of that level (a lag
-// jitters by a few records, a large one by a few percent).
+// jitters by a few records, a large one by a few percent), but no more
+// than half of what the failure added to it. Without that bound a large
+// backlog that keeps growing (a job over capacity) would count as caught
+// up the moment the job ran again, the failure's replay lost inside 10%
+// of it: the job has to work off at least half of what the failure
+// added.
 const (
 	catchUpSlack = 100
 	catchUpShare = 0.10
 )
 
-// catchUpMargin is the margin over a lag at the failure, in records.
-func catchUpMargin(lag uint64) uint64 {
-	return max(catchUpSlack, uint64(catchUpShare*float64(lag)))
+// catchUpMargin is the margin over a backlog at the failure (atFailure),
+// in records, for a backlog of atRecovery when the job ran again.
+func catchUpMargin(atFailure, atRecovery uint64) uint64 {
+	m := max(catchUpSlack, uint64(catchUpShare*float64(atFailure)))
+	if atRecovery > atFailure {
+		m = min(m, (atRecovery-atFailure)/2)
+	}
+	return m
 }
 
 // caughtUp looks, after a recovery and at every metrics sample, whether
@@ -781,7 +797,7 @@ func (f *failover) caughtUp(now des.Time) {
 		return
 	}
 	c := &f.log[f.catching]
-	if f.s.backlog(now) > c.backlogAtFailure+catchUpMargin(c.backlogAtFailure) {
+	if f.s.backlog(now) > c.backlogAtFailure+catchUpMargin(c.backlogAtFailure, c.backlogAtRecovery) {
 		return
 	}
 	c.CaughtUpS = secs(now)

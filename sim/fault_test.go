@@ -1108,3 +1108,54 @@ failures:
 		t.Errorf("the table does not say which failovers are listed:\n%s", tb.String())
 	}
 }
+
+// A job over capacity never catches up after a failure, even when the
+// failure adds less to its backlog than 10% of it (the margin a large lag
+// is allowed): at 2000 records/s into an operator that takes 1000/s the
+// backlog is about 50000 at the failure at 50.5s, the replay since the
+// checkpoint of 50s and the arrivals while the job was down add about
+// 1200, and the backlog keeps growing by 1000/s. Before the margin was
+// bounded by half of what the failure added, the job counted as caught
+// up the moment it ran again.
+func TestOverCapacityNeverCatchesUp(t *testing.T) {
+	sc := mustParse(t, `
+name: over-capacity
+seed: 1
+duration: 60s
+sources:
+  - name: src
+    arrival: {process: constant, rate: 2000/s}
+    replayable: true
+operators:
+  - name: slow
+    input: src
+    service_time: {distribution: constant, mean: 1ms}
+sinks:
+  - {name: out, input: slow}
+checkpoint: {mode: aligned, interval: 1s}
+restart: {type: fixed-delay, delay: 100ms}
+failures:
+  - {kind: task, at: 50500ms, vertex: slow}
+`)
+	_, res := runSim(t, sc, Options{})
+	r := res.Summary.Recovery
+	if len(r.Failovers) != 1 {
+		t.Fatalf("failovers %+v: want 1", r.Failovers)
+	}
+	fo := r.Failovers[0]
+	added := fo.backlogAtRecovery - fo.backlogAtFailure
+	if fo.backlogAtRecovery < fo.backlogAtFailure || float64(added) >= catchUpShare*float64(fo.backlogAtFailure) {
+		t.Fatalf("backlog %d at the failure, %d when the job ran again: the test wants the failure to add less than 10%%",
+			fo.backlogAtFailure, fo.backlogAtRecovery)
+	}
+	if fo.RecoveredS < 0 || fo.CaughtUpS != -1 || fo.CatchUpTime != -1 || r.MaxCatchUpTime != -1 {
+		t.Errorf("failover %+v, max catch-up %gs: want recovered, never caught up (-1)", fo, r.MaxCatchUpTime)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, &res.Summary); err != nil {
+		t.Fatal(err)
+	}
+	if line := "not caught up with the backlog by the end"; !strings.Contains(b.String(), line) || !strings.Contains(b.String(), "it kept growing") {
+		t.Errorf("the table does not say %q and that the lag kept growing:\n%s", line, b.String())
+	}
+}
