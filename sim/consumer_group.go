@@ -105,9 +105,11 @@ type groupMember struct {
 	failedAt      des.Time
 	svc           serviceDist
 	rng           *des.Rand
-	// counts: records processed (and again), and this interval's busy
-	// and paused (down) time and records
+	// counts: records processed (and again), those processed at or
+	// before the warmup's end (not in the statistics window, InWindow),
+	// and this interval's busy and paused (down) time and records
 	processed, duplicates uint64
+	preProcessed          uint64
 	ivBusy, ivDown        des.Time
 	ivRecs                uint64
 }
@@ -306,6 +308,9 @@ func (m *groupMember) finish(now des.Time) {
 	g := m.g
 	m.addBusy(m.busyFrom, now)
 	m.processed++
+	if !InWindow(now, g.s.warmup) {
+		m.preProcessed++
+	}
 	m.ivRecs++
 	if p := m.cur; m.off < g.done[p] {
 		m.duplicates++
@@ -624,7 +629,11 @@ type ConsumerGroupSummary struct {
 	// offset of a failed member's partition); SkippedByReset the records
 	// a partition without a committed offset skipped (auto.offset.reset
 	// latest); Lag the records appended and not yet polled.
-	Processed      uint64                `json:"records_processed"`
+	Processed uint64 `json:"records_processed"`
+	// ProcessedRate is the records the members processed (duplicates
+	// included) per simulated second over the statistics window, as
+	// a vertex's rates are: what the group keeps up with.
+	ProcessedRate  float64               `json:"processed_rate_rps"`
 	Duplicates     uint64                `json:"duplicates"`
 	SkippedByReset uint64                `json:"skipped_by_offset_reset"`
 	Lag            uint64                `json:"lag_records"`
@@ -657,10 +666,13 @@ type GroupPartitionState struct {
 	Lag          uint64 `json:"lag_records"`
 }
 
-// groupSummaries sums up the consumer groups at now.
-func (s *Sim) groupSummaries(now des.Time) []ConsumerGroupSummary {
+// groupSummaries sums up the consumer groups at now, their rates over
+// the statistics window (the window's span winSec in seconds, 0 when the
+// run stopped inside the warmup).
+func (s *Sim) groupSummaries(now des.Time, winSec float64) []ConsumerGroupSummary {
 	var out []ConsumerGroupSummary
 	for _, g := range s.groups {
+		var inWin uint64
 		gs := ConsumerGroupSummary{Name: g.pg.Name, Topic: g.pg.Topic.Name, Assignor: "range", Duplicates: g.duplicates, SkippedByReset: g.skipped,
 			Members: []GroupMemberSummary{}, Rebalances: append([]GroupRebalance{}, g.rebalances...)}
 		for _, m := range g.members {
@@ -674,7 +686,11 @@ func (s *Sim) groupSummaries(now des.Time) []ConsumerGroupSummary {
 			ms := GroupMemberSummary{Member: m.index, ID: m.id, State: state, Partitions: append([]int{}, m.parts...),
 				Processed: m.processed, Duplicates: m.duplicates, Lag: m.lag(now)}
 			gs.Processed += m.processed
+			inWin += m.processed - m.preProcessed
 			gs.Members = append(gs.Members, ms)
+		}
+		if winSec > 0 {
+			gs.ProcessedRate = round6(float64(inWin) / winSec)
 		}
 		gs.Lag = g.lag(now)
 		end := s.topicEnd(g.pg.Topic)

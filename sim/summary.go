@@ -383,7 +383,7 @@ func (s *Sim) Result() *Result {
 	}
 	res.Summary.Graphs = s.graphSummaries()
 	res.Summary.Topics = s.topicSummaries(now)
-	res.Summary.ConsumerGroups = s.groupSummaries(now)
+	res.Summary.ConsumerGroups = s.groupSummaries(now, win.Seconds())
 	diagnoseGroups(&res.Summary)
 	s.diagnoseTopics(&res.Summary)
 	res.Summary.Queues = s.queueSummaries(now)

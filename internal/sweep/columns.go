@@ -7,23 +7,48 @@ import (
 	"strings"
 
 	"github.com/dspalab/dspalab/sim"
+	jobplan "github.com/dspalab/dspalab/sim/plan"
 )
 
 // Metric columns of sweep.csv are the fields of sim.Summary (summary.json)
 // under their JSON names, joined by dots: "simulated_s",
-// "totals.records_delivered", "diagnosis.kind". The vertices appear by
-// name: "vertices.enrich.busy_ratio". Left out are the scenario's name,
-// description and seed (the seed has its own column), lists other than the
-// vertices (subtasks, evidence) and free text (diagnosis.message). The
+// "totals.records_delivered", "diagnosis.kind". The vertices and the
+// consumer groups appear by name: "vertices.enrich.busy_ratio",
+// "consumer_groups.billing.lag_records". Left out are the scenario's name,
+// description and seed (the seed has its own column), lists other than those
+// (subtasks, evidence, a group's members) and free text (diagnosis.message). The
 // columns follow from the type, not from the values, so every run and
 // every shard of a sweep has the same header; new fields of sim.Summary
 // become new columns without changes here.
 
-// byVertex are the lists of the summary whose elements become columns by
-// vertex name: "vertices.enrich.busy_ratio", and the event-time figures
-// of a job with event time, "event_time.vertices.count.num_late_records_dropped"
-// (empty cells without event time).
-var byVertex = map[string]bool{"vertices": true, "event_time.vertices": true}
+// byName are the lists of the summary whose elements become columns by
+// name, and the list of the plan their names come from: the vertices,
+// "vertices.enrich.busy_ratio", the event-time figures of a job with event
+// time, "event_time.vertices.count.num_late_records_dropped" (empty cells
+// without event time), and the consumer groups of a run with Kafka-like
+// consumer groups, "consumer_groups.billing.lag_records".
+var byName = map[string]string{"vertices": "vertices", "event_time.vertices": "vertices", "consumer_groups": "consumer_groups"}
+
+// listNames are the names of the elements of the summary's lists that
+// become columns, by the list of the plan (byName's values): its vertices
+// in the order of the job graph, its consumer groups in declaration order.
+type listNames map[string][]string
+
+// namesOf returns the listNames of a compiled scenario.
+func namesOf(p *jobplan.Plan) listNames {
+	groups := make([]string, len(p.ConsumerGroups))
+	for i, g := range p.ConsumerGroups {
+		groups[i] = g.Name
+	}
+	return listNames{"vertices": p.Names(), "consumer_groups": groups}
+}
+
+// of returns the names of the elements of the summary's list at prefix,
+// and false when the list's elements are no columns.
+func (n listNames) of(prefix string) ([]string, bool) {
+	list, ok := byName[prefix]
+	return n[list], ok
+}
 
 // skipColumns are the summary fields that are not metric columns.
 var skipColumns = map[string]bool{
@@ -33,18 +58,18 @@ var skipColumns = map[string]bool{
 	"diagnosis.message": true,
 }
 
-// metricColumns returns the metric columns of a summary whose vertices
-// have the given names, in the order of sim.Summary's fields.
-func metricColumns(vertices []string) []string {
-	return metricColumnsOf(reflect.TypeFor[sim.Summary](), vertices)
+// metricColumns returns the metric columns of a summary whose lists hold
+// the given names, in the order of sim.Summary's fields.
+func metricColumns(names listNames) []string {
+	return metricColumnsOf(reflect.TypeFor[sim.Summary](), names)
 }
 
 // metricColumnsOf is metricColumns for the summary type t of an engine:
 // sim.Summary, or microbatch.Summary for Spark's engines (whose lists,
 // such as its stages, are left out as sim's are).
-func metricColumnsOf(t reflect.Type, vertices []string) []string {
+func metricColumnsOf(t reflect.Type, names listNames) []string {
 	var cols []string
-	walkType(t, "", vertices, &cols, 0)
+	walkType(t, "", names, &cols, 0)
 	return cols
 }
 
@@ -52,7 +77,7 @@ func metricColumnsOf(t reflect.Type, vertices []string) []string {
 const maxDepth = 8
 
 // walkType appends the columns of type t under prefix.
-func walkType(t reflect.Type, prefix string, vertices []string, cols *[]string, depth int) {
+func walkType(t reflect.Type, prefix string, names listNames, cols *[]string, depth int) {
 	if depth > maxDepth {
 		return
 	}
@@ -64,21 +89,22 @@ func walkType(t reflect.Type, prefix string, vertices []string, cols *[]string, 
 		for i := range t.NumField() {
 			f := t.Field(i)
 			if inlined(f) {
-				walkType(f.Type, prefix, vertices, cols, depth+1)
+				walkType(f.Type, prefix, names, cols, depth+1)
 				continue
 			}
 			name, ok := jsonName(f)
 			if !ok {
 				continue
 			}
-			walkType(f.Type, joinPath(prefix, name), vertices, cols, depth+1)
+			walkType(f.Type, joinPath(prefix, name), names, cols, depth+1)
 		}
 	case reflect.Slice, reflect.Array:
-		if !byVertex[prefix] {
+		elems, ok := names.of(prefix)
+		if !ok {
 			return
 		}
 		elem := t.Elem()
-		for _, v := range vertices {
+		for _, v := range elems {
 			var sub []string
 			walkType(elem, "", nil, &sub, depth+1)
 			for _, c := range sub {
@@ -156,7 +182,7 @@ func walkValue(v reflect.Value, prefix string, out map[string]string, depth int)
 			walkValue(v.Field(i), joinPath(prefix, name), out, depth+1)
 		}
 	case reflect.Slice, reflect.Array:
-		if !byVertex[prefix] {
+		if _, ok := byName[prefix]; !ok {
 			return
 		}
 		for i := range v.Len() {

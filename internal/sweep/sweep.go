@@ -283,7 +283,7 @@ func newPlan(ctx context.Context, opts Options, stderr io.Writer) (*plan, error)
 	}
 	shard := opts.Shard.norm()
 	p := &plan{label: label, grid: grid, doc: doc, parsed: map[int]*scenario.Scenario{}}
-	vertices, err := vertexNames(base)
+	names, err := columnNames(base)
 	if err != nil {
 		return nil, err
 	}
@@ -317,13 +317,17 @@ func newPlan(ctx context.Context, opts Options, stderr io.Writer) (*plan, error)
 		if err != nil {
 			return nil, &runner.OptionError{Err: err}
 		}
-		got, err := vertexNames(sc)
+		got, err := columnNames(sc)
 		if err != nil {
 			return nil, &runner.OptionError{Err: err}
 		}
-		if !sameSet(got, vertices) {
+		if !sameSet(got["vertices"], names["vertices"]) {
 			return nil, &runner.OptionError{Err: fmt.Errorf("with %s the job's vertices are %s instead of %s; a sweep keeps the vertices (their names are columns of %s)",
-				grid.describe(vals), strings.Join(got, ", "), strings.Join(vertices, ", "), runfiles.SweepFile)}
+				grid.describe(vals), strings.Join(got["vertices"], ", "), strings.Join(names["vertices"], ", "), runfiles.SweepFile)}
+		}
+		if !sameSet(got["consumer_groups"], names["consumer_groups"]) {
+			return nil, &runner.OptionError{Err: fmt.Errorf("with %s the consumer groups are %s instead of %s; a sweep keeps the consumer groups (their names are columns of %s)",
+				grid.describe(vals), strings.Join(got["consumer_groups"], ", "), strings.Join(names["consumer_groups"], ", "), runfiles.SweepFile)}
 		}
 		if sc.IsMicroBatch() != base.IsMicroBatch() || sc.IsMicroBatch() && sc.Engine != base.Engine {
 			return nil, &runner.OptionError{Err: fmt.Errorf("with %s the job runs on engine %s instead of %s; a sweep keeps the engine (its summary's fields are the columns of %s)",
@@ -350,7 +354,7 @@ func newPlan(ctx context.Context, opts Options, stderr io.Writer) (*plan, error)
 		return nil, fmt.Errorf("sweep of %s: %s, about %s events in all (%s a run on average), exceed the limit of %s for a sweep; fewer values or seeds, a shorter duration, lower rates, --shard I/N over several machines, or raise --max-sweep-events",
 			label, plural.Count(len(p.runs), "run"), runner.Sci(p.events, 1), runner.Sci(p.events/float64(len(p.runs)), 1), runner.Sci(limit, -1))
 	}
-	p.metrics = metricColumns(vertices)
+	p.metrics = metricColumns(names)
 	if base.IsMicroBatch() {
 		p.micro = true
 		p.metrics = metricColumnsOf(reflect.TypeFor[microbatch.Summary](), nil)
@@ -379,14 +383,15 @@ func newPlan(ctx context.Context, opts Options, stderr io.Writer) (*plan, error)
 	return p, nil
 }
 
-// vertexNames returns the names of the vertices of sc in the order of its
-// job graph (plan.Compile), the order of the metric columns.
-func vertexNames(sc *scenario.Scenario) ([]string, error) {
+// columnNames returns the names of the vertices of sc in the order of its
+// job graph (plan.Compile) and of its consumer groups, in the order of the
+// metric columns.
+func columnNames(sc *scenario.Scenario) (listNames, error) {
 	p, err := jobplan.Compile(sc)
 	if err != nil {
 		return nil, err
 	}
-	return p.Names(), nil
+	return namesOf(p), nil
 }
 
 func sameSet(a, b []string) bool {

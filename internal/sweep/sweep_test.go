@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -700,6 +701,36 @@ func TestUserFilesRefused(t *testing.T) {
 	for i := range 2 {
 		if err := Run(context.Background(), Options{Scenario: tiny, Params: tinyParams(), OutDir: dir, Version: "test"}); err != nil {
 			t.Fatalf("sweep %d into the same directory: %v", i+1, err)
+		}
+	}
+}
+
+// TestConsumerGroupColumns: a run of consumer groups has their figures as
+// columns by group name. In consumer-group-rebalance, billing-1 fails at
+// 33s and its partitions 2 and 3 (200 of the 600 records/s) make no
+// progress until the coordinator removes it at 75s: a run that ends
+// before then has a lag of 200/s from 33s on, and no duplicates yet.
+func TestConsumerGroupColumns(t *testing.T) {
+	dir := t.TempDir()
+	err := Run(context.Background(), Options{Scenario: "consumer-group-rebalance", Params: []Param{{Path: "duration", Values: []string{"60s", "70s"}}}, OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := readCSV(t, filepath.Join(dir, runfiles.SweepFile))
+	header, rows := recs[0], recs[1:]
+	lag, dup := col(t, header, "consumer_groups.billing.lag_records"), col(t, header, "consumer_groups.billing.duplicates")
+	processed, rate := col(t, header, "consumer_groups.billing.records_processed"), col(t, header, "consumer_groups.billing.processed_rate_rps")
+	for i, want := range []struct{ lag, seconds int }{{5400, 60}, {7400, 70}} {
+		row := rows[i]
+		if row[lag] != strconv.Itoa(want.lag) || row[dup] != "0" {
+			t.Errorf("run %d: lag %s, duplicates %s; want %d (200/s from 33s to %ds) and 0", i, row[lag], row[dup], want.lag, want.seconds)
+		}
+		n, err := strconv.ParseFloat(row[processed], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := row[rate]; got != formatFloat(math.Round(n/float64(want.seconds)*1e6)/1e6) {
+			t.Errorf("run %d: processed_rate_rps %s, want %s records / %ds (no warmup)", i, got, row[processed], want.seconds)
 		}
 	}
 }
