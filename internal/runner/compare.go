@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,7 +41,9 @@ type CompareOptions struct {
 // throughput, and what failures cost.
 type Figures struct {
 	Scenario string `json:"scenario"`
-	Engine   string `json:"engine"`
+	// Engine is the scenario's engine, or "consumer groups" for a run
+	// without a Flink job (producers and consumer groups only).
+	Engine string `json:"engine"`
 	// Model says how the engine runs the job: "pipelined", or the batch
 	// interval or trigger.
 	Model string `json:"model"`
@@ -68,10 +71,15 @@ type Figures struct {
 	Delivered   uint64  `json:"records_delivered"`
 	Duplicated  uint64  `json:"records_duplicated"`
 	Lost        uint64  `json:"records_lost"`
-	Failures    int     `json:"failures"`
-	JobState    string  `json:"job_state"`
+	// Failures counts the job's failures, or the consumer members'
+	// failures of a run of consumer groups (engine "consumer groups").
+	Failures int `json:"failures"`
+	// JobState is the job's state at the end, empty for consumer groups.
+	JobState string `json:"job_state"`
 	// DowntimeS is the time the job did not run after failures (Flink's
-	// downtime; the driver's downtime on Spark), simulated seconds.
+	// downtime; the driver's downtime on Spark), simulated seconds; -1
+	// for consumer groups (a failed member stalls its partitions only:
+	// the diagnosis says for how long).
 	DowntimeS float64 `json:"downtime_s"`
 	Diagnosis string  `json:"diagnosis"`
 }
@@ -171,6 +179,10 @@ func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Li
 		return f, fmt.Errorf("simulating %s: %w", label, err)
 	}
 	sum := s.Result().Summary
+	if sum.ConsumersOnly() {
+		consumerFigures(&f, &sum)
+		return f, nil
+	}
 	f.Model = "pipelined"
 	for _, v := range sum.Vertices {
 		switch v.Kind {
@@ -193,6 +205,39 @@ func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Li
 	}
 	f.Diagnosis = sum.Diagnosis.Message
 	return f, nil
+}
+
+// consumerGroups is the engine of Figures of a run without a Flink job:
+// producers and Kafka-like consumer groups only.
+const consumerGroups = "consumer groups"
+
+// consumerFigures fills f with the figures of a run without a Flink job,
+// its consumer groups summed: what they processed (the records into
+// them and out of them, as a job's are; a duplicate is processed again;
+// delivered counts distinct records, as a job's delivery does),
+// their lag, and what a member's failure cost in duplicates and in
+// records skipped by auto.offset.reset (lost). Consumers measure no
+// latency, hold nothing in flight for the table and have no job state
+// or downtime of a job: those cells are "-".
+func consumerFigures(f *Figures, sum *sim.Summary) {
+	f.Engine = consumerGroups
+	var names []string
+	for _, g := range sum.ConsumerGroups {
+		names = append(names, g.Name+" ("+plural.Count(len(g.Members), "member")+", topic "+g.Topic+")")
+		f.InputRate += g.ProcessedRate
+		f.SourceLag += g.Lag
+		f.Delivered += g.Processed - g.Duplicates // distinct, as a job's delivered
+		f.Duplicated += g.Duplicates
+		f.Lost += g.SkippedByReset
+		for _, rb := range g.Rebalances {
+			f.Failures += 1 + len(rb.AlsoRemoved)
+		}
+	}
+	f.Model = strings.Join(names, ", ")
+	f.InputRate = round1(f.InputRate)
+	f.OutputRate = f.InputRate
+	f.JobState, f.DowntimeS = "", -1
+	f.Diagnosis = sum.Diagnosis.Message
 }
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
@@ -218,6 +263,9 @@ func ComparisonRows(all []Figures) [][]string {
 		{"output records/s", func(f Figures) string { return strconv.FormatFloat(f.OutputRate, 'f', 1, 64) }},
 		{"source lag", func(f Figures) string { return plural.Count(int64(f.SourceLag), "record") }},
 		{"queued at the end", func(f Figures) string {
+			if f.Engine == consumerGroups {
+				return "-"
+			}
 			if scenario.MicroBatchEngine(f.Engine) {
 				return plural.Count(int64(f.BatchesQueued), "batch")
 			}
@@ -232,7 +280,7 @@ func ComparisonRows(all []Figures) [][]string {
 		{"lost", func(f Figures) string { return strconv.FormatUint(f.Lost, 10) }},
 		{"failures", func(f Figures) string { return strconv.Itoa(f.Failures) }},
 		{"downtime", func(f Figures) string { return ms(f.DowntimeS * 1000) }},
-		{"job", func(f Figures) string { return f.JobState }},
+		{"job", func(f Figures) string { return cmp.Or(f.JobState, "-") }},
 	}
 	out := make([][]string, len(rows))
 	for i, r := range rows {

@@ -53,3 +53,35 @@ func TestCompare(t *testing.T) {
 		t.Errorf("one scenario: %v", err)
 	}
 }
+
+// A run without a Flink job compares by its consumer groups: not a Flink
+// job with 0 records/s and no failure. In consumer-group-rebalance the
+// group billing reads 600 records/s for 180s; billing-1 fails at 33s and
+// 599 records are processed twice after the rebalance, so that the group
+// processes 108596 records, 107997 of them distinct.
+func TestCompareConsumerGroups(t *testing.T) {
+	var out bytes.Buffer
+	if err := Compare(context.Background(), CompareOptions{Scenarios: []string{"consumer-group-rebalance", "tandem"}, JSON: true, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	var fs []Figures
+	if err := json.Unmarshal(out.Bytes(), &fs); err != nil || len(fs) != 2 {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	g := fs[0]
+	if g.Engine != "consumer groups" || g.Model != "billing (3 members, topic orders)" || g.InputRate != 603.3 || g.OutputRate != 603.3 ||
+		g.Delivered != 107997 || g.Duplicated != 599 || g.Lost != 0 || g.Failures != 1 || g.SourceLag != 0 ||
+		g.JobState != "" || g.DowntimeS != -1 || g.LatencyP50 != -1 || !strings.Contains(g.Diagnosis, "billing-1 of group billing failed at 33s") {
+		t.Errorf("consumer groups' figures %+v", g)
+	}
+	out.Reset()
+	if err := Compare(context.Background(), CompareOptions{Scenarios: []string{"consumer-group-rebalance", "tandem"}, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"engine              consumer groups                     flink", "job                 -                                   running",
+		"queued at the end   -                                   "} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("table has no line %q:\n%s", line, out.String())
+		}
+	}
+}
