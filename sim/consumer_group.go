@@ -73,6 +73,11 @@ type consumerGroup struct {
 	generation  int
 	duplicates  uint64
 	skipped     uint64
+	// the group's lag at the first metrics sample at or past the middle
+	// of the statistics window (midAt; -1 before it): the diagnosis's
+	// measure of a lag that keeps growing
+	lagMid uint64
+	midAt  des.Time
 }
 
 // groupMember is one KafkaConsumer of a group.
@@ -110,6 +115,7 @@ type groupMember struct {
 	// and this interval's busy and paused (down) time and records
 	processed, duplicates uint64
 	preProcessed          uint64
+	winBusy               des.Time // busy time inside the statistics window
 	ivBusy, ivDown        des.Time
 	ivRecs                uint64
 }
@@ -179,7 +185,7 @@ func (s *Sim) newConsumerGroup(pg *plan.ConsumerGroup) *consumerGroup {
 	tp := pg.Topic
 	g := &consumerGroup{s: s, pg: pg, cursors: make([]*topicReader, tp.Partitions), committed: make([]*topicSnap, tp.Partitions),
 		owner: make([]int, tp.Partitions), done: make([]uint64, tp.Partitions),
-		generation: 1} // the members' first join, at the start: the group coordinator's generation 1
+		generation: 1, midAt: -1} // the members' first join, at the start: the group coordinator's generation 1
 	keys := s.topicKeys(tp)
 	for p := range tp.Partitions {
 		c := newTopicReader(tp, 0, 1, s.sc.Seed, s.duration, keys, nil)
@@ -596,6 +602,9 @@ func (s *Sim) sampleGroups(smp *Sample, now des.Time) {
 					gr.Status = StatusDown
 				}
 			}
+			if now > s.warmup { // no interval straddles the warmup (nextSample)
+				m.winBusy += m.ivBusy
+			}
 			m.ivBusy, m.ivDown, m.ivRecs, m.ivFrom = 0, 0, 0, now
 			smp.Rows = append(smp.Rows, r)
 			gr.InRate += r.InRate
@@ -609,6 +618,9 @@ func (s *Sim) sampleGroups(smp *Sample, now des.Time) {
 			gr.Group.Duplicates += r.Group.Duplicates
 		}
 		gr.SourceLag = int64(g.lag(now)) // the partitions nobody owns too
+		if g.midAt < 0 && now >= s.windowMiddle() {
+			g.lagMid, g.midAt = uint64(gr.SourceLag), now
+		}
 		if !g.served() && !g.rebalancing {
 			// every member that could take them failed: nobody reads
 			// those partitions (during a rebalance they wait, as above)
@@ -640,6 +652,10 @@ type ConsumerGroupSummary struct {
 	Members        []GroupMemberSummary  `json:"members"`
 	Rebalances     []GroupRebalance      `json:"rebalances"`
 	Partitions     []GroupPartitionState `json:"partitions_detail"`
+	// the group's lag at midS, the first metrics sample at or past the
+	// middle of the window (midS -1: none), for the diagnosis
+	lagMid uint64
+	midS   float64
 }
 
 // GroupMemberSummary is one member at the end of the run.
@@ -653,6 +669,9 @@ type GroupMemberSummary struct {
 	Processed  uint64 `json:"records_processed"`
 	Duplicates uint64 `json:"duplicates"`
 	Lag        uint64 `json:"lag_records"`
+	// BusyRatio is the share of the statistics window the member spent
+	// processing records, as a vertex's busy_ratio.
+	BusyRatio float64 `json:"busy_ratio"`
 }
 
 // GroupPartitionState is one partition of a group's topic at the end:
@@ -685,6 +704,9 @@ func (s *Sim) groupSummaries(now des.Time, winSec float64) []ConsumerGroupSummar
 			}
 			ms := GroupMemberSummary{Member: m.index, ID: m.id, State: state, Partitions: append([]int{}, m.parts...),
 				Processed: m.processed, Duplicates: m.duplicates, Lag: m.lag(now)}
+			if winSec > 0 {
+				ms.BusyRatio = round6(m.winBusy.Seconds() / winSec)
+			}
 			gs.Processed += m.processed
 			inWin += m.processed - m.preProcessed
 			gs.Members = append(gs.Members, ms)
@@ -693,6 +715,10 @@ func (s *Sim) groupSummaries(now des.Time, winSec float64) []ConsumerGroupSummar
 			gs.ProcessedRate = round6(float64(inWin) / winSec)
 		}
 		gs.Lag = g.lag(now)
+		gs.lagMid, gs.midS = g.lagMid, -1
+		if g.midAt >= 0 {
+			gs.midS = g.midAt.Seconds()
+		}
 		end := s.topicEnd(g.pg.Topic)
 		for p := range g.pg.Topic.Partitions {
 			ps := GroupPartitionState{Partition: p, Owner: g.members[g.owner[p]].id, LogEndOffset: end.leo(now, p),
@@ -708,6 +734,44 @@ func (s *Sim) groupSummaries(now des.Time, winSec float64) []ConsumerGroupSummar
 		out = append(out, gs)
 	}
 	return out
+}
+
+// groupOverCapacity says whether group g, at the end of a window that
+// closes at endS, falls behind for want of capacity: its busiest member
+// is busy at least busyThreshold of the window and its lag grew from the
+// middle of the window to the end by more than catchUpMargin allows
+// (jitter), with no failed member holding partitions (whose stall
+// explains a growing lag by itself). It returns the diagnosis's message
+// and its evidence.
+func groupOverCapacity(g *ConsumerGroupSummary, endS float64) (msg, evidence string, ok bool) {
+	busiest := -1
+	for i, m := range g.Members {
+		if m.State == "failed" && len(m.Partitions) > 0 {
+			return "", "", false
+		}
+		if busiest < 0 || m.BusyRatio > g.Members[busiest].BusyRatio {
+			busiest = i
+		}
+	}
+	if busiest < 0 || g.Members[busiest].BusyRatio < busyThreshold || g.midS < 0 || endS <= g.midS ||
+		g.Lag <= g.lagMid+max(catchUpSlack, uint64(catchUpShare*float64(g.lagMid))) {
+		return "", "", false
+	}
+	growth := float64(g.Lag-g.lagMid) / (endS - g.midS)
+	parts := len(g.Partitions)
+	remedy := fmt.Sprintf("give it more members (topic %s has %s: up to %d consumers share them) or make processing faster", g.Topic, plural.Count(parts, "partition"), parts)
+	if len(g.Members) >= parts {
+		remedy = fmt.Sprintf("every partition of topic %s has a consumer of its own already (%s, %s): make processing faster, or give the topic more partitions and the group more members",
+			g.Topic, plural.Count(len(g.Members), "member"), plural.Count(parts, "partition"))
+	}
+	msg = fmt.Sprintf("over capacity: consumer group %s processes %s records/s and falls behind: its lag grows from %s at %s to %s at the end (about %s records/s); %s",
+		g.Name, rateText(g.ProcessedRate), plural.Count(int64(g.lagMid), "record"), FormatTime(des.FromSeconds(g.midS)), plural.Count(int64(g.Lag), "record"), rateText(growth), remedy)
+	m := g.Members[busiest]
+	evidence = fmt.Sprintf("%s is busy %s processing %s", m.ID, pct(m.BusyRatio), partitionsText(m.Partitions))
+	if len(g.Members) > 1 {
+		evidence = fmt.Sprintf("the busiest member, %s, is busy %s processing %s", m.ID, pct(m.BusyRatio), partitionsText(m.Partitions))
+	}
+	return msg, evidence, true
 }
 
 // groupText is a consumer group's line of the summary table.
@@ -784,6 +848,14 @@ func diagnoseGroups(sum *Summary) {
 		}
 		if !live {
 			say(fmt.Sprintf("every consumer of group %s has failed: nobody reads topic %s any more (the group lags %s)", g.Name, g.Topic, plural.Count(int64(g.Lag), "record")))
+		}
+		if msg, evidence, ok := groupOverCapacity(&g, sum.Window.ToS); ok {
+			if d := &sum.Diagnosis; d.Kind == DiagnosisNone && !headed {
+				*d = Diagnosis{Kind: DiagnosisOverloaded, Vertex: g.Name, Message: msg, Evidence: []string{evidence}}
+				headed = true
+			} else {
+				say(msg)
+			}
 		}
 		for _, rb := range g.Rebalances {
 			// the first heads a diagnosis with nothing else to say (once:

@@ -164,3 +164,47 @@ func TestConsumerGroupBatchDelaysJoin(t *testing.T) {
 	}
 	t.Logf("pause %gs, duplicates %d", rb.PauseS, rb.Duplicates)
 }
+
+// TestConsumerGroupOverCapacity: one member processes a record in 4ms,
+// 250 records/s, of the 400/s appended to 4 partitions: busy 100%, its
+// lag grows at exactly 150 records/s, from 3750 at the window's middle
+// (25s) to 7500 at 50s. The diagnosis says so; it said "no bottleneck".
+// With 4 members (100/s each, busy 40%) nothing falls behind.
+func TestConsumerGroupOverCapacity(t *testing.T) {
+	job := func(members int) string {
+		return fmt.Sprintf(`duration: 50s
+topics:
+  - name: orders
+    partitions: 4
+sources:
+  - name: shop
+    arrival: {process: constant, rate: 400/s}
+    writes: {topic: orders, partitioner: round-robin}
+consumer_groups:
+  - name: billing
+    topic: orders
+    members: %d
+    service_time: {distribution: constant, mean: 4ms}
+`, members)
+	}
+	sum, _ := runGroup(t, job(1))
+	g := sum.ConsumerGroups[0]
+	if g.ProcessedRate < 249.9 || g.ProcessedRate > 250 || g.Members[0].BusyRatio < 0.999 || g.Lag < 7499 || g.Lag > 7501 {
+		t.Errorf("processed %g records/s, busy %g, lag %d: want 250/s, 1 and 7500", g.ProcessedRate, g.Members[0].BusyRatio, g.Lag)
+	}
+	d := sum.Diagnosis
+	want := "over capacity: consumer group billing processes 250 records/s and falls behind: its lag grows from 3750 records at 25s to 7500 records at the end (about 150 records/s); give it more members (topic orders has 4 partitions: up to 4 consumers share them) or make processing faster"
+	if d.Kind != sim.DiagnosisOverloaded || d.Vertex != "billing" || d.Message != want ||
+		len(d.Evidence) != 1 || d.Evidence[0] != "billing-0 is busy 100% processing partitions 0, 1, 2, 3" {
+		t.Errorf("diagnosis %s at %s: %q %q\nwant overloaded at billing: %q", d.Kind, d.Vertex, d.Message, d.Evidence, want)
+	}
+	sum, _ = runGroup(t, job(4))
+	if d := sum.Diagnosis; d.Kind != sim.DiagnosisNone {
+		t.Errorf("4 members: diagnosis %s %q, want none", d.Kind, d.Message)
+	}
+	for _, m := range sum.ConsumerGroups[0].Members {
+		if m.BusyRatio < 0.399 || m.BusyRatio > 0.401 {
+			t.Errorf("4 members: %s busy %g, want 0.4", m.ID, m.BusyRatio)
+		}
+	}
+}
