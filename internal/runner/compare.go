@@ -153,8 +153,11 @@ func figures(ctx context.Context, sc *scenario.Scenario, label string, limits Li
 		f.InputRate = sum.Streaming.InputRate
 		if span := sum.Window.ToS - sum.Window.FromS; span > 0 {
 			var out int64
+			// what reached the sinks inside the window: a batch delivers
+			// when its processing ends, a total delay after its batch
+			// time (a job that falls behind delivers seconds later)
 			for _, b := range s.Result().Batches {
-				if b.TimeS >= sum.Window.FromS {
+				if end := b.EndS(); end > sum.Window.FromS && end <= sum.Window.ToS { // sim.InWindow
 					out += b.Delivered
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,5 +85,43 @@ func TestCompareConsumerGroups(t *testing.T) {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("table has no line %q:\n%s", line, out.String())
 		}
+	}
+}
+
+// A Spark job that falls behind delivers each batch a total delay after
+// its batch time; its output rate counts what reached the sinks inside the
+// window. 1000 records a batch of 1s take 1000 x 2.5ms over 2 cores plus
+// the tasks' overheads, 1.262s: batch k (at k seconds) ends at about
+// 1 + 1.262k s, so that batches 8 to 46 end inside (10s, 60s]: 39000
+// records, 780 records/s. Counting the batches whose batch time is in the
+// window gave 740 (batches 10 to 46).
+func TestCompareSparkBehindOutputRate(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "spark-slow.yaml")
+	if err := os.WriteFile(file, []byte(`name: spark-slow
+seed: 1
+duration: 60s
+warmup: 10s
+engine: spark-streaming
+spark: {batch_interval: 1s}
+workers: {count: 1, slots: 2}
+sources:
+  - {name: sensors, parallelism: 2, arrival: {process: constant, rate: 500/s}}
+operators:
+  - {name: parse, input: sensors, parallelism: 2, service_time: {distribution: constant, mean: 2500us}}
+sinks:
+  - {name: out, input: parse}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Compare(context.Background(), CompareOptions{Scenarios: []string{file, "tandem"}, JSON: true, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	var fs []Figures
+	if err := json.Unmarshal(out.Bytes(), &fs); err != nil || len(fs) != 2 {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if s := fs[0]; s.InputRate != 1000 || s.OutputRate != 780 {
+		t.Errorf("spark-slow: %v records/s in, %v out; want 1000 and 780", s.InputRate, s.OutputRate)
 	}
 }

@@ -64,6 +64,10 @@ type BatchInfo struct {
 	aborted bool
 }
 
+// EndS is when the batch's processing ended (its records reached the
+// sinks then), in simulated seconds: batch time + total delay.
+func (b *BatchInfo) EndS() float64 { return b.end.Seconds() }
+
 // BatchColumns are the columns of batches.csv, in order.
 var BatchColumns = []string{
 	"batch", "batch_time_s", "records", "rate_limit_rps", "scheduling_delay_ms", "processing_time_ms", "total_delay_ms",
