@@ -734,6 +734,10 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo, v trend) sim.Diagnosis {
 		say("append mode: a window's rows are written once, at the first trigger whose watermark (the latest event time seen, less %s) has passed its end, so a record's count reaches the sink %s after it on average (a record on time waits for its window's end, half of the %s window on average, then %s of watermark delay, then for the trigger after the one that saw an event time past both: up to two trigger intervals)",
 			sim.FormatTime(s.sp.Watermark), sim.FormatTime(des.FromSeconds(*sum.Latency.MeanMs/1000)), sim.FormatTime(s.sp.Window), sim.FormatTime(s.sp.Watermark))
 	}
+	if n := st.RowsDroppedByWatermark; n > 0 && sum.Totals.Read > 0 {
+		say("late data: %.1f%% of the records read (%d of %d, rows_dropped_by_watermark) came after the watermark (the latest event time seen, less %s) had passed their window's end, and the aggregation dropped them: they are in no window's row; raise spark.watermark past how far behind the latest event time a record's event time may be, and the windows' rows come that much later",
+			100*float64(n)/float64(sum.Totals.Read), n, sum.Totals.Read, sim.FormatTime(s.sp.Watermark))
+	}
 	// the floor of a batch that reads its own interval's records: not of
 	// the batches generated after a driver restart, whose first reads all
 	// that arrived over the downtime
@@ -925,6 +929,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 		t.Appended, t.Read, t.Delivered, t.SourceLag, plural.Count(t.Batches, "batch"), t.Queued)
 	if s.OutputMode != "" {
 		fmt.Fprintf(&b, "; %d rows written", t.Rows)
+	}
+	if n := st.RowsDroppedByWatermark; n > 0 {
+		fmt.Fprintf(&b, "; %s dropped as late (after the watermark)", plural.Count(n, "record"))
 	}
 	b.WriteString("\n")
 	if bp := s.Backpressure; bp != nil {

@@ -139,7 +139,15 @@ func (ss *structured) touch(vt *vert, part int, key uint32, at, et des.Time) {
 	row := uint64(key)
 	end := des.Never
 	if w := s.sp.Window; w > 0 {
+		// the window's start is the event time floored to the window
+		// size, before 0 too (Spark's TimeWindowing: lastStart =
+		// timestamp - remainder, the remainder made non-negative); Go's
+		// division truncates towards 0, which put an event time of -2s
+		// into [0s, 10s)
 		idx := et / w
+		if et%w < 0 {
+			idx--
+		}
 		end = (idx + 1) * w
 		if ss.watermark >= 0 && end <= ss.watermark {
 			ss.late++
