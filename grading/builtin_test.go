@@ -18,7 +18,7 @@ func TestBuiltinPack(t *testing.T) {
 	want := map[string][]string{
 		"bloom-sizing":         {"starter.yaml: 9/14", "solution.yaml: 14/14", "wrong-hashes.yaml: 9/14", "wrong.yaml: 11/14"},
 		"bottleneck":           {"starter.yaml: 4/14", "solution.yaml: 14/14", "wrong-faster-code.yaml: 4/14", "wrong-over-budget.yaml: 4/14", "wrong.yaml: 6/14"},
-		"checkpoint-interval":  {"starter.yaml: 10/14", "solution.yaml: 14/14", "wrong-20s.yaml: 10/14", "wrong.yaml: 10/14"},
+		"checkpoint-interval":  {"starter.yaml: 10/14", "solution.yaml: 14/14", "wrong-20s.yaml: 10/14", "wrong-lucky.yaml: 12/14", "wrong.yaml: 10/14"},
 		"cluster-trace":        {"starter.yaml: 7/14", "solution.yaml: 14/14", "wrong-over-budget.yaml: 4/14", "wrong.yaml: 7/14"},
 		"exactly-once":         {"starter.yaml: 10/14", "solution.yaml: 14/14", "wrong-no-checkpoints.yaml: 11/14", "wrong-socket.yaml: 8/14", "wrong.yaml: 11/14"},
 		"graph-spanner":        {"starter.yaml: 8/14", "solution.yaml: 14/14", "wrong.yaml: 8/14"},

@@ -111,6 +111,17 @@ type CheckpointSummary struct {
 	// checkpoints never stop ingestion).
 	Overhead    float64 `json:"in_progress_ratio"`
 	SourcesHeld float64 `json:"sources_held_ratio"`
+	// MaxAgeS is the oldest the latest completed checkpoint became while
+	// nothing had failed, in simulated seconds: from the trigger of a
+	// completed checkpoint (the source offsets it stores) to the
+	// completion of the next, from the start of the run to the first
+	// completion, and from the last trigger to the first failure or the
+	// end. A failure at the worst moment replays that many seconds of
+	// input, wherever the scripted failures fall: about the interval plus
+	// a checkpoint's duration (minimal-pause and timeouts add to it).
+	// After the first failure it is not measured: the restart's downtime
+	// would count as age.
+	MaxAgeS float64 `json:"max_checkpoint_age_s"`
 }
 
 // CheckpointObserver, implemented by an Observer, receives each checkpoint
@@ -147,6 +158,10 @@ type coordinator struct {
 	heldWin     des.Time // time the sources were held, after the warmup
 	stats       []CheckpointStats
 	sum         CheckpointSummary
+	// ageFrom is the trigger of the latest completed checkpoint (0 before
+	// the first), until the first failure (aged) (MaxAgeS)
+	ageFrom des.Time
+	aged    bool
 	// held is the memory of the checkpoints in flight and the latest
 	// completed one (Options.MaxMemory); persistedRecs the in-flight
 	// records those in flight persisted.
@@ -188,6 +203,21 @@ const (
 	subtaskCheckpointBytes = 224
 	recordBytes            = int64(unsafe.Sizeof(Record{}))
 )
+
+// age counts the age the latest completed checkpoint has at now in
+// MaxAgeS, unless the job has failed already.
+func (c *coordinator) age(now des.Time) {
+	if !c.aged {
+		c.sum.MaxAgeS = max(c.sum.MaxAgeS, round6((now - c.ageFrom).Seconds()))
+	}
+}
+
+// jobFailed ends the measure of MaxAgeS at the job's first failure, at
+// failedAt.
+func (c *coordinator) jobFailed(failedAt des.Time) {
+	c.age(failedAt)
+	c.aged = true
+}
 
 // hold counts n more bytes held by checkpoint ck.
 func (c *coordinator) hold(ck *checkpoint, n int64) {
@@ -482,6 +512,10 @@ func (c *coordinator) ack(now des.Time, t *subtask, id int64) {
 		c.drop(c.latest)
 	}
 	c.latest = ck
+	c.age(now)
+	if !c.aged {
+		c.ageFrom = ck.trigger
+	}
 	c.s.ackQueues(ck)
 	if ck.cuts != nil {
 		var cuts []Cut

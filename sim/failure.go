@@ -454,6 +454,9 @@ func (f *failover) fail(now des.Time, c failureCause) {
 		f.preLag, f.preBacklog = s.replayableLag(now), s.backlog(now) // before the failure makes them grow
 		f.outageFrom = since
 	}
+	if s.ckpt != nil {
+		s.ckpt.jobFailed(since)
+	}
 	f.failures++
 	worker := c.worker
 	if c.kind == causeJobManager || c.kind == causeCheckpoint {

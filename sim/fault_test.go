@@ -1159,3 +1159,32 @@ failures:
 		t.Errorf("the table does not say %q and that the lag kept growing:\n%s", line, b.String())
 	}
 }
+
+// max_checkpoint_age_s is the oldest the latest completed checkpoint got
+// before the first failure: from the start to the first completion, from
+// each completed checkpoint's trigger to the next completion, and from the
+// last trigger to the failure; checkpoints after the failure do not count
+// (the restart's downtime would be age). With a checkpoint every 10s and a
+// failure at 33s it is the largest of these, about 10s plus a checkpoint's
+// duration.
+func TestMaxCheckpointAge(t *testing.T) {
+	sc := ftScenario(t, 1, true, "transactional", `
+checkpoint: {mode: aligned, interval: 10s, storage: {bandwidth: 100KiB/s, latency: 50ms}}
+failures: [{kind: task, at: 33s, vertex: count}]
+`)
+	_, res := runSim(t, sc, Options{})
+	from, want := 0.0, 0.0
+	for _, ck := range res.Checkpoints {
+		end := ck.TriggerS + ck.EndToEnd/1000
+		if ck.Status != CheckpointCompleted || end > 33 {
+			continue
+		}
+		want = max(want, end-from)
+		from = ck.TriggerS
+	}
+	want = max(want, 33-from)
+	got := res.Summary.Checkpoints.MaxAgeS
+	if from != 30 || math.Abs(got-want) > 1e-5 || got <= 10 || got > 12 {
+		t.Errorf("max_checkpoint_age_s %g, want %g (the last completed before the failure triggered at %gs, want 30s), a little over 10s", got, want, from)
+	}
+}

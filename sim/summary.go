@@ -420,6 +420,7 @@ func (s *Sim) Result() *Result {
 		d.Message = fmt.Sprintf("the run stopped early at %s: %s; before that: %s", FormatTime(now), s.stopped.Error(), d.Message)
 	}
 	if s.ckpt != nil {
+		s.ckpt.age(now)
 		cs := s.ckpt.sum
 		cs.InProgress = len(s.ckpt.pending)
 		busy := s.ckpt.busyWin
