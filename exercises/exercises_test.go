@@ -400,3 +400,34 @@ func TestBuiltin(t *testing.T) {
 		}
 	}
 }
+
+// Every built-in exercise's README tells the student what is graded: it
+// names every check and every question by its id, as the table of "How
+// you are graded" and the list of questions do (kafka-retention's README
+// named neither, although answers.yaml asked for two answers).
+func TestBuiltinReadmesNameWhatIsGraded(t *testing.T) {
+	p, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range p.Exercises() {
+		b, err := e.README()
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		if !strings.Contains(text, "## How you are graded") {
+			t.Errorf("%s: README.md has no section How you are graded", e.ID)
+		}
+		for _, c := range e.Checks {
+			if !strings.Contains(text, "`"+c.ID+"`") {
+				t.Errorf("%s: README.md does not name check %s", e.ID, c.ID)
+			}
+		}
+		for _, q := range e.Questions {
+			if !strings.Contains(text, "`"+q.ID+"`") {
+				t.Errorf("%s: README.md does not name question %s", e.ID, q.ID)
+			}
+		}
+	}
+}

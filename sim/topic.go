@@ -426,6 +426,10 @@ type TopicSummary struct {
 	// records-lag-max); PendingRecords the sum (Flink's pendingRecords).
 	RecordsLagMax  uint64 `json:"records_lag_max"`
 	PendingRecords uint64 `json:"pending_records"`
+	// MaxRetainedBytes is the most bytes one partition retains at the
+	// end (partitions_detail[].retained_bytes): what a per-partition disk
+	// budget (retention.bytes) is measured against.
+	MaxRetainedBytes int64 `json:"max_partition_retained_bytes"`
 	// LostToRetention counts records retention deleted before the
 	// readers read them.
 	LostToRetention uint64 `json:"lost_to_retention"`
@@ -458,6 +462,7 @@ func (s *Sim) topicSummaries(now des.Time) []TopicSummary {
 		}
 		for _, ps := range ts.PartitionList {
 			ts.RecordsLagMax = max(ts.RecordsLagMax, ps.Lag)
+			ts.MaxRetainedBytes = max(ts.MaxRetainedBytes, ps.RetainedBytes)
 			ts.PendingRecords += ps.Lag
 		}
 		out = append(out, ts)
