@@ -216,6 +216,9 @@ func (g *Grader) grade1(q exercises.Question, ans string, truth any, it *Item) {
 	}
 	if q.Tolerance.Within(x, t) {
 		it.Passed, it.Points, it.Feedback = true, q.Points, "correct (within "+q.Tolerance.String()+")"
+		if q.Tolerance.Value == 0 {
+			it.Feedback = "correct (exactly)" // "within 0" reads as a slip
+		}
 		return
 	}
 	// the truth is a metric of a run, measured or (a closed form) computed

@@ -28,6 +28,13 @@ func TestNumericAnswerFeedback(t *testing.T) {
 			t.Errorf("answer %q: %q (passed %v), want %q (%v)", c.ans, it.Feedback, it.Passed, c.want, c.passed)
 		}
 	}
+	// a tolerance of 0 (a count) says exactly, not "within 0"
+	exact := exercises.Question{ID: "failed-starter", Truth: exercises.Truth{Metric: "checkpoints.failed"}, Points: 2}
+	var ok Item
+	g.grade1(exact, "5", 5.0, &ok)
+	if !ok.Passed || ok.Feedback != "correct (exactly)" {
+		t.Errorf("exact answer: %q (passed %v), want correct (exactly)", ok.Feedback, ok.Passed)
+	}
 	q.Truth.Run = exercises.RunSubmission
 	var it Item
 	g.grade1(q, "0.5", 0.7035, &it)

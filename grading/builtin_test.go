@@ -174,3 +174,29 @@ func builtinGrader(t *testing.T, id string) (*exercises.Exercise, *Grader) {
 	}
 	return e, g
 }
+
+// A checkpoint metric that is null because no checkpoint completed says
+// so: unaligned with stop-the-world checkpoints, whose drain outlasts the
+// 10s timeout under back-pressure, fails all 5 (the feedback said only
+// "absent from this run's summary (null)"), and none-failed's text fits
+// both modes.
+func TestCheckpointMetricNullReason(t *testing.T) {
+	e, g := builtinGrader(t, "unaligned")
+	sub, err := e.ReadFile("wrong-stop-the-world.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := g.GradeYAML(context.Background(), "s", "scenario.yaml", sub, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"none-failed": "5 checkpoints failed (timed out after 10s): an aligned checkpoint's barriers wait behind the buffered records, a stop-the-world one waits for them all to drain (seed 1).",
+		"quick":       "checkpoints.max_completed_duration_ms: absent from this run's summary (null): no checkpoint completed (5 checkpoints triggered, 5 failed) (seed 1)",
+	}
+	for _, c := range r.Checks {
+		if w, ok := want[c.ID]; ok && (c.Passed || c.Feedback != w) {
+			t.Errorf("check %s: passed %v, feedback %q; want failed, %q", c.ID, c.Passed, c.Feedback, w)
+		}
+	}
+}

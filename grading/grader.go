@@ -31,6 +31,7 @@ import (
 	"sync"
 
 	"github.com/dspalab/dspalab/exercises"
+	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/internal/runner"
 	"github.com/dspalab/dspalab/sim/microbatch"
 	"github.com/dspalab/dspalab/sim/scenario"
@@ -385,6 +386,25 @@ func want(c exercises.Check) string {
 	return w
 }
 
+// nullReason says why a metric at segs is absent or null from summary
+// doc, when the summary tells: ": " and the diagnosis of a run of Spark's
+// engines in which no batch completed (microbatch.DiagnosisNone), or for
+// a checkpoint metric of a run in which no checkpoint completed, how many
+// were triggered and failed; "" otherwise.
+func nullReason(doc any, segs []exercises.Seg) string {
+	if r := noBatchReason(doc); r != "" {
+		return r
+	}
+	m, _ := doc.(map[string]any)
+	ck, _ := m["checkpoints"].(map[string]any)
+	if len(segs) == 0 || segs[0].Key != "checkpoints" || ck == nil || ck["completed"] != 0.0 {
+		return ""
+	}
+	triggered, _ := ck["triggered"].(float64)
+	failed, _ := ck["failed"].(float64)
+	return fmt.Sprintf(": no checkpoint completed (%s triggered, %d failed)", plural.Count(int64(triggered), "checkpoint"), int64(failed))
+}
+
 // noBatchReason is ": " and the diagnosis of a run of Spark's engines in
 // which no batch completed (microbatch.DiagnosisNone), whose metrics are
 // null for that reason; "" for any other summary.
@@ -406,7 +426,7 @@ func (g *Grader) evaluate(c exercises.Check, docs []any, it Item) Item {
 	for i, d := range docs {
 		v, err := exercises.Lookup(d, segs)
 		if err != nil {
-			it.Feedback = g.onSeed(i, err.Error()+noBatchReason(d))
+			it.Feedback = g.onSeed(i, err.Error()+nullReason(d, segs))
 			return it
 		}
 		vals[i] = v
