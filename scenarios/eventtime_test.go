@@ -148,7 +148,7 @@ func TestWindowJoins(t *testing.T) {
 // TestWatermarkBound checks watermark-bound's opening comment: with B =
 // 500ms, 676 records late of the 119606 into average, windows firing
 // 602ms after their end (p50: B and the wait for the next 200ms periodic
-// watermark), the diagnosis pointing past the p99 out-of-orderness
+// watermark), the diagnosis naming the p99 out-of-orderness
 // (966.78ms); with B = 1500ms nothing is late and windows fire a second
 // later (1602ms). (The comment said "about B + the watermark interval",
 // 700ms; it now says the measured 602ms.)
@@ -159,7 +159,7 @@ func TestWatermarkBound(t *testing.T) {
 	if *w.NumLateRecordsDropped != 676 || !near(*w.FiringDelayP50Ms, 602.3, 0.05) {
 		t.Errorf("B = 500ms: %d late, p50 %.1fms after a window's end; want 676, 602.3ms", *w.NumLateRecordsDropped, *w.FiringDelayP50Ms)
 	}
-	want := "0.6% of the records into average were late (numLateRecordsDropped 676 of 119606): raise bounded_out_of_orderness past the p99 out-of-orderness (966.78ms, now 500ms) or allow lateness (window.allowed_lateness)"
+	want := "0.6% of the records into average were late (numLateRecordsDropped 676 of 119606): raise bounded_out_of_orderness (now 500ms; at the p99 out-of-orderness, 966.78ms, at most 1% of the records fall behind the watermark, and less may do, since a record behind it is late only once its window has fired; every window fires that much later) or allow lateness (window.allowed_lateness)"
 	if !slices.Contains(s.EventTime.Diagnosis, want) {
 		t.Errorf("diagnosis %q; want %q", s.EventTime.Diagnosis, want)
 	}

@@ -257,8 +257,11 @@ func (s *Sim) eventTimeDiagnosis(now des.Time) []string {
 			out = append(out, fmt.Sprintf("%.1f%% of the records into %s were late (numLateRecordsDropped %d of %d): monotonous watermarks allow no disorder; use strategy: bounded_out_of_orderness with bounded_out_of_orderness past the p99 out-of-orderness (%s), or allow lateness (window.allowed_lateness)",
 				100*float64(w.lateDropped)/float64(in), v.name, w.lateDropped, in, FormatTime(behind.Quantile(0.99))))
 		} else if in > 0 && float64(w.lateDropped) > 0.005*float64(in) && behind != nil && behind.Count() > 0 {
-			out = append(out, fmt.Sprintf("%.1f%% of the records into %s were late (numLateRecordsDropped %d of %d): raise bounded_out_of_orderness past the p99 out-of-orderness (%s, now %s) or allow lateness (window.allowed_lateness)",
-				100*float64(w.lateDropped)/float64(in), v.name, w.lateDropped, in, FormatTime(behind.Quantile(0.99)), FormatTime(bound)))
+			// the p99 out-of-orderness bounds what is needed: a record
+			// behind the watermark is late only when its window has
+			// fired, so less may do, and every window fires as much later
+			out = append(out, fmt.Sprintf("%.1f%% of the records into %s were late (numLateRecordsDropped %d of %d): raise bounded_out_of_orderness (now %s; at the p99 out-of-orderness, %s, at most 1%% of the records fall behind the watermark, and less may do, since a record behind it is late only once its window has fired; every window fires that much later) or allow lateness (window.allowed_lateness)",
+				100*float64(w.lateDropped)/float64(in), v.name, w.lateDropped, in, FormatTime(bound), FormatTime(behind.Quantile(0.99))))
 		}
 		if v.wmBehindN > 0 && v.bpUpstream {
 			if d := des.Time(v.wmBehind / float64(v.wmBehindN)); d > des.Second {
