@@ -179,10 +179,11 @@ func TestSanitizeID(t *testing.T) {
 		"ä" + strings.Repeat("é", 60):       "ä" + strings.Repeat("é", 49), // 100 bytes, not a cut character
 		strings.Repeat("a", 99) + "q\u0301": strings.Repeat("a", 99),       // not q without its accent
 		strings.Repeat("क्षि", 20):          strings.Repeat("क्षि", 8),     // 96 bytes: the 9th would not fit whole
-		strings.Repeat("a", 98) + "_-xyz":   strings.Repeat("a", 98),       // no '_' or '-' left at the cut
-		"":                                  "submission",
-		".hidden":                           "hidden",
-		"x\x00y\ny":                         "x_y_y",
+		"aaaaa" + strings.Repeat("क्षि", 20): "aaaaa" + strings.Repeat("क्षि", 7), // not क् (a dangling virama) before ष
+		strings.Repeat("a", 98) + "_-xyz":    strings.Repeat("a", 98),             // no '_' or '-' left at the cut
+		"":                                   "submission",
+		".hidden":                            "hidden",
+		"x\x00y\ny":                          "x_y_y",
 	} {
 		if got := SanitizeID(in); got != want {
 			t.Errorf("SanitizeID(%q) = %q, want %q", in, got, want)

@@ -352,7 +352,9 @@ func cutID(id string, n int) string {
 		if utf8.RuneStart(id[n]) {
 			next, _ := utf8.DecodeRuneInString(id[n:])
 			last, _ := utf8.DecodeLastRuneInString(id[:n])
-			if !unicode.IsMark(next) && last != '\u200d' {
+			// a virama (canonical combining class 9) joins the
+			// consonant after it into a conjunct: क् + ष is क्ष
+			if !unicode.IsMark(next) && last != '\u200d' && norm.NFC.PropertiesString(string(last)).CCC() != 9 {
 				break
 			}
 		}
