@@ -23,6 +23,7 @@ import (
 	"github.com/dspalab/dspalab/internal/atomicfile"
 	"github.com/dspalab/dspalab/internal/plural"
 	"github.com/dspalab/dspalab/internal/regfile"
+	"github.com/dspalab/dspalab/internal/runner"
 )
 
 // Files written by WriteReports.
@@ -398,20 +399,7 @@ func csvPath(p string) string {
 // escapeFormat writes the format and control characters of s (Unicode Cf
 // and Cc: bidi overrides, zero-width characters, newlines) as \uXXXX, so
 // that what a screen or a spreadsheet shows is what s holds.
-func escapeFormat(s string) string {
-	if !strings.ContainsFunc(s, isFormat) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isFormat(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func escapeFormat(s string) string { return runner.EscapeRunes(s, isFormat) }
 
 func isFormat(r rune) bool { return unicode.In(r, unicode.Cf, unicode.Cc) }
 

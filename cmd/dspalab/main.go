@@ -67,7 +67,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var code int
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(errOut, "dspalab: %v\nRun '%s --help' for usage.\n", ue.err, cmd.CommandPath())
+		fmt.Fprintf(errOut, "dspalab: %s\nRun '%s --help' for usage.\n", runner.EscapeFormat(ue.err.Error()), cmd.CommandPath())
 		code = runner.ExitUsage
 	} else {
 		if err == nil && out.err != nil {

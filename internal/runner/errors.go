@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/dspalab/dspalab/sim/scenario"
 )
@@ -36,13 +37,18 @@ func ExitCode(err error) int {
 //   - ErrReported not at all;
 //   - any other error as "dspalab: message", each of the errors joined by
 //     errors.Join on its own line.
+//
+// Format characters (Unicode Cf: bidi overrides, zero-width characters)
+// are written as \u202e: a file name with an override would reorder the
+// terminal's line, and the student would not see the name the message
+// is about.
 func WriteError(w io.Writer, err error) {
 	if err == nil || errors.Is(err, ErrReported) {
 		return
 	}
 	var list scenario.ErrorList
 	if errors.As(err, &list) {
-		fmt.Fprintln(w, list.Error())
+		fmt.Fprintln(w, EscapeRunes(list.Error(), isFormatChar))
 		return
 	}
 	errs := []error{err}
@@ -55,5 +61,29 @@ func WriteError(w io.Writer, err error) {
 		b.WriteString(e.Error())
 		b.WriteString("\n")
 	}
-	io.WriteString(w, b.String())
+	io.WriteString(w, EscapeRunes(b.String(), isFormatChar))
+}
+
+// isFormatChar reports whether r is a format character (Unicode Cf).
+func isFormatChar(r rune) bool { return unicode.Is(unicode.Cf, r) }
+
+// EscapeFormat writes the format characters of s as \uXXXX (see
+// WriteError).
+func EscapeFormat(s string) string { return EscapeRunes(s, isFormatChar) }
+
+// EscapeRunes writes the runes of s for which esc is true as \uXXXX, so
+// that what a screen or a spreadsheet shows is what s holds.
+func EscapeRunes(s string, esc func(rune) bool) string {
+	if !strings.ContainsFunc(s, esc) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if esc(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

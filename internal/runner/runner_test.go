@@ -766,6 +766,13 @@ func TestWriteErrorAndExitCode(t *testing.T) {
 		t.Errorf("joined errors printed as %q, want %q", b.String(), want)
 	}
 	b.Reset()
+	// a bidi override in a file name would reorder the terminal's line:
+	// it is written as \u202e, the newlines between errors kept
+	WriteError(&b, errors.Join(errors.New("reading abc\u202etxt.yaml: no such file"), errors.New("two")))
+	if want := "dspalab: reading abc\\u202etxt.yaml: no such file\ndspalab: two\n"; b.String() != want {
+		t.Errorf("an error with a bidi override printed as %q, want %q", b.String(), want)
+	}
+	b.Reset()
 	WriteError(&b, ErrReported)
 	WriteError(&b, nil)
 	if b.Len() != 0 {
