@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sync"
@@ -162,6 +163,32 @@ func csvTable(rd *runfiles.RunDir, name string, most int, row func(header, rec [
 	return t, nil
 }
 
+// generatorTag opens the generator meta tag of every page dspalab writes
+// (report.html.tmpl, microbatch.html.tmpl): the mark of a page it may
+// replace.
+const generatorTag = `<meta name="generator" content="dspalab`
+
+// checkOwnPage refuses to replace a file at out that is not a page
+// dspalab wrote (its generator tag within the first KiBs): a page of the
+// user's own called report.html, or notes named by mistake with -o, is
+// never overwritten, as a run never overwrites files it did not write.
+func checkOwnPage(out string) error {
+	f, err := os.Open(out)
+	if err != nil {
+		return nil // nothing there to lose (or writeFile says why not)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil // writeFile refuses what is not a regular file
+	}
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	if bytes.Contains(head[:n], []byte(generatorTag)) {
+		return nil
+	}
+	return fmt.Errorf("writing %s: it exists and is not a page dspalab wrote (it has no dspalab generator tag); it was not replaced (move it away, or name another page with -o)", out)
+}
+
 // writePage executes the template name of tmpl with pd into opts.Output
 // (DefaultReportFile when empty), and says so on opts.Stderr.
 func writePage(opts Options, tmpl *template.Template, name string, pd any) error {
@@ -172,6 +199,9 @@ func writePage(opts Options, tmpl *template.Template, name string, pd any) error
 	out := opts.Output
 	if out == "" {
 		out = DefaultReportFile
+	}
+	if err := checkOwnPage(out); err != nil {
+		return err
 	}
 	if err := writeFile(out, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
 		return err

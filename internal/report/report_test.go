@@ -447,3 +447,29 @@ func TestReportConsumerGroupHasNoJobRecovery(t *testing.T) {
 		t.Error("the page has no table of group billing's rebalances, with the member and the partitions moved")
 	}
 }
+
+// A page of the user's own is never replaced: report refuses a file
+// without dspalab's generator tag (notes.html named by mistake with -o, a
+// report.html of another tool), and replaces a page it wrote before.
+func TestReportKeepsTheUsersPage(t *testing.T) {
+	dir := copyRun(t, "run-a")
+	out := filepath.Join(t.TempDir(), "notes.html")
+	if err := os.WriteFile(out, []byte("<html>my notes</html>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(Options{RunDir: dir, Output: out})
+	if want := "writing " + out + ": it exists and is not a page dspalab wrote"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("report over the user's page: %v, want %q", err, want)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "<html>my notes</html>\n" {
+		t.Errorf("the user's page became %.60q", b)
+	}
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second replaces the first
+		if err := Write(Options{RunDir: dir, Output: out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
