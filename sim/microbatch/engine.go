@@ -801,7 +801,7 @@ func (s *Sim) onJobEnd(now des.Time, _ int64) {
 		s.opts.Progress(now, s.emitted)
 	}
 	if s.ss != nil {
-		s.ss.ended(now)
+		s.ss.ended(now, b.info.start)
 		return
 	}
 	s.startNext(now)

@@ -630,6 +630,25 @@ func judge(win []*BatchInfo, iv des.Duration) trend {
 	return t
 }
 
+// halvesGrow reports whether the micro-batches of the window take longer
+// in its second half than in its first, by more than 5% on average: a job
+// whose batches run back to back and grow, however slowly (each reads
+// what arrived while the last ran, and takes longer than that did).
+func halvesGrow(win []*BatchInfo) bool {
+	if len(win) < 4 {
+		return false
+	}
+	var a, b float64
+	h := len(win) / 2
+	for _, x := range win[:h] {
+		a += x.ProcessingMs / float64(h)
+	}
+	for _, x := range win[len(win)-h:] {
+		b += x.ProcessingMs / float64(h)
+	}
+	return b > 1.05*a
+}
+
 // exceeds reports whether a processing time of ms milliseconds is longer
 // than the batch interval iv, to the microsecond the batches are kept in:
 // a processing time equal to the interval keeps the scheduling delay
@@ -682,17 +701,17 @@ func (s *Sim) diagnose(sum *Summary, win []*BatchInfo, v trend) sim.Diagnosis {
 	switch {
 	case s.ss != nil:
 		switch {
-		case iv > 0 && proc > iv && st.ProcessingTime.LastMs > 1.5*st.ProcessingTime.MeanMs:
+		case iv > 0 && proc > iv && (st.ProcessingTime.LastMs > 1.5*st.ProcessingTime.MeanMs || halvesGrow(win)):
 			d.Kind = DiagnosisFallingBehind
-			say("falls behind its trigger: processing time %s > trigger interval %s, so each micro-batch starts at the next interval after the last one ended, reads all that arrived meanwhile, and grows (the last took %s)",
+			say("falls behind its trigger: processing time %s > trigger interval %s, so each micro-batch starts as soon as the last one ended, reads all that arrived meanwhile, and grows (the last took %s)",
 				sim.FormatTime(proc), sim.FormatTime(iv), sim.FormatTime(des.FromSeconds(st.ProcessingTime.LastMs/1000)))
 		case iv > 0 && proc > iv:
-			// ProcessingTimeExecutor starts the next batch at the next
-			// interval after one that overran (and logs "Current batch is
-			// falling behind"): with an interval shorter than a batch that
-			// is as fast as possible, which keeps up while the batches do
-			// not grow
-			say("runs as fast as possible: processing time %s per micro-batch > trigger interval %s, so each starts at the next interval after the last one ended (Spark logs \"Current batch is falling behind\"); the batches do not grow, so it keeps up (source lag %d records at the end)",
+			// ProcessingTimeExecutor starts the next batch as soon as one
+			// that overran ends (and logs "Current batch is falling
+			// behind"): with an interval shorter than a batch that is as
+			// fast as possible, which keeps up while the batches do not
+			// grow
+			say("runs as fast as possible: processing time %s per micro-batch > trigger interval %s, so each starts as soon as the last one ended (Spark logs \"Current batch is falling behind\"); the batches do not grow, so it keeps up (source lag %d records at the end)",
 				sim.FormatTime(proc), sim.FormatTime(iv), sum.Totals.SourceLag)
 		case s.ss.finished:
 			say("available-now: the query read the %d records available at its start in %s and terminated, as Trigger.AvailableNow does; the %d records that arrived since wait in the source for its next start (source lag)",

@@ -223,7 +223,7 @@ failures: [{kind: jobmanager, at: 10500ms}]
 
 // Structured streaming: a driver failure during micro-batch 10 (offsets
 // logged, no commit) reruns it with the same offsets after the restart;
-// the next trigger (the next multiple of the interval after it ends)
+// the next trigger (the next multiple of the interval after its start, or at once)
 // reads everything that arrived meanwhile. The state is loaded from the
 // state store, not recomputed; an idempotent sink writes nothing twice,
 // an at-least-once sink the share of its rows written before the failure.

@@ -72,18 +72,25 @@ func (ss *structured) start() {
 	}
 }
 
-// ended schedules the next trigger after the micro-batch that ended at
-// now: ProcessingTimeExecutor's nextBatchTime (the next multiple of the
-// interval after now: an overrunning batch skips to it), at once for the
-// default trigger when data is waiting (else after the polling delay),
-// never again for available-now once it has read what it found.
-func (ss *structured) ended(now des.Time) {
+// ended schedules the next trigger after the micro-batch that started at
+// start and ended at now: for processing-time, ProcessingTimeExecutor's
+// nextBatchTime of the trigger's start (the next multiple of the interval
+// after start), or at once when the batch overran it (execute waits with
+// waitTillTime(nextTriggerTimeMs), which returns at once when that time
+// has passed: SPARK-20209, the next batch runs as soon as the slow one
+// ends); at once for the default trigger when data is waiting (else after
+// the polling delay), never again for available-now once it has read what
+// it found. Continuous processing marks an epoch at every multiple of the
+// interval after now.
+func (ss *structured) ended(now, start des.Time) {
 	s := ss.s
 	if ss.agg != nil && ss.s.sp.Watermark > 0 && ss.maxEvent > 0 {
 		ss.watermark = max(ss.watermark, ss.maxEvent-s.sp.Watermark)
 	}
 	switch ss.trigger {
-	case scenario.TriggerProcessingTime, scenario.TriggerContinuous:
+	case scenario.TriggerProcessingTime:
+		s.mustSchedule(max(start/ss.interval*ss.interval+ss.interval, now), s.gen, 1)
+	case scenario.TriggerContinuous:
 		s.mustSchedule(now/ss.interval*ss.interval+ss.interval, s.gen, 1)
 	case scenario.TriggerAvailableNow:
 		ss.finished = true

@@ -73,14 +73,18 @@ func TestOutputAppend(t *testing.T) {
 }
 
 // A processing-time trigger whose micro-batch overruns the interval
-// starts the next one at the next multiple of the interval after it
-// ended (ProcessingTimeExecutor.nextBatchTime): no queue, bigger batches.
+// starts the next one as soon as it ends (ProcessingTimeExecutor waits
+// till the next multiple of the interval after the trigger's start, which
+// has passed: SPARK-20209): no queue, no idle gap, bigger batches.
 func TestProcessingTimeTriggerOverrun(t *testing.T) {
 	sc := parse(t, replace(t, query("update", ", job_overhead: 0s, task_overhead: 0s"), "mean: 10us", "mean: 2ms"))
 	r := run(t, sc)
 	// the first trigger at 1s reads 1000 records, 500 per partition: 1s
 	// of work plus state access, so it ends just after 2s, and the next
-	// starts at 3s with 2000 records, ends after 5s, ...
+	// starts then with the records of that second, ends after 3s, ...
+	if r.Batches[0].TimeS != 1 {
+		t.Fatalf("first trigger at %v s, want 1", r.Batches[0].TimeS)
+	}
 	for i, b := range r.Batches {
 		if b.SchedulingDelayMs != 0 {
 			t.Fatalf("trigger %v: scheduling delay %v", b.TimeS, b.SchedulingDelayMs)
@@ -88,11 +92,11 @@ func TestProcessingTimeTriggerOverrun(t *testing.T) {
 		if i > 0 {
 			prev := r.Batches[i-1]
 			end := prev.TimeS + prev.ProcessingMs/1000
-			if want := math.Floor(end) + 1; b.TimeS != want {
-				t.Fatalf("trigger %d at %v s, want the next second after %v s: %v", i, b.TimeS, end, want)
+			if prev.ProcessingMs <= 1000 || math.Abs(b.TimeS-end) > 1e-6 {
+				t.Fatalf("trigger %d at %v s after one of %vms that ended at %v s: want it to overrun and the next to start then", i, b.TimeS, prev.ProcessingMs, end)
 			}
-			if b.Records != int64(1000*(b.TimeS-prev.TimeS)) {
-				t.Fatalf("trigger %v read %d records", b.TimeS, b.Records)
+			if want := 1000 * (b.TimeS - prev.TimeS); math.Abs(float64(b.Records)-want) > 1 {
+				t.Fatalf("trigger %v read %d records, want the %.1f of the %v s since the last", b.TimeS, b.Records, want, b.TimeS-prev.TimeS)
 			}
 		}
 	}
