@@ -221,7 +221,10 @@ type failover struct {
 	restarts    int
 	failures    int
 	backoff     des.Time
-	lastFailure des.Time
+	// nextRestart is when the last exponential-delay restart was due
+	// (Flink's nextRestartTimestamp; -1 before the first): the reset
+	// threshold runs from it
+	nextRestart des.Time
 	recent      []des.Time // failure-rate: failures within the interval
 	pending     des.EventID
 	hasPending  bool
@@ -244,7 +247,7 @@ type failover struct {
 func newFailover(s *Sim) *failover {
 	sc := s.sc
 	f := &failover{s: s, restart: sc.Restart, ha: sc.HighAvailability, heartbeat: sc.Workers.HeartbeatTimeout,
-		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, lastFailure: -1, cur: -1, catching: -1, outageFrom: -1,
+		jitter: des.Stream(sc.Seed, "restart/jitter"), state: JobRunning, nextRestart: -1, cur: -1, catching: -1, outageFrom: -1,
 		partitions: map[int]des.Time{}, detecting: map[int]int{}}
 	for i := range sc.Failures {
 		fl := &sc.Failures[i]
@@ -653,10 +656,12 @@ func (f *failover) nextDelay(now des.Time, c failureCause) (des.Time, bool, stri
 		f.attempts++
 		return r.Delay, true, fmt.Sprintf("fixed-delay, attempt %d", f.attempts)
 	case scenario.RestartExponentialDelay:
-		if f.lastFailure >= 0 && now-f.lastFailure >= r.ResetThreshold {
+		// ExponentialDelayRestartBackoffTimeStrategy.notifyFailure: the
+		// backoff starts again when the job has run reset_threshold since
+		// its last restart (not since the last failure: FLINK-32895)
+		if f.nextRestart >= 0 && now-f.nextRestart >= r.ResetThreshold {
 			f.backoff, f.attempts = 0, 0 // ran long enough without failing
 		}
-		f.lastFailure = now
 		if r.Attempts >= 0 && f.attempts >= r.Attempts {
 			return 0, false, fmt.Sprintf("exponential-delay: all %d restart attempts used", r.Attempts)
 		}
@@ -668,8 +673,11 @@ func (f *failover) nextDelay(now des.Time, c failureCause) (des.Time, bool, stri
 		f.attempts++
 		d := f.backoff
 		if r.Jitter > 0 {
-			d = addNs(0, float64(d)*(1+r.Jitter*(2*f.jitter.Float64()-1)))
+			// calculateActualBackoffTime: the jitter inside the bounds,
+			// max(initial, min(backoff + jitter, max))
+			d = max(r.InitialBackoff, min(addNs(0, float64(d)*(1+r.Jitter*(2*f.jitter.Float64()-1))), r.MaxBackoff))
 		}
+		f.nextRestart = now + d
 		return d, true, fmt.Sprintf("exponential-delay, backoff %s", FormatTime(f.backoff))
 	case scenario.RestartFailureRate:
 		f.recent = append(f.recent, now)

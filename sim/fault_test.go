@@ -483,6 +483,10 @@ failures:
 		{"{type: fixed-delay, delay: 3s, attempts: 3}", []float64{3000, 3000, 3000, -1}, JobFailed},
 		{"{type: exponential-delay, initial_backoff: 1s, multiplier: 3, max_backoff: 5s, jitter: 0, reset_threshold: 1h}", []float64{1000, 3000, 5000, 5000}, JobRunning},
 		{"{type: exponential-delay, initial_backoff: 1s, multiplier: 3, max_backoff: 5s, jitter: 0, reset_threshold: 8s}", []float64{1000, 1000, 1000, 1000}, JobRunning},
+		// the threshold runs from the restart (Flink's nextRestartTimestamp,
+		// FLINK-32895), not from the failure: the failures 10s apart come
+		// 9s, 8s and 6s after the restarts of 11s, 22s and 34s
+		{"{type: exponential-delay, initial_backoff: 1s, multiplier: 2, max_backoff: 1m, jitter: 0, reset_threshold: 9500ms}", []float64{1000, 2000, 4000, 8000}, JobRunning},
 		{"{type: failure-rate, delay: 2s, max_failures_per_interval: 2, failure_rate_interval: 25s}", []float64{2000, 2000, -1}, JobFailed},
 		{"{type: none}", []float64{-1}, JobFailed},
 	}
@@ -513,19 +517,24 @@ failures:
 }
 
 // Jitter spreads exponential-delay backoffs uniformly by ±jitter, from the
-// run's seed.
+// run's seed, within [initial_backoff, max_backoff]
+// (calculateActualBackoffTime): the first backoff of 2s is never shorter,
+// the second, 4s, is spread over [3s, 5s].
 func TestExponentialDelayJitter(t *testing.T) {
 	sc, err := scenario.Parse("ft.yaml", []byte(strings.Replace(fmt.Sprintf(pipeline, 1, true, "at-least-once"),
 		"restart: {type: fixed-delay, delay: 1s}", "restart: {type: exponential-delay, initial_backoff: 2s, jitter: 0.25}", 1)+`
-failures: [{kind: task, at: 10s, vertex: count}]
+failures: [{kind: task, at: 10s, vertex: count}, {kind: task, at: 20s, vertex: count}]
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, res := runSim(t, sc, Options{})
-	w := res.Summary.Recovery.Failovers[0].RestartWait
-	if w < 1500 || w > 2500 || w == 2000 {
-		t.Errorf("jittered backoff %gms, want in [1500, 2500] and not exactly 2000", w)
+	fo := res.Summary.Recovery.Failovers
+	if w := fo[0].RestartWait; w < 2000 || w > 2500 {
+		t.Errorf("first jittered backoff %gms, want in [2000, 2500]", w)
+	}
+	if w := fo[1].RestartWait; w < 3000 || w > 5000 || w == 4000 {
+		t.Errorf("second jittered backoff %gms, want in [3000, 5000] and not exactly 4000", w)
 	}
 }
 

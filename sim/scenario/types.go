@@ -707,8 +707,9 @@ type RestartStrategy struct {
 	// exponential-delay: the first backoff (default 1s), multiplied by
 	// Multiplier (default 2) after each failure up to MaxBackoff (default
 	// 1m); Jitter (default 0.1) spreads each backoff uniformly by ±that
-	// fraction; after ResetThreshold (default 1h) without a failure the
-	// backoff starts again from InitialBackoff.
+	// fraction, within [InitialBackoff, MaxBackoff]; a failure
+	// ResetThreshold (default 1h) or more after the last restart starts
+	// the backoff again from InitialBackoff.
 	InitialBackoff des.Time
 	MaxBackoff     des.Time
 	Multiplier     float64
