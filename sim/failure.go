@@ -215,12 +215,12 @@ type failover struct {
 	heartbeat des.Time
 	jitter    *rand.Rand
 
-	state       string
-	downSince   des.Time // the outage began (the failure, not its detection)
-	outageFrom  des.Time // the first failure not handled yet, or -1
-	restarts    int
-	failures    int
-	backoff     des.Time
+	state      string
+	downSince  des.Time // the outage began (the failure, not its detection)
+	outageFrom des.Time // the first failure not handled yet, or -1
+	restarts   int
+	failures   int
+	backoff    des.Time
 	// nextRestart is when the last exponential-delay restart was due
 	// (Flink's nextRestartTimestamp; -1 before the first): the reset
 	// threshold runs from it
