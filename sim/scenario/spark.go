@@ -142,6 +142,10 @@ func (c *checker) validateSpark() {
 	case EngineStructuredStreaming:
 		if sp.OutputMode == OutputAppend && stateful && sp.Watermark == 0 {
 			c.errorf(kSpark+"."+kOutputMode, "append mode on an aggregation needs a watermark (Spark refuses it: \"Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark\"); set watermark, or use output_mode update or complete")
+		} else if sp.OutputMode == OutputAppend && stateful && sp.Window == 0 {
+			// UnsupportedOperationChecker: the watermarked event time must
+			// be a grouping key (a window of it), or no row is ever final
+			c.errorf(kSpark+"."+kOutputMode, "append mode on an aggregation needs an event-time window (spark.window): a row is written once the watermark passes its window's end, and a count per key alone is never final (Spark refuses it: \"Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark\", the watermarked column not among the grouping keys); set window, or use output_mode update or complete")
 		}
 		if sp.OutputMode == OutputComplete && !stateful {
 			c.errorf(kSpark+"."+kOutputMode, "complete mode needs an aggregation (an operator with state): Spark refuses it on a query without one (\"Complete output mode not supported when there are no streaming aggregations\")")

@@ -22,6 +22,7 @@ func TestSparkErrors(t *testing.T) {
 		{"engine: spark-streaming\nspark: {checkpoint: true}\n", "t.yaml:2:8: spark: engine spark-streaming needs batch_interval"},
 		{"engine: structured-streaming\nspark: {batch_interval: 1s}\n", "t.yaml:2:25: spark.batch_interval: this field belongs to engine: spark-streaming, not structured-streaming"},
 		{"engine: structured-streaming\nspark: {output_mode: append}\n", "t.yaml:2:22: spark.output_mode: append mode on an aggregation needs a watermark"},
+		{"engine: structured-streaming\nspark: {output_mode: append, watermark: 1s}\n", "t.yaml:2:22: spark.output_mode: append mode on an aggregation needs an event-time window (spark.window)"},
 		{"engine: structured-streaming\nspark: {trigger: continuous, trigger_interval: 1s}\n", "t.yaml:2:18: spark.trigger: a continuous trigger supports only map-like operations"},
 		{"engine: spark-streaming\nspark: {batch_interval: 1s}\n", "t.yaml:2:8: spark: updateStateByKey and mapWithState need checkpoint: true"},
 		{"engine: spark-streaming\nspark: {batch_interval: 1s, checkpoint: true}\nfailures: [{kind: slowdown, vertex: agg, at: 5s, duration: 1s}]\n",
