@@ -57,7 +57,11 @@
 //     (no maxOffsetsPerTrigger); the watermark of a trigger is the largest
 //     event time of the triggers before, less the delay (Spark's
 //     watermark is likewise updated between micro-batches); complete mode
-//     keeps every row. A continuous trigger's epochs are counted as
+//     keeps every row. rows_dropped_by_watermark counts the late input
+//     records; Spark's numRowsDroppedByWatermark counts the rows its
+//     stateful operator drops, after the partial aggregation: at most one
+//     per window and key in a partition and micro-batch, fewer than the
+//     records behind them. A continuous trigger's epochs are counted as
 //     micro-batches for their costs, while each record's latency is its
 //     own processing (the sum of the service means and one task overhead).
 //     The offset and commit logs are not modelled as costs.

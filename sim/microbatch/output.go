@@ -318,7 +318,8 @@ type Streaming struct {
 	Stable *bool `json:"stable"`
 	// RowsDroppedByWatermark counts the records of a structured streaming
 	// aggregation dropped as late: their window had passed the watermark
-	// (StateOperatorProgress.numRowsDroppedByWatermark).
+	// (StateOperatorProgress.numRowsDroppedByWatermark, which counts the
+	// partially aggregated rows instead: see doc.go).
 	RowsDroppedByWatermark int64 `json:"rows_dropped_by_watermark"`
 }
 
