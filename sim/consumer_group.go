@@ -429,6 +429,14 @@ func (g *consumerGroup) maybeComplete(now des.Time) {
 	}
 	g.rebalancing = false
 	rb := &g.rebalances[len(g.rebalances)-1]
+	var committed, none []int // the moved partitions with and without a committed offset
+	for _, p := range rb.Moved {
+		if g.committed[p] != nil {
+			committed = append(committed, p)
+		} else {
+			none = append(none, p)
+		}
+	}
 	rb.Assignment = g.assign(now)
 	rb.CompletedS, rb.PauseS = secs(now), round6(secs(now)-rb.DetectedS)
 	var parts []string
@@ -440,8 +448,18 @@ func (g *consumerGroup) maybeComplete(now des.Time) {
 		m.joined = false
 		parts = append(parts, m.id+" "+partitionsText(m.parts))
 	}
-	g.s.emit(Event{Type: EventGroupRebalanced, Vertex: g.pg.Name, Message: fmt.Sprintf("group %s rebalanced (generation %d, RangeAssignor) %s after the removal: %s; %s resume from their committed offsets",
-		g.pg.Name, rb.Generation, FormatTime(des.FromSeconds(rb.PauseS)), strings.Join(parts, ", "), partitionsText(rb.Moved))})
+	var resume []string
+	if len(committed) > 0 {
+		resume = append(resume, partitionsText(committed)+plural.Choose(len(committed), " resumes from its committed offset", " resume from their committed offsets"))
+	}
+	if len(none) > 0 {
+		// a partition never committed (the member failed before its first
+		// auto-commit): auto.offset.reset latest starts it at the log end
+		resume = append(resume, partitionsText(none)+plural.Choose(len(none), " has", " have")+" no committed offset: auto.offset.reset latest starts "+
+			plural.Choose(len(none), "it", "them")+" at the log end, skipping what the failed member had not processed")
+	}
+	g.s.emit(Event{Type: EventGroupRebalanced, Vertex: g.pg.Name, Message: fmt.Sprintf("group %s rebalanced (generation %d, RangeAssignor) %s after the removal: %s; %s",
+		g.pg.Name, rb.Generation, FormatTime(des.FromSeconds(rb.PauseS)), strings.Join(parts, ", "), strings.Join(resume, "; "))})
 	for _, m := range g.members {
 		if m.alive {
 			m.poll(now)

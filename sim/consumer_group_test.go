@@ -208,3 +208,27 @@ consumer_groups:
 		}
 	}
 }
+
+// A member that fails before its first auto-commit (every 5s) leaves its
+// partitions without a committed offset: after the rebalance they start
+// at the log end (auto.offset.reset latest), and the event says so; it
+// said they resume from their committed offsets.
+func TestConsumerGroupRebalanceWithoutCommit(t *testing.T) {
+	sum, rec := runGroup(t, strings.Replace(groupJob(""), "at: 31s", "at: 2500ms", 1))
+	if g := sum.ConsumerGroups[0]; g.SkippedByReset == 0 {
+		t.Errorf("skipped by offset reset %d, want the records of partitions 2 and 3 from 2.5s to the rebalance", g.SkippedByReset)
+	}
+	want := "; partitions 2, 3 have no committed offset: auto.offset.reset latest starts them at the log end, skipping what the failed member had not processed"
+	found := false
+	for _, e := range rec.events {
+		if e.Type == sim.EventGroupRebalanced {
+			found = strings.HasSuffix(e.Message, want)
+			if !found {
+				t.Errorf("rebalanced: %q\nwant it to end %q", e.Message, want)
+			}
+		}
+	}
+	if !found {
+		t.Error("no consumer_group_rebalanced event")
+	}
+}

@@ -31,3 +31,12 @@ func Of(noun string) string {
 	}
 	return noun + "s"
 }
+
+// Choose returns one when n is 1 and many otherwise: the words that
+// agree with a count, such as a verb ("resumes", "resume") or a pronoun.
+func Choose[N ~int | ~int64](n N, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

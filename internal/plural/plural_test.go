@@ -14,6 +14,8 @@ func TestPlural(t *testing.T) {
 		{For(2, "seed"), "seeds"},
 		{Of("vertex"), "vertices"},
 		{Of("operator"), "operators"},
+		{Choose(1, "resumes", "resume"), "resumes"},
+		{Choose(int64(0), "resumes", "resume"), "resume"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
