@@ -31,7 +31,7 @@ type BatchInfo struct {
 	TotalDelayMs      float64   `json:"total_delay_ms"`      // processing end − batch time
 	Tasks             int       `json:"tasks"`
 	Stages            []float64 `json:"-"`                 // each stage's makespan, ms
-	Delivered         int64     `json:"delivered_records"` // records that reached the sinks
+	Delivered         int64     `json:"delivered_records"` // records that reached the sinks (append mode: those of the windows it wrote)
 	// RowsWritten and BytesWritten are the rows (and their bytes_per_key)
 	// a state writes to the sinks: structured streaming's by the output
 	// mode, updateStateByKey's a row per key held every batch (the update
@@ -231,7 +231,7 @@ type StageSummary struct {
 type Totals struct {
 	Appended  uint64 `json:"records_emitted"`   // appended to the sources' logs (arrived)
 	Read      uint64 `json:"records_read"`      // read into batches
-	Delivered uint64 `json:"records_delivered"` // reached the sinks (or the aggregation) in completed batches
+	Delivered uint64 `json:"records_delivered"` // reached the sinks (or the aggregation; in append mode, in a window written) in completed batches
 	SourceLag uint64 `json:"source_lag_records"`
 	Batches   int    `json:"batches_completed"`
 	Queued    int    `json:"batches_queued"` // waiting or running at the end

@@ -70,6 +70,11 @@ func TestOutputAppend(t *testing.T) {
 	if total != 50 {
 		t.Errorf("%d rows in all, want 5 final windows × 10 keys", total)
 	}
+	// delivered are the records of the windows written, [0s, 50s) at
+	// 1000/s: those of [50s, 60s) wait in the state store at the end
+	if d := r.Summary.Totals.Delivered; d < 49999 || d > 50000 {
+		t.Errorf("%d records delivered, want the 50000 of the windows written", d)
+	}
 }
 
 // A processing-time trigger whose micro-batch overruns the interval
