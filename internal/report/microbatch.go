@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"syscall"
 
 	"github.com/dspalab/dspalab/internal/runfiles"
 	"github.com/dspalab/dspalab/sim/microbatch"
@@ -173,13 +174,17 @@ const generatorTag = `<meta name="generator" content="dspalab`
 // user's own called report.html, or notes named by mistake with -o, is
 // never overwritten, as a run never overwrites files it did not write.
 func checkOwnPage(out string) error {
-	f, err := os.Open(out)
+	// Stat before Open: opening a FIFO blocks until a writer comes
+	if fi, err := os.Stat(out); err != nil || !fi.Mode().IsRegular() {
+		return nil // nothing there to lose, or writeFile refuses what is not a regular file
+	}
+	f, err := os.OpenFile(out, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil // nothing there to lose (or writeFile says why not)
+		return nil
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil // writeFile refuses what is not a regular file
+		return nil // replaced meanwhile: writeFile decides
 	}
 	head := make([]byte, 4096)
 	n, _ := io.ReadFull(f, head)
