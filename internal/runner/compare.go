@@ -232,8 +232,10 @@ func consumerFigures(f *Figures, sum *sim.Summary) {
 		f.Delivered += g.Processed - g.Duplicates // distinct, as a job's delivered
 		f.Duplicated += g.Duplicates
 		f.Lost += g.SkippedByReset
-		for _, rb := range g.Rebalances {
-			f.Failures += 1 + len(rb.AlsoRemoved)
+		for _, m := range g.Members {
+			if m.State == "failed" { // removed by a rebalance or not yet
+				f.Failures++
+			}
 		}
 	}
 	f.Model = strings.Join(names, ", ")

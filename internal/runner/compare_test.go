@@ -76,6 +76,25 @@ func TestCompareConsumerGroups(t *testing.T) {
 		g.JobState != "" || g.DowntimeS != -1 || g.LatencyP50 != -1 || !strings.Contains(g.Diagnosis, "billing-1 of group billing failed at 33s") {
 		t.Errorf("consumer groups' figures %+v", g)
 	}
+	// a member that failed and was not removed by the end (its session
+	// not expired) counts as a failure too: no rebalance records it
+	late := filepath.Join(t.TempDir(), "latefail.yaml")
+	if err := os.WriteFile(late, []byte(`name: latefail
+duration: 120s
+topics: [{name: orders, partitions: 4}]
+sources: [{name: shop, arrival: {process: constant, rate: 400/s}, writes: {topic: orders, partitioner: round-robin}}]
+consumer_groups: [{name: billing, topic: orders, members: 2, service_time: {distribution: constant, mean: 1ms}}]
+failures: [{kind: consumer, at: 100s, group: billing, member: 0}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := Compare(context.Background(), CompareOptions{Scenarios: []string{late, "tandem"}, JSON: true, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out.Bytes(), &fs); err != nil || fs[0].Failures != 1 {
+		t.Errorf("a member failed at 100s of 120s: %d failures, want 1 (%v)", fs[0].Failures, err)
+	}
 	out.Reset()
 	if err := Compare(context.Background(), CompareOptions{Scenarios: []string{"consumer-group-rebalance", "tandem"}, Stdout: &out}); err != nil {
 		t.Fatal(err)
