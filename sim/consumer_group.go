@@ -845,10 +845,10 @@ func (s *Summary) groupReads(topic string) bool {
 // was processed again.
 func diagnoseGroups(sum *Summary) {
 	headed := false
-	say := func(line string) {
+	say := func(group, line string) {
 		d := &sum.Diagnosis
 		if d.Kind == DiagnosisNone && !headed {
-			d.Message, headed = line, true
+			d.Kind, d.Vertex, d.Message, headed = DiagnosisConsumerFailure, group, line, true
 			return
 		}
 		d.Evidence = append(d.Evidence, line)
@@ -860,25 +860,25 @@ func diagnoseGroups(sum *Summary) {
 		for _, m := range g.Members {
 			live = live || m.State != "failed"
 			if m.State == "failed" && len(m.Partitions) > 0 {
-				say(fmt.Sprintf("consumer %s of group %s has failed and still holds %s at the end: the coordinator removes it only session.timeout.ms after its last heartbeat, so they make no progress (the group lags %s)",
+				say(g.Name, fmt.Sprintf("consumer %s of group %s has failed and still holds %s at the end: the coordinator removes it only session.timeout.ms after its last heartbeat, so they make no progress (the group lags %s)",
 					m.ID, g.Name, partitionsText(m.Partitions), plural.Count(int64(g.Lag), "record")))
 			}
 		}
 		if !live {
-			say(fmt.Sprintf("every consumer of group %s has failed: nobody reads topic %s any more (the group lags %s)", g.Name, g.Topic, plural.Count(int64(g.Lag), "record")))
+			say(g.Name, fmt.Sprintf("every consumer of group %s has failed: nobody reads topic %s any more (the group lags %s)", g.Name, g.Topic, plural.Count(int64(g.Lag), "record")))
 		}
 		if msg, evidence, ok := groupOverCapacity(&g, sum.Window.ToS); ok {
 			if d := &sum.Diagnosis; d.Kind == DiagnosisNone && !headed {
 				*d = Diagnosis{Kind: DiagnosisOverloaded, Vertex: g.Name, Message: msg, Evidence: []string{evidence}}
 				headed = true
 			} else {
-				say(msg)
+				say(g.Name, msg)
 			}
 		}
 		for _, rb := range g.Rebalances {
 			// the first heads a diagnosis with nothing else to say (once:
 			// not again in the evidence)
-			say(rebalanceText(g.Name, &rb))
+			say(g.Name, rebalanceText(g.Name, &rb))
 		}
 	}
 }

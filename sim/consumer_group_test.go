@@ -218,6 +218,9 @@ func TestConsumerGroupRebalanceWithoutCommit(t *testing.T) {
 	if g := sum.ConsumerGroups[0]; g.SkippedByReset == 0 {
 		t.Errorf("skipped by offset reset %d, want the records of partitions 2 and 3 from 2.5s to the rebalance", g.SkippedByReset)
 	}
+	if d := sum.Diagnosis; d.Kind != sim.DiagnosisConsumerFailure || d.Vertex != "billing" {
+		t.Errorf("diagnosis %s at %q, want consumer-failure at billing: %s", d.Kind, d.Vertex, d.Message)
+	}
 	want := "; partitions 2, 3 have no committed offset: auto.offset.reset latest starts them at the log end, skipping what the failed member had not processed"
 	found := false
 	for _, e := range rec.events {

@@ -529,7 +529,11 @@ const (
 	DiagnosisIntermittent = "intermittent" // back-pressure ends at a vertex that is busy only part of the time
 	DiagnosisOverloaded   = "overloaded"   // no back-pressure, but a queue grows: an input queue (capacity: unbounded) or a chained source's lag
 	DiagnosisSaturated    = "saturated"    // no back-pressure, but a vertex is nearly always busy
-	DiagnosisNone         = "none"
+	// a consumer group's member failed: its partitions stalled, or were
+	// processed again after the rebalance (a run of consumer groups
+	// with nothing else to say)
+	DiagnosisConsumerFailure = "consumer-failure"
+	DiagnosisNone            = "none"
 )
 
 // diagnose reads the summary as Flink's documentation teaches: back-pressure
