@@ -24,11 +24,17 @@ type UnknownError struct {
 	// Valid lists them in short (a sweep's vertex metrics as
 	// vertices.VERTEX.FIELD); otherwise it draws from Valid.
 	Names []string
+	// Ambiguous: the name is the ending of several of Valid, not unknown.
+	Ambiguous bool
 }
 
 func (e *UnknownError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "unknown %s %q", e.What, e.Name)
+	if e.Ambiguous {
+		fmt.Fprintf(&b, "ambiguous %s %q", e.What, e.Name)
+	} else {
+		fmt.Fprintf(&b, "unknown %s %q", e.What, e.Name)
+	}
 	if e.In != "" {
 		fmt.Fprintf(&b, " in %s", e.In)
 	}

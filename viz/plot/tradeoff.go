@@ -158,7 +158,7 @@ func resolve(name string, cols []string, what string, valid []string) (string, e
 	case 0:
 		return "", &UnknownError{What: what, Name: name, Valid: valid, Names: cols}
 	}
-	return "", &UnknownError{What: what, Name: name, Valid: matches, Note: "the name is ambiguous: give one of these in full"}
+	return "", &UnknownError{What: what, Name: name, Valid: matches, Ambiguous: true, Note: "it ends several names: give one of these in full"}
 }
 
 // compactMetrics lists metric columns for a message, with the per-vertex
