@@ -624,10 +624,19 @@ func (c *coordinator) timeoutReason(now des.Time, ck *checkpoint) string {
 			}
 		}
 	}
-	switch {
-	case c.cfg.Mode == scenario.CheckpointStopTheWorld:
+	if c.cfg.Mode == scenario.CheckpointStopTheWorld {
 		return "the job did not drain and copy its state in time"
-	case ck.stats.Acked == ck.stats.Subtasks:
+	}
+	// every subtask that has not acknowledged has taken its snapshot (it
+	// had all its barriers) and is uploading it: the storage is the limit
+	uploading := true
+	for i := range ck.sub {
+		if st := &ck.sub[i]; !st.acked && st.Vertex == "" {
+			uploading = false
+			break
+		}
+	}
+	if uploading {
 		return "uploads to the checkpoint storage did not finish in time"
 	}
 	return "barriers wait behind buffered records under back-pressure"

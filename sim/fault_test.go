@@ -1197,3 +1197,30 @@ failures: [{kind: task, at: 33s, vertex: count}]
 		t.Errorf("max_checkpoint_age_s %g, want %g (the last completed before the failure triggered at %gs, want 30s), a little over 10s", got, want, from)
 	}
 }
+
+// A checkpoint whose barriers all came but whose state upload outlasts
+// the timeout says the storage was the limit, not back-pressure: 1000
+// keys of 1 MiB at 10 MiB/s take far longer than the 1s timeout, and the
+// operator is busy half the time, back-pressured never.
+func TestCheckpointTimeoutByUpload(t *testing.T) {
+	sc := mustParse(t, `
+name: upload
+duration: 30s
+sources:
+  - {name: src, arrival: {process: constant, rate: 100/s}, keys: {count: 1000, distribution: uniform}, replayable: true}
+operators:
+  - {name: op, input: src, partitioning: hash, service_time: {distribution: constant, mean: 5ms}, state: {bytes_per_key: 1MiB}}
+sinks:
+  - {name: out, input: op}
+checkpoint: {mode: aligned, interval: 10s, timeout: 1s, storage: {bandwidth: 10MiB/s, latency: 10ms}}
+`)
+	_, res := runSim(t, sc, Options{})
+	if len(res.Checkpoints) == 0 {
+		t.Fatal("no checkpoint ended")
+	}
+	for _, ck := range res.Checkpoints {
+		if want := "(uploads to the checkpoint storage did not finish in time)"; ck.Status != CheckpointTimedOut || !strings.HasSuffix(ck.Reason, want) {
+			t.Errorf("checkpoint %d: %s, %q; want timed out, %s", ck.ID, ck.Status, ck.Reason, want)
+		}
+	}
+}
